@@ -1,0 +1,74 @@
+// `sonotype inspect MODEL`: what a model file holds, without running it.
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+#include "engine/Model.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace sonotype::cli
+{
+namespace
+{
+    constexpr const char* kHelp = R"(usage: sonotype inspect MODEL.safetensors
+       sonotype inspect --ops
+
+Prints a model file's input and output shapes, class labels, front-end settings, op counts,
+parameter count and size. --ops lists the operations this engine runs.
+)";
+
+    std::string metadataOr (const engine::ModelInfo& info, const std::string& key, const std::string& fallback)
+    {
+        const auto it = info.metadata.find (key);
+        return it == info.metadata.end() ? fallback : it->second;
+    }
+
+    std::string kibibytes (std::size_t bytes)
+    {
+        char text[64];
+        std::snprintf (text, sizeof text, "%.1f KiB", static_cast<double> (bytes) / 1024.0);
+        return text;
+    }
+} // namespace
+
+int inspectCommand (const std::vector<std::string>& args)
+{
+    const Arguments arguments (args, {}, { "--help", "--ops" });
+    if (arguments.flag ("--help"))
+    {
+        std::cout << kHelp;
+        return 0;
+    }
+    if (arguments.flag ("--ops"))
+    {
+        for (const auto& name : engine::supportedOps())
+            std::cout << name << "\n";
+        return 0;
+    }
+    if (arguments.positionals().size() != 1)
+        throw UsageError ("inspect needs exactly one MODEL file (see sonotype inspect --help)");
+
+    const auto model = engine::Model::load (arguments.positionals()[0]);
+    const auto& info = model->info();
+    std::cout << "model:       " << info.name << "\n";
+    std::cout << "format:      sonotype " << metadataOr (info, "format_version", "?") << " (exporter " << metadataOr (info, "exporter_version", "?")
+              << ", torch " << metadataOr (info, "torch_version", "?") << ", class " << metadataOr (info, "model_class", "?") << ")\n";
+    for (std::size_t i = 0; i < info.inputShapes.size(); ++i)
+        std::cout << "input " << i << ":     " << info.inputShapes[i].toString() << "\n";
+    for (std::size_t i = 0; i < info.outputShapes.size(); ++i)
+        std::cout << "output " << i << ":    " << info.outputShapes[i].toString() << "\n";
+    std::cout << "labels:      ";
+    if (info.labels.empty())
+        std::cout << "(none)";
+    for (std::size_t i = 0; i < info.labels.size(); ++i)
+        std::cout << (i ? ", " : "") << info.labels[i];
+    std::cout << "\nfrontend:    " << info.frontendJson << "\n";
+    std::cout << "ops:         " << info.numNodes << " nodes:";
+    for (const auto& [op, count] : info.opCounts)
+        std::cout << " " << op << " " << count;
+    std::cout << "\nparameters:  " << info.numParameters << " floats (" << kibibytes (info.numParameters * sizeof (float)) << ")\n";
+    std::cout << "activations: " << kibibytes (info.activationBytes) << " per session\n";
+    return 0;
+}
+
+} // namespace sonotype::cli

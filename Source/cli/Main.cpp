@@ -1,0 +1,52 @@
+// The `sonotype` command-line tool: runs and inspects model files (and, later, classifies audio).
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+#include "cli/Npy.h"
+#include "engine/ModelError.h"
+
+#include <iostream>
+#include <map>
+
+namespace
+{
+constexpr const char* kHelp = R"(usage: sonotype COMMAND [ARGS...]
+
+commands:
+  run-model   run a model's graph on a .npy input, write the output as .npy
+  inspect     show what a model file holds
+
+Run `sonotype COMMAND --help` for a command's options.
+)";
+} // namespace
+
+int main (int argc, char** argv)
+{
+    using namespace sonotype::cli;
+    const std::vector<std::string> args (argv + 1, argv + argc);
+    const std::map<std::string, int (*) (const std::vector<std::string>&)> commands { { "run-model", runModelCommand }, { "inspect", inspectCommand } };
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help")
+    {
+        (args.empty() ? std::cerr : std::cout) << kHelp;
+        return args.empty() ? 2 : 0;
+    }
+    const auto command = commands.find (args[0]);
+    if (command == commands.end())
+    {
+        std::cerr << "error: unknown command '" << args[0] << "'\n\n" << kHelp;
+        return 2;
+    }
+    try
+    {
+        return command->second ({ args.begin() + 1, args.end() });
+    }
+    catch (const UsageError& e)
+    {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,83 @@
+// `sonotype run-model MODEL --input IN.npy --output OUT.npy`: runs the raw graph on one input.
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+#include "cli/Npy.h"
+#include "engine/ModelError.h"
+#include "engine/Session.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace sonotype::cli
+{
+namespace
+{
+    constexpr const char* kHelp = R"(usage: sonotype run-model MODEL.safetensors --input IN.npy --output OUT.npy [--output-index N]
+
+Runs the model's graph on a float32 .npy array of the model's input shape and writes
+output N (default 0) as a float32 .npy array. Used to check parity with PyTorch.
+
+options:
+  --input IN.npy       float32 array, shape exactly the exported input shape
+  --output OUT.npy     where to write the output
+  --output-index N     which model output to write (default 0)
+  --help               show this help
+)";
+} // namespace
+
+int runModelCommand (const std::vector<std::string>& args)
+{
+    const Arguments arguments (args, { "--input", "--output", "--output-index" }, { "--help" });
+    if (arguments.flag ("--help"))
+    {
+        std::cout << kHelp;
+        return 0;
+    }
+    if (arguments.positionals().size() != 1)
+        throw UsageError ("run-model needs exactly one MODEL file (see sonotype run-model --help)");
+    const auto& inputPath = arguments.value ("--input");
+    const auto& outputPath = arguments.value ("--output");
+    std::size_t outputIndex = 0;
+    try
+    {
+        outputIndex = static_cast<std::size_t> (std::stoul (arguments.valueOr ("--output-index", "0")));
+    }
+    catch (const std::exception&)
+    {
+        throw UsageError ("--output-index must be a non-negative integer");
+    }
+
+    const auto model = engine::Model::load (arguments.positionals()[0]);
+    const auto& info = model->info();
+    if (info.inputShapes.size() != 1)
+        throw engine::ModelError ("run-model handles models with one input; this one has " + std::to_string (info.inputShapes.size()));
+    if (outputIndex >= info.outputShapes.size())
+        throw UsageError ("--output-index " + std::to_string (outputIndex) + ": the model has " + std::to_string (info.outputShapes.size()) + " outputs");
+
+    const auto input = readNpy (inputPath);
+    const auto& expected = info.inputShapes[0];
+    bool shapeMatches = static_cast<int> (input.shape.size()) == expected.rank();
+    for (int axis = 0; shapeMatches && axis < expected.rank(); ++axis)
+        shapeMatches = input.shape[static_cast<std::size_t> (axis)] == expected[axis];
+    if (! shapeMatches)
+    {
+        std::string got = "[";
+        for (std::size_t i = 0; i < input.shape.size(); ++i)
+            got += (i ? ", " : "") + std::to_string (input.shape[i]);
+        throw NpyError ("input '" + inputPath + "' has shape " + got + "], the model expects " + expected.toString());
+    }
+
+    engine::Session session (model);
+    std::copy (input.data.begin(), input.data.end(), session.input (0).begin());
+    session.run();
+    const auto output = session.output (outputIndex);
+    NpyArray result;
+    const auto& shape = info.outputShapes[outputIndex];
+    for (int axis = 0; axis < shape.rank(); ++axis)
+        result.shape.push_back (shape[axis]);
+    result.data.assign (output.begin(), output.end());
+    writeNpy (outputPath, result);
+    return 0;
+}
+
+} // namespace sonotype::cli

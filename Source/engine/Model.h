@@ -1,0 +1,77 @@
+// A loaded, validated, memory-planned model: immutable and shareable between threads.
+// Run it through a Session (one per thread), which owns the mutable activation memory.
+#pragma once
+
+#include "engine/ModelFile.h"
+#include "engine/Op.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sonotype::engine
+{
+
+struct ModelInfo
+{
+    std::string name;                        // file path or a caller-given name
+    std::vector<Shape> inputShapes, outputShapes;
+    std::vector<std::string> labels;         // class labels, in output order (may be empty)
+    std::string frontendJson = "{}";        // front-end settings as exported (JSON object)
+    std::map<std::string, std::string> metadata; // everything in the file's __metadata__
+    std::map<std::string, int> opCounts;
+    std::size_t numParameters = 0;           // floats stored in the file
+    std::size_t numNodes = 0;
+    std::size_t activationBytes = 0;         // per Session
+    std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer were shared
+};
+
+class Model
+{
+public:
+    static constexpr int kFormatVersion = 1;
+
+    /** Loads and validates a model file; throws ModelError saying what is wrong. */
+    static std::shared_ptr<const Model> load (const std::string& path);
+    static std::shared_ptr<const Model> fromMemory (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name);
+
+    const ModelInfo& info() const noexcept { return info_; }
+
+    // ----- for Session ---------------------------------------------------------------------
+    struct Location
+    {
+        const float* stored = nullptr; // a stored tensor (or a reshape of one)
+        std::size_t arenaOffset = 0;   // otherwise, floats into the Session's arena
+    };
+    struct Node
+    {
+        std::string op, source;
+        std::vector<int> inputs, outputs; // input -1 = absent optional input
+        std::unique_ptr<Op> kernel;
+    };
+    const std::vector<Node>& nodes() const noexcept { return nodes_; }
+    const std::vector<int>& inputValues() const noexcept { return inputs_; }
+    const std::vector<int>& outputValues() const noexcept { return outputs_; }
+    const Location& location (int value) const noexcept { return locations_[static_cast<std::size_t> (value)]; }
+    std::size_t arenaFloats() const noexcept { return arenaFloats_; }
+    std::size_t scratchFloats() const noexcept { return scratchFloats_; }
+
+    Model (const Model&) = delete;
+    Model& operator= (const Model&) = delete;
+
+private:
+    Model() = default;
+    static std::shared_ptr<const Model> fromFile (ModelFile file, const std::string& name);
+    void build (const std::string& graphJson);
+    void plan (const std::vector<Shape>& shapes);
+
+    ModelFile file_;
+    ModelInfo info_;
+    std::vector<Node> nodes_;
+    std::vector<int> inputs_, outputs_;
+    std::vector<Location> locations_;
+    std::size_t arenaFloats_ = 0, scratchFloats_ = 0;
+};
+
+} // namespace sonotype::engine

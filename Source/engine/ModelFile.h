@@ -1,0 +1,48 @@
+// Reading a Sonotype model file: the safetensors container (tensors + string metadata).
+// Every size and offset in the file is checked before it is used; see docs/ENGINE.md for the format.
+#pragma once
+
+#include "engine/AlignedBuffer.h"
+#include "engine/Shape.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sonotype::engine
+{
+
+struct StoredTensor
+{
+    std::string name;
+    Shape shape;
+    std::size_t offset = 0; // in floats, into the weights buffer (64-byte aligned)
+};
+
+class ModelFile
+{
+public:
+    static constexpr std::uint64_t kMaxHeaderBytes = 64u << 20;
+
+    /** Reads and validates a file; throws ModelError naming the file and the problem. */
+    static ModelFile read (const std::string& path);
+
+    /** Same, from bytes in memory (`name` is used in error messages). */
+    static ModelFile parse (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name);
+
+    const std::map<std::string, std::string>& metadata() const noexcept { return metadata_; }
+    const std::vector<StoredTensor>& tensors() const noexcept { return tensors_; }
+    const StoredTensor* find (const std::string& name) const noexcept;
+    const float* data (const StoredTensor& tensor) const noexcept { return weights_.data() + tensor.offset; }
+    std::size_t numWeightFloats() const noexcept;
+
+private:
+    std::map<std::string, std::string> metadata_;
+    std::vector<StoredTensor> tensors_;
+    std::unordered_map<std::string, std::size_t> index_;
+    AlignedBuffer weights_;
+};
+
+} // namespace sonotype::engine

@@ -1,0 +1,78 @@
+// The engine's operation interface: one Op object per graph node, built and checked at load time,
+// run many times.  run() must not allocate, lock or throw: all checking happens in the factory.
+#pragma once
+
+#include "engine/Shape.h"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sonotype::engine
+{
+
+class JsonValue;
+
+/** What a factory gets to build an op: attributes, input shapes (absent optional inputs are
+    nullopt) and the output shapes the file declares, which the op must confirm. */
+class OpArgs
+{
+public:
+    OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs);
+
+    const std::string& op() const noexcept { return op_; }
+    std::size_t numInputs() const noexcept { return inputs_.size(); }
+    bool hasInput (std::size_t i) const noexcept { return i < inputs_.size() && inputs_[i].has_value(); }
+    const Shape& input (std::size_t i) const;  // throws if absent
+    std::size_t numOutputs() const noexcept { return outputs_.size(); }
+    const Shape& output (std::size_t i) const;
+
+    /** Throws unless the node has between min and max inputs (and the first `numRequired` present). */
+    void expectInputs (std::size_t min, std::size_t max, std::size_t numRequired) const;
+    void expectOutputs (std::size_t min, std::size_t max) const;
+    /** Throws if the declared shape of output i differs from the one the op computes. */
+    void checkOutput (std::size_t i, const Shape& computed) const;
+
+    bool has (const char* name) const noexcept;
+    int64_t integer (const char* name) const;
+    int64_t integer (const char* name, int64_t fallback) const;
+    double real (const char* name) const;
+    double real (const char* name, double fallback) const;
+    bool flag (const char* name, bool fallback) const;
+    std::string text (const char* name, const std::string& fallback) const;
+    std::vector<int64_t> integers (const char* name) const;
+    /** An axis attribute, checked against rank. */
+    int axis (const char* name, int rank) const;
+
+private:
+    const JsonValue* attribute (const char* name) const;
+    std::string op_;
+    const JsonValue* attrs_;
+    std::vector<std::optional<Shape>> inputs_;
+    std::vector<Shape> outputs_;
+};
+
+class Op
+{
+public:
+    virtual ~Op() = default;
+
+    /** Floats of temporary memory run() needs (shared between ops, not kept across calls). */
+    virtual std::size_t scratchFloats() const noexcept { return 0; }
+
+    /** True when output 0 is input 0's memory under another shape: the planner aliases it and
+        run() is never called. */
+    virtual bool aliasesInput() const noexcept { return false; }
+
+    virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
+};
+
+/** Builds the op `args.op()`; throws ModelError for an unknown op or bad attributes/shapes. */
+std::unique_ptr<Op> createOp (const OpArgs& args);
+
+/** Names of all ops the engine runs, sorted. */
+std::vector<std::string> supportedOps();
+
+} // namespace sonotype::engine

@@ -1,0 +1,46 @@
+#include "engine/Session.h"
+
+namespace sonotype::engine
+{
+
+Session::Session (std::shared_ptr<const Model> model)
+    : model_ (std::move (model)), arena_ (model_->arenaFloats() + model_->scratchFloats())
+{
+    scratch_ = arena_.data() + model_->arenaFloats();
+    for (const auto& node : model_->nodes())
+    {
+        if (node.kernel->aliasesInput())
+            continue;
+        steps_.push_back ({ node.kernel.get(), inputPointers_.size(), outputPointers_.size() });
+        for (int value : node.inputs)
+            inputPointers_.push_back (value < 0 ? nullptr : pointer (value));
+        for (int value : node.outputs)
+            outputPointers_.push_back (const_cast<float*> (pointer (value)));
+    }
+}
+
+const float* Session::pointer (int value) const noexcept
+{
+    const auto& location = model_->location (value);
+    return location.stored != nullptr ? location.stored : arena_.data() + location.arenaOffset;
+}
+
+std::span<float> Session::input (std::size_t i) noexcept
+{
+    const int value = model_->inputValues()[i];
+    return { const_cast<float*> (pointer (value)), static_cast<std::size_t> (model_->info().inputShapes[i].numElements()) };
+}
+
+std::span<const float> Session::output (std::size_t i) const noexcept
+{
+    const int value = model_->outputValues()[i];
+    return { pointer (value), static_cast<std::size_t> (model_->info().outputShapes[i].numElements()) };
+}
+
+void Session::run() noexcept
+{
+    for (const auto& step : steps_)
+        step.op->run (inputPointers_.data() + step.firstInput, outputPointers_.data() + step.firstOutput, scratch_);
+}
+
+} // namespace sonotype::engine

@@ -1,0 +1,53 @@
+// Tensor shapes: up to kMaxRank dimensions, row-major (C-contiguous) layout everywhere in the engine.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+namespace sonotype::engine
+{
+
+constexpr int kMaxRank = 8;
+
+class Shape
+{
+public:
+    Shape() = default;
+    Shape (std::initializer_list<int64_t> dims);
+
+    int rank() const noexcept { return rank_; }
+    int64_t operator[] (int axis) const noexcept { return dims_[static_cast<size_t> (axis)]; }
+    int64_t& operator[] (int axis) noexcept { return dims_[static_cast<size_t> (axis)]; }
+    int64_t numElements() const noexcept;
+
+    /** Appends a dimension; throws ModelError past kMaxRank or for a negative size. */
+    void push (int64_t dim);
+
+    /** Element stride of each axis for a contiguous tensor of this shape. */
+    std::array<int64_t, kMaxRank> strides() const noexcept;
+
+    /** Product of the dimensions in [begin, end). */
+    int64_t product (int begin, int end) const noexcept;
+
+    bool operator== (const Shape& other) const noexcept;
+    bool operator!= (const Shape& other) const noexcept { return ! (*this == other); }
+
+    std::string toString() const;
+
+private:
+    std::array<int64_t, kMaxRank> dims_ {};
+    int rank_ = 0;
+};
+
+/** The NumPy-broadcast shape of a and b, or throws ModelError naming both. */
+Shape broadcastShapes (const Shape& a, const Shape& b);
+
+/** Whether `from` broadcasts to `to` under NumPy rules. */
+bool broadcastsTo (const Shape& from, const Shape& to) noexcept;
+
+/** Strides to read `from` as if it had shape `to` (0 on broadcast axes), aligned to `to`'s rank. */
+std::array<int64_t, kMaxRank> broadcastStrides (const Shape& from, const Shape& to) noexcept;
+
+} // namespace sonotype::engine

@@ -1,0 +1,140 @@
+// Fused scaled-dot-product attention: softmax(scale * q @ k^T + mask) @ v per batch/head,
+// with the probabilities optionally written out (nn.MultiheadAttention's need_weights).
+// A row whose keys are all masked gets zero probabilities (as PyTorch's fused kernels do).
+#include "engine/AlignedBuffer.h"
+#include "engine/kernels/Broadcast.h"
+#include "engine/kernels/Gemm.h"
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    class Attention final : public Op
+    {
+    public:
+        explicit Attention (const OpArgs& args)
+        {
+            const auto &q = args.input (0), &k = args.input (1), &v = args.input (2);
+            const int rank = q.rank();
+            if (rank < 2 || k.rank() != rank || v.rank() != rank)
+                throw ModelError ("attention q, k, v must have the same rank >= 2, got " + q.toString() + ", " + k.toString() + ", " + v.toString());
+            for (int axis = 0; axis < rank - 2; ++axis)
+                if (k[axis] != q[axis] || v[axis] != q[axis])
+                    throw ModelError ("attention batch axes differ: " + q.toString() + ", " + k.toString() + ", " + v.toString());
+            l_ = q[rank - 2];
+            d_ = q[rank - 1];
+            s_ = k[rank - 2];
+            dv_ = v[rank - 1];
+            if (k[rank - 1] != d_ || v[rank - 2] != s_)
+                throw ModelError ("attention shapes do not fit: q " + q.toString() + ", k " + k.toString() + ", v " + v.toString());
+            scale_ = static_cast<float> (args.real ("scale"));
+            numBatches_ = q.product (0, rank - 2);
+            Shape out = q;
+            out[rank - 1] = dv_;
+            args.checkOutput (0, out);
+            Shape scores = q;
+            scores[rank - 1] = s_;
+            withWeights_ = args.numOutputs() == 2;
+            if (withWeights_)
+                args.checkOutput (1, scores);
+            hasMask_ = args.hasInput (3);
+            if (hasMask_)
+            {
+                const auto& mask = args.input (3);
+                if (! broadcastsTo (mask, scores))
+                    throw ModelError ("attention mask " + mask.toString() + " does not broadcast to the scores " + scores.toString());
+                const auto strides = broadcastStrides (mask, scores);
+                maskRow_ = strides[static_cast<std::size_t> (rank - 2)];
+                maskColumn_ = strides[static_cast<std::size_t> (rank - 1)];
+                Shape batchShape;
+                for (int axis = 0; axis < rank - 2; ++axis)
+                    batchShape.push (q[axis]);
+                Strides batchStrides {};
+                for (int axis = 0; axis < rank - 2; ++axis)
+                    batchStrides[static_cast<std::size_t> (axis)] = strides[static_cast<std::size_t> (axis)];
+                const std::array<Strides, 1> walk { batchStrides };
+                const int64_t inner = rank > 2 ? batchStrides[static_cast<std::size_t> (rank - 3)] : 0;
+                forEachRow (batchShape, walk, [&] (int64_t, const std::array<int64_t, 1>& offsets, int64_t count) {
+                    for (int64_t j = 0; j < count; ++j)
+                        maskOffsets_.push_back (offsets[0] + j * inner);
+                });
+            }
+            scores_ = GemmPlan (l_, s_, d_);
+            values_ = GemmPlan (l_, dv_, s_);
+            scoreFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (l_ * s_));
+        }
+
+        std::size_t scratchFloats() const noexcept override
+        {
+            return scoreFloats_ + std::max (scores_.scratchFloats(), values_.scratchFloats());
+        }
+
+        void run (const float* const* in, float* const* out, float* scratch) const noexcept override
+        {
+            float* gemmScratch = scratch + scoreFloats_;
+            for (int64_t b = 0; b < numBatches_; ++b)
+            {
+                float* p = withWeights_ ? out[1] + b * l_ * s_ : scratch;
+                if (hasMask_)
+                {
+                    const float* mask = in[3] + maskOffsets_[static_cast<std::size_t> (b)];
+                    for (int64_t i = 0; i < l_; ++i)
+                        for (int64_t j = 0; j < s_; ++j)
+                            p[i * s_ + j] = mask[i * maskRow_ + j * maskColumn_];
+                }
+                else
+                    std::fill (p, p + l_ * s_, 0.0f);
+                scores_.run (in[0] + b * l_ * d_, d_, false, in[1] + b * s_ * d_, d_, true, p, s_, scale_, gemmScratch);
+                for (int64_t i = 0; i < l_; ++i)
+                    softmaxRow (p + i * s_);
+                float* y = out[0] + b * l_ * dv_;
+                std::fill (y, y + l_ * dv_, 0.0f);
+                values_.run (p, s_, false, in[2] + b * s_ * dv_, dv_, false, y, dv_, 1.0f, gemmScratch);
+            }
+        }
+
+    private:
+        void softmaxRow (float* row) const noexcept
+        {
+            float maximum = -std::numeric_limits<float>::infinity();
+            for (int64_t j = 0; j < s_; ++j)
+                maximum = std::max (maximum, row[j]);
+            if (maximum == -std::numeric_limits<float>::infinity())
+            {
+                std::fill (row, row + s_, 0.0f);
+                return;
+            }
+            double sum = 0.0;
+            for (int64_t j = 0; j < s_; ++j)
+            {
+                row[j] = std::exp (row[j] - maximum);
+                sum += row[j];
+            }
+            const auto inverse = static_cast<float> (1.0 / sum);
+            for (int64_t j = 0; j < s_; ++j)
+                row[j] *= inverse;
+        }
+
+        int64_t l_ = 0, s_ = 0, d_ = 0, dv_ = 0, numBatches_ = 1;
+        float scale_ = 1.0f;
+        bool withWeights_ = false, hasMask_ = false;
+        int64_t maskRow_ = 0, maskColumn_ = 0;
+        std::vector<int64_t> maskOffsets_;
+        GemmPlan scores_, values_;
+        std::size_t scoreFloats_ = 0;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeAttention (const OpArgs& args)
+{
+    args.expectInputs (3, 4, 3);
+    args.expectOutputs (1, 2);
+    return std::make_unique<Attention> (args);
+}
+
+} // namespace sonotype::engine::kernels

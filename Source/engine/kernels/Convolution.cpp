@@ -1,0 +1,136 @@
+// 1-d and 2-d convolution (stride, padding, dilation, groups) as im2col + GEMM per group.
+#include "engine/AlignedBuffer.h"
+#include "engine/kernels/Gemm.h"
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <cstring>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    class Conv final : public Op
+    {
+    public:
+        explicit Conv (const OpArgs& args)
+        {
+            const auto& x = args.input (0);
+            const auto& w = args.input (1);
+            const int numSpatial = w.rank() - 2;
+            if (numSpatial != 1 && numSpatial != 2)
+                throw ModelError ("conv supports 1-d and 2-d kernels, got weight " + w.toString());
+            batched_ = x.rank() == numSpatial + 2;
+            if (! batched_ && x.rank() != numSpatial + 1)
+                throw ModelError ("conv input " + x.toString() + " does not match weight " + w.toString());
+            const auto stride = args.integers ("stride"), padding = args.integers ("padding"), dilation = args.integers ("dilation");
+            if (static_cast<int> (stride.size()) != numSpatial || static_cast<int> (padding.size()) != numSpatial
+                || static_cast<int> (dilation.size()) != numSpatial)
+                throw ModelError ("stride, padding and dilation need " + std::to_string (numSpatial) + " entries each");
+            groups_ = args.integer ("groups", 1);
+            const int offset = batched_ ? 1 : 0;
+            batches_ = batched_ ? x[0] : 1;
+            inChannels_ = x[offset];
+            outChannels_ = w[0];
+            if (groups_ < 1 || inChannels_ % groups_ != 0 || outChannels_ % groups_ != 0 || w[1] * groups_ != inChannels_)
+                throw ModelError ("conv groups=" + std::to_string (groups_) + " do not fit input " + x.toString() + " and weight " + w.toString());
+            // 1-d runs as 2-d with a height of 1.
+            auto pick = [&] (const std::vector<int64_t>& values, int i, int64_t fallback) {
+                return numSpatial == 2 ? values[static_cast<std::size_t> (i)] : (i == 0 ? fallback : values[0]);
+            };
+            inH_ = numSpatial == 2 ? x[offset + 1] : 1;
+            inW_ = x[offset + numSpatial];
+            kH_ = numSpatial == 2 ? w[2] : 1;
+            kW_ = w[w.rank() - 1];
+            strideH_ = pick (stride, 0, 1);
+            strideW_ = pick (stride, 1, 1);
+            padH_ = pick (padding, 0, 0);
+            padW_ = pick (padding, 1, 0);
+            dilH_ = pick (dilation, 0, 1);
+            dilW_ = pick (dilation, 1, 1);
+            if (strideH_ < 1 || strideW_ < 1 || dilH_ < 1 || dilW_ < 1 || padH_ < 0 || padW_ < 0)
+                throw ModelError ("conv stride and dilation must be >= 1 and padding >= 0");
+            outH_ = (inH_ + 2 * padH_ - dilH_ * (kH_ - 1) - 1) / strideH_ + 1;
+            outW_ = (inW_ + 2 * padW_ - dilW_ * (kW_ - 1) - 1) / strideW_ + 1;
+            if (outH_ < 1 || outW_ < 1)
+                throw ModelError ("conv kernel " + w.toString() + " is larger than the padded input " + x.toString());
+            Shape computed;
+            if (batched_)
+                computed.push (batches_);
+            computed.push (outChannels_);
+            if (numSpatial == 2)
+                computed.push (outH_);
+            computed.push (outW_);
+            args.checkOutput (0, computed);
+            if (args.hasInput (2) && args.input (2) != Shape { outChannels_ })
+                throw ModelError ("conv bias " + args.input (2).toString() + " should be [" + std::to_string (outChannels_) + "]");
+            hasBias_ = args.hasInput (2);
+
+            direct_ = kH_ == 1 && kW_ == 1 && strideH_ == 1 && strideW_ == 1 && padH_ == 0 && padW_ == 0;
+            const int64_t patch = (inChannels_ / groups_) * kH_ * kW_;
+            colFloats_ = direct_ ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (patch * outH_ * outW_));
+            plan_ = GemmPlan (outChannels_ / groups_, outH_ * outW_, patch);
+        }
+
+        std::size_t scratchFloats() const noexcept override { return colFloats_ + plan_.scratchFloats(); }
+
+        void run (const float* const* in, float* const* out, float* scratch) const noexcept override
+        {
+            const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
+            const int64_t patch = cinG * kH_ * kW_, spatialOut = outH_ * outW_;
+            float* col = scratch;
+            float* gemmScratch = scratch + colFloats_;
+            for (int64_t n = 0; n < batches_; ++n)
+                for (int64_t g = 0; g < groups_; ++g)
+                {
+                    const float* x = in[0] + (n * inChannels_ + g * cinG) * inH_ * inW_;
+                    const float* columns = x;
+                    if (! direct_)
+                    {
+                        im2col (x, cinG, col);
+                        columns = col;
+                    }
+                    float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
+                    for (int64_t c = 0; c < coutG; ++c)
+                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, hasBias_ ? in[2][g * coutG + c] : 0.0f);
+                    plan_.run (in[1] + g * coutG * patch, patch, false, columns, spatialOut, false, y, spatialOut, 1.0f, gemmScratch);
+                }
+        }
+
+    private:
+        void im2col (const float* x, int64_t channels, float* col) const noexcept
+        {
+            for (int64_t c = 0; c < channels; ++c)
+                for (int64_t ky = 0; ky < kH_; ++ky)
+                    for (int64_t kx = 0; kx < kW_; ++kx)
+                    {
+                        float* row = col + ((c * kH_ + ky) * kW_ + kx) * outH_ * outW_;
+                        for (int64_t oy = 0; oy < outH_; ++oy)
+                        {
+                            const int64_t iy = oy * strideH_ - padH_ + ky * dilH_;
+                            for (int64_t ox = 0; ox < outW_; ++ox)
+                            {
+                                const int64_t ix = ox * strideW_ - padW_ + kx * dilW_;
+                                row[oy * outW_ + ox] = (iy >= 0 && iy < inH_ && ix >= 0 && ix < inW_) ? x[(c * inH_ + iy) * inW_ + ix] : 0.0f;
+                            }
+                        }
+                    }
+        }
+
+        bool batched_ = true, hasBias_ = false, direct_ = false;
+        int64_t groups_ = 1, batches_ = 1, inChannels_ = 0, outChannels_ = 0;
+        int64_t inH_ = 1, inW_ = 1, kH_ = 1, kW_ = 1, strideH_ = 1, strideW_ = 1, padH_ = 0, padW_ = 0, dilH_ = 1, dilW_ = 1;
+        int64_t outH_ = 1, outW_ = 1;
+        std::size_t colFloats_ = 0;
+        GemmPlan plan_;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeConv (const OpArgs& args)
+{
+    args.expectInputs (2, 3, 2);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Conv> (args);
+}
+
+} // namespace sonotype::engine::kernels

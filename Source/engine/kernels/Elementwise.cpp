@@ -1,0 +1,283 @@
+// Unary and binary elementwise ops with NumPy broadcasting; formulas follow PyTorch's CPU kernels.
+#include "engine/kernels/Broadcast.h"
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+    // ----- unary functors -------------------------------------------------------------------
+    struct Relu { float operator() (float x) const noexcept { return std::isnan (x) ? x : (x > 0.0f ? x : 0.0f); } };
+    struct Sigmoid { float operator() (float x) const noexcept { return 1.0f / (1.0f + std::exp (-x)); } };
+    struct Tanh { float operator() (float x) const noexcept { return std::tanh (x); } };
+    struct Exp { float operator() (float x) const noexcept { return std::exp (x); } };
+    struct Exp2 { float operator() (float x) const noexcept { return std::exp2 (x); } };
+    struct Log { float operator() (float x) const noexcept { return std::log (x); } };
+    struct Log2 { float operator() (float x) const noexcept { return std::log2 (x); } };
+    struct Log1p { float operator() (float x) const noexcept { return std::log1p (x); } };
+    struct Expm1 { float operator() (float x) const noexcept { return std::expm1 (x); } };
+    struct Sqrt { float operator() (float x) const noexcept { return std::sqrt (x); } };
+    struct Rsqrt { float operator() (float x) const noexcept { return 1.0f / std::sqrt (x); } };
+    struct Neg { float operator() (float x) const noexcept { return -x; } };
+    struct Abs { float operator() (float x) const noexcept { return std::fabs (x); } };
+    struct Erf { float operator() (float x) const noexcept { return std::erf (x); } };
+    struct Sin { float operator() (float x) const noexcept { return std::sin (x); } };
+    struct Cos { float operator() (float x) const noexcept { return std::cos (x); } };
+    struct Reciprocal { float operator() (float x) const noexcept { return 1.0f / x; } };
+    struct Silu { float operator() (float x) const noexcept { return x / (1.0f + std::exp (-x)); } };
+    struct Hardsigmoid { float operator() (float x) const noexcept { return std::min (std::max (x + 3.0f, 0.0f), 6.0f) / 6.0f; } };
+    struct Hardswish { float operator() (float x) const noexcept { return x * std::min (std::max (x + 3.0f, 0.0f), 6.0f) / 6.0f; } };
+    struct Sign { float operator() (float x) const noexcept { return std::isnan (x) ? x : static_cast<float> ((0.0f < x) - (x < 0.0f)); } };
+    struct Floor { float operator() (float x) const noexcept { return std::floor (x); } };
+    struct Ceil { float operator() (float x) const noexcept { return std::ceil (x); } };
+    struct Round { float operator() (float x) const noexcept { return std::nearbyint (x); } }; // half to even, as torch.round
+    struct Trunc { float operator() (float x) const noexcept { return std::trunc (x); } };
+    struct LogicalNot { float operator() (float x) const noexcept { return x == 0.0f ? 1.0f : 0.0f; } };
+    struct Softplus
+    {
+        float beta = 1.0f, threshold = 20.0f;
+        float operator() (float x) const noexcept { return x * beta > threshold ? x : std::log1p (std::exp (x * beta)) / beta; }
+    };
+    struct Mish { float operator() (float x) const noexcept { return x * std::tanh (Softplus {} (x)); } };
+    struct Gelu
+    {
+        bool tanhApproximation = false;
+        float operator() (float x) const noexcept
+        {
+            if (tanhApproximation)
+            {
+                constexpr float kBeta = 0.7978845608028654f; // sqrt(2 / pi)
+                constexpr float kKappa = 0.044715f;
+                return 0.5f * x * (1.0f + std::tanh (kBeta * (x + kKappa * x * x * x)));
+            }
+            return 0.5f * x * (1.0f + std::erf (x * 0.7071067811865476f));
+        }
+    };
+    struct Clamp
+    {
+        float low = -std::numeric_limits<float>::infinity(), high = std::numeric_limits<float>::infinity();
+        float operator() (float x) const noexcept { return std::isnan (x) ? x : std::min (std::max (x, low), high); }
+    };
+    struct LeakyRelu
+    {
+        float slope = 0.01f;
+        float operator() (float x) const noexcept { return x > 0.0f ? x : x * slope; }
+    };
+    struct Elu
+    {
+        float alpha = 1.0f, scale = 1.0f, inputScale = 1.0f;
+        float operator() (float x) const noexcept { return x > 0.0f ? x * scale : std::expm1 (x * inputScale) * alpha * scale; }
+    };
+
+    template <typename F>
+    class Unary final : public Op
+    {
+    public:
+        Unary (F f, int64_t numElements) : f_ (f), numElements_ (numElements) {}
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* x = in[0];
+            float* y = out[0];
+            for (int64_t i = 0; i < numElements_; ++i)
+                y[i] = f_ (x[i]);
+        }
+
+    private:
+        F f_;
+        int64_t numElements_;
+    };
+
+    template <typename F>
+    std::unique_ptr<Op> unary (F f, const OpArgs& args)
+    {
+        return std::make_unique<Unary<F>> (f, args.input (0).numElements());
+    }
+
+    // ----- binary functors ------------------------------------------------------------------
+    struct Add { float operator() (float a, float b) const noexcept { return a + b; } };
+    struct Sub { float operator() (float a, float b) const noexcept { return a - b; } };
+    struct Mul { float operator() (float a, float b) const noexcept { return a * b; } };
+    struct Div { float operator() (float a, float b) const noexcept { return a / b; } };
+    struct Pow { float operator() (float a, float b) const noexcept { return std::pow (a, b); } };
+    struct Maximum { float operator() (float a, float b) const noexcept { return std::isnan (a) || std::isnan (b) ? kNaN : std::max (a, b); } };
+    struct Minimum { float operator() (float a, float b) const noexcept { return std::isnan (a) || std::isnan (b) ? kNaN : std::min (a, b); } };
+    struct Eq { float operator() (float a, float b) const noexcept { return a == b ? 1.0f : 0.0f; } };
+    struct Ne { float operator() (float a, float b) const noexcept { return a != b ? 1.0f : 0.0f; } };
+    struct Lt { float operator() (float a, float b) const noexcept { return a < b ? 1.0f : 0.0f; } };
+    struct Le { float operator() (float a, float b) const noexcept { return a <= b ? 1.0f : 0.0f; } };
+    struct Gt { float operator() (float a, float b) const noexcept { return a > b ? 1.0f : 0.0f; } };
+    struct Ge { float operator() (float a, float b) const noexcept { return a >= b ? 1.0f : 0.0f; } };
+    struct And { float operator() (float a, float b) const noexcept { return a != 0.0f && b != 0.0f ? 1.0f : 0.0f; } };
+    struct Or { float operator() (float a, float b) const noexcept { return a != 0.0f || b != 0.0f ? 1.0f : 0.0f; } };
+
+    template <typename F>
+    class Binary final : public Op
+    {
+    public:
+        explicit Binary (const OpArgs& args)
+            : out_ (args.output (0)),
+              strides_ { broadcastStrides (args.input (0), out_), broadcastStrides (args.input (1), out_) },
+              aFull_ (args.input (0) == out_), bFull_ (args.input (1) == out_),
+              aScalar_ (args.input (0).numElements() == 1), bScalar_ (args.input (1).numElements() == 1)
+        {
+            args.checkOutput (0, broadcastShapes (args.input (0), args.input (1)));
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* a = in[0];
+            const float* b = in[1];
+            float* y = out[0];
+            const int64_t n = out_.numElements();
+            const F f;
+            if (aFull_ && bFull_)
+                for (int64_t i = 0; i < n; ++i)
+                    y[i] = f (a[i], b[i]);
+            else if (aFull_ && bScalar_)
+                for (int64_t i = 0; i < n; ++i)
+                    y[i] = f (a[i], b[0]);
+            else if (aScalar_ && bFull_)
+                for (int64_t i = 0; i < n; ++i)
+                    y[i] = f (a[0], b[i]);
+            else
+            {
+                const auto last = static_cast<std::size_t> (std::max (out_.rank() - 1, 0));
+                const int64_t sa = strides_[0][last], sb = strides_[1][last];
+                forEachRow (out_, strides_, [&] (int64_t outOffset, const std::array<int64_t, 2>& offsets, int64_t count) {
+                    for (int64_t j = 0; j < count; ++j)
+                        y[outOffset + j] = f (a[offsets[0] + j * sa], b[offsets[1] + j * sb]);
+                });
+            }
+        }
+
+    private:
+        Shape out_;
+        std::array<Strides, 2> strides_;
+        bool aFull_, bFull_, aScalar_, bScalar_;
+    };
+
+    class Where final : public Op
+    {
+    public:
+        explicit Where (const OpArgs& args)
+            : out_ (args.output (0)),
+              strides_ { broadcastStrides (args.input (0), out_), broadcastStrides (args.input (1), out_), broadcastStrides (args.input (2), out_) }
+        {
+            args.checkOutput (0, broadcastShapes (broadcastShapes (args.input (0), args.input (1)), args.input (2)));
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float *c = in[0], *a = in[1], *b = in[2];
+            float* y = out[0];
+            const auto last = static_cast<std::size_t> (std::max (out_.rank() - 1, 0));
+            const int64_t sc = strides_[0][last], sa = strides_[1][last], sb = strides_[2][last];
+            forEachRow (out_, strides_, [&] (int64_t outOffset, const std::array<int64_t, 3>& offsets, int64_t count) {
+                for (int64_t j = 0; j < count; ++j)
+                    y[outOffset + j] = c[offsets[0] + j * sc] != 0.0f ? a[offsets[1] + j * sa] : b[offsets[2] + j * sb];
+            });
+        }
+
+    private:
+        Shape out_;
+        std::array<Strides, 3> strides_;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeUnary (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    args.checkOutput (0, args.input (0));
+    const auto& op = args.op();
+    if (op == "relu") return unary (Relu {}, args);
+    if (op == "sigmoid") return unary (Sigmoid {}, args);
+    if (op == "tanh") return unary (Tanh {}, args);
+    if (op == "exp") return unary (Exp {}, args);
+    if (op == "exp2") return unary (Exp2 {}, args);
+    if (op == "log") return unary (Log {}, args);
+    if (op == "log2") return unary (Log2 {}, args);
+    if (op == "log1p") return unary (Log1p {}, args);
+    if (op == "expm1") return unary (Expm1 {}, args);
+    if (op == "sqrt") return unary (Sqrt {}, args);
+    if (op == "rsqrt") return unary (Rsqrt {}, args);
+    if (op == "neg") return unary (Neg {}, args);
+    if (op == "abs") return unary (Abs {}, args);
+    if (op == "erf") return unary (Erf {}, args);
+    if (op == "sin") return unary (Sin {}, args);
+    if (op == "cos") return unary (Cos {}, args);
+    if (op == "reciprocal") return unary (Reciprocal {}, args);
+    if (op == "silu") return unary (Silu {}, args);
+    if (op == "hardsigmoid") return unary (Hardsigmoid {}, args);
+    if (op == "hardswish") return unary (Hardswish {}, args);
+    if (op == "sign") return unary (Sign {}, args);
+    if (op == "floor") return unary (Floor {}, args);
+    if (op == "ceil") return unary (Ceil {}, args);
+    if (op == "round") return unary (Round {}, args);
+    if (op == "trunc") return unary (Trunc {}, args);
+    if (op == "logical_not") return unary (LogicalNot {}, args);
+    if (op == "mish") return unary (Mish {}, args);
+    if (op == "softplus")
+        return unary (Softplus { static_cast<float> (args.real ("beta", 1.0)), static_cast<float> (args.real ("threshold", 20.0)) }, args);
+    if (op == "gelu")
+    {
+        const auto approximate = args.text ("approximate", "none");
+        if (approximate != "none" && approximate != "tanh")
+            throw ModelError ("gelu approximate must be 'none' or 'tanh', not '" + approximate + "'");
+        return unary (Gelu { approximate == "tanh" }, args);
+    }
+    if (op == "clamp")
+    {
+        Clamp clamp;
+        if (args.has ("min"))
+            clamp.low = static_cast<float> (args.real ("min"));
+        if (args.has ("max"))
+            clamp.high = static_cast<float> (args.real ("max"));
+        return unary (clamp, args);
+    }
+    if (op == "leaky_relu")
+        return unary (LeakyRelu { static_cast<float> (args.real ("negative_slope", 0.01)) }, args);
+    if (op == "elu")
+        return unary (Elu { static_cast<float> (args.real ("alpha", 1.0)), static_cast<float> (args.real ("scale", 1.0)),
+                            static_cast<float> (args.real ("input_scale", 1.0)) },
+                      args);
+    throw ModelError ("unknown unary op '" + op + "'");
+}
+
+std::unique_ptr<Op> makeBinary (const OpArgs& args)
+{
+    args.expectInputs (2, 2, 2);
+    args.expectOutputs (1, 1);
+    const auto& op = args.op();
+    if (op == "add") return std::make_unique<Binary<Add>> (args);
+    if (op == "sub") return std::make_unique<Binary<Sub>> (args);
+    if (op == "mul") return std::make_unique<Binary<Mul>> (args);
+    if (op == "div") return std::make_unique<Binary<Div>> (args);
+    if (op == "pow") return std::make_unique<Binary<Pow>> (args);
+    if (op == "maximum") return std::make_unique<Binary<Maximum>> (args);
+    if (op == "minimum") return std::make_unique<Binary<Minimum>> (args);
+    if (op == "eq") return std::make_unique<Binary<Eq>> (args);
+    if (op == "ne") return std::make_unique<Binary<Ne>> (args);
+    if (op == "lt") return std::make_unique<Binary<Lt>> (args);
+    if (op == "le") return std::make_unique<Binary<Le>> (args);
+    if (op == "gt") return std::make_unique<Binary<Gt>> (args);
+    if (op == "ge") return std::make_unique<Binary<Ge>> (args);
+    if (op == "logical_and") return std::make_unique<Binary<And>> (args);
+    if (op == "logical_or") return std::make_unique<Binary<Or>> (args);
+    throw ModelError ("unknown binary op '" + op + "'");
+}
+
+std::unique_ptr<Op> makeWhere (const OpArgs& args)
+{
+    args.expectInputs (3, 3, 3);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Where> (args);
+}
+
+} // namespace sonotype::engine::kernels

@@ -1,0 +1,39 @@
+// Factories of the engine's ops, grouped by kernel file; the op table is in OpRegistry.cpp.
+#pragma once
+
+#include "engine/Op.h"
+
+namespace sonotype::engine::kernels
+{
+
+// Elementwise.cpp
+std::unique_ptr<Op> makeUnary (const OpArgs&);
+std::unique_ptr<Op> makeBinary (const OpArgs&);
+std::unique_ptr<Op> makeWhere (const OpArgs&);
+
+// Layout.cpp
+std::unique_ptr<Op> makeReshape (const OpArgs&);
+std::unique_ptr<Op> makePermute (const OpArgs&);
+std::unique_ptr<Op> makeExpand (const OpArgs&);
+std::unique_ptr<Op> makeSlice (const OpArgs&);
+std::unique_ptr<Op> makeConcat (const OpArgs&);
+std::unique_ptr<Op> makePad (const OpArgs&);
+std::unique_ptr<Op> makeIndexSelect (const OpArgs&);
+
+// Reduction.cpp
+std::unique_ptr<Op> makeReduce (const OpArgs&);
+std::unique_ptr<Op> makeArgReduce (const OpArgs&);
+std::unique_ptr<Op> makeSoftmax (const OpArgs&);
+
+// Normalization.cpp
+std::unique_ptr<Op> makeLayerNorm (const OpArgs&);
+std::unique_ptr<Op> makeBatchNorm (const OpArgs&);
+
+// MatMul.cpp, Convolution.cpp, Pooling.cpp, Attention.cpp
+std::unique_ptr<Op> makeGemm (const OpArgs&);
+std::unique_ptr<Op> makeConv (const OpArgs&);
+std::unique_ptr<Op> makePool (const OpArgs&);
+std::unique_ptr<Op> makeAdaptiveAvgPool (const OpArgs&);
+std::unique_ptr<Op> makeAttention (const OpArgs&);
+
+} // namespace sonotype::engine::kernels

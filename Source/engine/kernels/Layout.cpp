@@ -1,0 +1,287 @@
+// Layout ops: reshape (aliasing), permute, expand, slice, concat, pad, index_select.
+#include "engine/kernels/Broadcast.h"
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    std::size_t bytes (int64_t numFloats) noexcept { return static_cast<std::size_t> (numFloats) * sizeof (float); }
+
+    class Reshape final : public Op
+    {
+    public:
+        bool aliasesInput() const noexcept override { return true; }
+        void run (const float* const*, float* const*, float*) const noexcept override {}
+    };
+
+    class Permute final : public Op
+    {
+    public:
+        explicit Permute (const OpArgs& args) : out_ (args.output (0))
+        {
+            const auto& in = args.input (0);
+            const auto perm = args.integers ("perm");
+            if (static_cast<int> (perm.size()) != in.rank())
+                throw ModelError ("perm has " + std::to_string (perm.size()) + " entries for a rank-" + std::to_string (in.rank()) + " input");
+            std::vector<bool> seen (perm.size(), false);
+            const auto inStrides = in.strides();
+            Shape computed;
+            for (std::size_t i = 0; i < perm.size(); ++i)
+            {
+                const auto p = perm[i];
+                if (p < 0 || p >= in.rank() || seen[static_cast<std::size_t> (p)])
+                    throw ModelError ("perm is not a permutation of 0.." + std::to_string (in.rank() - 1));
+                seen[static_cast<std::size_t> (p)] = true;
+                computed.push (in[static_cast<int> (p)]);
+                strides_[0][i] = inStrides[static_cast<std::size_t> (p)];
+            }
+            args.checkOutput (0, computed);
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* x = in[0];
+            float* y = out[0];
+            const int64_t inner = strides_[0][static_cast<std::size_t> (std::max (out_.rank() - 1, 0))];
+            forEachRow (out_, strides_, [&] (int64_t outOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
+                if (inner == 1)
+                    std::memcpy (y + outOffset, x + offsets[0], bytes (count));
+                else
+                    for (int64_t j = 0; j < count; ++j)
+                        y[outOffset + j] = x[offsets[0] + j * inner];
+            });
+        }
+
+    private:
+        Shape out_;
+        std::array<Strides, 1> strides_ {};
+    };
+
+    class Expand final : public Op
+    {
+    public:
+        explicit Expand (const OpArgs& args) : in_ (args.input (0)), out_ (args.output (0))
+        {
+            if (! broadcastsTo (in_, out_))
+                throw ModelError ("cannot expand " + in_.toString() + " to " + out_.toString());
+        }
+        void run (const float* const* in, float* const* out, float*) const noexcept override { broadcastCopy (in[0], in_, out[0], out_); }
+
+    private:
+        Shape in_, out_;
+    };
+
+    class Slice final : public Op
+    {
+    public:
+        explicit Slice (const OpArgs& args)
+        {
+            const auto& in = args.input (0);
+            const int axis = args.axis ("axis", in.rank());
+            start_ = args.integer ("start");
+            step_ = args.integer ("step", 1);
+            const auto& out = args.output (0);
+            length_ = out.rank() == in.rank() ? out[axis] : -1;
+            if (step_ < 1)
+                throw ModelError ("slice step must be at least 1");
+            Shape computed = in;
+            computed[axis] = length_;
+            args.checkOutput (0, computed);
+            if (length_ > 0 && (start_ < 0 || start_ + (length_ - 1) * step_ >= in[axis]))
+                throw ModelError ("slice [" + std::to_string (start_) + ", step " + std::to_string (step_) + ", length " + std::to_string (length_)
+                                  + "] is outside axis " + std::to_string (axis) + " of size " + std::to_string (in[axis]));
+            outer_ = in.product (0, axis);
+            inner_ = in.product (axis + 1, in.rank());
+            inDim_ = in[axis];
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* x = in[0];
+            float* y = out[0];
+            for (int64_t o = 0; o < outer_; ++o)
+                for (int64_t i = 0; i < length_; ++i)
+                    std::memcpy (y + (o * length_ + i) * inner_, x + (o * inDim_ + start_ + i * step_) * inner_, bytes (inner_));
+        }
+
+    private:
+        int64_t start_ = 0, step_ = 1, length_ = 0, outer_ = 0, inner_ = 0, inDim_ = 0;
+    };
+
+    class Concat final : public Op
+    {
+    public:
+        explicit Concat (const OpArgs& args)
+        {
+            const auto& first = args.input (0);
+            const int axis = args.axis ("axis", first.rank());
+            Shape computed = first;
+            computed[axis] = 0;
+            for (std::size_t i = 0; i < args.numInputs(); ++i)
+            {
+                const auto& in = args.input (i);
+                Shape check = in;
+                if (in.rank() == first.rank())
+                    check[axis] = first[axis];
+                if (check != first)
+                    throw ModelError ("concat input " + std::to_string (i) + " has shape " + in.toString() + ", incompatible with "
+                                      + first.toString() + " along axis " + std::to_string (axis));
+                computed[axis] += in[axis];
+                blocks_.push_back (in.product (axis, in.rank()));
+            }
+            args.checkOutput (0, computed);
+            outer_ = first.product (0, axis);
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            float* y = out[0];
+            for (int64_t o = 0; o < outer_; ++o)
+                for (std::size_t i = 0; i < blocks_.size(); ++i)
+                {
+                    std::memcpy (y, in[i] + o * blocks_[i], bytes (blocks_[i]));
+                    y += blocks_[i];
+                }
+        }
+
+    private:
+        std::vector<int64_t> blocks_;
+        int64_t outer_ = 0;
+    };
+
+    class Pad final : public Op
+    {
+    public:
+        explicit Pad (const OpArgs& args) : in_ (args.input (0)), out_ (args.output (0))
+        {
+            const auto pads = args.integers ("pads");
+            if (static_cast<int> (pads.size()) != 2 * in_.rank())
+                throw ModelError ("pads needs a [before, after] pair for each of the " + std::to_string (in_.rank()) + " axes");
+            value_ = static_cast<float> (args.real ("value", 0.0));
+            Shape computed;
+            for (int axis = 0; axis < in_.rank(); ++axis)
+            {
+                const auto before = pads[static_cast<std::size_t> (2 * axis)], after = pads[static_cast<std::size_t> (2 * axis + 1)];
+                if (before < 0 || after < 0 || before > (1 << 24) || after > (1 << 24))
+                    throw ModelError ("pads must be between 0 and 2^24");
+                computed.push (in_[axis] + before + after);
+            }
+            args.checkOutput (0, computed);
+            const auto outStrides = out_.strides();
+            strides_[0] = outStrides;
+            for (int axis = 0; axis < in_.rank(); ++axis)
+                base_ += pads[static_cast<std::size_t> (2 * axis)] * outStrides[static_cast<std::size_t> (axis)];
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            float* y = out[0];
+            std::fill (y, y + out_.numElements(), value_);
+            const float* x = in[0];
+            forEachRow (in_, strides_, [&] (int64_t inOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
+                std::memcpy (y + base_ + offsets[0], x + inOffset, bytes (count));
+            });
+        }
+
+    private:
+        Shape in_, out_;
+        std::array<Strides, 1> strides_ {};
+        int64_t base_ = 0;
+        float value_ = 0.0f;
+    };
+
+    class IndexSelect final : public Op
+    {
+    public:
+        explicit IndexSelect (const OpArgs& args)
+        {
+            const auto& in = args.input (0);
+            const int axis = args.axis ("axis", in.rank());
+            indices_ = args.integers ("indices");
+            for (auto index : indices_)
+                if (index < 0 || index >= in[axis])
+                    throw ModelError ("index " + std::to_string (index) + " is outside axis " + std::to_string (axis) + " of size " + std::to_string (in[axis]));
+            Shape computed = in;
+            computed[axis] = static_cast<int64_t> (indices_.size());
+            args.checkOutput (0, computed);
+            outer_ = in.product (0, axis);
+            inner_ = in.product (axis + 1, in.rank());
+            inDim_ = in[axis];
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            float* y = out[0];
+            for (int64_t o = 0; o < outer_; ++o)
+                for (auto index : indices_)
+                {
+                    std::memcpy (y, in[0] + (o * inDim_ + index) * inner_, bytes (inner_));
+                    y += inner_;
+                }
+        }
+
+    private:
+        std::vector<int64_t> indices_;
+        int64_t outer_ = 0, inner_ = 0, inDim_ = 0;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeReshape (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    if (args.input (0).numElements() != args.output (0).numElements())
+        throw ModelError ("cannot reshape " + args.input (0).toString() + " to " + args.output (0).toString());
+    return std::make_unique<Reshape>();
+}
+
+std::unique_ptr<Op> makePermute (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Permute> (args);
+}
+
+std::unique_ptr<Op> makeExpand (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Expand> (args);
+}
+
+std::unique_ptr<Op> makeSlice (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Slice> (args);
+}
+
+std::unique_ptr<Op> makeConcat (const OpArgs& args)
+{
+    args.expectInputs (1, 4096, 1);
+    args.expectOutputs (1, 1);
+    for (std::size_t i = 0; i < args.numInputs(); ++i)
+        args.input (i);
+    return std::make_unique<Concat> (args);
+}
+
+std::unique_ptr<Op> makePad (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Pad> (args);
+}
+
+std::unique_ptr<Op> makeIndexSelect (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<IndexSelect> (args);
+}
+
+} // namespace sonotype::engine::kernels

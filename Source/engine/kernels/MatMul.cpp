@@ -1,0 +1,117 @@
+// gemm: out[..., M, N] = alpha * op(a)[..., M, K] @ op(b)[..., K, N] + beta * c, batch axes broadcast.
+// Covers PyTorch's mm, addmm, bmm, baddbmm, matmul and nn.Linear.
+#include "engine/kernels/Broadcast.h"
+#include "engine/kernels/Gemm.h"
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <algorithm>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    Shape head (const Shape& shape, int count)
+    {
+        Shape result;
+        for (int axis = 0; axis < count; ++axis)
+            result.push (shape[axis]);
+        return result;
+    }
+
+    class Gemm final : public Op
+    {
+    public:
+        explicit Gemm (const OpArgs& args)
+        {
+            const auto& a = args.input (0);
+            const auto& b = args.input (1);
+            if (a.rank() < 2 || b.rank() < 2)
+                throw ModelError ("gemm operands need rank 2 or more, got " + a.toString() + " and " + b.toString());
+            transA_ = args.flag ("trans_a", false);
+            transB_ = args.flag ("trans_b", false);
+            alpha_ = static_cast<float> (args.real ("alpha", 1.0));
+            beta_ = static_cast<float> (args.real ("beta", 1.0));
+            m_ = transA_ ? a[a.rank() - 1] : a[a.rank() - 2];
+            k_ = transA_ ? a[a.rank() - 2] : a[a.rank() - 1];
+            const int64_t kb = transB_ ? b[b.rank() - 1] : b[b.rank() - 2];
+            n_ = transB_ ? b[b.rank() - 2] : b[b.rank() - 1];
+            if (k_ != kb)
+                throw ModelError ("gemm inner dimensions differ: " + a.toString() + (transA_ ? "^T" : "") + " @ " + b.toString() + (transB_ ? "^T" : ""));
+            const Shape aBatch = head (a, a.rank() - 2), bBatch = head (b, b.rank() - 2);
+            batch_ = broadcastShapes (aBatch, bBatch);
+            Shape computed = batch_;
+            computed.push (m_);
+            computed.push (n_);
+            args.checkOutput (0, computed);
+            out_ = computed;
+            hasC_ = args.hasInput (2);
+            if (hasC_)
+            {
+                c_ = args.input (2);
+                if (! broadcastsTo (c_, out_))
+                    throw ModelError ("gemm bias " + c_.toString() + " does not broadcast to " + out_.toString());
+            }
+            // b shared by every batch and a untransposed: one GEMM over all rows of a.
+            folded_ = bBatch.rank() == 0 && ! transA_;
+            numBatches_ = batch_.numElements();
+            plan_ = folded_ ? GemmPlan (m_ * numBatches_, n_, k_) : GemmPlan (m_, n_, k_);
+            const Shape aMatrices = aBatch, bMatrices = bBatch;
+            aStrides_ = broadcastStrides (aMatrices, batch_);
+            bStrides_ = broadcastStrides (bMatrices, batch_);
+        }
+
+        std::size_t scratchFloats() const noexcept override { return plan_.scratchFloats(); }
+
+        void run (const float* const* in, float* const* out, float* scratch) const noexcept override
+        {
+            float* y = out[0];
+            if (hasC_)
+            {
+                broadcastCopy (in[2], c_, y, out_);
+                if (beta_ != 1.0f)
+                    for (int64_t i = 0, n = out_.numElements(); i < n; ++i)
+                        y[i] *= beta_;
+            }
+            else
+                std::fill (y, y + out_.numElements(), 0.0f);
+
+            const int64_t lda = transA_ ? m_ : k_;
+            const int64_t ldb = transB_ ? k_ : n_;
+            if (folded_)
+            {
+                plan_.run (in[0], lda, false, in[1], ldb, transB_, y, n_, alpha_, scratch);
+                return;
+            }
+            const int64_t aMatrix = m_ * k_, bMatrix = k_ * n_, outMatrix = m_ * n_;
+            const std::array<Strides, 2> strides { aStrides_, bStrides_ };
+            int64_t batch = 0;
+            auto body = [&] (int64_t aIndex, int64_t bIndex) {
+                plan_.run (in[0] + aIndex * aMatrix, lda, transA_, in[1] + bIndex * bMatrix, ldb, transB_, y + batch * outMatrix, n_, alpha_, scratch);
+                ++batch;
+            };
+            const auto last = static_cast<std::size_t> (std::max (batch_.rank() - 1, 0));
+            forEachRow (batch_, strides, [&] (int64_t, const std::array<int64_t, 2>& offsets, int64_t count) {
+                for (int64_t j = 0; j < count; ++j)
+                    body (offsets[0] + j * strides[0][last], offsets[1] + j * strides[1][last]);
+            });
+        }
+
+    private:
+        bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false;
+        float alpha_ = 1.0f, beta_ = 1.0f;
+        int64_t m_ = 0, n_ = 0, k_ = 0, numBatches_ = 1;
+        Shape batch_, out_, c_;
+        Strides aStrides_ {}, bStrides_ {};
+        GemmPlan plan_;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeGemm (const OpArgs& args)
+{
+    args.expectInputs (2, 3, 2);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Gemm> (args);
+}
+
+} // namespace sonotype::engine::kernels

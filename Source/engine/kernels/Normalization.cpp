@@ -1,0 +1,136 @@
+// LayerNorm over the trailing axes from `axis` on, and eval-mode BatchNorm over axis 1.
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <cmath>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    Shape tail (const Shape& shape, int from)
+    {
+        Shape result;
+        for (int axis = from; axis < shape.rank(); ++axis)
+            result.push (shape[axis]);
+        return result;
+    }
+
+    class LayerNorm final : public Op
+    {
+    public:
+        explicit LayerNorm (const OpArgs& args)
+        {
+            const auto& in = args.input (0);
+            const int axis = args.axis ("axis", in.rank());
+            eps_ = args.real ("eps");
+            const Shape normalized = tail (in, axis);
+            for (std::size_t i = 1; i <= 2; ++i)
+                if (args.hasInput (i) && args.input (i) != normalized)
+                    throw ModelError (std::string (i == 1 ? "weight" : "bias") + " shape " + args.input (i).toString()
+                                      + " differs from the normalized shape " + normalized.toString());
+            hasWeight_ = args.hasInput (1);
+            hasBias_ = args.hasInput (2);
+            args.checkOutput (0, in);
+            size_ = normalized.numElements();
+            rows_ = size_ == 0 ? 0 : in.numElements() / size_;
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* weight = hasWeight_ ? in[1] : nullptr;
+            const float* bias = hasBias_ ? in[2] : nullptr;
+            for (int64_t r = 0; r < rows_; ++r)
+            {
+                const float* x = in[0] + r * size_;
+                float* y = out[0] + r * size_;
+                double sum = 0.0;
+                for (int64_t i = 0; i < size_; ++i)
+                    sum += x[i];
+                const double mean = sum / static_cast<double> (size_);
+                double squares = 0.0;
+                for (int64_t i = 0; i < size_; ++i)
+                    squares += (x[i] - mean) * (x[i] - mean);
+                const double variance = squares / static_cast<double> (size_);
+                const auto rstd = static_cast<float> (1.0 / std::sqrt (variance + eps_));
+                const auto meanF = static_cast<float> (mean);
+                for (int64_t i = 0; i < size_; ++i)
+                {
+                    float v = (x[i] - meanF) * rstd;
+                    if (weight != nullptr)
+                        v *= weight[i];
+                    if (bias != nullptr)
+                        v += bias[i];
+                    y[i] = v;
+                }
+            }
+        }
+
+    private:
+        double eps_ = 1e-5;
+        bool hasWeight_ = false, hasBias_ = false;
+        int64_t size_ = 0, rows_ = 0;
+    };
+
+    class BatchNorm final : public Op
+    {
+    public:
+        explicit BatchNorm (const OpArgs& args)
+        {
+            const auto& in = args.input (0);
+            if (in.rank() < 2)
+                throw ModelError ("batch_norm needs an input of rank 2 or more, got " + in.toString());
+            channels_ = in[1];
+            const Shape perChannel { channels_ };
+            for (std::size_t i = 1; i <= 4; ++i)
+                if (args.hasInput (i) && args.input (i) != perChannel)
+                    throw ModelError ("batch_norm parameter " + std::to_string (i) + " has shape " + args.input (i).toString() + ", expected "
+                                      + perChannel.toString());
+            hasWeight_ = args.hasInput (3);
+            hasBias_ = args.hasInput (4);
+            eps_ = args.real ("eps");
+            args.checkOutput (0, in);
+            batches_ = in[0];
+            inner_ = in.product (2, in.rank());
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float *mean = in[1], *var = in[2];
+            for (int64_t c = 0; c < channels_; ++c)
+            {
+                // As PyTorch's CPU inference kernel: y = x * alpha + beta.
+                const float invstd = 1.0f / std::sqrt (var[c] + static_cast<float> (eps_));
+                const float alpha = hasWeight_ ? in[3][c] * invstd : invstd;
+                const float beta = (hasBias_ ? in[4][c] : 0.0f) - mean[c] * alpha;
+                for (int64_t b = 0; b < batches_; ++b)
+                {
+                    const int64_t base = (b * channels_ + c) * inner_;
+                    for (int64_t i = 0; i < inner_; ++i)
+                        out[0][base + i] = in[0][base + i] * alpha + beta;
+                }
+            }
+        }
+
+    private:
+        int64_t channels_ = 0, batches_ = 0, inner_ = 0;
+        bool hasWeight_ = false, hasBias_ = false;
+        double eps_ = 1e-5;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeLayerNorm (const OpArgs& args)
+{
+    args.expectInputs (1, 3, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<LayerNorm> (args);
+}
+
+std::unique_ptr<Op> makeBatchNorm (const OpArgs& args)
+{
+    args.expectInputs (3, 5, 3);
+    args.expectOutputs (1, 1);
+    return std::make_unique<BatchNorm> (args);
+}
+
+} // namespace sonotype::engine::kernels

@@ -1,0 +1,208 @@
+// Max / average pooling and adaptive average pooling over the last 1 or 2 axes, as PyTorch's CPU kernels.
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    // torch's pooling_output_shape
+    int64_t pooledSize (int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceilMode)
+    {
+        const int64_t numerator = in + 2 * pad - dilation * (kernel - 1) - 1 + (ceilMode ? stride - 1 : 0);
+        int64_t out = (numerator >= 0 ? numerator / stride : -((-numerator + stride - 1) / stride)) + 1;
+        if (ceilMode && (out - 1) * stride >= in + pad)
+            --out;
+        return out;
+    }
+
+    struct Geometry
+    {
+        int64_t planes = 1, inH = 1, inW = 1, outH = 1, outW = 1;
+    };
+
+    Geometry geometry (const Shape& in, const Shape& out, int numSpatial)
+    {
+        if (in.rank() < numSpatial + 1 || out.rank() != in.rank())
+            throw ModelError ("pooling input " + in.toString() + " and output " + out.toString() + " do not fit " + std::to_string (numSpatial) + "-d pooling");
+        Geometry g;
+        g.planes = in.product (0, in.rank() - numSpatial);
+        g.inW = in[in.rank() - 1];
+        g.outW = out[out.rank() - 1];
+        if (numSpatial == 2)
+        {
+            g.inH = in[in.rank() - 2];
+            g.outH = out[out.rank() - 2];
+        }
+        if (out.product (0, out.rank() - numSpatial) != g.planes)
+            throw ModelError ("pooling output " + out.toString() + " does not keep the leading axes of " + in.toString());
+        return g;
+    }
+
+    class Pool final : public Op
+    {
+    public:
+        Pool (const OpArgs& args, bool isMax) : isMax_ (isMax)
+        {
+            const auto kernel = args.integers ("kernel");
+            const int numSpatial = static_cast<int> (kernel.size());
+            if (numSpatial != 1 && numSpatial != 2)
+                throw ModelError ("pooling kernel must have 1 or 2 entries");
+            auto list = [&] (const char* name, int64_t fallback) {
+                auto values = args.has (name) ? args.integers (name) : std::vector<int64_t> (kernel.size(), fallback);
+                if (values.size() != kernel.size())
+                    throw ModelError (std::string (name) + " must have as many entries as kernel");
+                return values;
+            };
+            const auto stride = list ("stride", 1), padding = list ("padding", 0), dilation = list ("dilation", 1);
+            const bool ceilMode = args.flag ("ceil_mode", false);
+            countIncludePad_ = args.flag ("count_include_pad", true);
+            divisorOverride_ = args.integer ("divisor_override", 0);
+            const auto& in = args.input (0);
+            const std::size_t w = kernel.size() - 1;
+            kW_ = kernel[w];
+            sW_ = stride[w];
+            pW_ = padding[w];
+            dW_ = dilation[w];
+            if (numSpatial == 2)
+            {
+                kH_ = kernel[0];
+                sH_ = stride[0];
+                pH_ = padding[0];
+                dH_ = dilation[0];
+            }
+            if (kH_ < 1 || kW_ < 1 || sH_ < 1 || sW_ < 1 || dH_ < 1 || dW_ < 1 || pH_ < 0 || pW_ < 0 || pH_ * 2 > kH_ || pW_ * 2 > kW_)
+                throw ModelError ("pooling needs kernel, stride, dilation >= 1 and 0 <= padding <= kernel / 2");
+            Shape computed = in;
+            if (in.rank() < numSpatial + 1)
+                throw ModelError ("pooling input " + in.toString() + " has too few axes");
+            computed[in.rank() - 1] = pooledSize (in[in.rank() - 1], kW_, pW_, sW_, dW_, ceilMode);
+            if (numSpatial == 2)
+                computed[in.rank() - 2] = pooledSize (in[in.rank() - 2], kH_, pH_, sH_, dH_, ceilMode);
+            for (int axis = 0; axis < computed.rank(); ++axis)
+                if (computed[axis] < 1)
+                    throw ModelError ("pooling output would be empty for input " + in.toString());
+            args.checkOutput (0, computed);
+            g_ = geometry (in, computed, numSpatial);
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            for (int64_t p = 0; p < g_.planes; ++p)
+            {
+                const float* x = in[0] + p * g_.inH * g_.inW;
+                float* y = out[0] + p * g_.outH * g_.outW;
+                for (int64_t oy = 0; oy < g_.outH; ++oy)
+                    for (int64_t ox = 0; ox < g_.outW; ++ox)
+                        y[oy * g_.outW + ox] = isMax_ ? maxAt (x, oy, ox) : averageAt (x, oy, ox);
+            }
+        }
+
+    private:
+        float maxAt (const float* x, int64_t oy, int64_t ox) const noexcept
+        {
+            float best = -std::numeric_limits<float>::infinity();
+            for (int64_t ky = 0; ky < kH_; ++ky)
+            {
+                const int64_t iy = oy * sH_ - pH_ + ky * dH_;
+                if (iy < 0 || iy >= g_.inH)
+                    continue;
+                for (int64_t kx = 0; kx < kW_; ++kx)
+                {
+                    const int64_t ix = ox * sW_ - pW_ + kx * dW_;
+                    if (ix < 0 || ix >= g_.inW)
+                        continue;
+                    const float v = x[iy * g_.inW + ix];
+                    if (v > best || std::isnan (v))
+                        best = v;
+                    if (std::isnan (v))
+                        return v;
+                }
+            }
+            return best;
+        }
+
+        float averageAt (const float* x, int64_t oy, int64_t ox) const noexcept
+        {
+            int64_t y0 = oy * sH_ - pH_, x0 = ox * sW_ - pW_;
+            int64_t y1 = std::min (y0 + kH_, g_.inH + pH_), x1 = std::min (x0 + kW_, g_.inW + pW_);
+            const int64_t poolSize = (y1 - y0) * (x1 - x0);
+            y0 = std::max<int64_t> (y0, 0);
+            x0 = std::max<int64_t> (x0, 0);
+            y1 = std::min (y1, g_.inH);
+            x1 = std::min (x1, g_.inW);
+            if (y0 >= y1 || x0 >= x1)
+                return 0.0f;
+            double sum = 0.0;
+            for (int64_t iy = y0; iy < y1; ++iy)
+                for (int64_t ix = x0; ix < x1; ++ix)
+                    sum += x[iy * g_.inW + ix];
+            const int64_t divisor = divisorOverride_ != 0 ? divisorOverride_ : countIncludePad_ ? poolSize : (y1 - y0) * (x1 - x0);
+            return static_cast<float> (sum / static_cast<double> (divisor));
+        }
+
+        bool isMax_;
+        bool countIncludePad_ = true;
+        int64_t divisorOverride_ = 0;
+        int64_t kH_ = 1, kW_ = 1, sH_ = 1, sW_ = 1, pH_ = 0, pW_ = 0, dH_ = 1, dW_ = 1;
+        Geometry g_;
+    };
+
+    class AdaptiveAvgPool final : public Op
+    {
+    public:
+        explicit AdaptiveAvgPool (const OpArgs& args)
+        {
+            const auto numSpatial = args.integer ("num_spatial", 2);
+            if (numSpatial != 1 && numSpatial != 2)
+                throw ModelError ("num_spatial must be 1 or 2");
+            g_ = geometry (args.input (0), args.output (0), static_cast<int> (numSpatial));
+            if (g_.outH < 1 || g_.outW < 1)
+                throw ModelError ("adaptive pooling output size must be at least 1");
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            for (int64_t p = 0; p < g_.planes; ++p)
+            {
+                const float* x = in[0] + p * g_.inH * g_.inW;
+                float* y = out[0] + p * g_.outH * g_.outW;
+                for (int64_t oy = 0; oy < g_.outH; ++oy)
+                {
+                    const int64_t y0 = oy * g_.inH / g_.outH, y1 = ((oy + 1) * g_.inH + g_.outH - 1) / g_.outH;
+                    for (int64_t ox = 0; ox < g_.outW; ++ox)
+                    {
+                        const int64_t x0 = ox * g_.inW / g_.outW, x1 = ((ox + 1) * g_.inW + g_.outW - 1) / g_.outW;
+                        double sum = 0.0;
+                        for (int64_t iy = y0; iy < y1; ++iy)
+                            for (int64_t ix = x0; ix < x1; ++ix)
+                                sum += x[iy * g_.inW + ix];
+                        y[oy * g_.outW + ox] = static_cast<float> (sum / static_cast<double> ((y1 - y0) * (x1 - x0)));
+                    }
+                }
+            }
+        }
+
+    private:
+        Geometry g_;
+    };
+} // namespace
+
+std::unique_ptr<Op> makePool (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Pool> (args, args.op() == "max_pool");
+}
+
+std::unique_ptr<Op> makeAdaptiveAvgPool (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<AdaptiveAvgPool> (args);
+}
+
+} // namespace sonotype::engine::kernels

@@ -1,0 +1,257 @@
+// Reductions over any set of axes (sum, mean, max, min, var), arg-reductions, softmax.
+// Sums accumulate in double: at least as accurate as PyTorch's float cascade sums.
+#include "engine/kernels/Broadcast.h"
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    enum class ReduceKind { sum, mean, max, min, var };
+
+    class Reduce final : public Op
+    {
+    public:
+        Reduce (const OpArgs& args, ReduceKind kind) : kind_ (kind)
+        {
+            const auto& in = args.input (0);
+            const auto axes = args.integers ("axes");
+            const bool keepdim = args.flag ("keepdim", false);
+            correction_ = args.real ("correction", 1.0);
+            std::array<bool, kMaxRank> reduced {};
+            for (auto axis : axes)
+            {
+                if (axis < 0 || axis >= std::max (in.rank(), 1))
+                    throw ModelError ("reduction axis " + std::to_string (axis) + " out of range for rank " + std::to_string (in.rank()));
+                reduced[static_cast<std::size_t> (axis)] = true;
+            }
+            Shape computed;
+            kept_ = Shape();
+            Shape reducedShape;
+            std::array<int64_t, kMaxRank> reducedStrides {};
+            const auto inStrides = in.strides();
+            int numReduced = 0;
+            for (int axis = 0; axis < in.rank(); ++axis)
+            {
+                const bool isReduced = reduced[static_cast<std::size_t> (axis)];
+                if (! isReduced || keepdim)
+                    computed.push (isReduced ? 1 : in[axis]);
+                kept_.push (isReduced ? 1 : in[axis]);
+                if (isReduced)
+                {
+                    reducedShape.push (in[axis]);
+                    reducedStrides[static_cast<std::size_t> (numReduced++)] = inStrides[static_cast<std::size_t> (axis)];
+                }
+            }
+            args.checkOutput (0, computed);
+            strides_[0] = inStrides;
+            // Offsets of the reduced sub-block's elements relative to its first element.
+            offsets_.reserve (static_cast<std::size_t> (reducedShape.numElements()));
+            const std::array<Strides, 1> subStrides { reducedStrides };
+            const int64_t innerStride = numReduced > 0 ? reducedStrides[static_cast<std::size_t> (numReduced - 1)] : 0;
+            forEachRow (reducedShape, subStrides, [&] (int64_t, const std::array<int64_t, 1>& offsets, int64_t count) {
+                for (int64_t j = 0; j < count; ++j)
+                    offsets_.push_back (offsets[0] + j * innerStride);
+            });
+            if (kind == ReduceKind::var && static_cast<double> (offsets_.size()) - correction_ <= 0.0)
+                divisorInvalid_ = true;
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* x = in[0];
+            float* y = out[0];
+            const auto last = static_cast<std::size_t> (std::max (kept_.rank() - 1, 0));
+            const int64_t keptInner = strides_[0][last];
+            const auto count = static_cast<double> (offsets_.size());
+            int64_t index = 0;
+            forEachRow (kept_, strides_, [&] (int64_t, const std::array<int64_t, 1>& rowOffsets, int64_t rowCount) {
+                for (int64_t j = 0; j < rowCount; ++j)
+                {
+                    const float* base = x + rowOffsets[0] + j * keptInner;
+                    y[index++] = reduce (base, count);
+                }
+            });
+        }
+
+    private:
+        float reduce (const float* base, double count) const noexcept
+        {
+            switch (kind_)
+            {
+                case ReduceKind::sum:
+                case ReduceKind::mean:
+                {
+                    double sum = 0.0;
+                    for (auto offset : offsets_)
+                        sum += base[offset];
+                    return static_cast<float> (kind_ == ReduceKind::mean ? sum / count : sum);
+                }
+                case ReduceKind::max:
+                case ReduceKind::min:
+                {
+                    if (offsets_.empty())
+                        return std::numeric_limits<float>::quiet_NaN();
+                    float best = base[offsets_[0]];
+                    for (auto offset : offsets_)
+                    {
+                        const float v = base[offset];
+                        if (std::isnan (v))
+                            return v;
+                        best = kind_ == ReduceKind::max ? std::max (best, v) : std::min (best, v);
+                    }
+                    return best;
+                }
+                case ReduceKind::var:
+                {
+                    if (divisorInvalid_)
+                        return std::numeric_limits<float>::quiet_NaN();
+                    double sum = 0.0;
+                    for (auto offset : offsets_)
+                        sum += base[offset];
+                    const double mean = sum / count;
+                    double squares = 0.0;
+                    for (auto offset : offsets_)
+                        squares += (base[offset] - mean) * (base[offset] - mean);
+                    return static_cast<float> (squares / (count - correction_));
+                }
+            }
+            return 0.0f;
+        }
+
+        ReduceKind kind_;
+        Shape kept_;
+        std::array<Strides, 1> strides_ {};
+        std::vector<int64_t> offsets_;
+        double correction_ = 1.0;
+        bool divisorInvalid_ = false;
+    };
+
+    // Shared by arg-reductions and softmax: the input seen as [outer, dim, inner].
+    struct AxisView
+    {
+        int64_t outer = 0, dim = 0, inner = 0;
+        AxisView (const Shape& shape, int axis) : outer (shape.product (0, axis)), dim (shape[axis]), inner (shape.product (axis + 1, shape.rank())) {}
+    };
+
+    class ArgReduce final : public Op
+    {
+    public:
+        ArgReduce (const OpArgs& args, bool isMax) : view_ (args.input (0), args.axis ("axis", args.input (0).rank())), isMax_ (isMax)
+        {
+            const auto& in = args.input (0);
+            const int axis = args.axis ("axis", in.rank());
+            Shape computed;
+            for (int a = 0; a < in.rank(); ++a)
+                if (a != axis || args.flag ("keepdim", false))
+                    computed.push (a == axis ? 1 : in[a]);
+            args.checkOutput (0, computed);
+            if (view_.dim == 0)
+                throw ModelError ("arg-reduction over an empty axis");
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            for (int64_t o = 0; o < view_.outer; ++o)
+                for (int64_t i = 0; i < view_.inner; ++i)
+                {
+                    const float* x = in[0] + o * view_.dim * view_.inner + i;
+                    int64_t best = 0;
+                    for (int64_t d = 1; d < view_.dim; ++d)
+                    {
+                        const float v = x[d * view_.inner], b = x[best * view_.inner];
+                        if (std::isnan (b))
+                            break;
+                        if (std::isnan (v) || (isMax_ ? v > b : v < b))
+                            best = d;
+                    }
+                    out[0][o * view_.inner + i] = static_cast<float> (best);
+                }
+        }
+
+    private:
+        AxisView view_;
+        bool isMax_;
+    };
+
+    class Softmax final : public Op
+    {
+    public:
+        Softmax (const OpArgs& args, bool logarithmic) : view_ (args.input (0), args.axis ("axis", args.input (0).rank())), log_ (logarithmic)
+        {
+            args.checkOutput (0, args.input (0));
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const int64_t n = view_.dim, stride = view_.inner;
+            for (int64_t o = 0; o < view_.outer; ++o)
+                for (int64_t i = 0; i < view_.inner; ++i)
+                {
+                    const float* x = in[0] + o * n * stride + i;
+                    float* y = out[0] + o * n * stride + i;
+                    float maximum = -std::numeric_limits<float>::infinity();
+                    for (int64_t d = 0; d < n; ++d)
+                        maximum = std::max (maximum, x[d * stride]);
+                    double sum = 0.0;
+                    if (log_)
+                    {
+                        for (int64_t d = 0; d < n; ++d)
+                            sum += std::exp (x[d * stride] - maximum);
+                        const auto logSum = static_cast<float> (std::log (sum));
+                        for (int64_t d = 0; d < n; ++d)
+                            y[d * stride] = x[d * stride] - maximum - logSum;
+                    }
+                    else
+                    {
+                        for (int64_t d = 0; d < n; ++d)
+                        {
+                            const float e = std::exp (x[d * stride] - maximum);
+                            y[d * stride] = e;
+                            sum += e;
+                        }
+                        const auto scale = static_cast<float> (1.0 / sum);
+                        for (int64_t d = 0; d < n; ++d)
+                            y[d * stride] *= scale;
+                    }
+                }
+        }
+
+    private:
+        AxisView view_;
+        bool log_;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeReduce (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    const auto& op = args.op();
+    const auto kind = op == "reduce_sum" ? ReduceKind::sum
+                    : op == "reduce_mean" ? ReduceKind::mean
+                    : op == "reduce_max" ? ReduceKind::max
+                    : op == "reduce_min" ? ReduceKind::min
+                                         : ReduceKind::var;
+    return std::make_unique<Reduce> (args, kind);
+}
+
+std::unique_ptr<Op> makeArgReduce (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<ArgReduce> (args, args.op() == "argmax");
+}
+
+std::unique_ptr<Op> makeSoftmax (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Softmax> (args, args.op() == "log_softmax");
+}
+
+} // namespace sonotype::engine::kernels

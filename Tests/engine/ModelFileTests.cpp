@@ -1,0 +1,174 @@
+// The model loader refuses every malformed file with a specific message, never crashes.
+#include "engine/Model.h"
+#include "engine/ModelError.h"
+#include "support/SafetensorsWriter.h"
+
+#include <catch2/catch.hpp>
+
+using namespace sonotype;
+using namespace sonotype::testing;
+using Catch::Matchers::Contains;
+
+namespace
+{
+const std::string kGraph = R"({"inputs":[0],"outputs":[4],"values":[
+    {"shape":[2,3],"kind":"input"},{"shape":[4,3],"kind":"tensor","tensor":"w"},{"shape":[4],"kind":"tensor","tensor":"b"},
+    {"shape":[2,4],"kind":"node"},{"shape":[2,4],"kind":"node"}],
+  "nodes":[{"op":"gemm","inputs":[0,1,2],"outputs":[3],"attrs":{"trans_b":true}},
+           {"op":"softmax","inputs":[3],"outputs":[4],"attrs":{"axis":1}}]})";
+
+std::vector<TestTensor> tensors()
+{
+    return { { "w", { 4, 3 }, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1 } }, { "b", { 4 }, { 0.5f, -0.5f, 0, 1 } } };
+}
+
+std::shared_ptr<const engine::Model> load (const std::vector<std::uint8_t>& bytes)
+{
+    return engine::Model::fromMemory (bytes.data(), bytes.size(), "test.safetensors");
+}
+
+std::vector<std::uint8_t> withGraph (const std::string& graph)
+{
+    return safetensorsBytes (tensors(), modelMetadata (graph));
+}
+
+std::string replaced (std::string text, const std::string& from, const std::string& to)
+{
+    const auto at = text.find (from);
+    REQUIRE (at != std::string::npos);
+    return text.replace (at, from.size(), to);
+}
+} // namespace
+
+TEST_CASE ("a well-formed model loads and reports its shapes", "[model-file]")
+{
+    const auto model = load (withGraph (kGraph));
+    REQUIRE (model->info().inputShapes.at (0) == engine::Shape { 2, 3 });
+    REQUIRE (model->info().outputShapes.at (0) == engine::Shape { 2, 4 });
+    REQUIRE (model->info().numParameters == 16);
+    REQUIRE (model->info().opCounts.at ("gemm") == 1);
+}
+
+TEST_CASE ("container errors are specific", "[model-file]")
+{
+    auto good = withGraph (kGraph);
+
+    SECTION ("empty and tiny files")
+    {
+        REQUIRE_THROWS_WITH (load ({}), Contains ("too short"));
+        REQUIRE_THROWS_WITH (load ({ 1, 2, 3 }), Contains ("too short"));
+    }
+    SECTION ("header length beyond the file")
+    {
+        auto bytes = good;
+        bytes[5] = 0x7f;
+        REQUIRE_THROWS_WITH (load (bytes), Contains ("header length") && Contains ("exceeds the file size"));
+    }
+    SECTION ("truncated data")
+    {
+        auto bytes = good;
+        bytes.resize (bytes.size() - 4);
+        REQUIRE_THROWS_WITH (load (bytes), Contains ("truncated"));
+    }
+    SECTION ("trailing bytes")
+    {
+        auto bytes = good;
+        bytes.push_back (0);
+        REQUIRE_THROWS_WITH (load (bytes), Contains ("trailing data"));
+    }
+    SECTION ("header that is not JSON")
+    {
+        const auto header = safetensorsHeader (tensors(), modelMetadata (kGraph));
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (header.substr (0, header.size() - 1) + "!", tensors())), Contains ("not valid JSON"));
+    }
+    SECTION ("unsupported dtype")
+    {
+        const auto header = replaced (safetensorsHeader (tensors(), modelMetadata (kGraph)), "\"dtype\":\"F32\"", "\"dtype\":\"F16\"");
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (header, tensors())), Contains ("tensor 'w'") && Contains ("F16"));
+    }
+    SECTION ("byte count that does not match the shape")
+    {
+        const auto header = replaced (safetensorsHeader (tensors(), modelMetadata (kGraph)), "\"shape\":[4,3]", "\"shape\":[4,4]");
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (header, tensors())), Contains ("tensor 'w'") && Contains ("needs 64"));
+    }
+    SECTION ("overlapping tensors")
+    {
+        const auto header = replaced (safetensorsHeader (tensors(), modelMetadata (kGraph)), "\"data_offsets\":[48,64]", "\"data_offsets\":[40,56]");
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (header, tensors())), Contains ("overlaps"));
+    }
+    SECTION ("negative and huge dimensions")
+    {
+        const auto negative = replaced (safetensorsHeader (tensors(), modelMetadata (kGraph)), "\"shape\":[4]", "\"shape\":[-4]");
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (negative, tensors())), Contains ("out of range"));
+        const auto huge = replaced (safetensorsHeader (tensors(), modelMetadata (kGraph)), "\"shape\":[4]", "\"shape\":[4000000000000000]");
+        REQUIRE_THROWS_AS (load (safetensorsBytes (huge, tensors())), engine::ModelError);
+    }
+}
+
+TEST_CASE ("metadata and graph errors are specific", "[model-file]")
+{
+    SECTION ("not a Sonotype model")
+    {
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), { { "format", "pt" } })), Contains ("not a Sonotype model"));
+    }
+    SECTION ("future format version")
+    {
+        auto metadata = modelMetadata (kGraph);
+        metadata["format_version"] = "2";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("format_version 2 is not supported"));
+    }
+    SECTION ("graph that is not JSON")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph ("{\"inputs\": [0")), Contains ("graph"));
+    }
+    SECTION ("missing stored tensor")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "\"tensor\":\"w\"", "\"tensor\":\"nope\""))), Contains ("'nope' is not in the file"));
+    }
+    SECTION ("stored tensor with another shape")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "{\"shape\":[4,3],", "{\"shape\":[3,4],"))), Contains ("tensor 'w' is [4, 3]"));
+    }
+    SECTION ("unknown op")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "\"op\":\"softmax\"", "\"op\":\"fft\""))), Contains ("node 1 (fft)") && Contains ("unknown op"));
+    }
+    SECTION ("declared output shape that the op does not produce")
+    {
+        const auto graph = replaced (kGraph, "{\"shape\":[2,4],\"kind\":\"node\"},{", "{\"shape\":[2,5],\"kind\":\"node\"},{");
+        REQUIRE_THROWS_WITH (load (withGraph (graph)), Contains ("node 0 (gemm)") && Contains ("declared [2, 5]"));
+    }
+    SECTION ("value used before it is computed")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "\"inputs\":[3],", "\"inputs\":[4],"))), Contains ("before it is computed"));
+    }
+    SECTION ("reference to a value that does not exist")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "\"inputs\":[0,1,2]", "\"inputs\":[0,1,99]"))), Contains ("value 99 does not exist"));
+    }
+    SECTION ("bad attribute")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "\"axis\":1", "\"axis\":7"))), Contains ("out of range"));
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "\"trans_b\":true", "\"trans_b\":\"yes\""))), Contains ("true or false"));
+    }
+    SECTION ("incompatible gemm operands")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "\"trans_b\":true", "\"trans_b\":false"))), Contains ("inner dimensions"));
+    }
+    SECTION ("labels that do not match the output")
+    {
+        auto metadata = modelMetadata (kGraph);
+        metadata["labels"] = "[\"a\",\"b\"]";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("2 labels"));
+    }
+    SECTION ("rank beyond the engine's limit")
+    {
+        REQUIRE_THROWS_WITH (load (withGraph (replaced (kGraph, "{\"shape\":[2,3],\"kind\":\"input\"}", "{\"shape\":[1,1,1,1,1,1,1,1,2,3],\"kind\":\"input\"}"))),
+                             Contains ("rank"));
+    }
+}
+
+TEST_CASE ("a missing file is reported by name", "[model-file]")
+{
+    REQUIRE_THROWS_WITH (engine::Model::load ("/nonexistent/model.safetensors"), Contains ("cannot open model file '/nonexistent/model.safetensors'"));
+}

@@ -1,0 +1,26 @@
+// Counts heap allocations/frees and mutex locks made by the calling code while a scope is active.
+// Works by interposing malloc & co. and pthread_mutex_lock in the test executable (glibc).
+#pragma once
+
+namespace sonotype::testing
+{
+
+struct AllocationCounts
+{
+    long allocations = 0;
+    long frees = 0;
+    long locks = 0;
+};
+
+class ScopedAllocationCounter
+{
+public:
+    ScopedAllocationCounter();
+    ~ScopedAllocationCounter();
+    AllocationCounts counts() const;
+
+    ScopedAllocationCounter (const ScopedAllocationCounter&) = delete;
+    ScopedAllocationCounter& operator= (const ScopedAllocationCounter&) = delete;
+};
+
+} // namespace sonotype::testing

@@ -1,0 +1,37 @@
+"""Running model files through the C++ engine via the `sonotype` command-line tool."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cli_path() -> str:
+    """The built `sonotype` binary: $SONOTYPE_CLI, build/sonotype, or one on PATH."""
+    candidates = [os.environ.get("SONOTYPE_CLI"), os.path.join(_REPO, "build", "sonotype"), shutil.which("sonotype")]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise FileNotFoundError("the sonotype CLI is not built: run scripts/build.sh or set SONOTYPE_CLI")
+
+
+def run_model(model_path: str, x: np.ndarray, output_index: int = 0) -> np.ndarray:
+    """Runs `sonotype run-model` on x and returns the engine's output."""
+    with tempfile.TemporaryDirectory() as tmp:
+        input_path = os.path.join(tmp, "input.npy")
+        output_path = os.path.join(tmp, "output.npy")
+        np.save(input_path, np.ascontiguousarray(x, dtype=np.float32))
+        result = subprocess.run([cli_path(), "run-model", model_path, "--input", input_path, "--output", output_path,
+                                 "--output-index", str(output_index)], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"sonotype run-model failed ({result.returncode}): {result.stderr.strip()}")
+        return np.load(output_path)
+
+
+def inspect(model_path: str) -> str:
+    result = subprocess.run([cli_path(), "inspect", model_path], capture_output=True, text=True, check=True)
+    return result.stdout

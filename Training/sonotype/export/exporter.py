@@ -1,0 +1,91 @@
+"""`export_model`: record a model on an example input and write one .safetensors model file."""
+
+import json
+from collections import Counter
+from typing import Mapping, Optional, Sequence, Union
+
+import torch
+from torch.utils._pytree import tree_flatten
+
+from .. import __version__
+from .errors import ExportError
+from .graph import Graph
+from .recorder import describe_source, record
+from .safetensors_io import write_safetensors
+
+FORMAT_VERSION = 1
+
+
+def frontend_settings(frontend) -> dict:
+    """The front-end settings a model file carries: from a dict, or read off a torchaudio module."""
+    if frontend is None:
+        return {}
+    if isinstance(frontend, Mapping):
+        settings = dict(frontend)
+    elif hasattr(frontend, "frontend_settings"):
+        settings = dict(frontend.frontend_settings())
+    else:
+        raise ExportError(f"frontend must be a dict or a Sonotype front-end module, not {type(frontend).__name__}")
+    json.dumps(settings)  # must be JSON-serialisable
+    return settings
+
+
+def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
+                 labels: Optional[Sequence[str]] = None,
+                 frontend: Union[None, Mapping, torch.nn.Module] = None) -> dict:
+    """Writes `model`, specialised to the shape of `example_input`, to the model file `path`.
+
+    The model must be in eval mode; it runs once on `example_input`.  Returns a summary dict
+    (input/output shapes, op counts, parameter count).  Raises ExportError naming the operation and
+    the line of the model's code for anything the engine cannot run.
+    """
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    if model.training:
+        raise ExportError("the model is in training mode: call model.eval() before exporting "
+                          "(Dropout and BatchNorm behave differently in training)")
+    if not isinstance(example_input, torch.Tensor) or example_input.dtype != torch.float32:
+        raise ExportError("example_input must be a float32 torch.Tensor")
+
+    graph = Graph()
+    recorder, output = record(model, example_input, graph)
+    flat_output, _ = tree_flatten(output)
+    output_tensors = [t for t in flat_output if isinstance(t, torch.Tensor)]
+    if not output_tensors:
+        raise ExportError("the model returned no tensor")
+    output_ids = []
+    for t in output_tensors:
+        if t.is_nested:
+            raise ExportError("the model returned a NestedTensor")
+        if not recorder.is_dynamic(t):
+            raise ExportError("a model output does not depend on the input")
+        if t.is_floating_point() and t.dtype != torch.float32:
+            raise ExportError(f"a model output is {t.dtype}; the engine computes in float32")
+        output_ids.append(recorder.value_id(t))
+
+    graph_json, tensors = graph.finish(output_ids)
+    labels = [str(label) for label in labels] if labels is not None else []
+    if labels and output_tensors[0].shape[-1] != len(labels):
+        raise ExportError(f"{len(labels)} labels given, but the model's output has "
+                          f"{output_tensors[0].shape[-1]} classes (last dimension of {tuple(output_tensors[0].shape)})")
+    metadata = {
+        "format": "sonotype",
+        "format_version": str(FORMAT_VERSION),
+        "exporter_version": __version__,
+        "torch_version": torch.__version__,
+        "model_class": type(model).__name__,
+        "graph": json.dumps(graph_json, separators=(",", ":")),
+        "labels": json.dumps(labels),
+        "frontend": json.dumps(frontend_settings(frontend)),
+    }
+    write_safetensors(path, tensors, metadata)
+    return {
+        "path": path,
+        "input_shape": list(example_input.shape),
+        "output_shapes": [list(t.shape) for t in output_tensors],
+        "op_counts": dict(Counter(node["op"] for node in graph_json["nodes"])),
+        "num_parameters": sum(t.numel() for t in tensors.values()),
+    }
+
+
+__all__ = ["export_model", "ExportError", "describe_source"]

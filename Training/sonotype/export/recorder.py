@@ -1,0 +1,248 @@
+"""Records what a model does at PyTorch's ATen dispatch level and turns it into an engine graph.
+
+The model runs once, for real, on the example input, under a TorchDispatchMode.  Every ATen call is
+seen with its concrete arguments (shapes are plain ints, so `B, L, D = x.shape` just works), after
+PyTorch chose its eval-mode fast paths (`_native_multi_head_attention`,
+`_transformer_encoder_layer_fwd`).  Each tensor is tracked:
+
+- *dynamic*: depends on the input; lives in the graph as a value id;
+- *constant*: weights, buffers, tensors made inside forward, and everything computed from those
+  alone.  Their values are known, so they are folded: the engine stores the result.
+
+Calls on dynamic tensors are lowered to engine ops by the handlers in `lowering.py`.
+"""
+
+import linecache
+import os
+import sys
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from .errors import ExportError
+from .graph import Graph
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_EXPORT_DIR = os.path.dirname(os.path.abspath(__file__))
+
+# Ops whose result depends only on the shape of their tensor inputs, never on the values.
+_SHAPE_ONLY_OPS = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
+                   "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "scalar_tensor"}
+
+
+def user_source() -> str:
+    """'file:line' of the innermost frame of the user's code (not torch, not this exporter)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (filename.startswith(_TORCH_DIR) or filename.startswith(_EXPORT_DIR) or filename.startswith("<")):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
+
+
+def describe_source(source: str) -> str:
+    if not source:
+        return "(source line unknown)"
+    filename, _, line = source.rpartition(":")
+    code = linecache.getline(filename, int(line)).strip()
+    return f"at {source}: {code}" if code else f"at {source}"
+
+
+@dataclass
+class Tracked:
+    """What the recorder knows about one tensor object."""
+    vid: Optional[int] = None                 # graph value id, for dynamic tensors
+    const: Optional[torch.Tensor] = None      # snapshot of the value, for constants
+    name: str = ""                            # stored-tensor name, for constants
+    origin: Optional[tuple] = None            # how a constant was derived, e.g. ("t", Tracked)
+    stored_vid: Optional[int] = None          # graph value of a constant once an op on dynamic data uses it
+    nested_keep: Optional[torch.Tensor] = None  # for a NestedTensor made from a padding mask: keep-mask [B, L]
+    stale: bool = False                       # another view of its memory was written in place
+    unavailable: str = ""                     # why the engine does not compute this output, if it does not
+
+    @property
+    def is_const(self) -> bool:
+        return self.vid is None
+
+
+class Recorder:
+    def __init__(self, model: torch.nn.Module, graph: Graph):
+        self.graph = graph
+        self._by_id: Dict[int, Tracked] = {}
+        self._keepalive: List[torch.Tensor] = []
+        self._storage_members: Dict[int, List[int]] = {}
+        self._param_names: Dict[int, str] = {}
+        self._param_by_storage: Dict[tuple, str] = {}
+        self._num_anonymous = 0
+        for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+            self._param_names.setdefault(id(tensor), name)
+            self._param_by_storage.setdefault(self._storage_key(tensor), name)
+
+    # ----- tensor bookkeeping -------------------------------------------------------------------
+    @staticmethod
+    def _storage_key(t: torch.Tensor) -> tuple:
+        return (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype)
+
+    @staticmethod
+    def _storage_id(t: torch.Tensor) -> Optional[int]:
+        if t.is_nested:
+            return None
+        try:
+            return t.storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return None
+
+    def _remember(self, t: torch.Tensor, tracked: Tracked) -> Tracked:
+        self._keepalive.append(t)
+        self._by_id[id(t)] = tracked
+        sid = self._storage_id(t)
+        if sid is not None and sid != 0:
+            members = self._storage_members.setdefault(sid, [])
+            if id(t) not in members:
+                members.append(id(t))
+        return tracked
+
+    def set_input(self, t: torch.Tensor) -> None:
+        self._remember(t, Tracked(vid=self.graph.add_input(tuple(t.shape))))
+
+    def tracked(self, t: torch.Tensor) -> Tracked:
+        entry = self._by_id.get(id(t))
+        if entry is None:
+            name = self._param_names.get(id(t)) or self._param_by_storage.get(self._storage_key(t))
+            if name is None:
+                self._num_anonymous += 1
+                name = f"const.{self._num_anonymous}"
+                value = t.detach().clone()
+            else:
+                value = t.detach()
+            entry = self._remember(t, Tracked(const=value, name=name))
+        if entry.unavailable:
+            raise ExportError(f"{entry.unavailable} {describe_source(user_source())}")
+        if entry.stale:
+            raise ExportError(
+                "a tensor is used after another view of the same memory was changed in place "
+                f"{describe_source(user_source())}; write it out of place (x = x + y instead of x += y "
+                "on a view)")
+        return entry
+
+    def value_id(self, t: torch.Tensor) -> int:
+        """The graph value of a tensor argument; constants become stored tensors on first use."""
+        return self.value_id_of(self.tracked(t))
+
+    def value_id_of(self, entry: Tracked) -> int:
+        if entry.vid is not None:
+            return entry.vid
+        if entry.stored_vid is None:
+            entry.stored_vid = self.graph.add_tensor(entry.name, entry.const)
+        return entry.stored_vid
+
+    def is_dynamic(self, t: torch.Tensor) -> bool:
+        return not self.tracked(t).is_const
+
+    # ----- one ATen call ------------------------------------------------------------------------
+    def on_call(self, func, args, kwargs, out) -> None:
+        from .lowering import HANDLERS, bind  # lowering imports this module
+
+        flat_args, _ = tree_flatten((args, kwargs))
+        tensor_args = [a for a in flat_args if isinstance(a, torch.Tensor)]
+        op_name = func.overloadpacket.__name__
+        mutated = self._mutated_args(func, args, kwargs)
+        dynamic = op_name not in _SHAPE_ONLY_OPS and any(self.is_dynamic(t) for t in tensor_args)
+
+        if not dynamic:
+            self._record_constant(func, args, kwargs, tensor_args, out, mutated)
+            return
+
+        source = user_source()
+        self.graph.source = source
+        base_name = op_name[:-1] if op_name.endswith("_") and not op_name.startswith("_") else op_name
+        handler = HANDLERS.get(str(func)) or HANDLERS.get(op_name) or HANDLERS.get(base_name)
+        if handler is None:
+            raise ExportError(f"unsupported operation aten::{func.__name__} {describe_source(source)}. "
+                              "See docs/ENGINE.md for the supported operations.")
+        bound = bind(func, args, kwargs)
+        bound["__op__"] = base_name
+        try:
+            result = handler(self, bound, out)
+        except ExportError as error:
+            if "at " in str(error) or "source" in str(error):
+                raise
+            raise ExportError(f"aten::{func.__name__}: {error} {describe_source(source)}") from None
+        self._record_outputs(out, result, mutated)
+
+    def _record_constant(self, func, args, kwargs, tensor_args, out, mutated) -> None:
+        from .lowering import bind
+        sources = [self.tracked(t) for t in tensor_args] if tensor_args else []
+        op_name = func.overloadpacket.__name__
+        base = sources[0].name if sources else op_name
+        flat_out, _ = tree_flatten(out)
+        for index, t in enumerate(o for o in flat_out if isinstance(o, torch.Tensor)):
+            if t.is_nested:
+                raise ExportError(f"a NestedTensor built from constants is not supported {describe_source(user_source())}")
+            origin = (op_name, sources[0], bind(func, args, kwargs)) if sources else None
+            tracked = Tracked(const=t.detach().clone(), name=f"{base}.{op_name}" + (f".{index}" if index else ""),
+                              origin=origin)
+            if id(t) in self._by_id and mutated:
+                self._mark_aliases_stale(t)
+            self._by_id.pop(id(t), None)
+            self._remember(t, tracked)
+
+    def _record_outputs(self, out, result, mutated) -> None:
+        flat_out, _ = tree_flatten(out)
+        flat_result, _ = tree_flatten(result)
+        tensors = [o for o in flat_out if isinstance(o, torch.Tensor)]
+        if len(tensors) != len(flat_result):
+            raise AssertionError("lowering handler returned the wrong number of outputs")
+        for t, res in zip(tensors, flat_result):
+            if res is None:
+                # An output the engine does not compute (e.g. layer-norm statistics): using it is an error.
+                self._by_id.pop(id(t), None)
+                self._remember(t, Tracked(vid=-1, unavailable="this output of the operation is not supported"))
+                continue
+            if isinstance(res, Tracked):
+                tracked = res
+            else:
+                tracked = Tracked(vid=res)
+            if id(t) in self._by_id and mutated:
+                self._mark_aliases_stale(t)
+            self._by_id.pop(id(t), None)
+            self._remember(t, tracked)
+
+    def _mark_aliases_stale(self, t: torch.Tensor) -> None:
+        sid = self._storage_id(t)
+        for member in self._storage_members.get(sid, []):
+            if member != id(t) and member in self._by_id:
+                self._by_id[member].stale = True
+
+    @staticmethod
+    def _mutated_args(func, args, kwargs) -> bool:
+        for argument in func._schema.arguments:
+            if argument.alias_info is not None and argument.alias_info.is_write:
+                return True
+        return False
+
+
+class _DispatchRecorder(TorchDispatchMode):
+    def __init__(self, recorder: Recorder):
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        self.recorder.on_call(func, args, kwargs, out)
+        return out
+
+
+def record(model: torch.nn.Module, example_input: torch.Tensor, graph: Graph):
+    """Runs the model once on the example input and returns (recorder, model output)."""
+    recorder = Recorder(model, graph)
+    x = example_input.detach().clone()
+    recorder.set_input(x)
+    with torch.no_grad(), _DispatchRecorder(recorder):
+        output = model(x)
+    return recorder, output

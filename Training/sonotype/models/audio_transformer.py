@@ -1,0 +1,134 @@
+"""The audio transformer of shared/seeds/000 (the Q&A Sonotype grew from), completed.
+
+`AttentionBlock` is the post's code verbatim.  The parts the post leaves out are completed the
+obvious way: `expand` is a small CNN embedding over the log-mel (frames -> tokens), a learned CLS
+token is prepended on the token axis, positional encoding is sinusoidal or learned, and `class_mlp`
+maps the CLS token to class logits.  `batch_first=False` gives the same model written for PyTorch's
+default (seq, batch, feature) layout.
+"""
+
+import math
+from collections import OrderedDict
+
+import torch
+import torch.nn as nn
+
+
+class AttentionBlock(nn.Module):
+    @staticmethod
+    def make_ffn(hidden_dim: int) -> torch.nn.Module:
+        return nn.Sequential(
+            OrderedDict([
+                ("ffn_linear1", nn.Linear(in_features=hidden_dim, out_features=hidden_dim)),
+                ("ffn_relu", nn.ReLU()),
+                ("ffn_linear2", nn.Linear(in_features=hidden_dim, out_features=hidden_dim))
+            ])
+        )
+
+    def __init__(self, embed_dim, n_head):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(embed_dim, n_head, batch_first=True)
+        self.layer_norm1 = nn.LayerNorm(embed_dim)
+        self.feed_forward = self.make_ffn(embed_dim)
+        self.layer_norm2 = nn.LayerNorm(embed_dim)
+
+    def forward(self, x: torch.Tensor):
+        attn_output, _ = self.attention(x, x, x)
+        x = self.layer_norm1(x + attn_output)
+        ff_output = self.feed_forward(x)
+        x = self.layer_norm2(x + ff_output)
+        return x
+
+
+class AttentionBlockSeqFirst(AttentionBlock):
+    """`AttentionBlock` for (seq, batch, feature) tensors: the same code with `batch_first=False`."""
+
+    def __init__(self, embed_dim, n_head):
+        super().__init__(embed_dim, n_head)
+        self.attention = nn.MultiheadAttention(embed_dim, n_head, batch_first=False)
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Adds the fixed sin/cos encoding of "Attention Is All You Need" along the token axis."""
+
+    def __init__(self, d_model: int, max_len: int, batch_first: bool = True):
+        super().__init__()
+        self.batch_first = batch_first
+        position = torch.arange(max_len).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+        pe = torch.zeros(max_len, d_model)
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.batch_first:                       # [B, L, D]
+            return x + self.pe[: x.size(1)]
+        return x + self.pe[: x.size(0)].unsqueeze(1)  # [L, B, D]
+
+
+class LearnedPositionalEncoding(nn.Module):
+    def __init__(self, d_model: int, max_len: int, batch_first: bool = True):
+        super().__init__()
+        self.batch_first = batch_first
+        self.pe = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.batch_first:
+            return x + self.pe[: x.size(1)].unsqueeze(0)
+        return x + self.pe[: x.size(0)].unsqueeze(1)
+
+
+class AudioTransformer(nn.Module):
+    """log-mel [B, n_mels, frames] -> class logits [B, n_classes]."""
+
+    def __init__(self, n_mels: int = 64, d_model: int = 64, n_head: int = 4, n_layers: int = 2,
+                 n_classes: int = 12, max_tokens: int = 512, positional: str = "sinusoidal",
+                 batch_first: bool = True):
+        super().__init__()
+        self.batch_first = batch_first
+        self.expand = nn.Sequential(
+            nn.Conv1d(n_mels, d_model, kernel_size=3, padding=1),
+            nn.BatchNorm1d(d_model),
+            nn.GELU(),
+            nn.Conv1d(d_model, d_model, kernel_size=3, stride=2, padding=1),
+            nn.BatchNorm1d(d_model),
+            nn.GELU(),
+        )
+        self.cls_token = nn.Parameter(torch.randn(1, d_model, 1) * 0.02)
+        encodings = {"sinusoidal": SinusoidalPositionalEncoding, "learned": LearnedPositionalEncoding}
+        self.positional_encoder = encodings[positional](d_model, max_tokens + 1, batch_first)
+        block = AttentionBlock if batch_first else AttentionBlockSeqFirst
+        self.attention_block = nn.Sequential(*[block(d_model, n_head) for _ in range(n_layers)])
+        self.class_mlp = nn.Sequential(
+            nn.Flatten(),
+            nn.Linear(d_model, d_model),
+            nn.GELU(),
+            nn.Dropout(0.1),
+            nn.Linear(d_model, n_classes),
+        )
+
+    def concat_cls_token(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.cls_token.expand(x.size(0), -1, -1), x], dim=2)
+
+    @staticmethod
+    def get_cls_token(x: torch.Tensor) -> torch.Tensor:
+        return x[:, :, 0:1]
+
+    def forward(self, x: torch.Tensor):
+        # Initial: x is [batch_size, n_mels, frames]
+        x = self.expand(x)                 # [batch_size, d_model, num_tokens]
+        x = self.concat_cls_token(x)       # [batch_size, d_model, num_tokens+1]
+        if self.batch_first:
+            x = x.permute(0, 2, 1)         # [batch_size, num_tokens+1, d_model]
+            x = self.positional_encoder(x)
+            x = self.attention_block(x)    # [batch_size, num_tokens+1, d_model]
+            x = x.permute(0, 2, 1)         # [batch_size, d_model, num_tokens+1]
+        else:
+            x = x.permute(2, 0, 1)         # [num_tokens+1, batch_size, d_model]
+            x = self.positional_encoder(x)
+            x = self.attention_block(x)    # [num_tokens+1, batch_size, d_model]
+            x = x.permute(1, 2, 0)         # [batch_size, d_model, num_tokens+1]
+        x = self.get_cls_token(x)          # [batch_size, d_model, 1]
+        y = self.class_mlp(x)              # [batch_size, n_classes]
+        return y

@@ -1,0 +1,97 @@
+"""Parity with PyTorch for the layers and tensor operations the engine supports (issue 2, list 4)."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from sonotype.testing.parity import assert_parity
+
+
+class Lambda(nn.Module):
+    def __init__(self, fn, *modules):
+        super().__init__()
+        self.fn = fn
+        self.layers = nn.ModuleList(modules)
+
+    def forward(self, x):
+        return self.fn(x, *self.layers)
+
+
+def with_running_stats(bn):
+    """Non-trivial running statistics (and affine parameters, if any), so eval BatchNorm is really tested."""
+    with torch.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        if bn.affine:
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.5, 0.5)
+    return bn
+
+
+CASES = {
+    # normalisation
+    "layer_norm_last": (lambda: nn.LayerNorm(8), (2, 5, 8)),
+    "layer_norm_chw": (lambda: nn.LayerNorm([3, 4, 5]), (2, 3, 4, 5)),
+    "layer_norm_no_affine": (lambda: nn.LayerNorm([4, 5], elementwise_affine=False), (2, 3, 4, 5)),
+    "layer_norm_eps": (lambda: nn.LayerNorm(6, eps=1e-3), (4, 6)),
+    "batch_norm_1d": (lambda: with_running_stats(nn.BatchNorm1d(6)), (2, 6, 9)),
+    "batch_norm_1d_2d_input": (lambda: with_running_stats(nn.BatchNorm1d(6)), (3, 6)),
+    "batch_norm_2d": (lambda: with_running_stats(nn.BatchNorm2d(4)), (2, 4, 5, 6)),
+    "batch_norm_no_affine": (lambda: with_running_stats(nn.BatchNorm2d(4, affine=False)), (1, 4, 3, 3)),
+    # convolution
+    "conv1d": (lambda: nn.Conv1d(4, 6, 3), (1, 4, 20)),
+    "conv1d_stride_pad_dilation": (lambda: nn.Conv1d(4, 6, 5, stride=2, padding=3, dilation=2), (2, 4, 31)),
+    "conv1d_same": (lambda: nn.Conv1d(4, 6, 4, padding="same"), (1, 4, 17)),
+    "conv1d_groups": (lambda: nn.Conv1d(6, 9, 3, groups=3, padding=1), (1, 6, 12)),
+    "conv1d_no_bias_1x1": (lambda: nn.Conv1d(5, 7, 1, bias=False), (1, 5, 11)),
+    "conv2d": (lambda: nn.Conv2d(3, 5, 3), (1, 3, 10, 12)),
+    "conv2d_stride_pad": (lambda: nn.Conv2d(3, 5, (3, 5), stride=(2, 1), padding=(1, 2)), (2, 3, 11, 13)),
+    "conv2d_same_dilation": (lambda: nn.Conv2d(3, 4, 3, padding="same", dilation=2), (1, 3, 9, 9)),
+    "conv2d_depthwise": (lambda: nn.Conv2d(4, 8, 3, groups=4), (1, 4, 8, 8)),
+    # pooling
+    "max_pool1d": (lambda: nn.MaxPool1d(3, stride=2, padding=1), (1, 4, 17)),
+    "max_pool2d": (lambda: nn.MaxPool2d(2), (1, 3, 8, 10)),
+    "max_pool2d_ceil_dilation": (lambda: nn.MaxPool2d(3, stride=2, padding=1, dilation=2, ceil_mode=True), (1, 2, 11, 12)),
+    "avg_pool1d": (lambda: nn.AvgPool1d(4, stride=2, padding=2), (1, 3, 15)),
+    "avg_pool2d": (lambda: nn.AvgPool2d(3, stride=2, padding=1), (1, 3, 9, 10)),
+    "avg_pool2d_no_pad_count_ceil": (lambda: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), (1, 2, 10, 9)),
+    "avg_pool2d_divisor": (lambda: nn.AvgPool2d(2, divisor_override=3), (1, 2, 6, 6)),
+    "adaptive_avg_pool1d": (lambda: nn.AdaptiveAvgPool1d(5), (1, 3, 17)),
+    "adaptive_avg_pool2d": (lambda: nn.AdaptiveAvgPool2d((3, 4)), (1, 3, 10, 9)),
+    "adaptive_avg_pool2d_global": (lambda: nn.AdaptiveAvgPool2d(1), (2, 3, 7, 7)),
+    # activations
+    "gelu": (lambda: nn.GELU(), (2, 50)),
+    "gelu_tanh": (lambda: nn.GELU(approximate="tanh"), (2, 50)),
+    "relu": (lambda: nn.ReLU(), (2, 50)),
+    "silu": (lambda: nn.SiLU(), (2, 50)),
+    "sigmoid": (lambda: nn.Sigmoid(), (2, 50)),
+    "tanh": (lambda: nn.Tanh(), (2, 50)),
+    "softmax": (lambda: nn.Softmax(dim=1), (2, 5, 7)),
+    "softmax_last": (lambda: nn.Softmax(dim=-1), (2, 5, 7)),
+    "log_softmax": (lambda: nn.LogSoftmax(dim=-1), (2, 5, 7)),
+    "leaky_relu_elu_hardswish": (lambda: Lambda(lambda x: F.leaky_relu(x, 0.2) + F.elu(x) + F.hardswish(x) + F.hardsigmoid(x) + F.softplus(x)), (3, 40)),
+    "dropout_is_identity": (lambda: nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 3)), (4, 8)),
+    # tensor operations
+    "flatten_linear": (lambda: nn.Sequential(nn.Flatten(), nn.Linear(12, 5)), (2, 3, 4)),
+    "reshape_view_permute_transpose": (lambda: Lambda(lambda x: x.reshape(2, 6, 4).permute(2, 0, 1).transpose(0, 2).contiguous().view(-1, 4) * 2), (2, 3, 8)),
+    "cat_stack_expand": (lambda: Lambda(lambda x: torch.cat([x, x * 2], dim=1) + torch.stack([x, -x], dim=0).sum(0).repeat(1, 2) + x[:, :1].expand(-1, 8)), (3, 4)),
+    "slicing_indexing": (lambda: Lambda(lambda x: x[:, 1:5:2] + x[:, -2:] + x[:, [0, 3]] + x[..., 2:4] * x[:, 0:1]), (3, 6)),
+    "select_unbind_split_chunk": (lambda: Lambda(lambda x: x[:, 2] + sum(torch.unbind(x, dim=1)) + torch.split(x, 3, dim=1)[1].sum(1) + torch.chunk(x, 2, dim=1)[0].mean(1)), (4, 6)),
+    "broadcasting_arithmetic": (lambda: Lambda(lambda x: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + 1) * 3 - 1 / (x.abs() + 2) + x ** 2 + torch.maximum(x, -x * 0.5)), (2, 3, 5)),
+    "mean_sum_var_max": (lambda: Lambda(lambda x: torch.cat([x.mean((1, 2)), x.sum(1).flatten(1)[:, :2], x.var(2, unbiased=False).mean(1, keepdim=True), x.amax(dim=(1, 2)).unsqueeze(1), x.max(dim=1).values[:, :, 0]], 1)), (2, 3, 4)),
+    "matmul_bmm": (lambda: Lambda(lambda x, lin: torch.matmul(x, x.transpose(1, 2)) @ lin(x) + torch.bmm(x, x.transpose(1, 2)).softmax(-1) @ x, nn.Linear(5, 5)), (2, 4, 5)),
+    "matmul_broadcast_weight": (lambda: Lambda(lambda x, p: x @ p.weight + p.bias, nn.Linear(5, 5)), (2, 3, 4, 5)),
+    "where_masked_fill_compare": (lambda: Lambda(lambda x: torch.where(x > 0, x, x * 0.1).masked_fill(x < -1, -2.0) + (x >= 0.5).float()), (3, 7)),
+    "pad_constant": (lambda: Lambda(lambda x: F.pad(x, (1, 2, 0, 3), value=0.5)), (2, 3, 4)),
+    "unsqueeze_squeeze": (lambda: Lambda(lambda x: x.unsqueeze(1).unsqueeze(-1).squeeze(-1).squeeze(1) * x), (3, 4)),
+    "exp_log_sqrt": (lambda: Lambda(lambda x: torch.exp(-x.abs()) + torch.log(x.abs() + 1) + torch.sqrt(x.abs()) + torch.rsqrt(x.abs() + 1) + torch.erf(x) + torch.sin(x) * torch.cos(x)), (4, 9)),
+    "clamp": (lambda: Lambda(lambda x: x.clamp(-0.5, 0.7) + x.clamp(min=0) + F.hardtanh(x) + F.relu6(x * 4)), (4, 9)),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_layer(case):
+    torch.manual_seed(sum(map(ord, case)))
+    factory, shape = CASES[case]
+    assert_parity(factory(), torch.randn(*shape))

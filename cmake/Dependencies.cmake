@@ -1,0 +1,7 @@
+# Everything comes from Debian packages installed by scripts/install-deps.sh.
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(Threads REQUIRED)
+if(SONOTYPE_TESTS)
+    find_package(Catch2 2 REQUIRED)
+endif()
+set(SONOTYPE_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with Debian's torch and torchaudio")

@@ -1,0 +1,38 @@
+# C++ tests (Catch2) and Python tests (pytest) all run under CTest.
+include(Catch)
+
+add_executable(sonotype_tests
+    Tests/TestMain.cpp
+    Tests/cli/NpyTests.cpp
+    Tests/engine/AllocationTests.cpp
+    Tests/engine/EngineTests.cpp
+    Tests/engine/JsonTests.cpp
+    Tests/engine/ModelFileTests.cpp
+    Tests/support/AllocationCounter.cpp)
+target_link_libraries(sonotype_tests PRIVATE sonotype_cli sonotype_engine Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
+target_include_directories(sonotype_tests PRIVATE Tests)
+
+set(SONOTYPE_FIXTURES_DIR "${CMAKE_BINARY_DIR}/fixtures")
+set(SONOTYPE_TEST_ENV
+    "PYTHONPATH=${CMAKE_SOURCE_DIR}/Training"
+    "SONOTYPE_CLI=$<TARGET_FILE:sonotype>"
+    "SONOTYPE_FIXTURES=${SONOTYPE_FIXTURES_DIR}"
+    "PYTHONDONTWRITEBYTECODE=1")
+
+# Models some C++ tests load, exported by PyTorch during the test run (never committed).
+add_test(NAME export_fixture_models
+    COMMAND ${SONOTYPE_PYTHON} -m sonotype.testing.fixtures ${SONOTYPE_FIXTURES_DIR})
+set_tests_properties(export_fixture_models PROPERTIES FIXTURES_SETUP exported_models ENVIRONMENT "${SONOTYPE_TEST_ENV}")
+
+catch_discover_tests(sonotype_tests
+    PROPERTIES FIXTURES_REQUIRED exported_models ENVIRONMENT "${SONOTYPE_TEST_ENV}")
+
+# Python: exporter and live parity with PyTorch through the built CLI.
+file(GLOB SONOTYPE_PYTHON_TESTS CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/Training/tests/test_*.py")
+foreach(test_file IN LISTS SONOTYPE_PYTHON_TESTS)
+    get_filename_component(test_name "${test_file}" NAME_WE)
+    add_test(NAME python_${test_name}
+        COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${test_file}"
+        WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+    set_tests_properties(python_${test_name} PROPERTIES ENVIRONMENT "${SONOTYPE_TEST_ENV}")
+endforeach()

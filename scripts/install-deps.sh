@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs everything Sonotype needs to build, test and run on Debian 12 (bookworm),
+# from Debian's own packages only. Idempotent: packages already present are skipped.
+# Usage: scripts/install-deps.sh        (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+    # Build tools
+    build-essential cmake ninja-build pkg-config ccache git ca-certificates
+    # Engine
+    libeigen3-dev
+    # Tests and benchmarks
+    catch2 libbenchmark-dev
+    # PyTorch side (run with /usr/bin/python3)
+    python3 python3-numpy python3-torch python3-torchaudio python3-pytest python3-tqdm
+    # JUCE 7 and the system libraries Debian's JUCE links
+    juce-modules-source juce-tools
+    libasound2-dev libjack-jackd2-dev libfreetype-dev libfontconfig1-dev
+    libx11-dev libxext-dev libxinerama-dev libxrandr-dev libxcursor-dev libxcomposite-dev libgl-dev
+    libflac-dev libvorbis-dev libogg-dev libpng-dev libjpeg-dev libcurl4-gnutls-dev
+    # Audio front end
+    libsoxr-dev libfftw3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#packages[@]} packages already installed"
+    exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
