@@ -47,8 +47,16 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
     if not isinstance(example_input, torch.Tensor) or example_input.dtype != torch.float32:
         raise ExportError("example_input must be a float32 torch.Tensor")
 
-    graph = Graph()
-    recorder, output = record(model, example_input, graph)
+    try:
+        graph = Graph()
+        recorder, output = record(model, example_input, graph)
+    except (TypeError, RuntimeError) as error:
+        # PyTorch 1.13's fused eval paths fail for some valid models (e.g. MultiheadAttention with
+        # bias=False); PyTorch then only runs with autograd on, which takes the regular path.
+        if "_native_multi_head_attention" not in str(error) and "_transformer_encoder_layer_fwd" not in str(error):
+            raise
+        graph = Graph()
+        recorder, output = record(model, example_input, graph, grad_enabled=True)
     flat_output, _ = tree_flatten(output)
     output_tensors = [t for t in flat_output if isinstance(t, torch.Tensor)]
     if not output_tensors:

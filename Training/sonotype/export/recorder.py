@@ -151,6 +151,13 @@ class Recorder:
         tensor_args = [a for a in flat_args if isinstance(a, torch.Tensor)]
         op_name = func.overloadpacket.__name__
         mutated = self._mutated_args(func, args, kwargs)
+        unavailable = [self._by_id[id(t)].unavailable for t in tensor_args
+                       if id(t) in self._by_id and self._by_id[id(t)].unavailable]
+        if unavailable:
+            # Computed from an output the engine does not produce: fine unless the model uses it.
+            for t in (o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)):
+                self._replace(t, Tracked(vid=-1, unavailable=unavailable[0]), mutated)
+            return
         dynamic = op_name not in _SHAPE_ONLY_OPS and any(self.is_dynamic(t) for t in tensor_args)
 
         if not dynamic:
@@ -186,31 +193,30 @@ class Recorder:
             origin = (op_name, sources[0], bind(func, args, kwargs)) if sources else None
             tracked = Tracked(const=t.detach().clone(), name=f"{base}.{op_name}" + (f".{index}" if index else ""),
                               origin=origin)
-            if id(t) in self._by_id and mutated:
-                self._mark_aliases_stale(t)
-            self._by_id.pop(id(t), None)
-            self._remember(t, tracked)
+            self._replace(t, tracked, mutated)
 
     def _record_outputs(self, out, result, mutated) -> None:
         flat_out, _ = tree_flatten(out)
-        flat_result, _ = tree_flatten(result)
-        tensors = [o for o in flat_out if isinstance(o, torch.Tensor)]
-        if len(tensors) != len(flat_result):
-            raise AssertionError("lowering handler returned the wrong number of outputs")
-        for t, res in zip(tensors, flat_result):
+        flat_result = [result] if isinstance(out, torch.Tensor) else list(result) if isinstance(result, (list, tuple)) else [result]
+        if len(flat_result) == len(flat_out):  # one entry per returned item, tensors or not
+            pairs = [(t, res) for t, res in zip(flat_out, flat_result) if isinstance(t, torch.Tensor)]
+        else:  # one entry per returned tensor
+            tensors = [t for t in flat_out if isinstance(t, torch.Tensor)]
+            if len(tensors) != len(flat_result):
+                raise AssertionError("lowering handler returned the wrong number of outputs")
+            pairs = list(zip(tensors, flat_result))
+        for t, res in pairs:
             if res is None:
-                # An output the engine does not compute (e.g. layer-norm statistics): using it is an error.
-                self._by_id.pop(id(t), None)
-                self._remember(t, Tracked(vid=-1, unavailable="this output of the operation is not supported"))
-                continue
-            if isinstance(res, Tracked):
-                tracked = res
+                # An output the engine does not compute (e.g. pooling indices): an error only if used.
+                self._replace(t, Tracked(vid=-1, unavailable="this output of the operation is not supported"), mutated)
             else:
-                tracked = Tracked(vid=res)
-            if id(t) in self._by_id and mutated:
-                self._mark_aliases_stale(t)
-            self._by_id.pop(id(t), None)
-            self._remember(t, tracked)
+                self._replace(t, res if isinstance(res, Tracked) else Tracked(vid=res), mutated)
+
+    def _replace(self, t: torch.Tensor, tracked: Tracked, mutated: bool) -> None:
+        if id(t) in self._by_id and mutated:
+            self._mark_aliases_stale(t)
+        self._by_id.pop(id(t), None)
+        self._remember(t, tracked)
 
     def _mark_aliases_stale(self, t: torch.Tensor) -> None:
         sid = self._storage_id(t)
@@ -238,11 +244,13 @@ class _DispatchRecorder(TorchDispatchMode):
         return out
 
 
-def record(model: torch.nn.Module, example_input: torch.Tensor, graph: Graph):
-    """Runs the model once on the example input and returns (recorder, model output)."""
+def record(model: torch.nn.Module, example_input: torch.Tensor, graph: Graph, grad_enabled: bool = False):
+    """Runs the model once on the example input and returns (recorder, model output).
+
+    Normally under no_grad, as inference runs, so PyTorch takes its eval-mode fast paths."""
     recorder = Recorder(model, graph)
     x = example_input.detach().clone()
     recorder.set_input(x)
-    with torch.no_grad(), _DispatchRecorder(recorder):
+    with torch.set_grad_enabled(grad_enabled), _DispatchRecorder(recorder):
         output = model(x)
     return recorder, output
