@@ -25,8 +25,19 @@ from torch.utils._pytree import tree_flatten
 from .errors import ExportError
 from .graph import Graph
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_EXPORT_DIR = os.path.dirname(os.path.abspath(__file__))
+_TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+_EXPORT_DIR = os.path.dirname(os.path.realpath(__file__)) + os.sep
+_is_library_file: Dict[str, bool] = {}
+
+
+def _library_file(filename: str) -> bool:
+    """Whether a frame's file belongs to torch or to this exporter rather than to the user's model."""
+    known = _is_library_file.get(filename)
+    if known is None:
+        path = os.path.realpath(filename)
+        known = filename.startswith("<") or path.startswith(_TORCH_DIR) or path.startswith(_EXPORT_DIR)
+        _is_library_file[filename] = known
+    return known
 
 # Ops whose result depends only on the shape of their tensor inputs, never on the values.
 _SHAPE_ONLY_OPS = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
@@ -38,8 +49,8 @@ def user_source() -> str:
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not (filename.startswith(_TORCH_DIR) or filename.startswith(_EXPORT_DIR) or filename.startswith("<")):
-            return f"{filename}:{frame.f_lineno}"
+        if not _library_file(filename):
+            return f"{os.path.normpath(filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return ""
 
