@@ -24,8 +24,9 @@ add_test(NAME export_fixture_models
     COMMAND ${SONOTYPE_PYTHON} -m sonotype.testing.fixtures ${SONOTYPE_FIXTURES_DIR})
 set_tests_properties(export_fixture_models PROPERTIES FIXTURES_SETUP exported_models ENVIRONMENT "${SONOTYPE_TEST_ENV}")
 
-catch_discover_tests(sonotype_tests
-    PROPERTIES FIXTURES_REQUIRED exported_models ENVIRONMENT "${SONOTYPE_TEST_ENV}")
+# The C++ tests find the fixtures here (or in $SONOTYPE_FIXTURES).
+target_compile_definitions(sonotype_tests PRIVATE SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}")
+catch_discover_tests(sonotype_tests PROPERTIES FIXTURES_REQUIRED exported_models)
 
 # Python: exporter and live parity with PyTorch through the built CLI.
 file(GLOB SONOTYPE_PYTHON_TESTS CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/Training/tests/test_*.py")

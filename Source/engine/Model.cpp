@@ -262,8 +262,11 @@ void Model::plan (const std::vector<Shape>& shapes)
             first[static_cast<std::size_t> (v)] = last[static_cast<std::size_t> (v)] = n;
         scratchFloats_ = std::max (scratchFloats_, node.kernel->scratchFloats());
     }
+    // Outputs are read after run(); inputs are written once and must survive run() unchanged.
     for (int v : outputs_)
         last[static_cast<std::size_t> (root[static_cast<std::size_t> (v)])] = numNodes;
+    for (int v : inputs_)
+        last[static_cast<std::size_t> (v)] = numNodes;
 
     // Greedy placement, largest first, of buffers whose lifetimes [first, last] overlap.
     struct Block

@@ -39,10 +39,10 @@ TEST_CASE ("a tiny linear + softmax graph gives hand-computed numbers", "[engine
     // logits: row 0 = [1 + 0.5, -1 - 0.5] = [1.5, -1.5]; row 1 = [5 + 0.5, 1 - 0.5] = [5.5, 0.5]
     const auto y = session.output();
     const auto softmax = [] (float a, float b) { return 1.0f / (1.0f + std::exp (b - a)); };
-    CHECK (y[0] == Approx (softmax (1.5f, -1.5f)).epsilon (1e-6));
-    CHECK (y[1] == Approx (1.0f - softmax (1.5f, -1.5f)).epsilon (1e-6));
-    CHECK (y[2] == Approx (softmax (5.5f, 0.5f)).epsilon (1e-6));
-    CHECK (y[3] == Approx (1.0f - softmax (5.5f, 0.5f)).epsilon (1e-6));
+    CHECK (y[0] == Approx (softmax (1.5f, -1.5f)).margin (1e-6));
+    CHECK (y[1] == Approx (1.0f - softmax (1.5f, -1.5f)).margin (1e-6));
+    CHECK (y[2] == Approx (softmax (5.5f, 0.5f)).margin (1e-6));
+    CHECK (y[3] == Approx (1.0f - softmax (5.5f, 0.5f)).margin (1e-6));
 }
 
 TEST_CASE ("exported models reproduce PyTorch's outputs", "[engine][fixtures]")

@@ -22,6 +22,11 @@ inline std::string jsonString (const std::string& text)
     std::string out = "\"";
     for (char c : text)
     {
+        if (c == '\n')
+        {
+            out += "\\n";
+            continue;
+        }
         if (c == '"' || c == '\\')
             out += '\\';
         out += c;
