@@ -1,6 +1,7 @@
 // The model loader refuses every malformed file with a specific message, never crashes.
 #include "engine/Model.h"
 #include "engine/ModelError.h"
+#include "engine/Session.h"
 #include "support/SafetensorsWriter.h"
 
 #include <catch2/catch.hpp>
@@ -171,4 +172,36 @@ TEST_CASE ("metadata and graph errors are specific", "[model-file]")
 TEST_CASE ("a missing file is reported by name", "[model-file]")
 {
     REQUIRE_THROWS_WITH (engine::Model::load ("/nonexistent/model.safetensors"), Contains ("cannot open model file '/nonexistent/model.safetensors'"));
+}
+
+TEST_CASE ("corrupted and truncated files are refused cleanly, never crash", "[model-file][robustness]")
+{
+    const auto good = withGraph (kGraph);
+    int refused = 0;
+    for (std::size_t i = 0; i < good.size(); ++i)
+    {
+        // Truncated at every length.
+        const std::vector<std::uint8_t> truncated (good.begin(), good.begin() + static_cast<std::ptrdiff_t> (i));
+        REQUIRE_THROWS_AS (load (truncated), engine::ModelError);
+        // Every byte replaced by a few values that break structure, numbers and text.
+        for (std::uint8_t value : { std::uint8_t { 0 }, std::uint8_t { '9' }, std::uint8_t { '"' }, std::uint8_t { 0xFF } })
+        {
+            auto corrupted = good;
+            if (corrupted[i] == value)
+                continue;
+            corrupted[i] = value;
+            try
+            {
+                const auto model = load (corrupted);
+                // Still valid (e.g. a changed weight): it must run.
+                engine::Session session (model);
+                session.run();
+            }
+            catch (const engine::ModelError&)
+            {
+                ++refused;
+            }
+        }
+    }
+    CHECK (refused > static_cast<int> (good.size()));
 }
