@@ -1,0 +1,88 @@
+"""The `sonotype` command line: help, exit codes and messages for bad arguments and files."""
+
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+from sonotype.engine_cli import cli_path
+from sonotype.export import export_model
+
+
+def sonotype(*args):
+    return subprocess.run([cli_path(), *map(str, args)], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "linear.safetensors"
+    torch.manual_seed(0)
+    export_model(torch.nn.Linear(4, 3).eval(), torch.randn(1, 4), str(path), labels=["a", "b", "c"])
+    return path
+
+
+@pytest.mark.parametrize("command", [[], ["run-model"], ["inspect"]])
+def test_help(command):
+    result = sonotype(*command, "--help")
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: sonotype")
+
+
+def test_no_arguments_prints_usage_and_fails():
+    result = sonotype()
+    assert result.returncode == 2 and "usage:" in result.stderr
+
+
+def test_unknown_command_and_option():
+    assert sonotype("frobnicate").returncode == 2
+    result = sonotype("inspect", "--bogus", "x")
+    assert result.returncode == 2 and "unknown option --bogus" in result.stderr
+
+
+def test_run_model_round_trip(model_file, tmp_path):
+    x = np.arange(4, dtype=np.float32).reshape(1, 4)
+    np.save(tmp_path / "in.npy", x)
+    result = sonotype("run-model", model_file, "--input", tmp_path / "in.npy", "--output", tmp_path / "out.npy")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    torch.manual_seed(0)  # the same weights as the exported model
+    linear = torch.nn.Linear(4, 3)
+    expected = linear(torch.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), expected, atol=1e-6)
+
+
+def test_run_model_errors(model_file, tmp_path):
+    np.save(tmp_path / "wrong.npy", np.zeros((1, 5), dtype=np.float32))
+    np.save(tmp_path / "ints.npy", np.zeros((1, 4), dtype=np.int64))
+    (tmp_path / "bad.safetensors").write_bytes(b"\x0a\x00\x00\x00\x00\x00\x00\x00{not json}")
+    out = tmp_path / "out.npy"
+    cases = [
+        (["run-model", model_file, "--output", out], 2, "--input is required"),
+        (["run-model", "--input", tmp_path / "wrong.npy", "--output", out], 2, "exactly one MODEL"),
+        (["run-model", model_file, "--input", tmp_path / "wrong.npy", "--output", out], 1, "has shape [1, 5], the model expects [1, 4]"),
+        (["run-model", model_file, "--input", tmp_path / "ints.npy", "--output", out], 1, "dtype '<i8' is not supported"),
+        (["run-model", model_file, "--input", tmp_path / "missing.npy", "--output", out], 1, "cannot open"),
+        (["run-model", tmp_path / "missing.safetensors", "--input", tmp_path / "wrong.npy", "--output", out], 1, "cannot open model file"),
+        (["run-model", tmp_path / "bad.safetensors", "--input", tmp_path / "wrong.npy", "--output", out], 1, "not valid JSON"),
+        (["run-model", model_file, "--input", tmp_path / "wrong.npy", "--output", out, "--output-index", "x"], 2, "--output-index"),
+        (["run-model", model_file, "--input", tmp_path / "wrong.npy", "--output", out, "--output-index", "3"], 2, "has 1 outputs"),
+        (["inspect"], 2, "exactly one MODEL"),
+        (["inspect", tmp_path / "bad.safetensors"], 1, "not valid JSON"),
+    ]
+    for args, code, message in cases:
+        result = sonotype(*args)
+        assert result.returncode == code, (args, result.stderr)
+        assert result.stderr.startswith("error: ") and message in result.stderr, (args, result.stderr)
+        assert result.stdout == ""
+
+
+def test_inspect(model_file):
+    result = sonotype("inspect", model_file)
+    assert result.returncode == 0
+    assert "input 0:     [1, 4]" in result.stdout
+    assert "output 0:    [1, 3]" in result.stdout
+    assert "labels:      a, b, c" in result.stdout
+    assert "parameters:  15 floats" in result.stdout
+    ops = sonotype("inspect", "--ops").stdout.split()
+    assert "attention" in ops and "gemm" in ops and "layer_norm" in ops
