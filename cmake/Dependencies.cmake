@@ -1,6 +1,8 @@
 # Everything comes from Debian packages installed by scripts/install-deps.sh.
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(Threads REQUIRED)
+# Debian's juce-modules-source: the plugin, GUI and CLI layers build on it (engine and tests do not).
+find_package(JUCE CONFIG REQUIRED)
 if(SONOTYPE_TESTS)
     find_package(Catch2 2 REQUIRED)
 endif()
