@@ -32,6 +32,25 @@ def run_model(model_path: str, x: np.ndarray, output_index: int = 0) -> np.ndarr
         return np.load(output_path)
 
 
+def features(settings: dict, samples: np.ndarray, rate: float = None) -> np.ndarray:
+    """The C++ front end's features of one clip (`sonotype features`), for comparison with torchaudio."""
+    import json
+    with tempfile.TemporaryDirectory() as tmp:
+        settings_path = os.path.join(tmp, "frontend.json")
+        with open(settings_path, "w") as f:
+            json.dump(settings, f)
+        input_path = os.path.join(tmp, "samples.npy")
+        output_path = os.path.join(tmp, "features.npy")
+        np.save(input_path, np.ascontiguousarray(samples, dtype=np.float32))
+        command = [cli_path(), "features", "--frontend", settings_path, "--input", input_path, "--output", output_path]
+        if rate is not None:
+            command += ["--rate", str(rate)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"sonotype features failed ({result.returncode}): {result.stderr.strip()}")
+        return np.load(output_path)
+
+
 def inspect(model_path: str) -> str:
     result = subprocess.run([cli_path(), "inspect", model_path], capture_output=True, text=True, check=True)
     return result.stdout

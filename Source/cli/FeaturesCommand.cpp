@@ -1,0 +1,93 @@
+// `sonotype features`: the front end's log-mel features of one clip, for checking against torchaudio.
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+#include "cli/Npy.h"
+#include "dsp/LogMelSpectrogram.h"
+#include "dsp/Resampler.h"
+#include "engine/Model.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace sonotype::cli
+{
+namespace
+{
+    constexpr const char* kHelp = R"(usage: sonotype features (--model MODEL.safetensors | --frontend SETTINGS.json) --input IN.npy --output OUT.npy [--rate HZ]
+
+Computes the log-mel features [n_mels, frames] of the mono float32 samples in IN.npy, taken as one
+clip, exactly as the model's front end does (torchaudio's MelSpectrogram + AmplitudeToDB/log +
+normalisation). With --rate, the samples are at HZ and are first resampled to the front end's rate.
+
+options:
+  --model FILE       take the front-end settings from a model file
+  --frontend FILE    take them from a JSON file instead
+  --input IN.npy     1-D float32 samples
+  --output OUT.npy   where to write the features
+  --rate HZ          sample rate of the input (default: the front end's)
+  --help             show this help
+)";
+
+    std::string readText (const std::string& path)
+    {
+        std::ifstream stream (path);
+        if (! stream)
+            throw UsageError ("cannot open '" + path + "'");
+        std::stringstream text;
+        text << stream.rdbuf();
+        return text.str();
+    }
+} // namespace
+
+int featuresCommand (const std::vector<std::string>& args)
+{
+    const Arguments arguments (args, { "--model", "--frontend", "--input", "--output", "--rate" }, { "--help" });
+    if (arguments.flag ("--help"))
+    {
+        std::cout << kHelp;
+        return 0;
+    }
+    if (arguments.has ("--model") == arguments.has ("--frontend"))
+        throw UsageError ("give exactly one of --model and --frontend");
+    if (! arguments.positionals().empty())
+        throw UsageError ("unexpected argument '" + arguments.positionals()[0] + "'");
+    const auto settingsJson = arguments.has ("--model") ? engine::Model::load (arguments.value ("--model"))->info().frontendJson
+                                                        : readText (arguments.value ("--frontend"));
+    const auto settings = dsp::FrontendSettings::fromJson (settingsJson);
+    const auto input = readNpy (arguments.value ("--input"));
+    if (input.shape.size() != 1)
+        throw NpyError ("--input must be a 1-D array of samples");
+
+    std::vector<float> samples = input.data;
+    if (arguments.has ("--rate"))
+    {
+        double rate = 0.0;
+        try
+        {
+            rate = std::stod (arguments.value ("--rate"));
+        }
+        catch (const std::exception&)
+        {
+            throw UsageError ("--rate must be a number");
+        }
+        dsp::Resampler resampler (rate, settings.sampleRate);
+        samples.clear();
+        resampler.process (input.data.data(), input.data.size(), samples);
+        resampler.flush (samples);
+    }
+    if (samples.size() > (std::size_t { 1 } << 30))
+        throw NpyError ("--input is too long");
+    const int numSamples = static_cast<int> (samples.size());
+    const int numFrames = settings.numFrames (numSamples);
+    if (numFrames < 1 || (settings.center && settings.padMode == dsp::FrontendSettings::PadMode::reflect && numSamples <= settings.nFft / 2))
+        throw NpyError ("--input holds " + std::to_string (numSamples) + " samples: too few for one frame");
+    NpyArray output;
+    output.shape = { settings.nMels, numFrames };
+    output.data.resize (static_cast<std::size_t> (settings.nMels * numFrames));
+    dsp::LogMelSpectrogram (settings).compute (samples.data(), numSamples, output.data.data());
+    writeNpy (arguments.value ("--output"), output);
+    return 0;
+}
+
+} // namespace sonotype::cli

@@ -1,0 +1,54 @@
+// The audio front end's settings, as a model file carries them (its "frontend" metadata).
+// Field meanings follow torchaudio's MelSpectrogram and AmplitudeToDB; see Training/sonotype/frontend.py.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sonotype::dsp
+{
+
+struct FrontendError : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+struct FrontendSettings
+{
+    enum class PadMode { reflect, constant };
+    enum class MelScale { htk, slaney };
+    enum class LogType { db, log, none };
+
+    double sampleRate = 16000.0;
+    int nFft = 400;
+    int winLength = 400;
+    int hopLength = 200;
+    double fMin = 0.0;
+    double fMax = 8000.0;
+    int nMels = 64;
+    bool center = true;
+    PadMode padMode = PadMode::reflect;
+    double power = 2.0;
+    MelScale melScale = MelScale::htk;
+    bool slaneyNorm = false;
+    LogType logType = LogType::db;
+    std::optional<double> topDb;
+    double dbMultiplier = 10.0; // 10 for power spectra, 20 for magnitudes
+    double logOffset = 1e-6;
+    std::vector<float> mean { 0.0f }, std { 1.0f }; // one value, or one per mel band
+    int windowSamples = 0;                            // samples per analysis window at sampleRate
+
+    /** Parses and validates the JSON object; `modelFrames`, if given, sets windowSamples when the
+        JSON does not. Throws FrontendError naming the bad field. */
+    static FrontendSettings fromJson (const std::string& json, std::optional<int> modelFrames = std::nullopt);
+
+    int numFreqs() const noexcept { return nFft / 2 + 1; }
+    /** STFT frames torchaudio produces for numSamples samples. */
+    int numFrames (int numSamples) const noexcept;
+    /** The fewest samples that give numFrames frames. */
+    int samplesForFrames (int numFrames) const noexcept;
+};
+
+} // namespace sonotype::dsp

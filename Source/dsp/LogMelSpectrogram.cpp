@@ -1,0 +1,172 @@
+#include "dsp/LogMelSpectrogram.h"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+namespace sonotype::dsp
+{
+
+namespace
+{
+    // FFTW's planner is not thread-safe (executing a plan is).
+    std::mutex fftwPlannerMutex;
+} // namespace
+
+struct LogMelSpectrogram::Fft
+{
+    explicit Fft (int size)
+        : input (fftw_alloc_real (static_cast<std::size_t> (size))),
+          output (fftw_alloc_complex (static_cast<std::size_t> (size / 2 + 1)))
+    {
+        const std::lock_guard<std::mutex> lock (fftwPlannerMutex);
+        plan = fftw_plan_dft_r2c_1d (size, input, output, FFTW_ESTIMATE);
+        if (plan == nullptr)
+            throw FrontendError ("FFTW could not plan an FFT of size " + std::to_string (size));
+    }
+    ~Fft()
+    {
+        const std::lock_guard<std::mutex> lock (fftwPlannerMutex);
+        fftw_destroy_plan (plan);
+        fftw_free (input);
+        fftw_free (output);
+    }
+    double* input;
+    fftw_complex* output;
+    fftw_plan plan = nullptr;
+};
+
+LogMelSpectrogram::LogMelSpectrogram (const FrontendSettings& settings)
+    : settings_ (settings), filterbank_ (settings), fft_ (std::make_unique<Fft> (settings.nFft))
+{
+    // torch.hann_window(win_length, periodic=True), zero-padded to n_fft with the window centred.
+    window_.assign (static_cast<std::size_t> (settings.nFft), 0.0);
+    const int offset = (settings.nFft - settings.winLength) / 2;
+    for (int i = 0; i < settings.winLength; ++i)
+        window_[static_cast<std::size_t> (offset + i)] = 0.5 - 0.5 * std::cos (2.0 * 3.14159265358979323846 * i / settings.winLength);
+    spectrum_.resize (static_cast<std::size_t> (settings.numFreqs()));
+    frameMel_.resize (static_cast<std::size_t> (settings.nMels));
+    const int maxFrames = std::max (1, settings.numFrames (std::max (settings.windowSamples, settings.nFft)));
+    mel_.resize (static_cast<std::size_t> (settings.nMels * maxFrames));
+    const std::size_t cacheSlots = static_cast<std::size_t> (4 * maxFrames + 8);
+    cacheKeys_.assign (cacheSlots, std::numeric_limits<int64_t>::min());
+    cacheMel_.resize (cacheSlots * static_cast<std::size_t> (settings.nMels));
+}
+
+LogMelSpectrogram::~LogMelSpectrogram() = default;
+
+void LogMelSpectrogram::melFrame (const float* samples, int numSamples, int64_t frameStart, double* mel)
+{
+    // Sample frameStart + k of the (virtually) padded clip, for k in [0, n_fft).
+    const int nFft = settings_.nFft;
+    for (int k = 0; k < nFft; ++k)
+    {
+        int64_t index = frameStart + k;
+        double value = 0.0;
+        if (index >= 0 && index < numSamples)
+            value = samples[index];
+        else if (settings_.padMode == FrontendSettings::PadMode::reflect)
+        {
+            index = index < 0 ? -index : 2 * static_cast<int64_t> (numSamples) - 2 - index;
+            if (index >= 0 && index < numSamples)
+                value = samples[index];
+        }
+        fft_->input[k] = value * window_[static_cast<std::size_t> (k)];
+    }
+    fftw_execute_dft_r2c (fft_->plan, fft_->input, fft_->output);
+    ++framesComputed_;
+    const int numFreqs = settings_.numFreqs();
+    for (int f = 0; f < numFreqs; ++f)
+    {
+        const double re = fft_->output[f][0], im = fft_->output[f][1];
+        const double squared = re * re + im * im;
+        spectrum_[static_cast<std::size_t> (f)] = settings_.power == 2.0 ? squared
+                                                : settings_.power == 1.0 ? std::sqrt (squared)
+                                                                         : std::pow (std::sqrt (squared), settings_.power);
+    }
+    filterbank_.apply (spectrum_.data(), mel);
+}
+
+void LogMelSpectrogram::compute (const float* samples, int numSamples, float* features)
+{
+    computeFrames (samples, numSamples, 0, false, features);
+}
+
+void LogMelSpectrogram::computeWindow (const float* samples, int numSamples, int64_t absoluteStart, float* features)
+{
+    computeFrames (samples, numSamples, absoluteStart, true, features);
+}
+
+void LogMelSpectrogram::computeFrames (const float* samples, int numSamples, int64_t absoluteStart, bool useCache, float* features)
+{
+    const int numFrames = settings_.numFrames (numSamples);
+    const int nMels = settings_.nMels;
+    if (mel_.size() < static_cast<std::size_t> (numFrames * nMels))
+        mel_.resize (static_cast<std::size_t> (numFrames * nMels));
+    const int pad = settings_.center ? settings_.nFft / 2 : 0;
+    const auto numSlots = static_cast<int64_t> (cacheKeys_.size());
+    for (int t = 0; t < numFrames; ++t)
+    {
+        const int64_t start = static_cast<int64_t> (t) * settings_.hopLength - pad;
+        const bool interior = start >= 0 && start + settings_.nFft <= numSamples;
+        const double* mel = frameMel_.data();
+        if (useCache && interior)
+        {
+            const int64_t key = absoluteStart + start;
+            const auto slot = static_cast<std::size_t> (((key / settings_.hopLength) % numSlots + numSlots) % numSlots);
+            double* cached = cacheMel_.data() + slot * static_cast<std::size_t> (nMels);
+            if (cacheKeys_[slot] != key)
+            {
+                melFrame (samples, numSamples, start, cached);
+                cacheKeys_[slot] = key;
+            }
+            mel = cached;
+        }
+        else
+            melFrame (samples, numSamples, start, frameMel_.data());
+        for (int m = 0; m < nMels; ++m)
+            mel_[static_cast<std::size_t> (m * numFrames + t)] = mel[m];
+    }
+    finish (numFrames, features);
+}
+
+void LogMelSpectrogram::finish (int numFrames, float* features) const
+{
+    const int nMels = settings_.nMels;
+    const std::size_t count = static_cast<std::size_t> (nMels * numFrames);
+    // As torchaudio: log in float32 of the float32 mel spectrogram.
+    for (std::size_t i = 0; i < count; ++i)
+    {
+        const auto value = static_cast<float> (mel_[i]);
+        switch (settings_.logType)
+        {
+            case FrontendSettings::LogType::db:
+                features[i] = static_cast<float> (settings_.dbMultiplier) * std::log10 (std::max (value, 1e-10f));
+                break;
+            case FrontendSettings::LogType::log: features[i] = std::log (value + static_cast<float> (settings_.logOffset)); break;
+            case FrontendSettings::LogType::none: features[i] = value; break;
+        }
+    }
+    if (settings_.logType == FrontendSettings::LogType::db && settings_.topDb.has_value() && count > 0)
+    {
+        const float floor = *std::max_element (features, features + count) - static_cast<float> (*settings_.topDb);
+        for (std::size_t i = 0; i < count; ++i)
+            features[i] = std::max (features[i], floor);
+    }
+    const bool perBandMean = settings_.mean.size() > 1, perBandStd = settings_.std.size() > 1;
+    for (int m = 0; m < nMels; ++m)
+    {
+        const float mean = settings_.mean[perBandMean ? static_cast<std::size_t> (m) : 0];
+        const float std = settings_.std[perBandStd ? static_cast<std::size_t> (m) : 0];
+        for (int t = 0; t < numFrames; ++t)
+        {
+            float& value = features[static_cast<std::size_t> (m * numFrames + t)];
+            value = (value - mean) / std;
+        }
+    }
+}
+
+} // namespace sonotype::dsp
