@@ -52,9 +52,16 @@ int featuresCommand (const std::vector<std::string>& args)
         throw UsageError ("give exactly one of --model and --frontend");
     if (! arguments.positionals().empty())
         throw UsageError ("unexpected argument '" + arguments.positionals()[0] + "'");
-    const auto settingsJson = arguments.has ("--model") ? engine::Model::load (arguments.value ("--model"))->info().frontendJson
-                                                        : readText (arguments.value ("--frontend"));
-    const auto settings = dsp::FrontendSettings::fromJson (settingsJson);
+    dsp::FrontendSettings settings;
+    if (arguments.has ("--model"))
+    {
+        // The model's settings, window and filterbank, for a clip of any length.
+        const auto model = engine::Model::load (arguments.value ("--model"));
+        settings = dsp::FrontendSettings::fromJson (model->info().frontendJson);
+        settings.useStoredTensors (*model);
+    }
+    else
+        settings = dsp::FrontendSettings::fromJson (readText (arguments.value ("--frontend")));
     const auto input = readNpy (arguments.value ("--input"));
     if (input.shape.size() != 1)
         throw NpyError ("--input must be a 1-D array of samples");

@@ -1,6 +1,7 @@
 #include "dsp/FrontendSettings.h"
 
 #include "engine/Json.h"
+#include "engine/Model.h"
 
 #include <cmath>
 
@@ -158,6 +159,34 @@ FrontendSettings FrontendSettings::fromJson (const std::string& json, std::optio
     if (s.center && s.padMode == PadMode::reflect && s.windowSamples > 0 && s.windowSamples <= s.nFft / 2)
         throw FrontendError ("reflect padding needs windows longer than n_fft / 2 samples");
     return s;
+}
+
+FrontendSettings FrontendSettings::fromModel (const engine::Model& model)
+{
+    const auto& info = model.info();
+    const auto& input = info.inputShapes.front();
+    if (input.rank() < 2)
+        throw FrontendError ("the model's input " + input.toString() + " is not [..., n_mels, frames]");
+    auto settings = fromJson (info.frontendJson, static_cast<int> (input[input.rank() - 1]));
+    if (input[input.rank() - 2] != settings.nMels)
+        throw FrontendError ("the model's input " + input.toString() + " does not have n_mels = " + std::to_string (settings.nMels) + " rows");
+    settings.useStoredTensors (model);
+    return settings;
+}
+
+void FrontendSettings::useStoredTensors (const engine::Model& model)
+{
+    auto load = [&] (const char* name, engine::Shape expected, std::vector<float>& target) {
+        const auto* tensor = model.storedTensor (name);
+        if (tensor == nullptr)
+            return;
+        if (tensor->shape != expected)
+            throw FrontendError (std::string ("stored ") + name + " is " + tensor->shape.toString() + ", expected " + expected.toString());
+        const float* data = model.storedData (*tensor);
+        target.assign (data, data + expected.numElements());
+    };
+    load ("frontend.window", engine::Shape { winLength }, window);
+    load ("frontend.mel_fbanks", engine::Shape { numFreqs(), nMels }, melFilterbank);
 }
 
 int FrontendSettings::numFrames (int numSamples) const noexcept

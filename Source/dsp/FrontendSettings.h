@@ -7,6 +7,11 @@
 #include <string>
 #include <vector>
 
+namespace sonotype::engine
+{
+class Model;
+}
+
 namespace sonotype::dsp
 {
 
@@ -39,10 +44,20 @@ struct FrontendSettings
     double logOffset = 1e-6;
     std::vector<float> mean { 0.0f }, std { 1.0f }; // one value, or one per mel band
     int windowSamples = 0;                            // samples per analysis window at sampleRate
+    // As torchaudio computed them at export (the model file's "frontend.window" [win_length] and
+    // "frontend.mel_fbanks" [n_fft / 2 + 1, n_mels]); empty: computed here from the fields above.
+    std::vector<float> window;
+    std::vector<float> melFilterbank;
 
     /** Parses and validates the JSON object; `modelFrames`, if given, sets windowSamples when the
         JSON does not. Throws FrontendError naming the bad field. */
     static FrontendSettings fromJson (const std::string& json, std::optional<int> modelFrames = std::nullopt);
+
+    /** The settings of a model: its frontend metadata, stored window and filterbank, and the
+        window length that gives the model's input frames. */
+    static FrontendSettings fromModel (const engine::Model& model);
+    /** Takes the model file's stored window and filterbank, where it has them. */
+    void useStoredTensors (const engine::Model& model);
 
     int numFreqs() const noexcept { return nFft / 2 + 1; }
     /** STFT frames torchaudio produces for numSamples samples. */

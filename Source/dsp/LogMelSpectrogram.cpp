@@ -46,7 +46,9 @@ LogMelSpectrogram::LogMelSpectrogram (const FrontendSettings& settings)
     window_.assign (static_cast<std::size_t> (settings.nFft), 0.0);
     const int offset = (settings.nFft - settings.winLength) / 2;
     for (int i = 0; i < settings.winLength; ++i)
-        window_[static_cast<std::size_t> (offset + i)] = 0.5 - 0.5 * std::cos (2.0 * 3.14159265358979323846 * i / settings.winLength);
+        window_[static_cast<std::size_t> (offset + i)] = settings.window.empty()
+                                                             ? 0.5 - 0.5 * std::cos (2.0 * 3.14159265358979323846 * i / settings.winLength)
+                                                             : static_cast<double> (settings.window[static_cast<std::size_t> (i)]);
     spectrum_.resize (static_cast<std::size_t> (settings.numFreqs()));
     frameMel_.resize (static_cast<std::size_t> (settings.nMels));
     const int maxFrames = std::max (1, settings.numFrames (std::max (settings.windowSamples, settings.nFft)));

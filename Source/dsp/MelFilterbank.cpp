@@ -37,6 +37,23 @@ MelFilterbank::MelFilterbank (const FrontendSettings& settings)
 {
     const int numFreqs = settings.numFreqs();
     const int numMels = settings.nMels;
+    if (! settings.melFilterbank.empty())
+    {
+        // torchaudio's own numbers, [numFreqs, numMels] row-major, kept sparsely.
+        bands_.resize (static_cast<std::size_t> (numMels));
+        for (int m = 0; m < numMels; ++m)
+        {
+            auto& band = bands_[static_cast<std::size_t> (m)];
+            int first = -1, last = -1;
+            for (int f = 0; f < numFreqs; ++f)
+                if (settings.melFilterbank[static_cast<std::size_t> (f * numMels + m)] != 0.0f)
+                    last = f, first = first < 0 ? f : first;
+            band.first = std::max (first, 0);
+            for (int f = band.first; f <= last; ++f)
+                band.weights.push_back (settings.melFilterbank[static_cast<std::size_t> (f * numMels + m)]);
+        }
+        return;
+    }
     // all_freqs = linspace(0, sample_rate // 2, n_freqs)
     const double nyquist = std::floor (settings.sampleRate / 2.0);
     std::vector<double> freqs (static_cast<std::size_t> (numFreqs));

@@ -38,6 +38,10 @@ public:
 
     const ModelInfo& info() const noexcept { return info_; }
 
+    /** A tensor stored in the file (weights, or extras such as the front end's filterbank), or nullptr. */
+    const StoredTensor* storedTensor (const std::string& name) const noexcept { return file_.find (name); }
+    const float* storedData (const StoredTensor& tensor) const noexcept { return file_.data (tensor); }
+
     // ----- for Session ---------------------------------------------------------------------
     struct Location
     {

@@ -32,17 +32,33 @@ def run_model(model_path: str, x: np.ndarray, output_index: int = 0) -> np.ndarr
         return np.load(output_path)
 
 
-def features(settings: dict, samples: np.ndarray, rate: float = None) -> np.ndarray:
-    """The C++ front end's features of one clip (`sonotype features`), for comparison with torchaudio."""
+def features(settings: dict, samples: np.ndarray, rate: float = None, use_model_file: bool = True) -> np.ndarray:
+    """The C++ front end's features of one clip (`sonotype features`), for comparison with torchaudio.
+
+    By default the settings travel in a model file, as in real use (with torchaudio's window and
+    filterbank stored); with use_model_file=False as plain JSON (the C++ side computes them)."""
     import json
+
+    import torch
+
+    from .export import export_model
+
+    class Scale(torch.nn.Module):
+        def forward(self, x):
+            return x * 2.0
+
     with tempfile.TemporaryDirectory() as tmp:
-        settings_path = os.path.join(tmp, "frontend.json")
-        with open(settings_path, "w") as f:
-            json.dump(settings, f)
+        if use_model_file:
+            source = ["--model", os.path.join(tmp, "frontend.safetensors")]
+            export_model(Scale().eval(), torch.zeros(1, settings["n_mels"], 4), source[1], frontend=settings)
+        else:
+            source = ["--frontend", os.path.join(tmp, "frontend.json")]
+            with open(source[1], "w") as f:
+                json.dump(settings, f)
         input_path = os.path.join(tmp, "samples.npy")
         output_path = os.path.join(tmp, "features.npy")
         np.save(input_path, np.ascontiguousarray(samples, dtype=np.float32))
-        command = [cli_path(), "features", "--frontend", settings_path, "--input", input_path, "--output", output_path]
+        command = [cli_path(), "features", *source, "--input", input_path, "--output", output_path]
         if rate is not None:
             command += ["--rate", str(rate)]
         result = subprocess.run(command, capture_output=True, text=True)

@@ -1,5 +1,12 @@
-"""The C++ front end against torchaudio, live: log-mel features within 1e-3 dB."""
+"""The C++ front end against torchaudio, live: log-mel features within 1e-3 dB.
 
+torchaudio computes in float32, and its own rounding reaches ~2e-3 dB in quiet bins (and tens of dB
+in bins at the float32 noise floor when top_db is off); the C++ front end computes window, FFT and
+mel projection in double. So it is held to 1e-3 dB against torchaudio run in float64 (same window
+and filterbank values), and against float32 torchaudio to 1e-3 dB beyond float32 torchaudio's own
+error, element by element."""
+
+import copy
 import math
 
 import numpy as np
@@ -43,18 +50,38 @@ def signal(kind: str, rate: int, seconds: float = 1.0) -> np.ndarray:
     raise ValueError(kind)
 
 
+def reference_features(module, x):
+    with torch.no_grad():
+        single = module(torch.from_numpy(x)).numpy()
+        double = copy.deepcopy(module).double()(torch.from_numpy(x).double()).numpy()
+    return single, double
+
+
 @pytest.mark.parametrize("kind", ["noise", "sines", "chirp", "clicks", "silence"])
 @pytest.mark.parametrize("name", list(SETTINGS))
 def test_log_mel_matches_torchaudio(name, kind):
     reference = frontend_from_settings(SETTINGS[name])
     settings = reference.frontend_settings()
     x = signal(kind, settings["sample_rate"])
-    with torch.no_grad():
-        expected = reference(torch.from_numpy(x)).numpy()
+    single, double = reference_features(reference, x)
     got = features(settings, x)
-    assert got.shape == expected.shape
-    error = np.abs(got - expected).max()
-    assert error <= 1e-3, f"max abs error {error} (dB or log units)"
+    assert got.shape == single.shape
+    assert np.abs(got - double).max() <= 1e-3, f"vs float64 torchaudio: {np.abs(got - double).max()}"
+    excess = np.abs(got - single) - np.abs(single - double)
+    assert excess.max() <= 1e-3, f"vs float32 torchaudio, beyond its own rounding: {excess.max()}"
+
+
+@pytest.mark.parametrize("name", ["htk_center_reflect", "htk_slaney_norm_top_db_60", "constant_pad_log"])
+def test_settings_without_stored_filterbank(name):
+    """Plain JSON settings (no model file): the C++ side computes window and filterbank itself, in
+    double, from torchaudio's formulas. torchaudio's float32 filterbank differs from the exact one by
+    up to ~4e-4 relative at band edges, hence the looser bound; model files always carry
+    torchaudio's own filterbank."""
+    reference = frontend_from_settings(SETTINGS[name])
+    settings = reference.frontend_settings()
+    x = signal("chirp", settings["sample_rate"])
+    _, double = reference_features(reference, x)
+    assert np.abs(features(settings, x, use_model_file=False) - double).max() <= 2e-3
 
 
 def test_settings_round_trip_through_torchaudio_module():
@@ -63,15 +90,14 @@ def test_settings_round_trip_through_torchaudio_module():
     settings = module.frontend_settings()
     assert settings["f_max"] == 7600.0 and settings["window_samples"] == 16000
     x = signal("chirp", 16000)
-    with torch.no_grad():
-        expected = module(torch.from_numpy(x)).numpy()
-    assert np.abs(features(settings, x) - expected).max() <= 1e-3
+    _, double = reference_features(module, x)
+    assert np.abs(features(settings, x) - double).max() <= 1e-3
 
 
 def test_bad_settings_are_refused():
     with pytest.raises(RuntimeError, match="mel_scale"):
-        features({"sample_rate": 16000, "n_mels": 8, "mel_scale": "bark"}, signal("noise", 16000, 0.1))
+        features({"sample_rate": 16000, "n_mels": 8, "mel_scale": "bark"}, signal("noise", 16000, 0.1), use_model_file=False)
     with pytest.raises(RuntimeError, match="sample_rate and n_mels are required"):
-        features({"n_fft": 512}, signal("noise", 16000, 0.1))
+        features({"n_fft": 512}, signal("noise", 16000, 0.1), use_model_file=False)
     with pytest.raises(RuntimeError, match="f_min < f_max"):
-        features({"sample_rate": 16000, "n_mels": 8, "f_max": 9000.0}, signal("noise", 16000, 0.1))
+        features({"sample_rate": 16000, "n_mels": 8, "f_max": 9000.0}, signal("noise", 16000, 0.1), use_model_file=False)

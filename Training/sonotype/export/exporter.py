@@ -30,6 +30,23 @@ def frontend_settings(frontend) -> dict:
     return settings
 
 
+def frontend_tensors(settings: dict) -> dict:
+    """The front end's window and mel filterbank exactly as torchaudio computes them, so the C++ front
+    end uses the very numbers the model was trained with ("frontend.window", "frontend.mel_fbanks")."""
+    if "sample_rate" not in settings or "n_mels" not in settings:
+        return {}
+    import torchaudio
+
+    sample_rate = settings["sample_rate"]
+    n_fft = settings.get("n_fft", 400)
+    win_length = settings.get("win_length") or n_fft
+    f_max = settings.get("f_max")
+    fbanks = torchaudio.functional.melscale_fbanks(
+        n_fft // 2 + 1, float(settings.get("f_min", 0.0)), float(f_max if f_max is not None else sample_rate // 2),
+        int(settings["n_mels"]), int(sample_rate), settings.get("norm"), settings.get("mel_scale", "htk"))
+    return {"frontend.window": torch.hann_window(win_length, periodic=True), "frontend.mel_fbanks": fbanks.contiguous()}
+
+
 def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
                  labels: Optional[Sequence[str]] = None,
                  frontend: Union[None, Mapping, torch.nn.Module] = None) -> dict:
@@ -72,6 +89,8 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
         output_ids.append(recorder.value_id(t))
 
     graph_json, tensors = graph.finish(output_ids)
+    settings = frontend_settings(frontend)
+    tensors.update(frontend_tensors(settings))
     labels = [str(label) for label in labels] if labels is not None else []
     if labels and output_tensors[0].shape[-1] != len(labels):
         raise ExportError(f"{len(labels)} labels given, but the model's output has "
@@ -84,7 +103,7 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
         "model_class": type(model).__name__,
         "graph": json.dumps(graph_json, separators=(",", ":")),
         "labels": json.dumps(labels),
-        "frontend": json.dumps(frontend_settings(frontend)),
+        "frontend": json.dumps(settings),
     }
     write_safetensors(path, tensors, metadata)
     return {
