@@ -6,11 +6,13 @@ add_executable(sonotype_tests
     Tests/cli/NpyTests.cpp
     Tests/engine/EngineTests.cpp
     Tests/engine/JsonTests.cpp
-    Tests/engine/ModelFileTests.cpp)
+    Tests/engine/ModelFileTests.cpp
+    Tests/runtime/RuntimeTests.cpp
+    Tests/runtime/SpscFifoTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
-    target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/support/AllocationCounter.cpp)
+    target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/RealtimeTests.cpp Tests/support/AllocationCounter.cpp)
 endif()
-target_link_libraries(sonotype_tests PRIVATE sonotype_cli sonotype_engine Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
+target_link_libraries(sonotype_tests PRIVATE sonotype_cli sonotype_runtime Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
 target_include_directories(sonotype_tests PRIVATE Tests)
 
 set(SONOTYPE_FIXTURES_DIR "${CMAKE_BINARY_DIR}/fixtures")

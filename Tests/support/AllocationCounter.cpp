@@ -17,12 +17,13 @@ extern "C"
 
 namespace
 {
-std::atomic<bool> counting { false };
+// Only the thread that opened the counter is counted (the runtime's worker allocates freely).
+thread_local bool counting = false;
 std::atomic<long> allocations { 0 }, frees { 0 }, locks { 0 };
 
 void countAllocation() noexcept
 {
-    if (counting.load (std::memory_order_relaxed))
+    if (counting)
         allocations.fetch_add (1, std::memory_order_relaxed);
 }
 
@@ -71,13 +72,13 @@ extern "C"
     }
     void free (void* p)
     {
-        if (p != nullptr && counting.load (std::memory_order_relaxed))
+        if (p != nullptr && counting)
             frees.fetch_add (1, std::memory_order_relaxed);
         __libc_free (p);
     }
     int pthread_mutex_lock (pthread_mutex_t* mutex)
     {
-        if (counting.load (std::memory_order_relaxed))
+        if (counting)
             locks.fetch_add (1, std::memory_order_relaxed);
         return realMutexLock() (mutex);
     }

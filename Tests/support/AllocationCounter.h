@@ -1,4 +1,4 @@
-// Counts heap allocations/frees and mutex locks made by the calling code while a scope is active.
+// Counts heap allocations/frees and mutex locks made by the calling thread while a scope is active.
 // Works by interposing malloc & co. and pthread_mutex_lock in the test executable (glibc).
 #pragma once
 

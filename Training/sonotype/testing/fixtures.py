@@ -10,7 +10,12 @@ import numpy as np
 import torch
 
 from ..export import export_model
+from ..frontend import LogMelFrontend
 from ..models.audio_transformer import AudioTransformer
+
+# A 1 s window at 16 kHz: 101 frames of 32 log-mel bands.
+TINY_FRONTEND = LogMelFrontend(sample_rate=16000, n_fft=400, hop_length=160, n_mels=32,
+                               log={"type": "db", "top_db": 80.0}, mean=-40.0, std=20.0, window_samples=16000)
 
 
 def large_transformer() -> torch.nn.Module:
@@ -22,6 +27,8 @@ FIXTURES = {
     # name: (model factory, input shape)
     "seed000": (lambda: AudioTransformer(n_mels=64, d_model=64, n_head=4, n_layers=2, n_classes=12), (1, 64, 100)),
     "large_transformer": (large_transformer, (1, 256, 256)),
+    # A classifier with front-end settings, for the runtime and CLI tests.
+    "tiny_classifier": (lambda: AudioTransformer(n_mels=32, d_model=32, n_head=4, n_layers=1, n_classes=4), (1, 32, 101)),
 }
 
 
@@ -34,7 +41,8 @@ def write_fixtures(out_dir: str) -> None:
         with torch.no_grad():
             y = model(x)
         labels = [f"class{i}" for i in range(y.shape[-1])] if y.dim() == 2 else None
-        export_model(model, x, os.path.join(out_dir, f"{name}.safetensors"), labels=labels)
+        frontend = TINY_FRONTEND if name == "tiny_classifier" else None
+        export_model(model, x, os.path.join(out_dir, f"{name}.safetensors"), labels=labels, frontend=frontend)
         np.save(os.path.join(out_dir, f"{name}.input.npy"), x.numpy())
         np.save(os.path.join(out_dir, f"{name}.expected.npy"), y.numpy())
         print(f"fixture {name}: input {tuple(shape)} -> output {tuple(y.shape)}")

@@ -1,0 +1,67 @@
+// A lock-free single-producer / single-consumer ring of floats. The producer (the audio thread)
+// never waits, allocates or makes a system call: what does not fit is dropped and counted.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sonotype::runtime
+{
+
+class SpscFifo
+{
+public:
+    /** Capacity is rounded up to a power of two. Allocates: call off the audio thread. */
+    explicit SpscFifo (std::size_t capacity = 1 << 16)
+    {
+        std::size_t size = 1;
+        while (size < capacity)
+            size <<= 1;
+        buffer_.assign (size, 0.0f);
+        mask_ = size - 1;
+    }
+
+    std::size_t capacity() const noexcept { return buffer_.size(); }
+
+    /** Producer: copies up to n samples; returns how many fit (the rest are dropped). */
+    std::size_t write (const float* samples, std::size_t n) noexcept
+    {
+        const auto write = writeIndex_.load (std::memory_order_relaxed);
+        const auto read = readIndex_.load (std::memory_order_acquire);
+        const std::size_t space = buffer_.size() - static_cast<std::size_t> (write - read);
+        const std::size_t count = std::min (n, space);
+        for (std::size_t i = 0; i < count; ++i)
+            buffer_[static_cast<std::size_t> (write + i) & mask_] = samples[i];
+        writeIndex_.store (write + count, std::memory_order_release);
+        return count;
+    }
+
+    /** Consumer: samples ready to read. */
+    std::size_t available() const noexcept
+    {
+        return static_cast<std::size_t> (writeIndex_.load (std::memory_order_acquire) - readIndex_.load (std::memory_order_relaxed));
+    }
+
+    /** Consumer: copies up to n samples out; returns how many. */
+    std::size_t read (float* samples, std::size_t n) noexcept
+    {
+        const auto read = readIndex_.load (std::memory_order_relaxed);
+        const auto write = writeIndex_.load (std::memory_order_acquire);
+        const std::size_t count = std::min (n, static_cast<std::size_t> (write - read));
+        for (std::size_t i = 0; i < count; ++i)
+            samples[i] = buffer_[static_cast<std::size_t> (read + i) & mask_];
+        readIndex_.store (read + count, std::memory_order_release);
+        return count;
+    }
+
+private:
+    std::vector<float> buffer_;
+    std::size_t mask_ = 0;
+    alignas (64) std::atomic<std::uint64_t> writeIndex_ { 0 };
+    alignas (64) std::atomic<std::uint64_t> readIndex_ { 0 };
+};
+
+} // namespace sonotype::runtime

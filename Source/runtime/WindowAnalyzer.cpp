@@ -1,0 +1,127 @@
+#include "runtime/WindowAnalyzer.h"
+
+#include "engine/ModelError.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace sonotype::runtime
+{
+
+WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds)
+    : model_ (std::move (model)), session_ (model_), settings_ (dsp::FrontendSettings::fromModel (*model_)), logMel_ (settings_),
+      resampler_ (inputRate, settings_.sampleRate), labels_ (model_->info().labels), hopSeconds_ (hopSeconds),
+      smoothingSeconds_ (smoothingSeconds)
+{
+    if (! (hopSeconds > 0.0 && hopSeconds <= 3600.0))
+        throw dsp::FrontendError ("the hop must be between 0 and 3600 seconds");
+    if (! (smoothingSeconds >= 0.0))
+        throw dsp::FrontendError ("the smoothing time constant must not be negative");
+    if (settings_.windowSamples <= 0)
+        throw dsp::FrontendError ("the model's analysis window length is unknown");
+    const auto& output = model_->info().outputShapes.front();
+    numClasses_ = output.rank() > 0 ? static_cast<int> (output[output.rank() - 1]) : 1;
+    if (labels_.empty())
+        for (int i = 0; i < numClasses_; ++i)
+            labels_.push_back ("class" + std::to_string (i));
+    samples_.reserve (static_cast<std::size_t> (settings_.windowSamples + 2 * hopSeconds * settings_.sampleRate) + 65536);
+    smoothed_.assign (static_cast<std::size_t> (numClasses_), 0.0f);
+}
+
+void WindowAnalyzer::push (const float* samples, std::size_t numSamples)
+{
+    scratch_.assign (samples, samples + numSamples);
+    for (auto& sample : scratch_)
+        if (! std::isfinite (sample))
+        {
+            sample = 0.0f;
+            ++numNonFinite_;
+        }
+    numInput_ += static_cast<int64_t> (numSamples);
+    resampler_.process (scratch_.data(), scratch_.size(), samples_);
+}
+
+void WindowAnalyzer::finish()
+{
+    resampler_.flush (samples_);
+}
+
+int64_t WindowAnalyzer::windowStart (int64_t k) const noexcept
+{
+    return std::llround (static_cast<double> (k) * hopSeconds_ * settings_.sampleRate);
+}
+
+int64_t WindowAnalyzer::newestCompleteWindow() const noexcept
+{
+    const int64_t end = bufferStart_ + static_cast<int64_t> (samples_.size()); // samples received so far
+    if (end < settings_.windowSamples)
+        return -1;
+    auto k = static_cast<int64_t> (std::floor (static_cast<double> (end - settings_.windowSamples) / (hopSeconds_ * settings_.sampleRate)));
+    while (k >= 0 && windowStart (k) + settings_.windowSamples > end)
+        --k;
+    while (windowStart (k + 1) + settings_.windowSamples <= end)
+        ++k;
+    return k;
+}
+
+void WindowAnalyzer::analyze (int64_t k, WindowResult& result)
+{
+    const int64_t start = windowStart (k);
+    run (k, samples_.data() + (start - bufferStart_), result);
+    nextWindow_ = k + 1;
+    // Samples before the next window's start are no longer needed.
+    const int64_t keepFrom = std::min (windowStart (nextWindow_), bufferStart_ + static_cast<int64_t> (samples_.size()));
+    samples_.erase (samples_.begin(), samples_.begin() + static_cast<std::ptrdiff_t> (keepFrom - bufferStart_));
+    bufferStart_ = keepFrom;
+}
+
+bool WindowAnalyzer::analyzePaddedFirstWindow (WindowResult& result)
+{
+    if (nextWindow_ > 0 || samples_.empty() || bufferStart_ != 0 || static_cast<int64_t> (samples_.size()) >= settings_.windowSamples)
+        return false;
+    std::vector<float> padded (samples_);
+    padded.resize (static_cast<std::size_t> (settings_.windowSamples), 0.0f);
+    run (0, padded.data(), result);
+    nextWindow_ = 1;
+    return true;
+}
+
+void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
+{
+    const auto started = std::chrono::steady_clock::now();
+    auto input = session_.input();
+    logMel_.computeWindow (samples, settings_.windowSamples, windowStart (k), input.data());
+    session_.run();
+    const auto logits = session_.output();
+
+    // Probabilities: softmax over the classes of the output's first row.
+    result.probabilities.resize (static_cast<std::size_t> (numClasses_));
+    const float maximum = *std::max_element (logits.begin(), logits.begin() + numClasses_);
+    double sum = 0.0;
+    for (int c = 0; c < numClasses_; ++c)
+        sum += result.probabilities[static_cast<std::size_t> (c)] = std::exp (logits[static_cast<std::size_t> (c)] - maximum);
+    for (auto& p : result.probabilities)
+        p = static_cast<float> (p / sum);
+
+    if (smoothingSeconds_ > 0.0)
+    {
+        // Exponential moving average with time constant smoothingSeconds, over the time since the
+        // last analysed window (windows skipped by a late worker count as elapsed time).
+        const double elapsed = lastWindow_ < 0 ? 0.0 : static_cast<double> (k - lastWindow_) * hopSeconds_;
+        const auto keep = lastWindow_ < 0 ? 0.0f : static_cast<float> (std::exp (-elapsed / smoothingSeconds_));
+        for (std::size_t c = 0; c < smoothed_.size(); ++c)
+            result.probabilities[c] = smoothed_[c] = keep * smoothed_[c] + (1.0f - keep) * result.probabilities[c];
+    }
+    lastWindow_ = k;
+
+    const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
+    result.topClass = static_cast<int> (top - result.probabilities.begin());
+    result.confidence = *top;
+    result.windowIndex = k;
+    result.startSeconds = static_cast<double> (k) * hopSeconds_;
+    result.endSeconds = result.startSeconds + windowSeconds();
+    result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+}
+
+} // namespace sonotype::runtime

@@ -1,0 +1,73 @@
+// The analysis both the live runtime and the offline CLI run: mono samples at any rate in,
+// one classification per analysis window out. Window k covers [k * hop, k * hop + window) seconds
+// of the stream; its samples are resampled to the model's rate (libsoxr, streaming) and turned into
+// log-mel features (incrementally: overlapping windows share STFT frames), then the model runs.
+// Not thread-safe: one thread (the runtime's worker, or the CLI's) owns an analyzer.
+#pragma once
+
+#include "dsp/FrontendSettings.h"
+#include "dsp/LogMelSpectrogram.h"
+#include "dsp/Resampler.h"
+#include "engine/Session.h"
+#include "runtime/WindowResult.h"
+
+#include <memory>
+#include <vector>
+
+namespace sonotype::runtime
+{
+
+class WindowAnalyzer
+{
+public:
+    /** Throws (engine::ModelError, dsp::FrontendError) for a model without usable front-end
+        settings, a hop that is not positive, or an unsupported input rate. */
+    WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds = 0.0);
+
+    const dsp::FrontendSettings& settings() const noexcept { return settings_; }
+    const std::vector<std::string>& labels() const noexcept { return labels_; }
+    int numClasses() const noexcept { return numClasses_; }
+    double windowSeconds() const noexcept { return settings_.windowSamples / settings_.sampleRate; }
+    double hopSeconds() const noexcept { return hopSeconds_; }
+
+    /** Feeds mono samples at the input rate; NaN and infinite samples become 0 (and are counted). */
+    void push (const float* samples, std::size_t numSamples);
+    /** Ends the stream: the resampler's last samples come out. */
+    void finish();
+
+    /** The newest window whose samples have all arrived, or -1. */
+    int64_t newestCompleteWindow() const noexcept;
+    /** The first window not analysed yet (windows before it can no longer be analysed). */
+    int64_t nextWindow() const noexcept { return nextWindow_; }
+    /** Analyses window k (nextWindow() <= k <= newestCompleteWindow()); drops older samples. */
+    void analyze (int64_t k, WindowResult& result);
+    /** After finish(), for a stream shorter than one window: window 0, zero-padded. False if the
+        stream was empty or window 0 was already analysed. */
+    bool analyzePaddedFirstWindow (WindowResult& result);
+
+    int64_t numNonFiniteSamples() const noexcept { return numNonFinite_; }
+    int64_t numInputSamples() const noexcept { return numInput_; }
+
+private:
+    int64_t windowStart (int64_t k) const noexcept;
+    void run (int64_t k, const float* samples, WindowResult& result);
+
+    std::shared_ptr<const engine::Model> model_;
+    engine::Session session_;
+    dsp::FrontendSettings settings_;
+    dsp::LogMelSpectrogram logMel_;
+    dsp::Resampler resampler_;
+    std::vector<std::string> labels_;
+    int numClasses_ = 0;
+    double hopSeconds_, smoothingSeconds_;
+
+    std::vector<float> samples_;   // model-rate samples from absolute index bufferStart_ on
+    int64_t bufferStart_ = 0;
+    std::vector<float> scratch_;
+    int64_t nextWindow_ = 0;
+    int64_t numNonFinite_ = 0, numInput_ = 0;
+    std::vector<float> smoothed_;
+    int64_t lastWindow_ = -1;
+};
+
+} // namespace sonotype::runtime

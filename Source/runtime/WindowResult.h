@@ -1,0 +1,20 @@
+// One analysis window's classification.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace sonotype::runtime
+{
+
+struct WindowResult
+{
+    int64_t windowIndex = -1;       // window k covers [k * hop, k * hop + window) seconds of the stream
+    double startSeconds = 0.0, endSeconds = 0.0;
+    std::vector<float> probabilities; // per class, in model label order (smoothed, if smoothing is on)
+    int topClass = -1;
+    float confidence = 0.0f;        // probabilities[topClass]
+    double inferenceMs = 0.0;       // front end + model, for this window
+};
+
+} // namespace sonotype::runtime

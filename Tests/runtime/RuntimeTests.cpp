@@ -1,0 +1,190 @@
+// The streaming runtime: same windows as the offline analyzer, real-time-safe push, skipping when
+// late, lock-free readers.
+#include "runtime/StreamingRuntime.h"
+#include "support/Fixtures.h"
+#include "support/TestSignals.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <thread>
+
+using namespace sonotype;
+using namespace sonotype::runtime;
+using namespace sonotype::testing;
+
+namespace
+{
+std::shared_ptr<const engine::Model> tinyModel()
+{
+    static const auto model = engine::Model::load (fixturePath ("tiny_classifier.safetensors"));
+    return model;
+}
+
+/** A worker that runs nothing: the test calls processPending() itself. */
+class ManualWorker final : public WorkerThread
+{
+public:
+    void start (std::function<void()>) override {}
+    void join() override {}
+};
+
+/** Every complete window of the whole signal, as the offline path computes them. */
+std::vector<WindowResult> offlineWindows (const std::vector<float>& signal, double rate, double hop)
+{
+    WindowAnalyzer analyzer (tinyModel(), rate, hop);
+    std::vector<WindowResult> results;
+    for (std::size_t offset = 0; offset < signal.size(); offset += 4096)
+    {
+        analyzer.push (signal.data() + offset, std::min<std::size_t> (4096, signal.size() - offset));
+        for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
+            analyzer.analyze (k, results.emplace_back());
+    }
+    analyzer.finish();
+    for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
+        analyzer.analyze (k, results.emplace_back());
+    return results;
+}
+} // namespace
+
+TEST_CASE ("live and offline analysis give the same windows", "[runtime]")
+{
+    const double rate = GENERATE (44100.0, 48000.0, 96000.0);
+    INFO ("host rate " << rate);
+    const auto signal = testSignal (rate, 4.0);
+    const auto offline = offlineWindows (signal, rate, 0.25);
+    REQUIRE (offline.size() == 13); // windows k = 0..12 of 1 s every 0.25 s fit in 4 s
+
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 4.0, 64 }, std::make_unique<ManualWorker>());
+    runtime.prepare (rate);
+    std::mt19937 random (static_cast<unsigned> (rate));
+    std::vector<float> left, right;
+    std::size_t offset = 0;
+    while (offset < signal.size())
+    {
+        const auto count = std::min<std::size_t> (std::uniform_int_distribution<std::size_t> (1, 4096) (random), signal.size() - offset);
+        left.assign (signal.begin() + static_cast<std::ptrdiff_t> (offset), signal.begin() + static_cast<std::ptrdiff_t> (offset + count));
+        right = left; // stereo with equal channels downmixes to the same mono signal
+        const float* channels[] = { left.data(), right.data() };
+        runtime.push (channels, 2, static_cast<int> (count));
+        while (runtime.processPending())
+        {
+        }
+        offset += count;
+    }
+    const auto live = runtime.history (64);
+    const auto stats = runtime.stats();
+    CHECK (stats.windowsSkipped == 0);
+    CHECK (stats.fifoOverruns == 0);
+    // Live stops where the resampler still holds samples back; every window it has, offline has.
+    REQUIRE (live.size() >= offline.size() - 1);
+    for (const auto& window : live)
+    {
+        REQUIRE (window.windowIndex < static_cast<int64_t> (offline.size()));
+        const auto& reference = offline[static_cast<std::size_t> (window.windowIndex)];
+        CHECK (window.startSeconds == reference.startSeconds);
+        CHECK (window.topClass == reference.topClass);
+        float worst = 0.0f;
+        for (std::size_t c = 0; c < window.probabilities.size(); ++c)
+            worst = std::max (worst, std::fabs (window.probabilities[c] - reference.probabilities[c]));
+        CHECK (worst <= 1e-6f);
+    }
+}
+
+TEST_CASE ("a late worker skips to the newest window and counts what it skipped", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 8.0, 64 }, std::make_unique<ManualWorker>());
+    runtime.prepare (16000.0);
+    const auto signal = testSignal (16000.0, 3.0);
+    const float* channels[] = { signal.data() };
+    runtime.push (channels, 1, static_cast<int> (signal.size())); // 3 s arrive while the worker sleeps
+    REQUIRE (runtime.processPending());
+    WindowResult newest;
+    REQUIRE (runtime.latest (newest));
+    CHECK (newest.windowIndex == 8); // [2.0, 3.0) is the newest complete window
+    CHECK (runtime.stats().windowsSkipped == 8);
+    CHECK (runtime.stats().windowsRun == 1);
+    CHECK_FALSE (runtime.processPending());
+}
+
+TEST_CASE ("a full FIFO drops samples on the audio thread and counts them", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 0.5, 16 }, std::make_unique<ManualWorker>());
+    runtime.prepare (16000.0);
+    const auto signal = testSignal (16000.0, 3.0);
+    const float* channels[] = { signal.data() };
+    runtime.push (channels, 1, static_cast<int> (signal.size()));
+    CHECK (runtime.stats().fifoOverruns > 0);
+    CHECK (runtime.stats().fifoOverruns < static_cast<int64_t> (signal.size()));
+}
+
+TEST_CASE ("NaN and infinite samples become silence and are counted", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), {}, std::make_unique<ManualWorker>());
+    runtime.prepare (16000.0);
+    auto signal = testSignal (16000.0, 1.5);
+    signal[100] = std::nanf ("");
+    signal[200] = INFINITY;
+    signal[300] = -INFINITY;
+    const float* channels[] = { signal.data() };
+    runtime.push (channels, 1, static_cast<int> (signal.size()));
+    while (runtime.processPending())
+    {
+    }
+    WindowResult result;
+    REQUIRE (runtime.latest (result));
+    CHECK (runtime.stats().nonFiniteSamples == 3);
+    for (float p : result.probabilities)
+        CHECK (std::isfinite (p));
+}
+
+TEST_CASE ("the worker thread publishes results that readers take concurrently", "[runtime][threads]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.1, 0.5, 4.0, 32 });
+    runtime.prepare (48000.0);
+    std::atomic<bool> done { false };
+    std::atomic<int> reads { 0 }, badReads { 0 };
+    std::thread reader ([&] {
+        WindowResult result;
+        while (! done.load())
+        {
+            if (runtime.latest (result))
+            {
+                ++reads;
+                float sum = 0.0f;
+                for (float p : result.probabilities)
+                    sum += p;
+                if (std::fabs (sum - 1.0f) > 1e-4f || std::fabs (result.endSeconds - result.startSeconds - runtime.windowSeconds()) > 1e-9)
+                    ++badReads;
+            }
+            (void) runtime.history (32);
+        }
+    });
+    const auto signal = testSignal (48000.0, 3.0);
+    for (std::size_t offset = 0; offset < signal.size(); offset += 480)
+    {
+        const float* channels[] = { signal.data() + offset };
+        runtime.push (channels, 1, static_cast<int> (std::min<std::size_t> (480, signal.size() - offset)));
+        std::this_thread::sleep_for (std::chrono::microseconds (500)); // 10 ms of audio every 0.5 ms
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (20);
+    while (runtime.stats().inputSamples < static_cast<int64_t> (signal.size()) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for (std::chrono::milliseconds (5));
+    std::this_thread::sleep_for (std::chrono::milliseconds (50));
+    done = true;
+    reader.join();
+    const auto stats = runtime.stats();
+    CHECK (stats.error.empty());
+    CHECK (stats.windowsRun >= 1);
+    CHECK (stats.windowsRun + stats.windowsSkipped >= 15); // windows of 1 s every 0.1 s in ~3 s
+    CHECK (stats.meanInferenceMs > 0.0);
+    CHECK (stats.maxInferenceMs >= stats.meanInferenceMs);
+    CHECK (badReads == 0);
+    const auto history = runtime.history (32);
+    REQUIRE_FALSE (history.empty());
+    for (std::size_t i = 1; i < history.size(); ++i)
+        CHECK (history[i].windowIndex > history[i - 1].windowIndex);
+    runtime.stop();
+}
