@@ -20,6 +20,8 @@ packages=(
     libflac-dev libvorbis-dev libogg-dev libpng-dev libjpeg-dev libcurl4-gnutls-dev
     # Audio front end
     libsoxr-dev libfftw3-dev
+    # Test audio
+    sox libsox-fmt-base
 )
 
 missing=()

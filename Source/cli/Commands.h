@@ -10,5 +10,6 @@ namespace sonotype::cli
 int runModelCommand (const std::vector<std::string>& args);
 int inspectCommand (const std::vector<std::string>& args);
 int featuresCommand (const std::vector<std::string>& args);
+int classifyCommand (const std::vector<std::string>& args);
 
 } // namespace sonotype::cli

@@ -12,6 +12,7 @@ namespace
 constexpr const char* kHelp = R"(usage: sonotype COMMAND [ARGS...]
 
 commands:
+  classify    classify audio files and folders, window by window
   run-model   run a model's graph on a .npy input, write the output as .npy
   inspect     show what a model file holds
   features    compute a model's log-mel features of samples in a .npy file
@@ -24,7 +25,7 @@ int main (int argc, char** argv)
 {
     using namespace sonotype::cli;
     const std::vector<std::string> args (argv + 1, argv + argc);
-    const std::map<std::string, int (*) (const std::vector<std::string>&)> commands { { "run-model", runModelCommand }, { "inspect", inspectCommand }, { "features", featuresCommand } };
+    const std::map<std::string, int (*) (const std::vector<std::string>&)> commands { { "run-model", runModelCommand }, { "inspect", inspectCommand }, { "features", featuresCommand }, { "classify", classifyCommand } };
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help")
     {
         (args.empty() ? std::cerr : std::cout) << kHelp;

@@ -1,0 +1,114 @@
+#include "cli/AudioFileReader.h"
+
+#include <juce_audio_formats/juce_audio_formats.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+
+namespace sonotype::cli
+{
+namespace
+{
+    uint32_t readLE32 (const unsigned char* p) { return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t> (p[3]) << 24); }
+    uint32_t readBE32 (const unsigned char* p) { return (static_cast<uint32_t> (p[0]) << 24) | (p[1] << 16) | (p[2] << 8) | p[3]; }
+
+    /** Where the sample data of a WAV or AIFF file starts, found by walking its chunks; -1 if unknown. */
+    int64_t pcmDataStart (const std::string& path)
+    {
+        std::ifstream file (path, std::ios::binary);
+        unsigned char header[12];
+        if (! file.read (reinterpret_cast<char*> (header), 12))
+            return -1;
+        const bool wav = std::memcmp (header, "RIFF", 4) == 0 && std::memcmp (header + 8, "WAVE", 4) == 0;
+        const bool aiff = std::memcmp (header, "FORM", 4) == 0 && (std::memcmp (header + 8, "AIFF", 4) == 0 || std::memcmp (header + 8, "AIFC", 4) == 0);
+        if (! wav && ! aiff)
+            return -1;
+        int64_t position = 12;
+        unsigned char chunk[16];
+        while (file.seekg (position) && file.read (reinterpret_cast<char*> (chunk), 8))
+        {
+            const uint32_t size = wav ? readLE32 (chunk + 4) : readBE32 (chunk + 4);
+            if (wav && std::memcmp (chunk, "data", 4) == 0)
+                return position + 8;
+            if (aiff && std::memcmp (chunk, "SSND", 4) == 0)
+            {
+                if (! file.read (reinterpret_cast<char*> (chunk + 8), 8))
+                    return -1;
+                return position + 16 + readBE32 (chunk + 8);
+            }
+            position += 8 + size + (size & 1u);
+        }
+        return -1;
+    }
+} // namespace
+
+bool hasAudioExtension (const std::string& path)
+{
+    const auto dot = path.find_last_of ('.');
+    const auto slash = path.find_last_of ('/');
+    if (dot == std::string::npos || (slash != std::string::npos && slash > dot))
+        return false;
+    std::string extension = path.substr (dot + 1);
+    std::transform (extension.begin(), extension.end(), extension.begin(), [] (unsigned char c) { return static_cast<char> (std::tolower (c)); });
+    return extension == "wav" || extension == "wave" || extension == "aif" || extension == "aiff" || extension == "flac" || extension == "ogg";
+}
+
+AudioFileReader::AudioFileReader (const std::string& path)
+{
+    const juce::File file (juce::File::getCurrentWorkingDirectory().getChildFile (juce::String (path)));
+    if (! file.existsAsFile())
+        throw AudioFileError (file.isDirectory() ? "is a folder" : "no such file");
+    juce::AudioFormatManager formats;
+    formats.registerBasicFormats();
+    reader_.reset (formats.createReaderFor (file));
+    if (reader_ == nullptr)
+        throw AudioFileError ("not a readable audio file (unknown format, or a damaged or truncated header)");
+    sampleRate_ = reader_->sampleRate;
+    numChannels_ = static_cast<int> (reader_->numChannels);
+    length_ = reader_->lengthInSamples;
+    if (numChannels_ < 1 || ! (sampleRate_ > 0.0))
+        throw AudioFileError ("the header gives no channels or no sample rate");
+    if (length_ <= 0)
+        throw AudioFileError ("holds no audio (zero length)");
+
+    // JUCE fills audio missing from a short file with zeros; find out how much is really there.
+    if (const auto dataStart = pcmDataStart (path); dataStart >= 0)
+    {
+        const int64_t frameBytes = static_cast<int64_t> (reader_->bitsPerSample / 8) * numChannels_;
+        const int64_t available = frameBytes > 0 ? std::max<int64_t> (0, (file.getSize() - dataStart) / frameBytes) : length_;
+        if (available < length_)
+        {
+            truncation_ = "the header claims " + std::to_string (length_) + " samples but the file holds " + std::to_string (available)
+                          + " (truncated file); classified what is there";
+            length_ = available;
+            if (length_ == 0)
+                throw AudioFileError ("holds no audio: " + truncation_);
+        }
+    }
+    buffer_ = std::make_unique<juce::AudioBuffer<float>> (numChannels_, 65536);
+}
+
+AudioFileReader::~AudioFileReader() = default;
+
+std::size_t AudioFileReader::readMono (float* output, std::size_t maxSamples)
+{
+    const auto count = static_cast<int> (std::min<int64_t> ({ static_cast<int64_t> (maxSamples), length_ - position_, buffer_->getNumSamples() }));
+    if (count <= 0)
+        return 0;
+    if (! reader_->read (buffer_->getArrayOfWritePointers(), numChannels_, position_, count))
+        throw AudioFileError ("read error at sample " + std::to_string (position_));
+    position_ += count;
+    const float scale = 1.0f / static_cast<float> (numChannels_);
+    for (int i = 0; i < count; ++i)
+    {
+        float sum = 0.0f;
+        for (int c = 0; c < numChannels_; ++c)
+            sum += buffer_->getSample (c, i);
+        output[i] = numChannels_ == 1 ? sum : sum * scale;
+    }
+    return static_cast<std::size_t> (count);
+}
+
+} // namespace sonotype::cli
