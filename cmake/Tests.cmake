@@ -4,6 +4,7 @@ include(Catch)
 add_executable(sonotype_tests
     Tests/TestMain.cpp
     Tests/cli/NpyTests.cpp
+    Tests/dsp/FrontEndTests.cpp
     Tests/engine/EngineTests.cpp
     Tests/engine/JsonTests.cpp
     Tests/engine/ModelFileTests.cpp
@@ -12,7 +13,7 @@ add_executable(sonotype_tests
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
     target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/RealtimeTests.cpp Tests/support/AllocationCounter.cpp)
 endif()
-target_link_libraries(sonotype_tests PRIVATE sonotype_cli sonotype_runtime Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
+target_link_libraries(sonotype_tests PRIVATE sonotype_cli Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
 target_include_directories(sonotype_tests PRIVATE Tests)
 
 set(SONOTYPE_FIXTURES_DIR "${CMAKE_BINARY_DIR}/fixtures")
