@@ -207,3 +207,45 @@ def test_model_without_front_end_is_refused(tmp_path):
     result = sonotype("classify", "--model", model_path, wav)
     assert result.returncode == 1
     assert "no front-end settings" in result.stderr
+
+
+def test_long_files_stream_in_bounded_memory(model, tmp_path):
+    """Memory does not grow with the file's length: 4 minutes at 96 kHz needs no more than 10 s."""
+    import resource
+
+    path, _ = model
+
+    def peak_rss_mb(seconds):
+        wav = tmp_path / f"long{seconds}.wav"
+        subprocess.run(["sox", "-n", "-r", "96000", "-b", "16", "-c", "1", str(wav), "synth", str(seconds), "pinknoise", "vol", "0.3"],
+                       check=True)
+        script = (f"import resource, subprocess; subprocess.run([{cli_path()!r}, 'classify', '--model', {str(path)!r}, "
+                  f"'--summary', {str(wav)!r}], check=True, capture_output=True); "
+                  "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)")
+        result = subprocess.run(["/usr/bin/python3", "-c", script], capture_output=True, text=True, check=True)
+        wav.unlink()
+        return float(result.stdout)
+
+    short, long = peak_rss_mb(10), peak_rss_mb(240)
+    assert long < short + 8, f"peak RSS {short:.1f} MB for 10 s, {long:.1f} MB for 240 s"
+
+
+def test_progress_bar_only_on_a_terminal(model, tmp_path):
+    import os
+    import pty
+
+    path, _ = model
+    for i in range(3):
+        write_wav(tmp_path / f"f{i}.wav", tone(16000, 1.1), 16000)
+    piped = sonotype("classify", "--model", path, tmp_path)
+    assert "files" not in piped.stderr
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([cli_path(), "classify", "--model", str(path), str(tmp_path)], stdout=subprocess.PIPE,
+                               stderr=follower, text=True)
+    stdout, _ = process.communicate()
+    os.close(follower)
+    terminal = os.read(leader, 65536).decode()
+    os.close(leader)
+    assert process.returncode == 0
+    assert "3/3 files" in terminal and "[" in terminal
+    assert stdout == piped.stdout
