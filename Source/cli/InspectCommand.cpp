@@ -66,7 +66,15 @@ int inspectCommand (const std::vector<std::string>& args)
     std::cout << "ops:         " << info.numNodes << " nodes:";
     for (const auto& [op, count] : info.opCounts)
         std::cout << " " << op << " " << count;
-    std::cout << "\nparameters:  " << info.numParameters << " floats (" << kibibytes (info.numParameters * sizeof (float)) << ")\n";
+    std::size_t frontendFloats = 0;
+    for (const char* name : { "frontend.window", "frontend.mel_fbanks" })
+        if (const auto* tensor = model->storedTensor (name))
+            frontendFloats += static_cast<std::size_t> (tensor->shape.numElements());
+    const auto weights = info.numParameters - frontendFloats;
+    std::cout << "\nparameters:  " << weights << " floats (" << kibibytes (weights * sizeof (float)) << ")";
+    if (frontendFloats > 0)
+        std::cout << " + front end window and mel filterbank " << frontendFloats << " floats";
+    std::cout << "\n";
     std::cout << "activations: " << kibibytes (info.activationBytes) << " per session\n";
     return 0;
 }

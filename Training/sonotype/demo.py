@@ -1,5 +1,6 @@
-"""The README's main job (until the built-in model exists): export the seed-000 audio transformer,
-run it with the C++ engine through `sonotype run-model`, and print engine and PyTorch side by side.
+"""The README's main job (until the built-in model exists): export the seed-000 audio transformer
+with its log-mel front end, run it with the C++ engine through `sonotype run-model` and print engine
+and PyTorch side by side, then classify a few generated audio files with `sonotype classify`.
 
     PYTHONPATH=Training python3 -m sonotype.demo [--out build/demo]
 """
@@ -14,6 +15,7 @@ import torch
 
 from .engine_cli import cli_path, run_model
 from .export import export_model
+from .frontend import LogMelFrontend
 from .models.audio_transformer import AudioTransformer
 from .testing.parity import compare
 
@@ -30,7 +32,9 @@ def main() -> None:
     model = AudioTransformer(n_mels=64, d_model=64, n_head=4, n_layers=2, n_classes=len(LABELS)).eval()
     x = torch.randn(1, 64, 101)  # one analysis window of log-mel features (untrained model: random input)
     path = os.path.join(args.out, "seed000.safetensors")
-    summary = export_model(model, x, path, labels=LABELS)
+    frontend = LogMelFrontend(sample_rate=16000, n_fft=400, hop_length=160, n_mels=64, log={"type": "db", "top_db": 80.0},
+                              mean=-40.0, std=20.0, window_samples=16000)
+    summary = export_model(model, x, path, labels=LABELS, frontend=frontend)
     print(f"exported {path}: input {summary['input_shape']} -> output {summary['output_shapes'][0]}, "
           f"{summary['num_parameters']} parameters\n")
     print(subprocess.run([cli_path(), "inspect", path], capture_output=True, text=True, check=True).stdout)
@@ -50,6 +54,30 @@ def main() -> None:
     print(f"\nmax abs error {parity.max_abs:.2e}, max rel error {parity.max_rel:.2e} "
           f"(engine top class: {LABELS[int(np.argmax(engine))]}, PyTorch: {LABELS[int(np.argmax(reference))]}); "
           f"`sonotype run-model` took {elapsed * 1000:.0f} ms including process start")
+
+    audio = os.path.join(args.out, "audio")
+    os.makedirs(audio, exist_ok=True)
+    write_examples(audio)
+    command = [cli_path(), "classify", "--model", path, audio]
+    print("\n$ sonotype classify --model " + path + " " + audio)
+    print(subprocess.run(command, capture_output=True, text=True, check=True).stdout, end="")
+
+
+def write_examples(folder: str) -> None:
+    """Two short files at host rates (a chord at 44.1 kHz stereo, noise at 48 kHz) to classify."""
+    import wave
+
+    rng = np.random.default_rng(0)
+    t = np.arange(int(44100 * 1.6)) / 44100
+    chord = sum(0.2 * np.sin(2 * np.pi * f * t) for f in (261.6, 329.6, 392.0)) * np.exp(-t)
+    noise = 0.2 * rng.standard_normal(int(48000 * 1.3))
+    for name, samples, rate, channels in (("chord.wav", chord, 44100, 2), ("noise.wav", noise, 48000, 1)):
+        pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2")
+        with wave.open(os.path.join(folder, name), "wb") as f:
+            f.setnchannels(channels)
+            f.setsampwidth(2)
+            f.setframerate(rate)
+            f.writeframes(np.repeat(pcm[:, None], channels, axis=1).tobytes())
 
 
 if __name__ == "__main__":
