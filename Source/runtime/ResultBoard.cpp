@@ -21,17 +21,18 @@ void ResultBoard::publish (const WindowResult& result) noexcept
     const auto index = published_.load (std::memory_order_relaxed);
     auto& slot = slots_[index % slots_.size()];
     const auto sequence = slot.sequence.load (std::memory_order_relaxed);
+    // Seqlock without fences (which ThreadSanitizer cannot check): the data is stored with release
+    // and loaded with acquire, so a reader that sees any new field also sees the odd sequence.
     slot.sequence.store (sequence + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence (std::memory_order_release);
-    slot.windowIndex.store (result.windowIndex, std::memory_order_relaxed);
-    slot.startSeconds.store (result.startSeconds, std::memory_order_relaxed);
-    slot.endSeconds.store (result.endSeconds, std::memory_order_relaxed);
-    slot.inferenceMs.store (result.inferenceMs, std::memory_order_relaxed);
-    slot.topClass.store (result.topClass, std::memory_order_relaxed);
-    slot.confidence.store (result.confidence, std::memory_order_relaxed);
+    slot.windowIndex.store (result.windowIndex, std::memory_order_release);
+    slot.startSeconds.store (result.startSeconds, std::memory_order_release);
+    slot.endSeconds.store (result.endSeconds, std::memory_order_release);
+    slot.inferenceMs.store (result.inferenceMs, std::memory_order_release);
+    slot.topClass.store (result.topClass, std::memory_order_release);
+    slot.confidence.store (result.confidence, std::memory_order_release);
     const auto count = std::min (static_cast<std::size_t> (numClasses_), result.probabilities.size());
     for (std::size_t c = 0; c < count; ++c)
-        slot.probabilities[c].store (result.probabilities[c], std::memory_order_relaxed);
+        slot.probabilities[c].store (result.probabilities[c], std::memory_order_release);
     slot.sequence.store (sequence + 2, std::memory_order_release);
     published_.store (index + 1, std::memory_order_release);
 }
@@ -46,15 +47,14 @@ bool ResultBoard::read (const Slot& slot, WindowResult& out) const
             return false;
         if ((before & 1u) == 0)
         {
-            out.windowIndex = slot.windowIndex.load (std::memory_order_relaxed);
-            out.startSeconds = slot.startSeconds.load (std::memory_order_relaxed);
-            out.endSeconds = slot.endSeconds.load (std::memory_order_relaxed);
-            out.inferenceMs = slot.inferenceMs.load (std::memory_order_relaxed);
-            out.topClass = slot.topClass.load (std::memory_order_relaxed);
-            out.confidence = slot.confidence.load (std::memory_order_relaxed);
+            out.windowIndex = slot.windowIndex.load (std::memory_order_acquire);
+            out.startSeconds = slot.startSeconds.load (std::memory_order_acquire);
+            out.endSeconds = slot.endSeconds.load (std::memory_order_acquire);
+            out.inferenceMs = slot.inferenceMs.load (std::memory_order_acquire);
+            out.topClass = slot.topClass.load (std::memory_order_acquire);
+            out.confidence = slot.confidence.load (std::memory_order_acquire);
             for (std::size_t c = 0; c < out.probabilities.size(); ++c)
-                out.probabilities[c] = slot.probabilities[c].load (std::memory_order_relaxed);
-            std::atomic_thread_fence (std::memory_order_acquire);
+                out.probabilities[c] = slot.probabilities[c].load (std::memory_order_acquire);
             if (slot.sequence.load (std::memory_order_relaxed) == before)
                 return true;
         }
