@@ -244,8 +244,17 @@ def test_progress_bar_only_on_a_terminal(model, tmp_path):
                                stderr=follower, text=True)
     stdout, _ = process.communicate()
     os.close(follower)
-    terminal = os.read(leader, 65536).decode()
+    chunks = []
+    while True:  # the terminal's output may come in several reads; EIO marks its end
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
     os.close(leader)
+    terminal = b"".join(chunks).decode()
     assert process.returncode == 0
     assert "3/3 files" in terminal and "[" in terminal
     assert stdout == piped.stdout
