@@ -101,3 +101,20 @@ def test_bad_settings_are_refused():
         features({"n_fft": 512}, signal("noise", 16000, 0.1), use_model_file=False)
     with pytest.raises(RuntimeError, match="f_min < f_max"):
         features({"sample_rate": 16000, "n_mels": 8, "f_max": 9000.0}, signal("noise", 16000, 0.1), use_model_file=False)
+
+
+def test_plain_torchaudio_modules_as_frontend():
+    """export_model(frontend=...) also takes torchaudio's own modules."""
+    import torchaudio
+
+    mel = torchaudio.transforms.MelSpectrogram(sample_rate=16000, n_fft=512, hop_length=128, n_mels=40)
+    pipeline = torch.nn.Sequential(mel, torchaudio.transforms.AmplitudeToDB(top_db=70.0))
+    x = signal("chirp", 16000)
+    from sonotype.export.exporter import frontend_settings
+    for module in (mel, pipeline):
+        settings = frontend_settings(module)
+        with torch.no_grad():
+            expected = copy.deepcopy(module).double()(torch.from_numpy(x).double()).numpy()
+        got = features(settings, x)
+        tolerance = 1e-3 if module is pipeline else 1e-4 * np.abs(expected).max()  # power, not dB, without the log
+        assert np.abs(got - expected).max() <= tolerance

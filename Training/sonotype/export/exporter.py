@@ -17,15 +17,29 @@ FORMAT_VERSION = 1
 
 
 def frontend_settings(frontend) -> dict:
-    """The front-end settings a model file carries: from a dict, or read off a torchaudio module."""
+    """The front-end settings a model file carries, from a dict, a sonotype.frontend.LogMelFrontend,
+    a torchaudio MelSpectrogram, or an nn.Sequential of a MelSpectrogram and an AmplitudeToDB."""
+    import torchaudio
+
+    from .. import frontend as reference
+
     if frontend is None:
         return {}
     if isinstance(frontend, Mapping):
         settings = dict(frontend)
     elif hasattr(frontend, "frontend_settings"):
         settings = dict(frontend.frontend_settings())
+    elif isinstance(frontend, torchaudio.transforms.MelSpectrogram):
+        settings = reference.frontend_settings(frontend)
+    elif (isinstance(frontend, torch.nn.Sequential) and len(frontend) == 2
+          and isinstance(frontend[0], torchaudio.transforms.MelSpectrogram)
+          and isinstance(frontend[1], torchaudio.transforms.AmplitudeToDB)):
+        to_db = frontend[1]
+        settings = reference.frontend_settings(frontend[0], log={"type": "db", "top_db": to_db.top_db,
+                                                                 "multiplier": float(to_db.multiplier)})
     else:
-        raise ExportError(f"frontend must be a dict or a Sonotype front-end module, not {type(frontend).__name__}")
+        raise ExportError("frontend must be a dict, a sonotype.frontend.LogMelFrontend, a torchaudio MelSpectrogram, "
+                          f"or nn.Sequential(MelSpectrogram, AmplitudeToDB), not {type(frontend).__name__}")
     json.dumps(settings)  # must be JSON-serialisable
     return settings
 
