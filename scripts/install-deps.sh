@@ -22,6 +22,8 @@ packages=(
     libsoxr-dev libfftw3-dev
     # Test audio
     sox libsox-fmt-base
+    # Built-in model: training data synthesis, training report
+    fluidsynth fluid-soundfont-gm espeak-ng python3-mido python3-scipy python3-matplotlib
 )
 
 missing=()
