@@ -6,6 +6,7 @@
 #include "engine/Session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 
 namespace sonotype::cli
@@ -21,13 +22,14 @@ options:
   --input IN.npy       float32 array, shape exactly the exported input shape
   --output OUT.npy     where to write the output
   --output-index N     which model output to write (default 0)
+  --benchmark N        also run the model N more times and print the mean time per run to stderr
   --help               show this help
 )";
 } // namespace
 
 int runModelCommand (const std::vector<std::string>& args)
 {
-    const Arguments arguments (args, { "--input", "--output", "--output-index" }, { "--help" });
+    const Arguments arguments (args, { "--input", "--output", "--output-index", "--benchmark" }, { "--help" });
     if (arguments.flag ("--help"))
     {
         std::cout << kHelp;
@@ -70,6 +72,24 @@ int runModelCommand (const std::vector<std::string>& args)
     engine::Session session (model);
     std::copy (input.data.begin(), input.data.end(), session.input (0).begin());
     session.run();
+    if (arguments.has ("--benchmark"))
+    {
+        int runs = 0;
+        try
+        {
+            runs = std::stoi (arguments.value ("--benchmark"));
+        }
+        catch (const std::exception&)
+        {
+        }
+        if (runs < 1 || runs > 1000000)
+            throw UsageError ("--benchmark must be a number of runs from 1 to 1000000");
+        const auto started = std::chrono::steady_clock::now();
+        for (int i = 0; i < runs; ++i)
+            session.run();
+        const auto elapsed = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+        std::cerr << "benchmark: " << runs << " runs, mean " << elapsed / runs << " ms per run (one thread)\n";
+    }
     const auto output = session.output (outputIndex);
     NpyArray result;
     const auto& shape = info.outputShapes[outputIndex];

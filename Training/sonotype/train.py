@@ -1,0 +1,211 @@
+"""Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
+
+    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 20]
+
+Seeded and reproducible on CPU (Debian's python3-torch); progress bars with tqdm; the report
+(docs/MODEL.md and PNG plots in docs/model/) holds training curves, accuracy on the random and
+held-out splits, per-class precision/recall and confusion matrices.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from .data import CLASSES
+from .data.__main__ import FRONTEND
+from .export import export_model
+from .frontend import LogMelFrontend
+from .models.audio_transformer import AudioTransformer
+
+MODEL_CONFIG = dict(n_mels=64, d_model=64, n_head=4, n_layers=3, n_classes=len(CLASSES), max_tokens=64)
+
+
+def load(path):
+    data = np.load(path)
+    return torch.from_numpy(data["features"].astype(np.float32)), torch.from_numpy(data["labels"])
+
+
+def spec_augment(x, generator):
+    """Random time and frequency masks (SpecAugment), on a batch [B, mels, frames]."""
+    x = x.clone()
+    batch, mels, frames = x.shape
+    for i in range(batch):
+        f = int(torch.randint(0, 9, (1,), generator=generator))
+        f0 = int(torch.randint(0, mels - f + 1, (1,), generator=generator))
+        t = int(torch.randint(0, 16, (1,), generator=generator))
+        t0 = int(torch.randint(0, frames - t + 1, (1,), generator=generator))
+        fill = x[i].min()
+        x[i, f0:f0 + f, :] = fill
+        x[i, :, t0:t0 + t] = fill
+    return x
+
+
+def evaluate(model, features, labels, batch=256):
+    model.eval()
+    predictions = []
+    with torch.no_grad():
+        for start in range(0, len(features), batch):
+            predictions.append(model(features[start:start + batch]).argmax(-1))
+    predictions = torch.cat(predictions)
+    confusion = np.zeros((len(CLASSES), len(CLASSES)), dtype=np.int64)
+    for truth, guess in zip(labels.tolist(), predictions.tolist()):
+        confusion[truth, guess] += 1
+    return float((predictions == labels).float().mean()), confusion
+
+
+def per_class(confusion):
+    precision = np.diag(confusion) / np.maximum(confusion.sum(axis=0), 1)
+    recall = np.diag(confusion) / np.maximum(confusion.sum(axis=1), 1)
+    return precision, recall
+
+
+def train(data, epochs, seed, batch_size=64, lr=1e-3):
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    torch.set_num_threads(os.cpu_count() or 1)
+    train_x, train_y = load(os.path.join(data, "train.npz"))
+    val_x, val_y = load(os.path.join(data, "val.npz"))
+    held_x, held_y = load(os.path.join(data, "heldout.npz"))
+    model = AudioTransformer(**MODEL_CONFIG)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
+    steps = epochs * ((len(train_x) + batch_size - 1) // batch_size)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.15)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    generator = torch.Generator().manual_seed(seed)
+    history = []
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(train_x), generator=generator)
+        total, correct, loss_sum, skipped = 0, 0, 0.0, 0
+        bar = tqdm(range(0, len(order), batch_size), desc=f"epoch {epoch + 1}/{epochs}", leave=False, disable=not sys.stderr.isatty())
+        for start in bar:
+            idx = order[start:start + batch_size]
+            x = spec_augment(train_x[idx], generator)
+            # A little feature noise: digital silence gives exactly constant log-mel windows, whose
+            # zero variance makes BatchNorm's training-mode gradients blow up.
+            x = x + 0.02 * torch.randn(x.shape, generator=generator)
+            y = train_y[idx]
+            logits = model(x)
+            loss = loss_fn(logits, y)
+            optimizer.zero_grad()
+            loss.backward()
+            # Adam is scale-invariant: clip only against blow-ups, and skip a step whose gradient
+            # overflowed rather than let it poison Adam's moments (counted in the log).
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1e5)
+            if torch.isfinite(norm):
+                optimizer.step()
+            else:
+                skipped += 1
+            scheduler.step()
+            loss_sum += float(loss) * len(idx)
+            correct += int((logits.argmax(-1) == y).sum())
+            total += len(idx)
+            bar.set_postfix(loss=f"{loss_sum / total:.3f}", acc=f"{correct / total:.3f}")
+        val_acc, _ = evaluate(model, val_x, val_y)
+        held_acc, _ = evaluate(model, held_x, held_y)
+        history.append({"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total, "val_acc": val_acc,
+                        "heldout_acc": held_acc})
+        print(f"epoch {epoch + 1:2d}: loss {loss_sum / total:.3f}  train {correct / total:.3f}  val {val_acc:.3f}  held-out {held_acc:.3f}"
+              + (f"  ({skipped} steps skipped: gradient overflow)" if skipped else ""), flush=True)
+    val_acc, val_confusion = evaluate(model, val_x, val_y)
+    held_acc, held_confusion = evaluate(model, held_x, held_y)
+    return model.eval(), history, {"val": (val_acc, val_confusion), "heldout": (held_acc, held_confusion)}, \
+        {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
+
+
+def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(figures, exist_ok=True)
+    epochs = [h["epoch"] for h in history]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
+    left.plot(epochs, [h["loss"] for h in history])
+    left.set_xlabel("epoch"), left.set_ylabel("training loss")
+    for key, name in (("train_acc", "train"), ("val_acc", "random split"), ("heldout_acc", "held-out phrases/voices")):
+        right.plot(epochs, [h[key] for h in history], label=name)
+    right.set_xlabel("epoch"), right.set_ylabel("window accuracy"), right.legend(), right.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(figures, "training.png"), dpi=110)
+    plt.close(fig)
+    for split, (_, confusion) in results.items():
+        fig, ax = plt.subplots(figsize=(6.5, 5.5))
+        normalised = confusion / np.maximum(confusion.sum(axis=1, keepdims=True), 1)
+        ax.imshow(normalised, cmap="viridis", vmin=0, vmax=1)
+        ax.set_xticks(range(len(CLASSES)), CLASSES, rotation=60, ha="right")
+        ax.set_yticks(range(len(CLASSES)), CLASSES)
+        ax.set_xlabel("predicted"), ax.set_ylabel("true")
+        for i in range(len(CLASSES)):
+            for j in range(len(CLASSES)):
+                if confusion[i, j]:
+                    ax.text(j, i, str(confusion[i, j]), ha="center", va="center", fontsize=7,
+                            color="black" if normalised[i, j] > 0.5 else "white")
+        ax.set_title(f"confusion matrix: {split}")
+        fig.tight_layout()
+        fig.savefig(os.path.join(figures, f"confusion_{split}.png"), dpi=110)
+        plt.close(fig)
+
+    relative = os.path.relpath(figures, os.path.dirname(path))
+    lines = ["# The built-in model", "",
+             "Written by `python3 -m sonotype.train` (do not edit by hand). The model is the seed-000 audio "
+             f"transformer (`{json.dumps(MODEL_CONFIG)}`) over 1 s windows of 64 log-mel bands at 16 kHz.", "",
+             "| | |", "|---|---|",
+             f"| windows: train / random split / held-out | {sizes['train']} / {sizes['val']} / {sizes['heldout']} |",
+             f"| window accuracy, random split | {results['val'][0] * 100:.1f}% |",
+             f"| window accuracy, held-out MIDI phrases and espeak-ng voices | {results['heldout'][0] * 100:.1f}% |",
+             f"| training time (2 cores) | {seconds / 60:.1f} min |",
+             f"| weights | {weights_bytes / 1e6:.2f} MB |",
+             f"| one inference with Sonotype's engine (one core) | {inference_ms:.2f} ms |", "",
+             f"![training curves]({relative}/training.png)", "", "## Per class", "",
+             "| class | precision (random) | recall (random) | precision (held-out) | recall (held-out) |", "|---|---|---|---|---|"]
+    p_val, r_val = per_class(results["val"][1])
+    p_held, r_held = per_class(results["heldout"][1])
+    for i, name in enumerate(CLASSES):
+        lines.append(f"| {name} | {p_val[i]:.3f} | {r_val[i]:.3f} | {p_held[i]:.3f} | {r_held[i]:.3f} |")
+    lines += ["", f"![confusion, random split]({relative}/confusion_val.png)", f"![confusion, held-out]({relative}/confusion_heldout.png)", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def engine_inference_ms(model_path):
+    import subprocess
+    import tempfile
+
+    from .engine_cli import cli_path
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(os.path.join(tmp, "x.npy"), np.zeros((1, 64, 101), dtype=np.float32))
+        result = subprocess.run([cli_path(), "run-model", model_path, "--input", os.path.join(tmp, "x.npy"), "--output",
+                                 os.path.join(tmp, "y.npy"), "--benchmark", "200"], capture_output=True, text=True, check=True)
+    return float(result.stderr.split("mean")[1].split("ms")[0])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default="build/data")
+    parser.add_argument("--out", default="Resources/models/default.safetensors")
+    parser.add_argument("--report", default="docs/MODEL.md")
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    started = time.time()
+    model, history, results, sizes = train(args.data, args.epochs, args.seed)
+    seconds = time.time() - started
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
+    weights_bytes = summary["num_parameters"] * 4
+    inference_ms = engine_inference_ms(args.out)
+    write_report(args.report, os.path.join(os.path.dirname(args.report), "model"), history, results, sizes, seconds, inference_ms,
+                 weights_bytes)
+    print(f"random split {results['val'][0]:.3f}, held-out {results['heldout'][0]:.3f}, {seconds / 60:.1f} min, "
+          f"{inference_ms:.2f} ms per inference; wrote {args.out} and {args.report}")
+
+
+if __name__ == "__main__":
+    main()
