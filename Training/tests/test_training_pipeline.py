@@ -1,0 +1,41 @@
+"""CI does not train: a smoke test of the data generator and of one short training run."""
+
+import os
+
+import numpy as np
+import torch
+
+from sonotype.data import CLASSES
+from sonotype.data.__main__ import FRONTEND, generate
+from sonotype.engine_cli import run_model
+from sonotype.export import export_model
+from sonotype.frontend import LogMelFrontend
+from sonotype.train import train
+
+
+def test_generator_and_one_epoch(tmp_path):
+    data = tmp_path / "data"
+    generate(str(data), seed=5, clips_per_class=2, heldout_per_class=1, jobs=2, verbose=False)
+    train_npz = np.load(data / "train.npz")
+    frames = 1 + FRONTEND["window_samples"] // FRONTEND["hop_length"]
+    assert train_npz["features"].shape[1:] == (FRONTEND["n_mels"], frames)
+    assert set(train_npz["labels"].tolist()) | set(np.load(data / "val.npz")["labels"].tolist()) == set(range(len(CLASSES)))
+    heldout = np.load(data / "heldout.npz")
+    assert sorted(heldout["labels"].tolist()) == list(range(len(CLASSES)))
+    assert np.isfinite(train_npz["features"].astype(np.float32)).all()
+    assert sorted(os.listdir(data / "examples"))  # example clips are written
+
+    # Determinism: the same seed gives the same data.
+    again = tmp_path / "again"
+    generate(str(again), seed=5, clips_per_class=2, heldout_per_class=1, jobs=1, verbose=False)
+    assert np.array_equal(np.load(again / "heldout.npz")["features"], heldout["features"])
+
+    model, history, results, sizes = train(str(data), epochs=1, seed=0)
+    assert len(history) == 1 and np.isfinite(history[0]["loss"])
+    assert sizes["heldout"] == len(CLASSES)
+    path = str(tmp_path / "model.safetensors")
+    export_model(model, torch.zeros(1, 64, frames), path, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
+    x = torch.from_numpy(heldout["features"][:1].astype(np.float32))
+    with torch.no_grad():
+        expected = model(x).numpy()
+    assert np.abs(run_model(path, x.numpy()) - expected).max() < 1e-4
