@@ -23,7 +23,7 @@ from .export import export_model
 from .frontend import LogMelFrontend
 from .models.audio_transformer import AudioTransformer
 
-MODEL_CONFIG = dict(n_mels=64, d_model=64, n_head=4, n_layers=3, n_classes=len(CLASSES), max_tokens=64)
+MODEL_CONFIG = dict(n_mels=64, d_model=64, n_head=4, n_layers=2, n_classes=len(CLASSES), max_tokens=64, stem="conv2d")
 
 
 def load(path):
@@ -65,7 +65,7 @@ def per_class(confusion):
     return precision, recall
 
 
-def train(data, epochs, seed, batch_size=64, lr=1e-3):
+def train(data, epochs, seed, batch_size=64, lr=2e-3):
     torch.manual_seed(seed)
     np.random.seed(seed)
     torch.set_num_threads(os.cpu_count() or 1)
@@ -89,7 +89,7 @@ def train(data, epochs, seed, batch_size=64, lr=1e-3):
             x = spec_augment(train_x[idx], generator)
             # A little feature noise: digital silence gives exactly constant log-mel windows, whose
             # zero variance makes BatchNorm's training-mode gradients blow up.
-            x = x + 0.02 * torch.randn(x.shape, generator=generator)
+            x = x + 0.05 * torch.randn(x.shape, generator=generator)
             y = train_y[idx]
             logits = model(x)
             loss = loss_fn(logits, y)

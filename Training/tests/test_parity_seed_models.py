@@ -91,3 +91,14 @@ def test_seed003_quirk_scaling_after_softmax_is_reproduced():
     usual.load_state_dict(model.state_dict())
     with torch.no_grad():
         assert (usual(x) - model(x)).abs().max() > 1e-3
+
+
+def test_audio_transformer_with_spectrogram_stem():
+    """The built-in model's variant: a 2-d CNN embedding (Conv2d, BatchNorm2d, MaxPool2d with ceil_mode)."""
+    torch.manual_seed(1)
+    model = AudioTransformer(n_mels=64, d_model=64, n_head=4, n_layers=2, n_classes=12, stem="conv2d")
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    assert_parity(model, torch.randn(1, 64, 101))

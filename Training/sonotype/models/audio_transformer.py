@@ -79,22 +79,50 @@ class LearnedPositionalEncoding(nn.Module):
         return x + self.pe[: x.size(0)].unsqueeze(1)
 
 
+class SpectrogramStem(nn.Module):
+    """A 2-d CNN embedding: local spectro-temporal patterns (timbre) of the log-mel, then one token
+    per time step: [B, n_mels, frames] -> [B, d_model, frames / 2]."""
+
+    def __init__(self, n_mels: int, d_model: int, channels: int = 32):
+        super().__init__()
+        self.convs = nn.Sequential(
+            nn.Conv2d(1, channels // 2, kernel_size=3, padding=1), nn.BatchNorm2d(channels // 2), nn.GELU(),
+            nn.MaxPool2d((2, 1)),
+            nn.Conv2d(channels // 2, channels, kernel_size=3, padding=1), nn.BatchNorm2d(channels), nn.GELU(),
+            nn.MaxPool2d((2, 2), ceil_mode=True),
+            nn.Conv2d(channels, channels, kernel_size=3, padding=1), nn.BatchNorm2d(channels), nn.GELU(),
+            nn.MaxPool2d((2, 1)),
+        )
+        self.project = nn.Conv1d(channels * (n_mels // 8), d_model, kernel_size=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.convs(x.unsqueeze(1))           # [B, C, n_mels / 8, frames / 2]
+        B, C, M, T = x.shape
+        return self.project(x.reshape(B, C * M, T))
+
+
 class AudioTransformer(nn.Module):
-    """log-mel [B, n_mels, frames] -> class logits [B, n_classes]."""
+    """log-mel [B, n_mels, frames] -> class logits [B, n_classes].
+
+    stem "conv1d": a 1-d CNN over time with the mel bands as channels (the seed's minimal completion);
+    "conv2d": SpectrogramStem, the built-in model's."""
 
     def __init__(self, n_mels: int = 64, d_model: int = 64, n_head: int = 4, n_layers: int = 2,
                  n_classes: int = 12, max_tokens: int = 512, positional: str = "sinusoidal",
-                 batch_first: bool = True):
+                 batch_first: bool = True, stem: str = "conv1d"):
         super().__init__()
         self.batch_first = batch_first
-        self.expand = nn.Sequential(
-            nn.Conv1d(n_mels, d_model, kernel_size=3, padding=1),
-            nn.BatchNorm1d(d_model),
-            nn.GELU(),
-            nn.Conv1d(d_model, d_model, kernel_size=3, stride=2, padding=1),
-            nn.BatchNorm1d(d_model),
-            nn.GELU(),
-        )
+        if stem == "conv2d":
+            self.expand = SpectrogramStem(n_mels, d_model)
+        else:
+            self.expand = nn.Sequential(
+                nn.Conv1d(n_mels, d_model, kernel_size=3, padding=1),
+                nn.BatchNorm1d(d_model),
+                nn.GELU(),
+                nn.Conv1d(d_model, d_model, kernel_size=3, stride=2, padding=1),
+                nn.BatchNorm1d(d_model),
+                nn.GELU(),
+            )
         self.cls_token = nn.Parameter(torch.randn(1, d_model, 1) * 0.02)
         encodings = {"sinusoidal": SinusoidalPositionalEncoding, "learned": LearnedPositionalEncoding}
         self.positional_encoder = encodings[positional](d_model, max_tokens + 1, batch_first)
