@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-PYTHONPATH=Training SONOTYPE_CLI=build/sonotype /usr/bin/python3 -m sonotype.demo "$@"
+PYTHONPATH=Training SONOTYPE_CLI="$PWD/build/sonotype" /usr/bin/python3 -m sonotype.demo "$@"

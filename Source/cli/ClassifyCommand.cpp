@@ -4,6 +4,7 @@
 #include "cli/AudioFileReader.h"
 #include "cli/Commands.h"
 #include "engine/Json.h"
+#include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
 
 #include <algorithm>
@@ -30,7 +31,7 @@ analysis window: window k covers [k * hop, k * hop + window) seconds. A file sho
 is zero-padded to one window.
 
 options:
-  --model FILE      model file (required until Sonotype ships a built-in model)
+  --model FILE      model file (default: the built-in model)
   --hop SECONDS     time between windows (default 0.25)
   --smooth SECONDS  exponential smoothing time constant of the probabilities (default 0: off)
   --format FORMAT   csv (default) or json
@@ -247,9 +248,7 @@ int classifyCommand (const std::vector<std::string>& args)
         return 0;
     }
     Options options;
-    if (! arguments.has ("--model"))
-        throw UsageError ("--model is required: Sonotype has no built-in model yet (see sonotype classify --help)");
-    options.model = arguments.value ("--model");
+    options.model = arguments.valueOr ("--model", "");
     options.hopSeconds = parseSeconds (arguments.valueOr ("--hop", "0.25"), "--hop", false);
     options.smoothingSeconds = parseSeconds (arguments.valueOr ("--smooth", "0"), "--smooth", true);
     const auto format = arguments.valueOr ("--format", "csv");
@@ -280,7 +279,7 @@ int classifyCommand (const std::vector<std::string>& args)
     if (arguments.positionals().empty())
         throw UsageError ("classify needs at least one file or folder (see sonotype classify --help)");
 
-    const auto model = engine::Model::load (options.model);
+    const auto model = options.model.empty() ? resources::builtinModel() : engine::Model::load (options.model);
     const runtime::WindowAnalyzer probe (model, 48000.0, options.hopSeconds); // checks the model's front end now
     std::vector<std::string> errors;
     auto files = collectFiles (arguments.positionals(), errors);

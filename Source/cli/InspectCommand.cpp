@@ -2,6 +2,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "engine/Model.h"
+#include "resources/BuiltinModel.h"
 
 #include <cstdio>
 #include <iostream>
@@ -10,11 +11,11 @@ namespace sonotype::cli
 {
 namespace
 {
-    constexpr const char* kHelp = R"(usage: sonotype inspect MODEL.safetensors
+    constexpr const char* kHelp = R"(usage: sonotype inspect [MODEL.safetensors]
        sonotype inspect --ops
 
-Prints a model file's input and output shapes, class labels, front-end settings, op counts,
-parameter count and size. --ops lists the operations this engine runs.
+Prints a model file's (default: the built-in model's) input and output shapes, class labels,
+front-end settings, op counts, parameter count and size. --ops lists the operations this engine runs.
 )";
 
     std::string metadataOr (const engine::ModelInfo& info, const std::string& key, const std::string& fallback)
@@ -45,10 +46,10 @@ int inspectCommand (const std::vector<std::string>& args)
             std::cout << name << "\n";
         return 0;
     }
-    if (arguments.positionals().size() != 1)
-        throw UsageError ("inspect needs exactly one MODEL file (see sonotype inspect --help)");
+    if (arguments.positionals().size() > 1)
+        throw UsageError ("inspect takes at most one MODEL file (see sonotype inspect --help)");
 
-    const auto model = engine::Model::load (arguments.positionals()[0]);
+    const auto model = arguments.positionals().empty() ? resources::builtinModel() : engine::Model::load (arguments.positionals()[0]);
     const auto& info = model->info();
     std::cout << "model:       " << info.name << "\n";
     std::cout << "format:      sonotype " << metadataOr (info, "format_version", "?") << " (exporter " << metadataOr (info, "exporter_version", "?")

@@ -185,7 +185,6 @@ def test_usage_errors(model, tmp_path):
     path, _ = model
     wav = write_wav(tmp_path / "a.wav", tone(16000, 1.0), 16000)
     cases = [
-        (["classify", wav], "--model is required"),
         (["classify", "--model", path], "at least one file"),
         (["classify", "--model", path, "--hop", "0", wav], "--hop"),
         (["classify", "--model", path, "--smooth", "-1", wav], "--smooth"),

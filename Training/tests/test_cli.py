@@ -67,7 +67,7 @@ def test_run_model_errors(model_file, tmp_path):
         (["run-model", tmp_path / "bad.safetensors", "--input", tmp_path / "wrong.npy", "--output", out], 1, "not valid JSON"),
         (["run-model", model_file, "--input", tmp_path / "wrong.npy", "--output", out, "--output-index", "x"], 2, "--output-index"),
         (["run-model", model_file, "--input", tmp_path / "wrong.npy", "--output", out, "--output-index", "3"], 2, "has 1 outputs"),
-        (["inspect"], 2, "exactly one MODEL"),
+        (["inspect", model_file, model_file], 2, "at most one MODEL"),
         (["inspect", tmp_path / "bad.safetensors"], 1, "not valid JSON"),
     ]
     for args, code, message in cases:

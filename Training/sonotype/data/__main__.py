@@ -93,7 +93,7 @@ def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip
     examples = os.path.join(out, "examples")
     os.makedirs(examples, exist_ok=True)
     clips, labels = splits["heldout"]
-    for label in ("speech", "drums", "piano", "guitar", "strings", "noise"):
+    for label in ("speech", "drums", "piano", "guitar", "noise"):
         index = labels.index(CLASSES.index(label))
         wavfile.write(os.path.join(examples, f"{label}.wav"), SAMPLE_RATE, (clips[index] * 32767).astype(np.int16))
     with open(os.path.join(out, "voices.txt"), "w") as f:
