@@ -11,8 +11,8 @@ namespace sonotype::cli
 
 struct NpyArray
 {
-    std::vector<int64_t> shape;
-    std::vector<float> data; // row-major
+    std::vector<int64_t> shape; // empty for a 0-d array (one element)
+    std::vector<float> data;    // row-major (C order)
 };
 
 struct NpyError : std::runtime_error
@@ -20,11 +20,15 @@ struct NpyError : std::runtime_error
     using std::runtime_error::runtime_error;
 };
 
-/** Reads a .npy file: float32 ('<f4') or float64 ('<f8', converted), C order, format 1.0–3.0. */
+/** Reads a .npy file: float32 ('<f4') or float64 ('<f8', converted), C order, format 1.0–3.0.
+    Throws NpyError naming the file and the problem. */
 NpyArray readNpy (const std::string& path);
+
+/** As readNpy, from the bytes of a file; `name` starts the error messages. */
 NpyArray parseNpy (const std::vector<std::uint8_t>& bytes, const std::string& name = "npy data");
 
-/** Writes a version 1.0, '<f4', C-order file, header padded to 64 bytes as NumPy does. */
+/** Writes a version 1.0, '<f4', C-order file byte for byte as numpy.save does (header padded so
+    the data starts at a multiple of 64). Throws NpyError if the shape does not match the data. */
 void writeNpy (const std::string& path, const NpyArray& array);
 std::vector<std::uint8_t> serialiseNpy (const NpyArray& array);
 

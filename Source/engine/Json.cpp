@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 namespace sonotype::engine
@@ -23,6 +22,94 @@ namespace
         return "?";
     }
 
+    bool isDigit (char c) noexcept { return c >= '0' && c <= '9'; }
+
+    char hexDigit (unsigned value) noexcept { return "0123456789abcdef"[value & 0xFu]; }
+
+    /** The length (1–4) of the well-formed UTF-8 sequence starting at text[pos], or 0 if it is
+        malformed: a stray continuation byte, an overlong form, a surrogate, a code point beyond
+        U+10FFFF, or a sequence cut short by the end of the text. */
+    std::size_t utf8SequenceLength (std::string_view text, std::size_t pos) noexcept
+    {
+        const auto lead = static_cast<unsigned char> (text[pos]);
+        if (lead < 0x80)
+            return 1;
+        std::size_t numContinuation = 0;
+        unsigned codePoint = 0;
+        if (lead >= 0xC2 && lead <= 0xDF) // 0xC0 and 0xC1 could only start overlong forms
+            numContinuation = 1, codePoint = lead & 0x1Fu;
+        else if (lead >= 0xE0 && lead <= 0xEF)
+            numContinuation = 2, codePoint = lead & 0x0Fu;
+        else if (lead >= 0xF0 && lead <= 0xF4)
+            numContinuation = 3, codePoint = lead & 0x07u;
+        else
+            return 0;
+        if (numContinuation >= text.size() - pos)
+            return 0;
+        for (std::size_t i = 1; i <= numContinuation; ++i)
+        {
+            const auto c = static_cast<unsigned char> (text[pos + i]);
+            if ((c & 0xC0u) != 0x80u)
+                return 0;
+            codePoint = (codePoint << 6) | (c & 0x3Fu);
+        }
+        const unsigned minimum = numContinuation == 1 ? 0x80u : numContinuation == 2 ? 0x800u : 0x10000u;
+        if (codePoint < minimum || codePoint > 0x10FFFFu || (codePoint >= 0xD800u && codePoint <= 0xDFFFu))
+            return 0;
+        return numContinuation + 1;
+    }
+
+    /** Untrusted text made safe to quote in an error message: control characters and malformed
+        UTF-8 shown as \xNN, and cut short after about 40 bytes. */
+    std::string printable (std::string_view text)
+    {
+        constexpr std::size_t maxBytes = 40;
+        std::string out;
+        std::size_t pos = 0;
+        while (pos < text.size())
+        {
+            if (out.size() >= maxBytes)
+                return out + "...";
+            const auto c = static_cast<unsigned char> (text[pos]);
+            const auto length = utf8SequenceLength (text, pos);
+            if (length == 0 || c < 0x20 || c == 0x7F)
+            {
+                out += "\\x";
+                out += hexDigit (c >> 4u);
+                out += hexDigit (c);
+                ++pos;
+                continue;
+            }
+            out.append (text.substr (pos, length));
+            pos += length;
+        }
+        return out;
+    }
+
+    void appendUtf8 (std::string& out, unsigned codePoint)
+    {
+        if (codePoint < 0x80)
+            out += static_cast<char> (codePoint);
+        else if (codePoint < 0x800)
+        {
+            out += static_cast<char> (0xC0 | (codePoint >> 6));
+            out += static_cast<char> (0x80 | (codePoint & 0x3F));
+        }
+        else if (codePoint < 0x10000)
+        {
+            out += static_cast<char> (0xE0 | (codePoint >> 12));
+            out += static_cast<char> (0x80 | ((codePoint >> 6) & 0x3F));
+            out += static_cast<char> (0x80 | (codePoint & 0x3F));
+        }
+        else
+        {
+            out += static_cast<char> (0xF0 | (codePoint >> 18));
+            out += static_cast<char> (0x80 | ((codePoint >> 12) & 0x3F));
+            out += static_cast<char> (0x80 | ((codePoint >> 6) & 0x3F));
+            out += static_cast<char> (0x80 | (codePoint & 0x3F));
+        }
+    }
+
     class Parser
     {
     public:
@@ -32,17 +119,17 @@ namespace
         {
             auto value = parseValue (0);
             skipWhitespace();
-            if (pos_ != text_.size())
+            if (! atEnd())
                 fail ("unexpected characters after the JSON value");
             return value;
         }
 
     private:
-        static constexpr int kMaxDepth = 64;
+        [[noreturn]] void fail (const std::string& what) const { failAt (pos_, what); }
 
-        [[noreturn]] void fail (const std::string& what) const
+        [[noreturn]] static void failAt (std::size_t offset, const std::string& what)
         {
-            throw JsonError ("JSON error at byte " + std::to_string (pos_) + ": " + what);
+            throw JsonError ("JSON error at byte " + std::to_string (offset) + ": " + what);
         }
 
         bool atEnd() const noexcept { return pos_ >= text_.size(); }
@@ -54,45 +141,48 @@ namespace
                 ++pos_;
         }
 
-        void expect (char c)
+        void expect (char c, const char* what)
         {
             if (peek() != c)
-                fail (std::string ("expected '") + c + "'");
+                fail (std::string ("expected ") + what);
             ++pos_;
         }
 
         void literal (std::string_view word)
         {
             if (text_.substr (pos_, word.size()) != word)
-                fail ("invalid literal");
+                fail ("invalid literal (expected '" + std::string (word) + "')");
             pos_ += word.size();
         }
 
+        // `depth` counts the arrays and objects around this value. Recursion is bounded by
+        // kMaxJsonDepth, so hostile input cannot overflow the stack.
         JsonValue parseValue (int depth)
         {
-            if (depth > kMaxDepth)
-                fail ("nesting deeper than " + std::to_string (kMaxDepth));
             skipWhitespace();
-            switch (peek())
+            const char c = peek();
+            if ((c == '{' || c == '[') && depth >= kMaxJsonDepth)
+                fail ("nesting deeper than " + std::to_string (kMaxJsonDepth) + " levels");
+            switch (c)
             {
-                case '{': return parseObject (depth);
-                case '[': return parseArray (depth);
+                case '{': return parseObject (depth + 1);
+                case '[': return parseArray (depth + 1);
                 case '"': return JsonValue::string (parseString());
                 case 't': literal ("true"); return JsonValue::boolean (true);
                 case 'f': literal ("false"); return JsonValue::boolean (false);
                 case 'n': literal ("null"); return {};
                 default: break;
             }
-            if (peek() == '-' || (peek() >= '0' && peek() <= '9'))
+            if (c == '-' || isDigit (c))
                 return JsonValue::number (parseNumber());
-            fail (atEnd() ? "unexpected end of input" : "unexpected character");
+            fail (atEnd() ? "unexpected end of input" : "unexpected character '" + printable (text_.substr (pos_, 1)) + "'");
         }
 
         JsonValue parseObject (int depth)
         {
-            expect ('{');
+            ++pos_; // '{'
             JsonValue::Object members;
-            std::set<std::string> keys;
+            std::set<std::string, std::less<>> keys;
             skipWhitespace();
             if (peek() == '}')
             {
@@ -104,26 +194,28 @@ namespace
                 skipWhitespace();
                 if (peek() != '"')
                     fail ("expected a string key");
+                const auto keyStart = pos_;
                 auto key = parseString();
+                // Keys are compared after unescaping, so "a" and "\u0061" are duplicates.
                 if (! keys.insert (key).second)
-                    fail ("duplicate key '" + key + "'");
+                    failAt (keyStart, "duplicate key '" + printable (key) + "'");
                 skipWhitespace();
-                expect (':');
-                members.emplace_back (std::move (key), parseValue (depth + 1));
+                expect (':', "':'");
+                members.emplace_back (std::move (key), parseValue (depth));
                 skipWhitespace();
                 if (peek() == ',')
                 {
                     ++pos_;
                     continue;
                 }
-                expect ('}');
+                expect ('}', "',' or '}'");
                 return JsonValue::object (std::move (members));
             }
         }
 
         JsonValue parseArray (int depth)
         {
-            expect ('[');
+            ++pos_; // '['
             JsonValue::Array items;
             skipWhitespace();
             if (peek() == ']')
@@ -133,77 +225,100 @@ namespace
             }
             for (;;)
             {
-                items.push_back (parseValue (depth + 1));
+                items.push_back (parseValue (depth));
                 skipWhitespace();
                 if (peek() == ',')
                 {
                     ++pos_;
                     continue;
                 }
-                expect (']');
+                expect (']', "',' or ']'");
                 return JsonValue::array (std::move (items));
             }
         }
 
+        // Scans the RFC 8259 number grammar, then converts with std::from_chars, which is
+        // locale-independent and correctly rounded (as strtod in the "C" locale).
         double parseNumber()
         {
             const auto start = pos_;
-            if (peek() == '-')
+            const bool negative = peek() == '-';
+            if (negative)
                 ++pos_;
+
+            // The magnitude of the number is below 10^decimalExponent, and at least a tenth of that;
+            // tracked only to tell overflow from underflow below.
+            int64_t decimalExponent = 0;
+            bool seenNonZero = false;
             if (peek() == '0')
+            {
                 ++pos_;
-            else if (peek() >= '1' && peek() <= '9')
-                while (peek() >= '0' && peek() <= '9')
-                    ++pos_;
+                if (isDigit (peek()))
+                    fail ("invalid number: leading zeros are not allowed");
+            }
+            else if (isDigit (peek()))
+            {
+                seenNonZero = true;
+                for (; isDigit (peek()); ++pos_)
+                    ++decimalExponent;
+            }
             else
                 fail ("invalid number");
+
             if (peek() == '.')
             {
                 ++pos_;
-                if (! (peek() >= '0' && peek() <= '9'))
+                if (! isDigit (peek()))
                     fail ("invalid number: digits expected after '.'");
-                while (peek() >= '0' && peek() <= '9')
-                    ++pos_;
+                for (; isDigit (peek()); ++pos_)
+                {
+                    if (! seenNonZero && peek() == '0')
+                        --decimalExponent;
+                    else
+                        seenNonZero = true;
+                }
             }
+
             if (peek() == 'e' || peek() == 'E')
             {
                 ++pos_;
+                const bool negativeExponent = peek() == '-';
                 if (peek() == '+' || peek() == '-')
                     ++pos_;
-                if (! (peek() >= '0' && peek() <= '9'))
+                if (! isDigit (peek()))
                     fail ("invalid number: digits expected in the exponent");
-                while (peek() >= '0' && peek() <= '9')
-                    ++pos_;
+                int64_t exponent = 0;
+                for (; isDigit (peek()); ++pos_)
+                    if (exponent < 1'000'000'000'000) // saturate: far beyond any double's range already
+                        exponent = exponent * 10 + (peek() - '0');
+                decimalExponent += negativeExponent ? -exponent : exponent;
             }
-            double value = 0.0;
+
             const auto* first = text_.data() + start;
             const auto* last = text_.data() + pos_;
+            double value = 0.0;
             const auto result = std::from_chars (first, last, value);
             if (result.ec == std::errc::result_out_of_range)
             {
-                // from_chars leaves `value` alone then. A negative exponent means underflow, which
-                // rounds to zero as strtod does; anything else overflowed.
-                const std::string_view token (first, static_cast<std::size_t> (last - first));
-                const auto exponent = token.find_first_of ("eE");
-                if (exponent == std::string_view::npos || token.substr (exponent + 1, 1) != "-")
-                    fail ("number out of range");
-                value = token.front() == '-' ? -0.0 : 0.0;
+                // from_chars reports overflow and underflow alike (and leaves `value` alone). Too
+                // large is an error; too small rounds to (signed) zero, as strtod does.
+                if (seenNonZero && decimalExponent > 0)
+                    failAt (start, "number out of range");
+                return negative ? -0.0 : 0.0;
             }
-            else if (result.ec != std::errc() || result.ptr != last)
-                fail ("invalid number");
-            if (! std::isfinite (value))
-                fail ("number out of range");
+            if (result.ec != std::errc() || result.ptr != last || ! std::isfinite (value))
+                failAt (start, "invalid number"); // unreachable for the grammar scanned above
             return value;
         }
 
         unsigned hex4()
         {
-            if (pos_ + 4 > text_.size())
+            if (text_.size() - pos_ < 4)
                 fail ("truncated \\u escape");
             unsigned value = 0;
             for (int i = 0; i < 4; ++i)
             {
-                const char c = text_[pos_++];
+                const char c = text_[pos_];
                 value <<= 4;
                 if (c >= '0' && c <= '9')
                     value |= static_cast<unsigned> (c - '0');
@@ -212,84 +327,54 @@ namespace
                 else if (c >= 'A' && c <= 'F')
                     value |= static_cast<unsigned> (c - 'A' + 10);
                 else
-                    fail ("invalid \\u escape");
+                    fail ("invalid \\u escape: expected 4 hex digits");
+                ++pos_;
             }
             return value;
         }
 
-        static void appendUtf8 (std::string& out, unsigned codePoint)
+        // Called just after "\u"; a high surrogate must be followed at once by an escaped low one.
+        unsigned unicodeEscape()
         {
-            if (codePoint < 0x80)
-                out += static_cast<char> (codePoint);
-            else if (codePoint < 0x800)
-            {
-                out += static_cast<char> (0xC0 | (codePoint >> 6));
-                out += static_cast<char> (0x80 | (codePoint & 0x3F));
-            }
-            else if (codePoint < 0x10000)
-            {
-                out += static_cast<char> (0xE0 | (codePoint >> 12));
-                out += static_cast<char> (0x80 | ((codePoint >> 6) & 0x3F));
-                out += static_cast<char> (0x80 | (codePoint & 0x3F));
-            }
-            else
-            {
-                out += static_cast<char> (0xF0 | (codePoint >> 18));
-                out += static_cast<char> (0x80 | ((codePoint >> 12) & 0x3F));
-                out += static_cast<char> (0x80 | ((codePoint >> 6) & 0x3F));
-                out += static_cast<char> (0x80 | (codePoint & 0x3F));
-            }
-        }
-
-        // Copies one UTF-8 encoded character, checking it is well formed (no overlongs, no surrogates).
-        void copyUtf8 (std::string& out)
-        {
-            const auto lead = static_cast<unsigned char> (text_[pos_]);
-            int extra = 0;
-            unsigned codePoint = 0;
-            if (lead >= 0xC2 && lead <= 0xDF)
-                extra = 1, codePoint = lead & 0x1Fu;
-            else if (lead >= 0xE0 && lead <= 0xEF)
-                extra = 2, codePoint = lead & 0x0Fu;
-            else if (lead >= 0xF0 && lead <= 0xF4)
-                extra = 3, codePoint = lead & 0x07u;
-            else
-                fail ("invalid UTF-8 in string");
-            if (pos_ + static_cast<std::size_t> (extra) >= text_.size())
-                fail ("truncated UTF-8 in string");
-            for (int i = 1; i <= extra; ++i)
-            {
-                const auto c = static_cast<unsigned char> (text_[pos_ + static_cast<std::size_t> (i)]);
-                if ((c & 0xC0) != 0x80)
-                    fail ("invalid UTF-8 in string");
-                codePoint = (codePoint << 6) | (c & 0x3Fu);
-            }
-            const unsigned minimum = extra == 1 ? 0x80 : extra == 2 ? 0x800 : 0x10000;
-            if (codePoint < minimum || codePoint > 0x10FFFF || (codePoint >= 0xD800 && codePoint <= 0xDFFF))
-                fail ("invalid UTF-8 in string");
-            out.append (text_.substr (pos_, static_cast<std::size_t> (extra) + 1));
-            pos_ += static_cast<std::size_t> (extra) + 1;
+            const auto escapeStart = pos_ - 2;
+            const unsigned codePoint = hex4();
+            if (codePoint >= 0xDC00 && codePoint <= 0xDFFF)
+                failAt (escapeStart, "unpaired surrogate in \\u escape");
+            if (codePoint < 0xD800 || codePoint > 0xDBFF)
+                return codePoint;
+            if (text_.substr (pos_, 2) != "\\u")
+                failAt (escapeStart, "unpaired surrogate in \\u escape");
+            pos_ += 2;
+            const unsigned low = hex4();
+            if (low < 0xDC00 || low > 0xDFFF)
+                failAt (escapeStart, "unpaired surrogate in \\u escape");
+            return 0x10000 + ((codePoint - 0xD800) << 10) + (low - 0xDC00);
         }
 
         std::string parseString()
         {
-            expect ('"');
+            ++pos_; // '"'
             std::string out;
             for (;;)
             {
                 if (atEnd())
                     fail ("unterminated string");
                 const char c = text_[pos_];
+                const auto byte = static_cast<unsigned char> (c);
                 if (c == '"')
                 {
                     ++pos_;
                     return out;
                 }
-                if (static_cast<unsigned char> (c) < 0x20)
-                    fail ("control character in string");
-                if (static_cast<unsigned char> (c) >= 0x80)
+                if (byte < 0x20)
+                    fail ("control character in string (must be escaped)");
+                if (byte >= 0x80)
                 {
-                    copyUtf8 (out);
+                    const auto length = utf8SequenceLength (text_, pos_);
+                    if (length == 0)
+                        fail ("invalid UTF-8 in string");
+                    out.append (text_.substr (pos_, length));
+                    pos_ += length;
                     continue;
                 }
                 ++pos_;
@@ -300,7 +385,8 @@ namespace
                 }
                 if (atEnd())
                     fail ("unterminated string");
-                const char escape = text_[pos_++];
+                const char escape = text_[pos_];
+                ++pos_;
                 switch (escape)
                 {
                     case '"': out += '"'; break;
@@ -311,25 +397,8 @@ namespace
                     case 'n': out += '\n'; break;
                     case 'r': out += '\r'; break;
                     case 't': out += '\t'; break;
-                    case 'u':
-                    {
-                        unsigned codePoint = hex4();
-                        if (codePoint >= 0xD800 && codePoint <= 0xDBFF)
-                        {
-                            if (text_.substr (pos_, 2) != "\\u")
-                                fail ("unpaired surrogate in \\u escape");
-                            pos_ += 2;
-                            const unsigned low = hex4();
-                            if (low < 0xDC00 || low > 0xDFFF)
-                                fail ("unpaired surrogate in \\u escape");
-                            codePoint = 0x10000 + ((codePoint - 0xD800) << 10) + (low - 0xDC00);
-                        }
-                        else if (codePoint >= 0xDC00 && codePoint <= 0xDFFF)
-                            fail ("unpaired surrogate in \\u escape");
-                        appendUtf8 (out, codePoint);
-                        break;
-                    }
-                    default: fail (std::string ("invalid escape '\\") + escape + "'");
+                    case 'u': appendUtf8 (out, unicodeEscape()); break;
+                    default: failAt (pos_ - 2, "invalid escape '\\" + printable (text_.substr (pos_ - 1, 1)) + "'");
                 }
             }
         }
@@ -337,6 +406,53 @@ namespace
         std::string_view text_;
         std::size_t pos_ = 0;
     };
+
+    void writeString (std::string_view text, std::string& out)
+    {
+        out += '"';
+        std::size_t pos = 0;
+        while (pos < text.size())
+        {
+            const char c = text[pos];
+            const auto byte = static_cast<unsigned char> (c);
+            if (byte >= 0x80)
+            {
+                const auto length = utf8SequenceLength (text, pos);
+                if (length == 0)
+                {
+                    out += "\\ufffd"; // replacement character for each malformed byte
+                    ++pos;
+                }
+                else
+                {
+                    out.append (text.substr (pos, length));
+                    pos += length;
+                }
+                continue;
+            }
+            ++pos;
+            switch (c)
+            {
+                case '"': out += "\\\""; break;
+                case '\\': out += "\\\\"; break;
+                case '\b': out += "\\b"; break;
+                case '\f': out += "\\f"; break;
+                case '\n': out += "\\n"; break;
+                case '\r': out += "\\r"; break;
+                case '\t': out += "\\t"; break;
+                default:
+                    if (byte < 0x20)
+                    {
+                        out += "\\u00";
+                        out += hexDigit (byte >> 4u);
+                        out += hexDigit (byte);
+                    }
+                    else
+                        out += c;
+            }
+        }
+        out += '"';
+    }
 
     void write (const JsonValue& value, std::string& out)
     {
@@ -346,30 +462,16 @@ namespace
             case JsonValue::Type::boolean: out += value.asBool() ? "true" : "false"; return;
             case JsonValue::Type::number:
             {
+                const double number = value.asNumber();
+                if (! std::isfinite (number))
+                    throw JsonError ("cannot write a non-finite number as JSON");
+                // Shortest form that reads back to the same double, e.g. 1.5, -0, 1e-300.
                 char buffer[32];
-                const auto result = std::to_chars (buffer, buffer + sizeof buffer, value.asNumber());
+                const auto result = std::to_chars (buffer, buffer + sizeof buffer, number);
                 out.append (buffer, result.ptr);
                 return;
             }
-            case JsonValue::Type::string:
-            {
-                out += '"';
-                for (const char c : value.asString())
-                {
-                    if (c == '"' || c == '\\')
-                        (out += '\\') += c;
-                    else if (static_cast<unsigned char> (c) < 0x20)
-                    {
-                        char buffer[8];
-                        std::snprintf (buffer, sizeof buffer, "\\u%04x", static_cast<unsigned> (c));
-                        out += buffer;
-                    }
-                    else
-                        out += c;
-                }
-                out += '"';
-                return;
-            }
+            case JsonValue::Type::string: writeString (value.asString(), out); return;
             case JsonValue::Type::array:
             {
                 out += '[';
@@ -393,7 +495,7 @@ namespace
                     if (! first)
                         out += ',';
                     first = false;
-                    write (JsonValue::string (key), out);
+                    writeString (key, out);
                     out += ':';
                     write (item, out);
                 }
@@ -461,9 +563,13 @@ double JsonValue::asNumber() const
 int64_t JsonValue::asInt() const
 {
     const double value = asNumber();
-    // 2^63 is exactly representable; anything at or above it is out of int64 range.
+    // -2^63 and 2^63 are exact doubles: the int64 range is [-2^63, 2^63). NaN fails both tests.
     if (! (value >= -9223372036854775808.0 && value < 9223372036854775808.0) || std::trunc (value) != value)
-        throw JsonError ("expected an integer, found " + std::to_string (value));
+    {
+        char buffer[32]; // to_chars also spells out nan and inf, which toJson refuses
+        const auto result = std::to_chars (buffer, buffer + sizeof buffer, value);
+        throw JsonError ("expected an integer, found " + std::string (buffer, result.ptr));
+    }
     return static_cast<int64_t> (value);
 }
 
@@ -502,7 +608,7 @@ const JsonValue& JsonValue::at (const std::string& key) const
 {
     if (const auto* value = find (key))
         return *value;
-    throw JsonError ("missing key '" + key + "'");
+    throw JsonError ("missing key '" + printable (key) + "'");
 }
 
 JsonValue parseJson (std::string_view text)

@@ -24,12 +24,12 @@ public:
     using Array = std::vector<JsonValue>;
     using Object = std::vector<std::pair<std::string, JsonValue>>; // in file order
 
-    JsonValue() = default;
+    JsonValue() = default; // null
     static JsonValue boolean (bool value);
     static JsonValue number (double value);
     static JsonValue string (std::string value);
     static JsonValue array (Array items);
-    static JsonValue object (Object members);
+    static JsonValue object (Object members); // keys are not checked for duplicates here
 
     Type type() const noexcept { return type_; }
     bool isNull() const noexcept { return type_ == Type::null; }
@@ -39,6 +39,7 @@ public:
     bool isArray() const noexcept { return type_ == Type::array; }
     bool isObject() const noexcept { return type_ == Type::object; }
 
+    /** Typed access; each throws JsonError ("expected a number, found a string") on the wrong type. */
     bool asBool() const;
     double asNumber() const;
     /** The number as an integer; throws unless it is a whole number within int64 range. */
@@ -49,6 +50,7 @@ public:
 
     /** The member `key` of an object, or nullptr (also for non-objects). */
     const JsonValue* find (const std::string& key) const noexcept;
+    /** The member `key` of an object; throws JsonError ("missing key 'key'") if absent. */
     const JsonValue& at (const std::string& key) const;
 
 private:
@@ -60,10 +62,14 @@ private:
     Object object_;
 };
 
-/** Parses one JSON document; throws JsonError("JSON error at byte N: …"). */
+/** The deepest nesting of arrays and objects parseJson accepts. */
+constexpr int kMaxJsonDepth = 64;
+
+/** Parses one JSON document (UTF-8, no byte-order mark); throws JsonError ("JSON error at byte N: …"). */
 JsonValue parseJson (std::string_view text);
 
-/** Compact serialisation. */
+/** Compact serialisation. Throws JsonError for a non-finite number; invalid UTF-8 in strings is
+    written as U+FFFD so that the output is always valid JSON. */
 std::string toJson (const JsonValue& value);
 
 } // namespace sonotype::engine

@@ -210,8 +210,6 @@ def test_model_without_front_end_is_refused(tmp_path):
 
 def test_long_files_stream_in_bounded_memory(model, tmp_path):
     """Memory does not grow with the file's length: 4 minutes at 96 kHz needs no more than 10 s."""
-    import resource
-
     path, _ = model
 
     def peak_rss_mb(seconds):
