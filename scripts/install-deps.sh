@@ -24,6 +24,8 @@ packages=(
     sox libsox-fmt-base
     # Built-in model: training data synthesis, training report
     fluidsynth fluid-soundfont-gm espeak-ng python3-mido python3-scipy python3-matplotlib
+    # Sources never used for training, kept aside to evaluate the built-in model
+    timgm6mb-soundfont flite
 )
 
 missing=()

@@ -38,7 +38,7 @@ def read_wav(path):
     return data
 
 
-def render_instrument_clips(rng, family, count, seconds, programs=None):
+def render_instrument_clips(rng, family, count, seconds, programs=None, soundfont=SOUNDFONT):
     """`count` clips of `seconds` of one instrument family, rendered in a few fluidsynth runs with
     reverb and chorus on or off."""
     programs = programs if programs is not None else PROGRAMS.get(family, [0])
@@ -60,7 +60,7 @@ def render_instrument_clips(rng, family, count, seconds, programs=None):
             write_midi(midi_path, segments)
             reverb, chorus = int(rng.integers(0, 2)), int(rng.integers(0, 2))
             subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", str(SAMPLE_RATE), "-R", str(reverb), "-C", str(chorus),
-                            "-F", wav_path, SOUNDFONT, midi_path], check=True, capture_output=True)
+                            "-F", wav_path, soundfont, midi_path], check=True, capture_output=True)
             audio = read_wav(wav_path)
             length = int(seconds * SAMPLE_RATE)
             for i in range(n):
