@@ -157,7 +157,7 @@ namespace
                 if (peek() == ')')
                     break;
                 if (! isDigit (peek()))
-                    fail ("shape must hold non-negative integers");
+                    fail ("shape must be a tuple of non-negative integers");
                 int64_t value = 0;
                 for (; isDigit (peek()); ++pos_)
                 {

@@ -109,304 +109,320 @@ namespace
             out += static_cast<char> (0x80 | (codePoint & 0x3F));
         }
     }
+} // namespace
 
-    class Parser
+// A recursive-descent parser; a friend of JsonValue, to record what it knows of integers.
+class JsonParser
+{
+public:
+    explicit JsonParser (std::string_view text) : text_ (text) {}
+
+    JsonValue document()
     {
-    public:
-        explicit Parser (std::string_view text) : text_ (text) {}
+        auto value = parseValue (0);
+        skipWhitespace();
+        if (! atEnd())
+            fail ("unexpected characters after the JSON value");
+        return value;
+    }
 
-        JsonValue document()
-        {
-            auto value = parseValue (0);
-            skipWhitespace();
-            if (! atEnd())
-                fail ("unexpected characters after the JSON value");
-            return value;
-        }
+private:
+    [[noreturn]] void fail (const std::string& what) const { failAt (pos_, what); }
 
-    private:
-        [[noreturn]] void fail (const std::string& what) const { failAt (pos_, what); }
+    [[noreturn]] static void failAt (std::size_t offset, const std::string& what)
+    {
+        throw JsonError ("JSON error at byte " + std::to_string (offset) + ": " + what);
+    }
 
-        [[noreturn]] static void failAt (std::size_t offset, const std::string& what)
-        {
-            throw JsonError ("JSON error at byte " + std::to_string (offset) + ": " + what);
-        }
+    bool atEnd() const noexcept { return pos_ >= text_.size(); }
+    char peek() const noexcept { return atEnd() ? '\0' : text_[pos_]; }
 
-        bool atEnd() const noexcept { return pos_ >= text_.size(); }
-        char peek() const noexcept { return atEnd() ? '\0' : text_[pos_]; }
-
-        void skipWhitespace() noexcept
-        {
-            while (! atEnd() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
-                ++pos_;
-        }
-
-        void expect (char c, const char* what)
-        {
-            if (peek() != c)
-                fail (std::string ("expected ") + what);
+    void skipWhitespace() noexcept
+    {
+        while (! atEnd() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
             ++pos_;
-        }
+    }
 
-        void literal (std::string_view word)
+    void expect (char c, const char* what)
+    {
+        if (peek() != c)
+            fail (std::string ("expected ") + what);
+        ++pos_;
+    }
+
+    void literal (std::string_view word)
+    {
+        if (text_.substr (pos_, word.size()) != word)
+            fail ("invalid literal (expected '" + std::string (word) + "')");
+        pos_ += word.size();
+    }
+
+    // `depth` counts the arrays and objects around this value. Recursion is bounded by
+    // kMaxJsonDepth, so hostile input cannot overflow the stack.
+    JsonValue parseValue (int depth)
+    {
+        skipWhitespace();
+        const char c = peek();
+        if ((c == '{' || c == '[') && depth >= kMaxJsonDepth)
+            fail ("nesting deeper than " + std::to_string (kMaxJsonDepth) + " levels");
+        switch (c)
         {
-            if (text_.substr (pos_, word.size()) != word)
-                fail ("invalid literal (expected '" + std::string (word) + "')");
-            pos_ += word.size();
+            case '{': return parseObject (depth + 1);
+            case '[': return parseArray (depth + 1);
+            case '"': return JsonValue::string (parseString());
+            case 't': literal ("true"); return JsonValue::boolean (true);
+            case 'f': literal ("false"); return JsonValue::boolean (false);
+            case 'n': literal ("null"); return {};
+            default: break;
         }
+        if (c == '-' || isDigit (c))
+            return parseNumber();
+        fail (atEnd() ? "unexpected end of input" : "unexpected character '" + printable (text_.substr (pos_, 1)) + "'");
+    }
 
-        // `depth` counts the arrays and objects around this value. Recursion is bounded by
-        // kMaxJsonDepth, so hostile input cannot overflow the stack.
-        JsonValue parseValue (int depth)
+    JsonValue parseObject (int depth)
+    {
+        ++pos_; // '{'
+        JsonValue::Object members;
+        std::set<std::string, std::less<>> keys;
+        skipWhitespace();
+        if (peek() == '}')
+        {
+            ++pos_;
+            return JsonValue::object (std::move (members));
+        }
+        for (;;)
         {
             skipWhitespace();
-            const char c = peek();
-            if ((c == '{' || c == '[') && depth >= kMaxJsonDepth)
-                fail ("nesting deeper than " + std::to_string (kMaxJsonDepth) + " levels");
-            switch (c)
-            {
-                case '{': return parseObject (depth + 1);
-                case '[': return parseArray (depth + 1);
-                case '"': return JsonValue::string (parseString());
-                case 't': literal ("true"); return JsonValue::boolean (true);
-                case 'f': literal ("false"); return JsonValue::boolean (false);
-                case 'n': literal ("null"); return {};
-                default: break;
-            }
-            if (c == '-' || isDigit (c))
-                return JsonValue::number (parseNumber());
-            fail (atEnd() ? "unexpected end of input" : "unexpected character '" + printable (text_.substr (pos_, 1)) + "'");
-        }
-
-        JsonValue parseObject (int depth)
-        {
-            ++pos_; // '{'
-            JsonValue::Object members;
-            std::set<std::string, std::less<>> keys;
+            if (peek() != '"')
+                fail ("expected a string key");
+            const auto keyStart = pos_;
+            auto key = parseString();
+            // Keys are compared after unescaping, so "a" and "\u0061" are duplicates.
+            if (! keys.insert (key).second)
+                failAt (keyStart, "duplicate key '" + printable (key) + "'");
             skipWhitespace();
-            if (peek() == '}')
-            {
-                ++pos_;
-                return JsonValue::object (std::move (members));
-            }
-            for (;;)
-            {
-                skipWhitespace();
-                if (peek() != '"')
-                    fail ("expected a string key");
-                const auto keyStart = pos_;
-                auto key = parseString();
-                // Keys are compared after unescaping, so "a" and "\u0061" are duplicates.
-                if (! keys.insert (key).second)
-                    failAt (keyStart, "duplicate key '" + printable (key) + "'");
-                skipWhitespace();
-                expect (':', "':'");
-                members.emplace_back (std::move (key), parseValue (depth));
-                skipWhitespace();
-                if (peek() == ',')
-                {
-                    ++pos_;
-                    continue;
-                }
-                expect ('}', "',' or '}'");
-                return JsonValue::object (std::move (members));
-            }
-        }
-
-        JsonValue parseArray (int depth)
-        {
-            ++pos_; // '['
-            JsonValue::Array items;
+            expect (':', "':'");
+            members.emplace_back (std::move (key), parseValue (depth));
             skipWhitespace();
-            if (peek() == ']')
+            if (peek() == ',')
             {
                 ++pos_;
-                return JsonValue::array (std::move (items));
+                continue;
             }
-            for (;;)
-            {
-                items.push_back (parseValue (depth));
-                skipWhitespace();
-                if (peek() == ',')
-                {
-                    ++pos_;
-                    continue;
-                }
-                expect (']', "',' or ']'");
-                return JsonValue::array (std::move (items));
-            }
+            expect ('}', "',' or '}'");
+            return JsonValue::object (std::move (members));
         }
+    }
 
-        // Scans the RFC 8259 number grammar, then converts with std::from_chars, which is
-        // locale-independent and correctly rounded (as strtod in the "C" locale).
-        double parseNumber()
+    JsonValue parseArray (int depth)
+    {
+        ++pos_; // '['
+        JsonValue::Array items;
+        skipWhitespace();
+        if (peek() == ']')
         {
-            const auto start = pos_;
-            const bool negative = peek() == '-';
-            if (negative)
-                ++pos_;
-
-            // The magnitude of the number is below 10^decimalExponent, and at least a tenth of that;
-            // tracked only to tell overflow from underflow below.
-            int64_t decimalExponent = 0;
-            bool seenNonZero = false;
-            if (peek() == '0')
-            {
-                ++pos_;
-                if (isDigit (peek()))
-                    fail ("invalid number: leading zeros are not allowed");
-            }
-            else if (isDigit (peek()))
-            {
-                seenNonZero = true;
-                for (; isDigit (peek()); ++pos_)
-                    ++decimalExponent;
-            }
-            else
-                fail ("invalid number");
-
-            if (peek() == '.')
-            {
-                ++pos_;
-                if (! isDigit (peek()))
-                    fail ("invalid number: digits expected after '.'");
-                for (; isDigit (peek()); ++pos_)
-                {
-                    if (! seenNonZero && peek() == '0')
-                        --decimalExponent;
-                    else
-                        seenNonZero = true;
-                }
-            }
-
-            if (peek() == 'e' || peek() == 'E')
-            {
-                ++pos_;
-                const bool negativeExponent = peek() == '-';
-                if (peek() == '+' || peek() == '-')
-                    ++pos_;
-                if (! isDigit (peek()))
-                    fail ("invalid number: digits expected in the exponent");
-                int64_t exponent = 0;
-                for (; isDigit (peek()); ++pos_)
-                    if (exponent < 1'000'000'000'000) // saturate: far beyond any double's range already
-                        exponent = exponent * 10 + (peek() - '0');
-                decimalExponent += negativeExponent ? -exponent : exponent;
-            }
-
-            const auto* first = text_.data() + start;
-            const auto* last = text_.data() + pos_;
-            double value = 0.0;
-            const auto result = std::from_chars (first, last, value);
-            if (result.ec == std::errc::result_out_of_range)
-            {
-                // from_chars reports overflow and underflow alike (and leaves `value` alone). Too
-                // large is an error; too small rounds to (signed) zero, as strtod does.
-                if (seenNonZero && decimalExponent > 0)
-                    failAt (start, "number out of range");
-                return negative ? -0.0 : 0.0;
-            }
-            if (result.ec != std::errc() || result.ptr != last || ! std::isfinite (value))
-                failAt (start, "invalid number"); // unreachable for the grammar scanned above
-            return value;
+            ++pos_;
+            return JsonValue::array (std::move (items));
         }
-
-        unsigned hex4()
+        for (;;)
         {
-            if (text_.size() - pos_ < 4)
-                fail ("truncated \\u escape");
-            unsigned value = 0;
-            for (int i = 0; i < 4; ++i)
+            items.push_back (parseValue (depth));
+            skipWhitespace();
+            if (peek() == ',')
             {
-                const char c = text_[pos_];
-                value <<= 4;
-                if (c >= '0' && c <= '9')
-                    value |= static_cast<unsigned> (c - '0');
-                else if (c >= 'a' && c <= 'f')
-                    value |= static_cast<unsigned> (c - 'a' + 10);
-                else if (c >= 'A' && c <= 'F')
-                    value |= static_cast<unsigned> (c - 'A' + 10);
+                ++pos_;
+                continue;
+            }
+            expect (']', "',' or ']'");
+            return JsonValue::array (std::move (items));
+        }
+    }
+
+    // Scans the RFC 8259 number grammar, then converts with std::from_chars, which is
+    // locale-independent and correctly rounded (as strtod in the "C" locale).
+    JsonValue parseNumber()
+    {
+        const auto start = pos_;
+        const bool negative = peek() == '-';
+        if (negative)
+            ++pos_;
+
+        bool isIntegerLiteral = true; // no fraction, no exponent
+        // The magnitude of the number is below 10^decimalExponent, and at least a tenth of that;
+        // tracked only to tell overflow from underflow below.
+        int64_t decimalExponent = 0;
+        bool seenNonZero = false;
+        if (peek() == '0')
+        {
+            ++pos_;
+            if (isDigit (peek()))
+                fail ("invalid number: leading zeros are not allowed");
+        }
+        else if (isDigit (peek()))
+        {
+            seenNonZero = true;
+            for (; isDigit (peek()); ++pos_)
+                ++decimalExponent;
+        }
+        else
+            fail ("invalid number");
+
+        if (peek() == '.')
+        {
+            isIntegerLiteral = false;
+            ++pos_;
+            if (! isDigit (peek()))
+                fail ("invalid number: digits expected after '.'");
+            for (; isDigit (peek()); ++pos_)
+            {
+                if (! seenNonZero && peek() == '0')
+                    --decimalExponent;
                 else
-                    fail ("invalid \\u escape: expected 4 hex digits");
-                ++pos_;
+                    seenNonZero = true;
             }
-            return value;
         }
 
-        // Called just after "\u"; a high surrogate must be followed at once by an escaped low one.
-        unsigned unicodeEscape()
+        if (peek() == 'e' || peek() == 'E')
         {
-            const auto escapeStart = pos_ - 2;
-            const unsigned codePoint = hex4();
-            if (codePoint >= 0xDC00 && codePoint <= 0xDFFF)
-                failAt (escapeStart, "unpaired surrogate in \\u escape");
-            if (codePoint < 0xD800 || codePoint > 0xDBFF)
-                return codePoint;
-            if (text_.substr (pos_, 2) != "\\u")
-                failAt (escapeStart, "unpaired surrogate in \\u escape");
-            pos_ += 2;
-            const unsigned low = hex4();
-            if (low < 0xDC00 || low > 0xDFFF)
-                failAt (escapeStart, "unpaired surrogate in \\u escape");
-            return 0x10000 + ((codePoint - 0xD800) << 10) + (low - 0xDC00);
+            isIntegerLiteral = false;
+            ++pos_;
+            const bool negativeExponent = peek() == '-';
+            if (peek() == '+' || peek() == '-')
+                ++pos_;
+            if (! isDigit (peek()))
+                fail ("invalid number: digits expected in the exponent");
+            int64_t exponent = 0;
+            for (; isDigit (peek()); ++pos_)
+                if (exponent < 1'000'000'000'000) // saturate: far beyond any double's range already
+                    exponent = exponent * 10 + (peek() - '0');
+            decimalExponent += negativeExponent ? -exponent : exponent;
         }
 
-        std::string parseString()
+        const auto* first = text_.data() + start;
+        const auto* last = text_.data() + pos_;
+        double value = 0.0;
+        const auto result = std::from_chars (first, last, value);
+        if (result.ec == std::errc::result_out_of_range)
         {
-            ++pos_; // '"'
-            std::string out;
-            for (;;)
+            // from_chars reports overflow and underflow alike (and leaves `value` alone). Too
+            // large is an error; too small rounds to (signed) zero, as strtod does.
+            if (seenNonZero && decimalExponent > 0)
+                failAt (start, "number out of range");
+            return JsonValue::number (negative ? -0.0 : 0.0);
+        }
+        if (result.ec != std::errc() || result.ptr != last || ! std::isfinite (value))
+            failAt (start, "invalid number"); // unreachable for the grammar scanned above
+
+        // Integers are kept exactly too where they fit in int64 (zero need not be: "-0" stays a
+        // double, keeping its sign). One that does not is marked, for asInt to refuse.
+        auto number = JsonValue::number (value);
+        if (isIntegerLiteral && seenNonZero)
+        {
+            int64_t integer = 0;
+            const auto exact = std::from_chars (first, last, integer);
+            if (exact.ec == std::errc() && exact.ptr == last)
+                return JsonValue::integer (integer);
+            number.integerKind_ = JsonValue::IntegerKind::outsideInt64;
+        }
+        return number;
+    }
+
+    unsigned hex4()
+    {
+        unsigned value = 0;
+        for (int i = 0; i < 4; ++i, ++pos_)
+        {
+            const char c = peek(); // '\0' at the end of the text
+            value <<= 4;
+            if (c >= '0' && c <= '9')
+                value |= static_cast<unsigned> (c - '0');
+            else if (c >= 'a' && c <= 'f')
+                value |= static_cast<unsigned> (c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F')
+                value |= static_cast<unsigned> (c - 'A' + 10);
+            else
+                fail ("invalid \\u escape: expected 4 hex digits");
+        }
+        return value;
+    }
+
+    // Called just after "\u"; a high surrogate must be followed at once by an escaped low one.
+    unsigned unicodeEscape()
+    {
+        const auto escapeStart = pos_ - 2;
+        const unsigned codePoint = hex4();
+        if (codePoint >= 0xDC00 && codePoint <= 0xDFFF)
+            failAt (escapeStart, "unpaired surrogate in \\u escape");
+        if (codePoint < 0xD800 || codePoint > 0xDBFF)
+            return codePoint;
+        if (text_.substr (pos_, 2) != "\\u")
+            failAt (escapeStart, "unpaired surrogate in \\u escape");
+        pos_ += 2;
+        const unsigned low = hex4();
+        if (low < 0xDC00 || low > 0xDFFF)
+            failAt (escapeStart, "unpaired surrogate in \\u escape");
+        return 0x10000 + ((codePoint - 0xD800) << 10) + (low - 0xDC00);
+    }
+
+    std::string parseString()
+    {
+        ++pos_; // '"'
+        std::string out;
+        for (;;)
+        {
+            if (atEnd())
+                fail ("unterminated string");
+            const char c = text_[pos_];
+            const auto byte = static_cast<unsigned char> (c);
+            if (c == '"')
             {
-                if (atEnd())
-                    fail ("unterminated string");
-                const char c = text_[pos_];
-                const auto byte = static_cast<unsigned char> (c);
-                if (c == '"')
-                {
-                    ++pos_;
-                    return out;
-                }
-                if (byte < 0x20)
-                    fail ("control character in string (must be escaped)");
-                if (byte >= 0x80)
-                {
-                    const auto length = utf8SequenceLength (text_, pos_);
-                    if (length == 0)
-                        fail ("invalid UTF-8 in string");
-                    out.append (text_.substr (pos_, length));
-                    pos_ += length;
-                    continue;
-                }
                 ++pos_;
-                if (c != '\\')
-                {
-                    out += c;
-                    continue;
-                }
-                if (atEnd())
-                    fail ("unterminated string");
-                const char escape = text_[pos_];
-                ++pos_;
-                switch (escape)
-                {
-                    case '"': out += '"'; break;
-                    case '\\': out += '\\'; break;
-                    case '/': out += '/'; break;
-                    case 'b': out += '\b'; break;
-                    case 'f': out += '\f'; break;
-                    case 'n': out += '\n'; break;
-                    case 'r': out += '\r'; break;
-                    case 't': out += '\t'; break;
-                    case 'u': appendUtf8 (out, unicodeEscape()); break;
-                    default: failAt (pos_ - 2, "invalid escape '\\" + printable (text_.substr (pos_ - 1, 1)) + "'");
-                }
+                return out;
+            }
+            if (byte < 0x20)
+                fail ("control character in string (must be escaped)");
+            if (byte >= 0x80)
+            {
+                const auto length = utf8SequenceLength (text_, pos_);
+                if (length == 0)
+                    fail ("invalid UTF-8 in string");
+                out.append (text_.substr (pos_, length));
+                pos_ += length;
+                continue;
+            }
+            ++pos_;
+            if (c != '\\')
+            {
+                out += c;
+                continue;
+            }
+            if (atEnd())
+                fail ("unterminated string");
+            const char escape = text_[pos_];
+            ++pos_;
+            switch (escape)
+            {
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': appendUtf8 (out, unicodeEscape()); break;
+                default: failAt (pos_ - 2, "invalid escape '\\" + printable (text_.substr (pos_ - 1, 1)) + "'");
             }
         }
+    }
 
-        std::string_view text_;
-        std::size_t pos_ = 0;
-    };
+    std::string_view text_;
+    std::size_t pos_ = 0;
+};
 
+namespace
+{
     void writeString (std::string_view text, std::string& out)
     {
         out += '"';
@@ -462,6 +478,11 @@ namespace
             case JsonValue::Type::boolean: out += value.asBool() ? "true" : "false"; return;
             case JsonValue::Type::number:
             {
+                if (value.isExactInteger())
+                {
+                    out += std::to_string (value.asInt());
+                    return;
+                }
                 const double number = value.asNumber();
                 if (! std::isfinite (number))
                     throw JsonError ("cannot write a non-finite number as JSON");
@@ -522,6 +543,16 @@ JsonValue JsonValue::number (double value)
     return v;
 }
 
+JsonValue JsonValue::integer (int64_t value)
+{
+    JsonValue v;
+    v.type_ = Type::number;
+    v.number_ = static_cast<double> (value); // nearest double, as parsing the digits gives
+    v.integerKind_ = IntegerKind::exact;
+    v.integer_ = value;
+    return v;
+}
+
 JsonValue JsonValue::string (std::string value)
 {
     JsonValue v;
@@ -563,6 +594,10 @@ double JsonValue::asNumber() const
 int64_t JsonValue::asInt() const
 {
     const double value = asNumber();
+    if (integerKind_ == IntegerKind::exact)
+        return integer_;
+    if (integerKind_ == IntegerKind::outsideInt64) // although the rounded double may be in range
+        throw JsonError ("expected an integer, found one beyond the int64 range");
     // -2^63 and 2^63 are exact doubles: the int64 range is [-2^63, 2^63). NaN fails both tests.
     if (! (value >= -9223372036854775808.0 && value < 9223372036854775808.0) || std::trunc (value) != value)
     {
@@ -613,7 +648,7 @@ const JsonValue& JsonValue::at (const std::string& key) const
 
 JsonValue parseJson (std::string_view text)
 {
-    return Parser (text).document();
+    return JsonParser (text).document();
 }
 
 std::string toJson (const JsonValue& value)

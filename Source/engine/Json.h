@@ -27,6 +27,7 @@ public:
     JsonValue() = default; // null
     static JsonValue boolean (bool value);
     static JsonValue number (double value);
+    static JsonValue integer (int64_t value); // a number that keeps all 64 bits for asInt and toJson
     static JsonValue string (std::string value);
     static JsonValue array (Array items);
     static JsonValue object (Object members); // keys are not checked for duplicates here
@@ -38,11 +39,15 @@ public:
     bool isString() const noexcept { return type_ == Type::string; }
     bool isArray() const noexcept { return type_ == Type::array; }
     bool isObject() const noexcept { return type_ == Type::object; }
+    /** True for a number made by integer() or parsed from integer digits within int64 range. */
+    bool isExactInteger() const noexcept { return integerKind_ == IntegerKind::exact; }
 
     /** Typed access; each throws JsonError ("expected a number, found a string") on the wrong type. */
     bool asBool() const;
     double asNumber() const;
-    /** The number as an integer; throws unless it is a whole number within int64 range. */
+    /** The number as an integer; throws unless it is a whole number within int64 range. Integers
+        written without fraction or exponent are exact over the whole int64 range, even beyond the
+        2^53 up to which doubles are exact (asNumber then rounds). */
     int64_t asInt() const;
     const std::string& asString() const;
     const Array& asArray() const;
@@ -54,9 +59,15 @@ public:
     const JsonValue& at (const std::string& key) const;
 
 private:
+    friend class JsonParser; // marks integers beyond int64 while parsing
+
     Type type_ = Type::null;
     bool bool_ = false;
     double number_ = 0.0;
+    // What is known of the number as an integer beyond number_ (which may be rounded).
+    enum class IntegerKind : std::uint8_t { unknown, exact, outsideInt64 };
+    IntegerKind integerKind_ = IntegerKind::unknown;
+    int64_t integer_ = 0; // the number, when integerKind_ is exact
     std::string string_;
     Array array_;
     Object object_;
