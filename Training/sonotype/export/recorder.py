@@ -132,12 +132,12 @@ class Recorder:
                 value = t.detach()
             entry = self._remember(t, Tracked(const=value, name=name))
         if entry.unavailable:
-            raise ExportError(f"{entry.unavailable} {describe_source(user_source())}")
+            raise ExportError(f"{entry.unavailable} {describe_source(user_source())}", located=True)
         if entry.stale:
             raise ExportError(
                 "a tensor is used after another view of the same memory was changed in place "
                 f"{describe_source(user_source())}; write it out of place (x = x + y instead of x += y "
-                "on a view)")
+                "on a view)", located=True)
         return entry
 
     def value_id(self, t: torch.Tensor) -> int:
@@ -181,15 +181,15 @@ class Recorder:
         handler = HANDLERS.get(str(func)) or HANDLERS.get(op_name) or HANDLERS.get(base_name)
         if handler is None:
             raise ExportError(f"unsupported operation aten::{func.__name__} {describe_source(source)}. "
-                              "See docs/ENGINE.md for the supported operations.")
+                              "See docs/ENGINE.md for the supported operations.", located=True)
         bound = bind(func, args, kwargs)
         bound["__op__"] = base_name
         try:
             result = handler(self, bound, out)
         except ExportError as error:
-            if "at " in str(error) or "source" in str(error):
+            if error.located:
                 raise
-            raise ExportError(f"aten::{func.__name__}: {error} {describe_source(source)}") from None
+            raise ExportError(f"aten::{func.__name__}: {error} {describe_source(source)}", located=True) from None
         self._record_outputs(out, result, mutated)
 
     def _record_constant(self, func, args, kwargs, tensor_args, out, mutated) -> None:
@@ -200,7 +200,8 @@ class Recorder:
         flat_out, _ = tree_flatten(out)
         for index, t in enumerate(o for o in flat_out if isinstance(o, torch.Tensor)):
             if t.is_nested:
-                raise ExportError(f"a NestedTensor built from constants is not supported {describe_source(user_source())}")
+                raise ExportError(f"a NestedTensor built from constants is not supported {describe_source(user_source())}",
+                                  located=True)
             origin = (op_name, sources[0], bind(func, args, kwargs)) if sources else None
             tracked = Tracked(const=t.detach().clone(), name=f"{base}.{op_name}" + (f".{index}" if index else ""),
                               origin=origin)
