@@ -8,6 +8,7 @@ add_executable(sonotype_tests
     Tests/engine/EngineTests.cpp
     Tests/engine/JsonTests.cpp
     Tests/engine/ModelFileTests.cpp
+    Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SpscFifoTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do

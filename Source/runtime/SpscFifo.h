@@ -1,5 +1,6 @@
-// A lock-free single-producer / single-consumer ring of floats. The producer (the audio thread)
-// never waits, allocates or makes a system call: what does not fit is dropped and counted.
+// A lock-free single-producer / single-consumer ring: audio samples from the audio thread to the
+// worker (SpscFifo), MIDI events from the worker to the audio thread. Neither side ever waits,
+// allocates or makes a system call: what does not fit is dropped (and the producer is told).
 #pragma once
 
 #include <algorithm>
@@ -11,23 +12,24 @@
 namespace sonotype::runtime
 {
 
-class SpscFifo
+template <typename T>
+class SpscRing
 {
 public:
     /** Capacity is rounded up to a power of two. Allocates: call off the audio thread. */
-    explicit SpscFifo (std::size_t capacity = 1 << 16)
+    explicit SpscRing (std::size_t capacity = 1 << 16)
     {
         std::size_t size = 1;
         while (size < capacity)
             size <<= 1;
-        buffer_.assign (size, 0.0f);
+        buffer_.assign (size, T {});
         mask_ = size - 1;
     }
 
     std::size_t capacity() const noexcept { return buffer_.size(); }
 
-    /** Producer: copies up to n samples; returns how many fit (the rest are dropped). */
-    std::size_t write (const float* samples, std::size_t n) noexcept
+    /** Producer: copies up to n items; returns how many fit (the rest are dropped). */
+    std::size_t write (const T* samples, std::size_t n) noexcept
     {
         const auto write = writeIndex_.load (std::memory_order_relaxed);
         const auto read = readIndex_.load (std::memory_order_acquire);
@@ -39,14 +41,14 @@ public:
         return count;
     }
 
-    /** Consumer: samples ready to read. */
+    /** Consumer: items ready to read. */
     std::size_t available() const noexcept
     {
         return static_cast<std::size_t> (writeIndex_.load (std::memory_order_acquire) - readIndex_.load (std::memory_order_relaxed));
     }
 
-    /** Consumer: copies up to n samples out; returns how many. */
-    std::size_t read (float* samples, std::size_t n) noexcept
+    /** Consumer: copies up to n items out; returns how many. */
+    std::size_t read (T* samples, std::size_t n) noexcept
     {
         const auto read = readIndex_.load (std::memory_order_relaxed);
         const auto write = writeIndex_.load (std::memory_order_acquire);
@@ -58,10 +60,12 @@ public:
     }
 
 private:
-    std::vector<float> buffer_;
+    std::vector<T> buffer_;
     std::size_t mask_ = 0;
     alignas (64) std::atomic<std::uint64_t> writeIndex_ { 0 };
     alignas (64) std::atomic<std::uint64_t> readIndex_ { 0 };
 };
+
+using SpscFifo = SpscRing<float>;
 
 } // namespace sonotype::runtime

@@ -1,6 +1,7 @@
 #include "runtime/StreamingRuntime.h"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace sonotype::runtime
 {
@@ -13,18 +14,46 @@ namespace
     }
 } // namespace
 
-StreamingRuntime::StreamingRuntime (std::shared_ptr<const engine::Model> model, RuntimeOptions options, std::unique_ptr<WorkerThread> worker)
-    : model_ (std::move (model)), options_ (options), worker_ (std::move (worker)), board_ (numClassesOf (*model_), options.historySize)
+StreamingRuntime::Generation::Generation (AnalysisInfo analysisInfo, std::size_t historySize)
+    : info (std::move (analysisInfo)), board (numClassesOf (*info.model), historySize)
 {
-    // Validates the model and options now, not on the worker.
-    const WindowAnalyzer probe (model_, 48000.0, options_.hopSeconds, options_.smoothingSeconds);
-    labels_ = probe.labels();
-    windowSeconds_ = probe.windowSeconds();
+}
+
+StreamingRuntime::StreamingRuntime (std::shared_ptr<const engine::Model> model, RuntimeOptions options, std::unique_ptr<WorkerThread> worker)
+    : options_ (options), worker_ (std::move (worker))
+{
+    if (model == nullptr)
+        throw std::invalid_argument ("no model");
+    if (! (options_.fifoSeconds > 0.0))
+        throw std::invalid_argument ("the FIFO must hold some audio");
+    generation_ = makeGeneration ({ std::move (model), options_.hopSeconds, options_.smoothingSeconds }, generationCount_);
+    workerGeneration_ = generation_;
 }
 
 StreamingRuntime::~StreamingRuntime()
 {
     stop();
+}
+
+std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::makeGeneration (const Pending& settings, uint64_t number) const
+{
+    // Validates the model and settings now, on the calling thread.
+    const WindowAnalyzer probe (settings.model, 48000.0, settings.hopSeconds, settings.smoothingSeconds);
+    AnalysisInfo info;
+    info.model = settings.model;
+    info.labels = probe.labels();
+    info.windowSeconds = probe.windowSeconds();
+    info.hopSeconds = settings.hopSeconds;
+    info.smoothingSeconds = settings.smoothingSeconds;
+    info.modelSampleRate = probe.settings().sampleRate;
+    info.generation = number;
+    return std::make_shared<Generation> (std::move (info), options_.historySize);
+}
+
+std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::current() const
+{
+    const std::lock_guard<std::mutex> lock (generationMutex_);
+    return generation_;
 }
 
 void StreamingRuntime::stop()
@@ -41,14 +70,88 @@ void StreamingRuntime::stop()
 void StreamingRuntime::prepare (double hostSampleRate)
 {
     stop();
-    hostSampleRate_ = hostSampleRate;
-    analyzer_ = std::make_unique<WindowAnalyzer> (model_, hostSampleRate, options_.hopSeconds, options_.smoothingSeconds);
+    if (hasPending_.load (std::memory_order_acquire))
+        applyPending();
+    // The stream starts again: a fresh generation (same model and settings) with an empty history.
+    const auto previous = current();
+    const auto& settings = previous->info;
+    auto fresh = makeGeneration ({ settings.model, settings.hopSeconds, settings.smoothingSeconds }, 0);
+    analyzer_ = std::make_unique<WindowAnalyzer> (settings.model, hostSampleRate, settings.hopSeconds, settings.smoothingSeconds);
+    {
+        const std::lock_guard<std::mutex> lock (generationMutex_);
+        fresh->info.generation = ++generationCount_;
+        generation_ = fresh;
+    }
+    workerGeneration_ = std::move (fresh);
+    hostSampleRate_.store (hostSampleRate, std::memory_order_relaxed);
+    generationStartSample_ = 0;
+    pushedSamples_.store (0, std::memory_order_relaxed);
+    inputSamples_.store (0, std::memory_order_relaxed);
+    nonFiniteBefore_.store (0, std::memory_order_relaxed);
     fifo_ = std::make_unique<SpscFifo> (static_cast<std::size_t> (options_.fifoSeconds * hostSampleRate) + 16384);
     chunk_.resize (8192);
     running_.store (true, std::memory_order_release);
     worker_->start ([this] { workerLoop(); });
     workerStarted_ = true;
     prepared_.store (true, std::memory_order_release);
+}
+
+void StreamingRuntime::reconfigure (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds)
+{
+    if (model == nullptr)
+        model = current()->info.model;
+    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+    const WindowAnalyzer probe (model, rate > 0.0 ? rate : 48000.0, hopSeconds, smoothingSeconds); // throws
+    {
+        const std::lock_guard<std::mutex> lock (generationMutex_);
+        pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds });
+    }
+    hasPending_.store (true, std::memory_order_release);
+    if (! workerStarted_)
+        applyPending(); // nobody else runs: swap now
+}
+
+void StreamingRuntime::setResultListener (std::function<void (const WindowResult&, const AnalysisInfo&)> listener)
+{
+    if (workerStarted_)
+        throw std::logic_error ("setResultListener() while the worker runs");
+    listener_ = std::move (listener);
+}
+
+void StreamingRuntime::applyPending()
+{
+    std::unique_ptr<Pending> pending;
+    {
+        const std::lock_guard<std::mutex> lock (generationMutex_);
+        pending = std::move (pending_);
+        hasPending_.store (false, std::memory_order_release);
+    }
+    if (pending == nullptr)
+        return;
+    try
+    {
+        auto next = makeGeneration (*pending, 0);
+        if (analyzer_ != nullptr)
+        {
+            auto analyzer = std::make_unique<WindowAnalyzer> (pending->model, hostSampleRate_.load (std::memory_order_relaxed),
+                                                              pending->hopSeconds, pending->smoothingSeconds);
+            generationStartSample_ += analyzer_->numInputSamples();
+            nonFiniteBefore_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(),
+                                    std::memory_order_relaxed);
+            analyzer_ = std::move (analyzer);
+        }
+        {
+            const std::lock_guard<std::mutex> lock (generationMutex_);
+            next->info.generation = ++generationCount_;
+            generation_ = next;
+        }
+        workerGeneration_ = std::move (next);
+    }
+    catch (const std::exception& e)
+    {
+        const std::lock_guard<std::mutex> lock (errorMutex_);
+        error_ = std::string ("could not switch the model: ") + e.what();
+    }
 }
 
 void StreamingRuntime::push (const float* const* channels, int numChannels, int numSamples) noexcept
@@ -70,30 +173,40 @@ void StreamingRuntime::push (const float* const* channels, int numChannels, int 
         if (written < static_cast<std::size_t> (count))
             fifoOverruns_.fetch_add (count - static_cast<int64_t> (written), std::memory_order_relaxed);
     }
+    // One writer: a plain load and store, no read-modify-write needed.
+    pushedSamples_.store (pushedSamples_.load (std::memory_order_relaxed) + numSamples, std::memory_order_relaxed);
 }
 
 bool StreamingRuntime::processPending()
 {
+    if (hasPending_.load (std::memory_order_acquire))
+        applyPending();
     bool gotAudio = false;
     while (const auto count = fifo_->read (chunk_.data(), chunk_.size()))
     {
         analyzer_->push (chunk_.data(), count);
         gotAudio = true;
     }
-    inputSamples_.store (analyzer_->numInputSamples(), std::memory_order_relaxed);
-    nonFinite_.store (analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
+    inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
+    nonFinite_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
     const auto newest = analyzer_->newestCompleteWindow();
     if (newest < analyzer_->nextWindow())
         return gotAudio;
     // Behind? Skip to the newest window rather than fall further behind.
     windowsSkipped_.fetch_add (newest - analyzer_->nextWindow(), std::memory_order_relaxed);
     analyzer_->analyze (newest, result_);
-    board_.publish (result_);
+    const double offset = static_cast<double> (generationStartSample_) / hostSampleRate_.load (std::memory_order_relaxed);
+    result_.startSeconds += offset;
+    result_.endSeconds += offset;
+    result_.generation = workerGeneration_->info.generation;
+    workerGeneration_->board.publish (result_);
     const auto run = windowsRun_.fetch_add (1, std::memory_order_relaxed) + 1;
     lastMs_.store (result_.inferenceMs, std::memory_order_relaxed);
     totalMs_.store (totalMs_.load (std::memory_order_relaxed) + result_.inferenceMs, std::memory_order_relaxed);
     if (result_.inferenceMs > maxMs_.load (std::memory_order_relaxed) || run == 1)
         maxMs_.store (result_.inferenceMs, std::memory_order_relaxed);
+    if (listener_)
+        listener_ (result_, workerGeneration_->info);
     return true;
 }
 
@@ -114,17 +227,42 @@ void StreamingRuntime::workerLoop()
 
 bool StreamingRuntime::latest (WindowResult& out) const
 {
-    return board_.latest (out);
+    const auto generation = current();
+    if (! generation->board.latest (out))
+        return false;
+    out.generation = generation->info.generation;
+    return true;
 }
 
 std::vector<WindowResult> StreamingRuntime::history (std::size_t maxCount) const
 {
-    return board_.history (maxCount);
+    const auto generation = current();
+    auto results = generation->board.history (maxCount);
+    for (auto& result : results)
+        result.generation = generation->info.generation;
+    return results;
+}
+
+std::shared_ptr<const AnalysisInfo> StreamingRuntime::info() const
+{
+    const auto generation = current();
+    return { generation, &generation->info };
+}
+
+bool StreamingRuntime::isStale (const WindowResult& result) const
+{
+    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+    if (rate <= 0.0)
+        return false;
+    const double pushed = static_cast<double> (pushedSamples_.load (std::memory_order_relaxed)) / rate;
+    return pushed - result.endSeconds > 2.0 * current()->info.hopSeconds;
 }
 
 RuntimeStats StreamingRuntime::stats() const
 {
     RuntimeStats stats;
+    const auto generation = current();
+    stats.generation = generation->info.generation;
     stats.windowsRun = windowsRun_.load (std::memory_order_relaxed);
     stats.windowsSkipped = windowsSkipped_.load (std::memory_order_relaxed);
     stats.fifoOverruns = fifoOverruns_.load (std::memory_order_relaxed);
@@ -132,8 +270,12 @@ RuntimeStats StreamingRuntime::stats() const
     stats.lastInferenceMs = lastMs_.load (std::memory_order_relaxed);
     stats.maxInferenceMs = maxMs_.load (std::memory_order_relaxed);
     stats.meanInferenceMs = stats.windowsRun > 0 ? totalMs_.load (std::memory_order_relaxed) / static_cast<double> (stats.windowsRun) : 0.0;
+    stats.workerLoad = stats.meanInferenceMs / (1000.0 * generation->info.hopSeconds);
+    stats.pushedSamples = pushedSamples_.load (std::memory_order_relaxed);
     stats.inputSamples = inputSamples_.load (std::memory_order_relaxed);
-    stats.streamSeconds = hostSampleRate_ > 0.0 ? static_cast<double> (stats.inputSamples) / hostSampleRate_ : 0.0;
+    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+    stats.pushedSeconds = rate > 0.0 ? static_cast<double> (stats.pushedSamples) / rate : 0.0;
+    stats.streamSeconds = rate > 0.0 ? static_cast<double> (stats.inputSamples) / rate : 0.0;
     const std::lock_guard<std::mutex> lock (errorMutex_);
     stats.error = error_;
     return stats;

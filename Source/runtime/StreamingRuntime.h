@@ -1,5 +1,6 @@
 // Live classification: the audio thread pushes blocks, a worker thread analyses the newest window
-// every hop, readers get results and statistics lock-free. See docs/RUNTIME.md for who owns what.
+// every hop, readers get results and statistics lock-free. The model and the analysis settings can
+// be replaced while audio runs (the worker swaps them between windows). See docs/RUNTIME.md.
 #pragma once
 
 #include "runtime/ResultBoard.h"
@@ -46,24 +47,38 @@ struct RuntimeOptions
     double hopSeconds = 0.25;
     double smoothingSeconds = 0.0; // exponential moving average time constant; 0 = off
     double fifoSeconds = 4.0;      // audio the FIFO holds before the audio thread drops samples
-    std::size_t historySize = 512; // results kept for readers
+    std::size_t historySize = 512; // results kept for readers (per model generation)
+};
+
+/** What readers need to interpret results: the model and the analysis settings they come from.
+    Every reconfigure() makes a new generation; results carry its number. */
+struct AnalysisInfo
+{
+    std::shared_ptr<const engine::Model> model;
+    std::vector<std::string> labels;
+    double windowSeconds = 0.0, hopSeconds = 0.0, smoothingSeconds = 0.0;
+    double modelSampleRate = 0.0;
+    uint64_t generation = 0;
 };
 
 struct RuntimeStats
 {
     double lastInferenceMs = 0.0, meanInferenceMs = 0.0, maxInferenceMs = 0.0;
+    double workerLoad = 0.0;       // mean inference time / hop: the share of one core the analysis takes
     int64_t windowsRun = 0, windowsSkipped = 0;
     int64_t fifoOverruns = 0;      // samples the audio thread had to drop
     int64_t nonFiniteSamples = 0;  // NaN/Inf samples replaced by 0
+    int64_t pushedSamples = 0;     // host-rate samples the audio thread has pushed since prepare()
     int64_t inputSamples = 0;      // host-rate samples the worker has taken from the FIFO
-    double streamSeconds = 0.0;    // the same, in seconds
-    std::string error;             // set if the worker stopped on an error
+    double pushedSeconds = 0.0, streamSeconds = 0.0; // the same two, in seconds
+    uint64_t generation = 0;       // of the model and settings in use
+    std::string error;             // the worker's last error (a failed swap, an exception)
 };
 
 class StreamingRuntime
 {
 public:
-    /** Throws for a model without usable front-end settings. */
+    /** Throws for a model without usable front-end settings or bad options. */
     StreamingRuntime (std::shared_ptr<const engine::Model> model, RuntimeOptions options = {},
                       std::unique_ptr<WorkerThread> worker = std::make_unique<StdWorkerThread>());
     ~StreamingRuntime();
@@ -73,37 +88,76 @@ public:
     /** Stops the worker (also done by the destructor). */
     void stop();
 
+    /** Control thread, any time (also while audio runs): replaces the model (null keeps the
+        current one) and the hop and smoothing. Validates first and throws (engine::ModelError,
+        dsp::FrontendError, std::invalid_argument) without changing anything; otherwise the worker
+        swaps between two windows, the audio thread never notices, and the new generation's first
+        result comes one window of audio later. */
+    void reconfigure (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds);
+
+    /** Control thread, while the worker is stopped (before prepare()): called on the worker after
+        each result is published, e.g. to turn detections into MIDI or OSC. */
+    void setResultListener (std::function<void (const WindowResult&, const AnalysisInfo&)> listener);
+
     /** Audio thread: copies a block (any channel count, any length) in. Never blocks, allocates or
         makes a system call; O(numChannels * numSamples). Before prepare(), does nothing. */
     void push (const float* const* channels, int numChannels, int numSamples) noexcept;
 
-    /** The worker's step: takes the audio pushed so far and analyses the newest complete window, if
-        any (skipping older ones). Returns whether it did anything. Called by the worker thread's
-        loop; a host that supplies a WorkerThread which runs nothing calls it itself. */
+    /** The worker's step: applies a pending reconfigure(), takes the audio pushed so far and
+        analyses the newest complete window, if any (skipping older ones). Returns whether it did
+        anything. Called by the worker thread's loop; a host that supplies a WorkerThread which
+        runs nothing calls it itself. */
     bool processPending();
 
-    /** Readers, from any thread. */
+    /** Readers, from any thread (never the audio thread). Result times are seconds of the whole
+        stream since prepare(), across model swaps. */
     bool latest (WindowResult& out) const;
     std::vector<WindowResult> history (std::size_t maxCount) const;
     RuntimeStats stats() const;
-    const std::vector<std::string>& labels() const noexcept { return labels_; }
-    double windowSeconds() const noexcept { return windowSeconds_; }
+    std::shared_ptr<const AnalysisInfo> info() const;
+    /** A result is stale when more than two hops of audio have been pushed since its window ended
+        (a slow machine or a huge model): show it as such rather than as live. */
+    bool isStale (const WindowResult& result) const;
+
+    // The current generation's labels and window (convenience for info()).
+    std::vector<std::string> labels() const { return info()->labels; }
+    double windowSeconds() const { return info()->windowSeconds; }
     const RuntimeOptions& options() const noexcept { return options_; }
 
 private:
-    void workerLoop();
+    struct Generation
+    {
+        Generation (AnalysisInfo analysisInfo, std::size_t historySize);
+        AnalysisInfo info;
+        ResultBoard board;
+    };
+    struct Pending
+    {
+        std::shared_ptr<const engine::Model> model;
+        double hopSeconds, smoothingSeconds;
+    };
 
-    std::shared_ptr<const engine::Model> model_;
+    void workerLoop();
+    std::shared_ptr<Generation> makeGeneration (const Pending& settings, uint64_t number) const;
+    void applyPending();
+    std::shared_ptr<Generation> current() const;
+
     RuntimeOptions options_;
     std::unique_ptr<WorkerThread> worker_;
-    std::vector<std::string> labels_;
-    double windowSeconds_ = 0.0;
-    ResultBoard board_;
+    std::function<void (const WindowResult&, const AnalysisInfo&)> listener_;
 
-    // Rebuilt by prepare() while the worker is stopped.
+    mutable std::mutex generationMutex_; // worker (on a swap), control thread and readers; never the audio thread
+    std::shared_ptr<Generation> generation_;
+    std::unique_ptr<Pending> pending_;
+    std::atomic<bool> hasPending_ { false };
+    uint64_t generationCount_ = 1;
+
+    // Rebuilt by prepare() while the worker is stopped; the analyzer also on a swap, by the worker.
     std::unique_ptr<SpscFifo> fifo_;
     std::unique_ptr<WindowAnalyzer> analyzer_;
-    double hostSampleRate_ = 0.0;
+    std::shared_ptr<Generation> workerGeneration_; // the worker's own reference
+    int64_t generationStartSample_ = 0;            // host-rate stream position where the analyzer started
+    std::atomic<double> hostSampleRate_ { 0.0 };
     std::atomic<bool> prepared_ { false };
     std::atomic<bool> running_ { false };
     bool workerStarted_ = false;
@@ -112,6 +166,7 @@ private:
     WindowResult result_;          // worker
 
     std::atomic<int64_t> fifoOverruns_ { 0 }, windowsRun_ { 0 }, windowsSkipped_ { 0 }, nonFinite_ { 0 }, inputSamples_ { 0 };
+    std::atomic<int64_t> pushedSamples_ { 0 }, nonFiniteBefore_ { 0 };
     std::atomic<double> lastMs_ { 0.0 }, totalMs_ { 0.0 }, maxMs_ { 0.0 };
     mutable std::mutex errorMutex_; // worker and readers only, never the audio thread
     std::string error_;

@@ -15,6 +15,7 @@ struct WindowResult
     int topClass = -1;
     float confidence = 0.0f;        // probabilities[topClass]
     double inferenceMs = 0.0;       // front end + model, for this window
+    uint64_t generation = 0;        // the runtime's model/settings generation (0 offline)
 };
 
 } // namespace sonotype::runtime

@@ -188,3 +188,84 @@ TEST_CASE ("the worker thread publishes results that readers take concurrently",
         CHECK (history[i].windowIndex > history[i - 1].windowIndex);
     runtime.stop();
 }
+
+TEST_CASE ("reconfigure swaps model and hop between windows while audio keeps coming", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 8.0, 64 }, std::make_unique<ManualWorker>());
+    std::vector<std::pair<uint64_t, double>> heard; // generation, hop of each listened result
+    runtime.setResultListener ([&] (const WindowResult& result, const AnalysisInfo& info) {
+        CHECK (result.generation == info.generation);
+        heard.emplace_back (info.generation, info.hopSeconds);
+    });
+    runtime.prepare (48000.0);
+    const auto first = runtime.info()->generation;
+    const auto signal = testSignal (48000.0, 6.0);
+    auto pushSeconds = [&] (double from, double to) {
+        for (auto offset = static_cast<std::size_t> (from * 48000); offset < static_cast<std::size_t> (to * 48000); offset += 480)
+        {
+            const float* channels[] = { signal.data() + offset };
+            runtime.push (channels, 1, 480);
+            while (runtime.processPending())
+            {
+            }
+        }
+    };
+    pushSeconds (0.0, 2.0);
+    WindowResult before;
+    REQUIRE (runtime.latest (before));
+    CHECK (before.generation == first);
+
+    runtime.reconfigure (nullptr, 0.5, 0.0); // same model, new hop
+    pushSeconds (2.0, 4.0);
+    const auto second = runtime.info()->generation;
+    CHECK (second > first);
+    CHECK (runtime.info()->hopSeconds == 0.5);
+    const auto results = runtime.history (64);
+    REQUIRE (results.size() >= 2);
+    for (const auto& result : results)
+    {
+        CHECK (result.generation == second);
+        CHECK (result.startSeconds >= 2.0 - 1e-9); // stream time, not time since the swap
+        CHECK (result.endSeconds <= 4.0 + 1e-9);
+    }
+    CHECK (results[1].startSeconds - results[0].startSeconds == Approx (0.5));
+    CHECK (heard.front().first == first);
+    CHECK (heard.back() == std::make_pair (second, 0.5));
+    CHECK (runtime.stats().pushedSamples == 4 * 48000);
+    CHECK (runtime.stats().error.empty());
+}
+
+TEST_CASE ("reconfigure rejects a bad hop and keeps the running settings", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), {}, std::make_unique<ManualWorker>());
+    runtime.prepare (48000.0);
+    const auto generation = runtime.info()->generation;
+    CHECK_THROWS (runtime.reconfigure (nullptr, 0.0, 0.0));
+    CHECK_THROWS (runtime.reconfigure (nullptr, -1.0, 0.0));
+    CHECK (runtime.info()->generation == generation);
+    CHECK (runtime.info()->hopSeconds == 0.25);
+}
+
+TEST_CASE ("a result is stale once more than two hops of audio arrived after it", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 8.0, 64 }, std::make_unique<ManualWorker>());
+    runtime.prepare (16000.0);
+    const auto signal = testSignal (16000.0, 3.0);
+    const float* channels[] = { signal.data() };
+    runtime.push (channels, 1, 16000 + 4000); // 1.25 s
+    while (runtime.processPending())
+    {
+    }
+    WindowResult result;
+    REQUIRE (runtime.latest (result));
+    CHECK_FALSE (runtime.isStale (result));
+    // The worker stalls while 0.6 s more arrive: the newest result is now 0.6 s behind (> 2 hops).
+    const float* more[] = { signal.data() + 20000 };
+    runtime.push (more, 1, 9600);
+    CHECK (runtime.isStale (result));
+    while (runtime.processPending())
+    {
+    }
+    REQUIRE (runtime.latest (result));
+    CHECK_FALSE (runtime.isStale (result));
+}
