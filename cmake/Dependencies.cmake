@@ -4,8 +4,15 @@ find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 pkg_check_modules(SOXR REQUIRED IMPORTED_TARGET soxr)
-# Debian's juce-modules-source: the plugin, GUI and CLI layers build on it (engine and tests do not).
-find_package(JUCE CONFIG REQUIRED)
+# JUCE: the plugin, GUI and CLI layers build on it (the engine does not). On Linux, Debian's
+# juce-modules-source; on macOS and Windows (no Debian package there) a JUCE 7 checkout:
+#   cmake -DSONOTYPE_JUCE_DIR=/path/to/JUCE ...
+set(SONOTYPE_JUCE_DIR "" CACHE PATH "A JUCE 7 source checkout to build with instead of the installed JUCE package")
+if(SONOTYPE_JUCE_DIR)
+    add_subdirectory("${SONOTYPE_JUCE_DIR}" "${CMAKE_BINARY_DIR}/JUCE" EXCLUDE_FROM_ALL)
+else()
+    find_package(JUCE CONFIG REQUIRED)
+endif()
 if(SONOTYPE_TESTS)
     find_package(Catch2 2 REQUIRED)
 endif()

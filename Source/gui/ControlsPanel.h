@@ -1,0 +1,38 @@
+// The parameters (update interval, smoothing, threshold, MIDI out and base note), attached to the
+// processor's AudioProcessorValueTreeState, and the OSC target.
+#pragma once
+
+#include "plugin/SonotypeProcessor.h"
+
+namespace sonotype::gui
+{
+
+class ControlsPanel final : public juce::Component
+{
+public:
+    explicit ControlsPanel (plugin::SonotypeProcessor& processor);
+    void paint (juce::Graphics&) override;
+    void resized() override;
+
+    /** Reports problems with the OSC target (shown in the status banner). */
+    std::function<void (const juce::String& error)> onOscError;
+
+private:
+    struct LabelledSlider
+    {
+        juce::Label label;
+        juce::Slider slider { juce::Slider::LinearHorizontal, juce::Slider::TextBoxRight };
+        std::unique_ptr<juce::AudioProcessorValueTreeState::SliderAttachment> attachment;
+    };
+    void setUp (LabelledSlider&, const juce::String& name, const char* parameterId);
+    void applyOsc();
+
+    plugin::SonotypeProcessor& processor_;
+    LabelledSlider hop_, smoothing_, threshold_, baseNote_;
+    juce::ToggleButton midiOut_ { "MIDI out" };
+    std::unique_ptr<juce::AudioProcessorValueTreeState::ButtonAttachment> midiAttachment_;
+    juce::ToggleButton oscEnabled_ { "OSC out" };
+    juce::TextEditor oscHost_, oscPort_;
+};
+
+} // namespace sonotype::gui

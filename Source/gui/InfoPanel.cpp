@@ -1,0 +1,44 @@
+#include "gui/InfoPanel.h"
+
+#include "gui/Theme.h"
+
+namespace sonotype::gui
+{
+
+void InfoPanel::update (const plugin::ModelDescription& model, const plugin::LiveSnapshot& snapshot)
+{
+    juce::StringArray modelLines, statsLines;
+    const auto& info = *snapshot.info;
+    modelLines.add ("Model: " + model.name);
+    modelLines.add (juce::String (info.labels.size()) + " classes, " + juce::String (info.modelSampleRate / 1000.0, 1) + " kHz, window "
+                    + juce::String (info.windowSeconds, 2) + " s, hop " + juce::String (info.hopSeconds, 2) + " s");
+    const auto& stats = snapshot.stats;
+    statsLines.add ("Inference " + juce::String (stats.lastInferenceMs, 2) + " ms (mean " + juce::String (stats.meanInferenceMs, 2) + ", max "
+                    + juce::String (stats.maxInferenceMs, 1) + ")");
+    statsLines.add ("Worker load " + juce::String (stats.workerLoad * 100.0, 1) + "%, windows " + juce::String (stats.windowsRun) + ", skipped "
+                    + juce::String (stats.windowsSkipped) + (stats.fifoOverruns > 0 ? ", dropped " + juce::String (stats.fifoOverruns) + " samples" : juce::String()));
+    if (modelLines != modelLines_ || statsLines != statsLines_)
+    {
+        modelLines_ = modelLines;
+        statsLines_ = statsLines;
+        repaint();
+    }
+}
+
+void InfoPanel::paint (juce::Graphics& g)
+{
+    auto area = getLocalBounds().toFloat();
+    g.setColour (Colours::panel);
+    g.fillRoundedRectangle (area, 6.0f);
+    area = area.reduced (8.0f, 4.0f);
+    const float lineHeight = area.getHeight() / 4.0f;
+    g.setFont (lineHeight * 0.72f);
+    for (const auto* lines : { &modelLines_, &statsLines_ })
+        for (const auto& line : *lines)
+        {
+            g.setColour (lines == &modelLines_ ? Colours::text : Colours::dimText);
+            g.drawFittedText (line, area.removeFromTop (lineHeight).toNearestInt(), juce::Justification::centredLeft, 1, 0.8f);
+        }
+}
+
+} // namespace sonotype::gui

@@ -1,0 +1,30 @@
+#include "plugin/PluginParameters.h"
+
+namespace sonotype::plugin
+{
+
+juce::AudioProcessorValueTreeState::ParameterLayout createParameterLayout()
+{
+    using juce::AudioParameterFloatAttributes;
+    juce::AudioProcessorValueTreeState::ParameterLayout layout;
+    auto seconds = [] (float value, int) { return value < 1.0f ? juce::String (juce::roundToInt (value * 1000.0f)) + " ms" : juce::String (value, 2) + " s"; };
+
+    layout.add (std::make_unique<juce::AudioParameterFloat> (
+        juce::ParameterID { ParameterIds::hop, kParameterVersion }, "Update interval", juce::NormalisableRange<float> (0.05f, 1.0f, 0.01f, 0.6f), 0.25f,
+        AudioParameterFloatAttributes().withLabel ("s").withStringFromValueFunction (seconds)));
+    layout.add (std::make_unique<juce::AudioParameterFloat> (
+        juce::ParameterID { ParameterIds::smoothing, kParameterVersion }, "Smoothing", juce::NormalisableRange<float> (0.0f, 5.0f, 0.01f, 0.5f), 0.25f,
+        AudioParameterFloatAttributes().withLabel ("s").withStringFromValueFunction ([seconds] (float value, int n) {
+            return value <= 0.0f ? juce::String ("off") : seconds (value, n);
+        })));
+    layout.add (std::make_unique<juce::AudioParameterFloat> (
+        juce::ParameterID { ParameterIds::threshold, kParameterVersion }, "Detection threshold", juce::NormalisableRange<float> (0.0f, 100.0f, 1.0f), 50.0f,
+        AudioParameterFloatAttributes().withLabel ("%").withStringFromValueFunction ([] (float value, int) { return juce::String (juce::roundToInt (value)) + " %"; })));
+    layout.add (std::make_unique<juce::AudioParameterBool> (juce::ParameterID { ParameterIds::midiOut, kParameterVersion }, "MIDI output", true));
+    layout.add (std::make_unique<juce::AudioParameterInt> (
+        juce::ParameterID { ParameterIds::baseNote, kParameterVersion }, "MIDI base note", 0, 127, 36,
+        juce::AudioParameterIntAttributes().withStringFromValueFunction ([] (int note, int) { return juce::MidiMessage::getMidiNoteName (note, true, true, 3); })));
+    return layout;
+}
+
+} // namespace sonotype::plugin

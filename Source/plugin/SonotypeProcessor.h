@@ -1,0 +1,153 @@
+// The Sonotype plugin's audio processor: an analyser. Audio passes through bit-exactly with zero
+// latency; processBlock() only pushes the block into the streaming runtime, whose worker thread
+// classifies it; detections go out as MIDI (through a lock-free queue back to the audio thread) and,
+// optionally, OSC. The GUI reads lock-free snapshots (see snapshot()).
+#pragma once
+
+#include "plugin/OscOutput.h"
+#include "runtime/Detector.h"
+#include "runtime/StreamingRuntime.h"
+
+#include <juce_audio_processors/juce_audio_processors.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+
+namespace sonotype::plugin
+{
+
+/** Which model runs, for display and for the saved state. */
+struct ModelDescription
+{
+    juce::String name;     // file name, or "built-in"
+    juce::File file;       // empty for the built-in model
+    bool builtin = true;
+};
+
+/** What the GUI (and tests) read each frame: copies, never references into live state. */
+struct LiveSnapshot
+{
+    bool hasResult = false;
+    runtime::WindowResult result;
+    bool stale = false;
+    int topClass = -1; // the most probable enabled class, or -1
+    runtime::RuntimeStats stats;
+    std::shared_ptr<const runtime::AnalysisInfo> info;
+};
+
+class SonotypeProcessor : public juce::AudioProcessor, private juce::Timer
+{
+public:
+    SonotypeProcessor();
+    ~SonotypeProcessor() override;
+
+    // ----- juce::AudioProcessor ---------------------------------------------------------------
+    void prepareToPlay (double sampleRate, int maximumExpectedSamplesPerBlock) override;
+    void releaseResources() override;
+    bool isBusesLayoutSupported (const BusesLayout& layouts) const override;
+    void processBlock (juce::AudioBuffer<float>&, juce::MidiBuffer&) override;
+    void processBlockBypassed (juce::AudioBuffer<float>&, juce::MidiBuffer&) override;
+    using juce::AudioProcessor::processBlock;
+    using juce::AudioProcessor::processBlockBypassed;
+
+    const juce::String getName() const override { return "Sonotype"; }
+    bool acceptsMidi() const override { return false; }
+    bool producesMidi() const override { return true; }
+    bool isMidiEffect() const override { return false; }
+    double getTailLengthSeconds() const override { return 0.0; }
+    int getNumPrograms() override { return 1; }
+    int getCurrentProgram() override { return 0; }
+    void setCurrentProgram (int) override {}
+    const juce::String getProgramName (int) override { return "Default"; }
+    void changeProgramName (int, const juce::String&) override {}
+    bool hasEditor() const override { return true; }
+    void getStateInformation (juce::MemoryBlock& destData) override;
+    void setStateInformation (const void* data, int sizeInBytes) override;
+
+    // ----- for the GUI and tests (message thread) ----------------------------------------------
+    juce::AudioProcessorValueTreeState parameters;
+
+    LiveSnapshot snapshot() const;
+    const runtime::StreamingRuntime& analysis() const noexcept { return *runtime_; }
+    ModelDescription modelDescription() const;
+
+    /** Loads a model file and swaps it in while audio runs. On failure the running model keeps
+        running, the status says why, and false is returned. */
+    bool loadModelFile (const juce::File& file);
+    void useBuiltinModel();
+
+    /** The message the GUI shows inline (empty: none); errors are marked as such. */
+    juce::String statusMessage() const;
+    bool statusIsError() const;
+    void clearStatus();
+
+    /** The class filter, by label (so it survives a model swap): disabled classes are excluded
+        from the top class, MIDI and OSC. */
+    void setClassEnabled (const juce::String& label, bool enabled);
+    bool isClassEnabled (const juce::String& label) const;
+
+    OscOutput& osc() noexcept { return osc_; }
+
+    /** Peak input level since the last call (linear), for the meter. */
+    float takeInputPeak() noexcept { return inputPeak_.exchange (0.0f, std::memory_order_relaxed); }
+    /** Samples pushed into the analysis so far, and MIDI events sent (tests). */
+    int64_t midiEventsSent() const noexcept { return midiEventsSent_.load (std::memory_order_relaxed); }
+
+    /** Applies changed hop/smoothing parameters now (also done 10 times a second by a timer). */
+    void applyAnalysisParameters();
+
+private:
+    struct MidiEvent
+    {
+        bool noteOn = false;
+        int note = 0;
+        int velocity = 0;
+    };
+
+    static BusesProperties defaultBuses();
+    void timerCallback() override;
+    void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
+    void sendMidi (juce::MidiBuffer& midi, bool stopEverything) noexcept;                     // audio thread
+    void swapModel (std::shared_ptr<const engine::Model> model, ModelDescription description);
+    void setStatus (juce::String message, bool isError);
+    std::vector<bool> enabledMask (const std::vector<std::string>& labels) const;
+
+    std::unique_ptr<runtime::StreamingRuntime> runtime_;
+    std::atomic<float>* hop_ = nullptr;
+    std::atomic<float>* smoothing_ = nullptr;
+    std::atomic<float>* threshold_ = nullptr;
+    std::atomic<float>* midiOut_ = nullptr;
+    std::atomic<float>* baseNote_ = nullptr;
+    float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f;
+
+    // Worker thread side of detection.
+    runtime::Detector detector_;
+    uint64_t detectorGeneration_ = 0;
+    uint64_t workerFilterVersion_ = ~uint64_t {};
+    std::vector<bool> workerEnabled_;
+    std::atomic<bool> resetDetector_ { false };
+    runtime::SpscRing<MidiEvent> midiQueue_ { 256 };
+
+    // Audio thread side of MIDI.
+    int activeNote_ = -1;
+    bool wasPlaying_ = false;
+    std::atomic<int64_t> midiEventsSent_ { 0 };
+    std::atomic<float> inputPeak_ { 0.0f };
+
+    // Message thread (and the worker for the filter, behind filterMutex_).
+    mutable std::mutex filterMutex_;
+    std::set<juce::String> disabledClasses_;
+    std::atomic<uint64_t> filterVersion_ { 0 };
+
+    mutable std::mutex statusMutex_; // message thread and worker, never the audio thread
+    juce::String status_;
+    bool statusIsError_ = false;
+    ModelDescription model_;
+
+    OscOutput osc_;
+
+    JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)
+};
+
+} // namespace sonotype::plugin

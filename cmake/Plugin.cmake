@@ -1,0 +1,45 @@
+# The plugin binaries: VST3, LV2 and Standalone on Linux; VST3, AU and Standalone on macOS; VST3 and
+# Standalone on Windows. JUCE compiles only the thin format wrappers here: the processor, the GUI
+# and the JUCE modules come from our static libraries.
+if(APPLE)
+    set(SONOTYPE_PLUGIN_FORMATS VST3 AU Standalone)
+elseif(WIN32)
+    set(SONOTYPE_PLUGIN_FORMATS VST3 Standalone)
+else()
+    set(SONOTYPE_PLUGIN_FORMATS VST3 LV2 Standalone)
+endif()
+set(SONOTYPE_LV2_URI "https://github.com/sonotype/sonotype")
+
+juce_add_plugin(Sonotype
+    PRODUCT_NAME "Sonotype"
+    VERSION ${PROJECT_VERSION}
+    COMPANY_NAME "Sonotype"
+    COMPANY_WEBSITE "https://github.com/sonotype/sonotype"
+    COMPANY_COPYRIGHT "GPL-3.0-or-later"
+    DESCRIPTION "Live audio classification with PyTorch-exact transformer inference"
+    BUNDLE_ID "org.sonotype.Sonotype"
+    PLUGIN_MANUFACTURER_CODE Sntp
+    PLUGIN_CODE Snt1
+    FORMATS ${SONOTYPE_PLUGIN_FORMATS}
+    IS_SYNTH FALSE
+    NEEDS_MIDI_INPUT FALSE
+    NEEDS_MIDI_OUTPUT TRUE
+    IS_MIDI_EFFECT FALSE
+    EDITOR_WANTS_KEYBOARD_FOCUS TRUE
+    VST3_CATEGORIES Fx Analyzer
+    AU_MAIN_TYPE kAudioUnitType_Effect
+    AU_SANDBOX_SAFE TRUE
+    LV2URI "${SONOTYPE_LV2_URI}"
+    COPY_PLUGIN_AFTER_BUILD FALSE)
+
+target_sources(Sonotype PRIVATE Source/app/PluginEntry.cpp)
+# Only our entry point gets our warnings (JUCE's wrapper sources in this target do not).
+get_target_property(sonotype_warning_flags sonotype_warnings INTERFACE_COMPILE_OPTIONS)
+set_source_files_properties(Source/app/PluginEntry.cpp PROPERTIES COMPILE_OPTIONS "${sonotype_warning_flags}")
+target_compile_definitions(Sonotype PUBLIC
+    # Debian's JUCE 7.0.5 sets JucePlugin_LV2URI to the plugin name before LV2URI is read: the URI
+    # in the binary and in manifest.ttl would disagree and no LV2 host could load the plugin.
+    JucePlugin_LV2URI="${SONOTYPE_LV2_URI}"
+    JUCE_VST3_CAN_REPLACE_VST2=0
+    JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP=0)
+target_link_libraries(Sonotype PUBLIC sonotype_gui)
