@@ -42,3 +42,22 @@ foreach(test_file IN LISTS SONOTYPE_PYTHON_TESTS)
         WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
     set_tests_properties(python_${test_name} PROPERTIES ENVIRONMENT "${SONOTYPE_TEST_ENV}")
 endforeach()
+
+# The JUCE layers: processor, GUI (under Xvfb: xvfb-run), OSC. One executable, its own main with
+# JUCE's message manager.
+add_executable(sonotype_plugin_tests
+    Tests/JuceTestMain.cpp
+    Tests/plugin/ProcessorTests.cpp)
+if(NOT SONOTYPE_SANITIZE)
+    target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/RealtimeTests.cpp Tests/support/AllocationCounter.cpp)
+endif()
+target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
+target_include_directories(sonotype_plugin_tests PRIVATE Tests)
+target_compile_definitions(sonotype_plugin_tests PRIVATE
+    SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}"
+    SONOTYPE_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+    SONOTYPE_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots")
+find_program(XVFB_RUN xvfb-run REQUIRED)
+catch_discover_tests(sonotype_plugin_tests
+    TEST_PREFIX "plugin: "
+    PROPERTIES FIXTURES_REQUIRED exported_models)

@@ -26,6 +26,8 @@ packages=(
     fluidsynth fluid-soundfont-gm espeak-ng python3-mido python3-scipy python3-matplotlib
     # Sources never used for training, kept aside to evaluate the built-in model
     timgm6mb-soundfont flite
+    # Plugin tests: GUI under a virtual display, a real LV2 host on a dummy JACK server
+    xvfb xauth jalv lilv-utils jackd2
 )
 
 missing=()

@@ -373,7 +373,9 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     else if (current.builtin || current.file != juce::File (path))
     {
         const juce::File file (path);
-        if (! loadModelFile (file))
+        if (loadModelFile (file))
+            clearStatus();
+        else
         {
             const auto reason = statusMessage();
             if (! current.builtin)

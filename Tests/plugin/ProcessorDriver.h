@@ -1,0 +1,84 @@
+// Drives a SonotypeProcessor like a host: blocks of random size through processBlock(), collecting
+// the MIDI it produces, letting the worker thread keep up with the audio (as in real time, but
+// faster).
+#pragma once
+
+#include "gui/SonotypeEditor.h"
+#include "plugin/SonotypeProcessor.h"
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+namespace sonotype::testing
+{
+
+class TestProcessor final : public plugin::SonotypeProcessor
+{
+public:
+    juce::AudioProcessorEditor* createEditor() override { return new gui::SonotypeEditor (*this); }
+};
+
+struct TimedMidi
+{
+    double seconds; // stream time of the block it came in
+    juce::MidiMessage message;
+};
+
+class ProcessorDriver
+{
+public:
+    ProcessorDriver (plugin::SonotypeProcessor& processor, double rate, int channels, int maxBlock, unsigned seed = 1)
+        : processor_ (processor), rate_ (rate), channels_ (channels), maxBlock_ (maxBlock), random_ (seed)
+    {
+        processor.setPlayConfigDetails (channels, channels, rate, maxBlock);
+        processor.prepareToPlay (rate, maxBlock);
+        midi_.ensureSize (4096);
+    }
+    ~ProcessorDriver() { processor_.releaseResources(); }
+
+    /** Plays mono `signal` (copied to every channel). */
+    void play (const std::vector<float>& signal)
+    {
+        juce::AudioBuffer<float> buffer (channels_, maxBlock_);
+        std::size_t offset = 0;
+        while (offset < signal.size())
+        {
+            const int n = static_cast<int> (std::min<std::size_t> (std::uniform_int_distribution<int> (1, maxBlock_) (random_), signal.size() - offset));
+            buffer.setSize (channels_, n, false, false, true);
+            for (int c = 0; c < channels_; ++c)
+                std::copy_n (signal.data() + offset, n, buffer.getWritePointer (c));
+            midi_.clear();
+            processor_.processBlock (buffer, midi_);
+            for (const auto metadata : midi_)
+                midi.push_back ({ static_cast<double> (samples_) / rate_, metadata.getMessage() });
+            offset += static_cast<std::size_t> (n);
+            samples_ += n;
+            if (samples_ - lastWait_ > static_cast<int64_t> (rate_ * 0.05))
+                waitForWorker();
+        }
+        waitForWorker();
+    }
+
+    /** Until the worker has taken everything pushed and had time to analyse it. */
+    void waitForWorker()
+    {
+        lastWait_ = samples_;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (5);
+        while (processor_.analysis().stats().inputSamples < processor_.analysis().stats().pushedSamples && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for (std::chrono::microseconds (200));
+        std::this_thread::sleep_for (std::chrono::milliseconds (1));
+    }
+
+    std::vector<TimedMidi> midi;
+
+private:
+    plugin::SonotypeProcessor& processor_;
+    double rate_;
+    int channels_, maxBlock_;
+    std::mt19937 random_;
+    juce::MidiBuffer midi_;
+    int64_t samples_ = 0, lastWait_ = 0;
+};
+
+} // namespace sonotype::testing

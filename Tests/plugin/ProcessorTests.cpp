@@ -1,0 +1,314 @@
+// The plugin's processor: bit-exact pass-through, predictions and MIDI on known clips, parameters,
+// state, model hot-swap, the class filter, bad input.
+#include "plugin/PluginParameters.h"
+#include "plugin/ProcessorDriver.h"
+#include "support/ExampleClips.h"
+#include "support/Fixtures.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+using namespace sonotype;
+using namespace sonotype::testing;
+
+namespace
+{
+void setParameter (plugin::SonotypeProcessor& processor, const char* id, float value)
+{
+    auto* parameter = processor.parameters.getParameter (id);
+    parameter->setValueNotifyingHost (parameter->convertTo0to1 (value));
+}
+
+float parameterValue (plugin::SonotypeProcessor& processor, const char* id)
+{
+    return processor.parameters.getRawParameterValue (id)->load();
+}
+
+int labelIndex (const plugin::SonotypeProcessor& processor, const std::string& label)
+{
+    const auto labels = processor.analysis().labels();
+    return static_cast<int> (std::find (labels.begin(), labels.end(), label) - labels.begin());
+}
+
+/** Note-ons in order (note numbers), from a driver's MIDI. */
+std::vector<int> noteOns (const std::vector<TimedMidi>& midi)
+{
+    std::vector<int> notes;
+    for (const auto& event : midi)
+        if (event.message.isNoteOn())
+            notes.push_back (event.message.getNoteNumber());
+    return notes;
+}
+} // namespace
+
+TEST_CASE ("audio passes through bit-exactly, in every supported layout and any block size", "[plugin]")
+{
+    const int channels = GENERATE (1, 2, 6);
+    TestProcessor processor;
+    juce::AudioProcessor::BusesLayout layout;
+    layout.inputBuses.add (juce::AudioChannelSet::canonicalChannelSet (channels));
+    layout.outputBuses.add (juce::AudioChannelSet::canonicalChannelSet (channels));
+    REQUIRE (processor.setBusesLayout (layout));
+    processor.prepareToPlay (44100.0, 1024);
+    std::mt19937 random (static_cast<unsigned> (channels));
+    std::normal_distribution<float> noise;
+    juce::MidiBuffer midi;
+    for (int block = 0; block < 300; ++block)
+    {
+        const int n = std::uniform_int_distribution<int> (1, 1024) (random);
+        juce::AudioBuffer<float> buffer (channels, n), copy;
+        for (int c = 0; c < channels; ++c)
+            for (int i = 0; i < n; ++i)
+                buffer.setSample (c, i, noise (random));
+        if (block == 7)
+            buffer.setSample (0, 0, std::nanf ("")); // even NaN passes through untouched (and is not analysed as such)
+        copy.makeCopyOf (buffer);
+        processor.processBlock (buffer, midi);
+        for (int c = 0; c < channels; ++c)
+            REQUIRE (std::memcmp (buffer.getReadPointer (c), copy.getReadPointer (c), sizeof (float) * static_cast<std::size_t> (n)) == 0);
+    }
+    CHECK (processor.getLatencySamples() == 0);
+    processor.releaseResources();
+}
+
+TEST_CASE ("bus layouts: 1 to 8 channels in, as many out", "[plugin]")
+{
+    TestProcessor processor;
+    auto layout = [] (int in, int out) {
+        juce::AudioProcessor::BusesLayout l;
+        l.inputBuses.add (juce::AudioChannelSet::discreteChannels (in));
+        l.outputBuses.add (juce::AudioChannelSet::discreteChannels (out));
+        return l;
+    };
+    for (int n = 1; n <= 8; ++n)
+        CHECK (processor.checkBusesLayoutSupported (layout (n, n)));
+    CHECK_FALSE (processor.checkBusesLayoutSupported (layout (2, 1)));
+    CHECK_FALSE (processor.checkBusesLayoutSupported (layout (9, 9)));
+}
+
+TEST_CASE ("the built-in model names the example clips live, and MIDI notes follow the top class", "[plugin]")
+{
+    const double rate = GENERATE (44100.0, 48000.0);
+    TestProcessor processor;
+    setParameter (processor, plugin::ParameterIds::baseNote, 36.0f);
+    ProcessorDriver driver (processor, rate, 2, 512);
+    const int drums = labelIndex (processor, "drums"), speech = labelIndex (processor, "speech");
+
+    driver.play (exampleSequence ({ "drums" }, rate, 2));
+    auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "drums");
+    CHECK_FALSE (snapshot.stale);
+
+    driver.play (exampleSequence ({ "speech" }, rate, 2));
+    snapshot = processor.snapshot();
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "speech");
+
+    const auto notes = noteOns (driver.midi);
+    REQUIRE (notes.size() >= 2);
+    CHECK (notes.front() == 36 + drums);
+    CHECK (notes.back() == 36 + speech);
+    CHECK (notes.size() <= 4); // hysteresis: no machine-gunning within 8 s of two clips
+    // Every note-on is closed before the next one starts.
+    int open = -1;
+    for (const auto& event : driver.midi)
+    {
+        if (event.message.isNoteOn())
+        {
+            CHECK (open == -1);
+            open = event.message.getNoteNumber();
+            CHECK (event.message.getVelocity() > 0);
+        }
+        else if (event.message.isNoteOff())
+        {
+            CHECK (event.message.getNoteNumber() == open);
+            open = -1;
+        }
+    }
+}
+
+TEST_CASE ("MIDI off sends no notes and closes an open one; transport stop closes it too", "[plugin]")
+{
+    TestProcessor processor;
+    ProcessorDriver driver (processor, 48000.0, 2, 256);
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
+    REQUIRE (noteOns (driver.midi).size() == 1);
+    setParameter (processor, plugin::ParameterIds::midiOut, 0.0f);
+    driver.play (exampleSequence ({ "drums", "speech" }, 48000.0, 1));
+    CHECK (noteOns (driver.midi).size() == 1);
+    REQUIRE (driver.midi.back().message.isNoteOff());
+
+    // Transport: playing, then stopped, with a note open.
+    struct PlayHead final : juce::AudioPlayHead
+    {
+        bool playing = true;
+        juce::Optional<PositionInfo> getPosition() const override
+        {
+            PositionInfo info;
+            info.setIsPlaying (playing);
+            return info;
+        }
+    } playHead;
+    setParameter (processor, plugin::ParameterIds::midiOut, 1.0f);
+    processor.setPlayHead (&playHead);
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
+    REQUIRE (driver.midi.back().message.isNoteOn());
+    playHead.playing = false;
+    driver.play (std::vector<float> (256, 0.0f));
+    CHECK (driver.midi.back().message.isNoteOff());
+    processor.setPlayHead (nullptr);
+}
+
+TEST_CASE ("a disabled class is never the top class nor a MIDI note", "[plugin]")
+{
+    TestProcessor processor;
+    processor.setClassEnabled ("drums", false);
+    ProcessorDriver driver (processor, 48000.0, 1, 512);
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
+    const auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] != "drums");
+    for (int note : noteOns (driver.midi))
+        CHECK (note != 36 + labelIndex (processor, "drums"));
+    CHECK_FALSE (processor.isClassEnabled ("drums"));
+    CHECK (processor.isClassEnabled ("speech"));
+}
+
+TEST_CASE ("parameters reach the analysis: hop and smoothing re-configure the running worker", "[plugin]")
+{
+    TestProcessor processor;
+    ProcessorDriver driver (processor, 48000.0, 2, 512);
+    setParameter (processor, plugin::ParameterIds::hop, 0.5f);
+    setParameter (processor, plugin::ParameterIds::smoothing, 0.0f);
+    processor.applyAnalysisParameters();
+    driver.play (exampleSequence ({ "piano" }, 48000.0, 2));
+    const auto info = processor.analysis().info();
+    CHECK (info->hopSeconds == Approx (0.5));
+    CHECK (info->smoothingSeconds == 0.0);
+    const auto history = processor.analysis().history (8);
+    REQUIRE (history.size() >= 2);
+    CHECK (history[1].startSeconds - history[0].startSeconds == Approx (0.5));
+    auto* hop = processor.parameters.getParameter (plugin::ParameterIds::hop);
+    CHECK (hop->getText (hop->getValue(), 20) == "500 ms");
+}
+
+TEST_CASE ("a model can be swapped while audio runs; a bad file keeps the running model", "[plugin]")
+{
+    TestProcessor processor;
+    ProcessorDriver driver (processor, 48000.0, 2, 512);
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 1));
+    const auto before = processor.analysis().info()->generation;
+
+    const auto bad = juce::File::createTempFile ("safetensors");
+    bad.replaceWithText ("this is not a model");
+    CHECK_FALSE (processor.loadModelFile (bad));
+    CHECK (processor.statusIsError());
+    CHECK (processor.statusMessage().contains (bad.getFileName()));
+    CHECK (processor.analysis().info()->generation == before);
+    CHECK (processor.modelDescription().builtin);
+    CHECK_FALSE (processor.loadModelFile (juce::File ("/no/such/model.safetensors")));
+    bad.deleteFile();
+
+    const juce::File tiny (fixturePath ("tiny_classifier.safetensors"));
+    REQUIRE (processor.loadModelFile (tiny));
+    CHECK_FALSE (processor.statusIsError());
+    CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
+    driver.play (exampleSequence ({ "speech" }, 48000.0, 1));
+    auto snapshot = processor.snapshot();
+    CHECK (snapshot.info->generation > before);
+    CHECK (snapshot.info->labels.size() == 4); // the fixture's own classes
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.result.probabilities.size() == 4);
+    CHECK (snapshot.stats.error.empty());
+
+    processor.useBuiltinModel();
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
+    snapshot = processor.snapshot();
+    CHECK (snapshot.info->labels.size() == 12);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "drums");
+}
+
+TEST_CASE ("state round trip: parameters, class filter, OSC target and the user's model", "[plugin]")
+{
+    juce::MemoryBlock state;
+    {
+        TestProcessor processor;
+        setParameter (processor, plugin::ParameterIds::hop, 0.1f);
+        setParameter (processor, plugin::ParameterIds::threshold, 70.0f);
+        setParameter (processor, plugin::ParameterIds::midiOut, 0.0f);
+        setParameter (processor, plugin::ParameterIds::baseNote, 60.0f);
+        processor.setClassEnabled ("silence", false);
+        processor.osc().setTarget ({ false, "10.0.0.7", 7000 });
+        REQUIRE (processor.loadModelFile (juce::File (fixturePath ("tiny_classifier.safetensors"))));
+        processor.getStateInformation (state);
+    }
+    TestProcessor restored;
+    restored.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+    CHECK (parameterValue (restored, plugin::ParameterIds::hop) == Approx (0.1f));
+    CHECK (parameterValue (restored, plugin::ParameterIds::threshold) == Approx (70.0f));
+    CHECK (parameterValue (restored, plugin::ParameterIds::midiOut) == 0.0f);
+    CHECK (parameterValue (restored, plugin::ParameterIds::baseNote) == 60.0f);
+    CHECK_FALSE (restored.isClassEnabled ("silence"));
+    CHECK (restored.osc().target().host == "10.0.0.7");
+    CHECK (restored.osc().target().port == 7000);
+    CHECK (restored.modelDescription().name == "tiny_classifier.safetensors");
+    CHECK_FALSE (restored.modelDescription().builtin);
+    CHECK (restored.analysis().info()->hopSeconds == Approx (0.1));
+    CHECK (restored.statusMessage().isEmpty());
+}
+
+TEST_CASE ("restoring a session whose model is gone falls back to the built-in model and says so", "[plugin]")
+{
+    const auto copy = juce::File::createTempFile ("safetensors");
+    REQUIRE (juce::File (fixturePath ("tiny_classifier.safetensors")).copyFileTo (copy));
+    juce::MemoryBlock state;
+    {
+        TestProcessor processor;
+        REQUIRE (processor.loadModelFile (copy));
+        processor.getStateInformation (state);
+    }
+    copy.deleteFile();
+    TestProcessor restored;
+    restored.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+    CHECK (restored.modelDescription().builtin);
+    CHECK (restored.analysis().labels().size() == 12);
+    CHECK (restored.statusIsError());
+    CHECK (restored.statusMessage().contains (copy.getFullPathName()));
+    CHECK (restored.statusMessage().contains ("built-in"));
+
+    // Garbage state: defaults, an error message, no crash.
+    TestProcessor garbage;
+    const char junk[] = "definitely not a saved state";
+    garbage.setStateInformation (junk, sizeof (junk));
+    CHECK (garbage.statusIsError());
+    CHECK (garbage.modelDescription().builtin);
+}
+
+TEST_CASE ("re-preparing with another rate and block size mid-stream works; bypass passes audio and stops notes", "[plugin]")
+{
+    TestProcessor processor;
+    {
+        ProcessorDriver driver (processor, 44100.0, 2, 64);
+        driver.play (exampleSequence ({ "drums" }, 44100.0, 2));
+        REQUIRE (noteOns (driver.midi).size() == 1);
+    }
+    ProcessorDriver driver (processor, 96000.0, 2, 4096);
+    driver.play (exampleSequence ({ "speech" }, 96000.0, 2));
+    auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "speech");
+    CHECK (snapshot.result.endSeconds <= 4.0 + 1e-6); // stream time restarted at prepare
+
+    juce::AudioBuffer<float> buffer (2, 256), copy;
+    buffer.clear();
+    buffer.setSample (1, 3, 0.5f);
+    copy.makeCopyOf (buffer);
+    juce::MidiBuffer midi;
+    processor.processBlockBypassed (buffer, midi);
+    CHECK (std::memcmp (buffer.getReadPointer (1), copy.getReadPointer (1), 256 * sizeof (float)) == 0);
+    bool noteOff = false;
+    for (const auto metadata : midi)
+        noteOff = noteOff || metadata.getMessage().isNoteOff();
+    CHECK (noteOff); // the speech note was open
+}
