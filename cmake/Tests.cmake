@@ -47,17 +47,24 @@ endforeach()
 # JUCE's message manager.
 add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
+    Tests/gui/EditorTests.cpp
+    Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp)
 if(NOT SONOTYPE_SANITIZE)
     target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/RealtimeTests.cpp Tests/support/AllocationCounter.cpp)
 endif()
-target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
+pkg_check_modules(X11 REQUIRED IMPORTED_TARGET x11)
+target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui Catch2::Catch2 PkgConfig::X11 sonotype_warnings ${CMAKE_DL_LIBS})
 target_include_directories(sonotype_plugin_tests PRIVATE Tests)
 target_compile_definitions(sonotype_plugin_tests PRIVATE
     SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}"
     SONOTYPE_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
     SONOTYPE_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots")
-find_program(XVFB_RUN xvfb-run REQUIRED)
 catch_discover_tests(sonotype_plugin_tests
+    TEST_SPEC "~[gui]"
     TEST_PREFIX "plugin: "
     PROPERTIES FIXTURES_REQUIRED exported_models)
+# The editor tests open real windows: on a virtual X display.
+find_program(XVFB_RUN xvfb-run REQUIRED)
+add_test(NAME gui_editor COMMAND ${XVFB_RUN} -a -s "-screen 0 1920x1200x24" $<TARGET_FILE:sonotype_plugin_tests> "[gui]")
+set_tests_properties(gui_editor PROPERTIES FIXTURES_REQUIRED exported_models)

@@ -63,8 +63,13 @@ void HistoryView::paint (juce::Graphics& g)
     g.setColour (Colours::dimText);
     g.setFont (std::max (10.0f, timeArea.getHeight() * 0.8f));
     for (int s = 0; s <= 30; s += 5)
-        g.drawText (s == 0 ? juce::String ("now") : "-" + juce::String (s) + " s", juce::Rectangle<float> (xOf (now - s) - 30.0f, timeArea.getY(), 60.0f, timeArea.getHeight()),
-                    juce::Justification::centred);
+    {
+        const float x = xOf (now - s);
+        if (s == 0)
+            g.drawText ("now", juce::Rectangle<float> (x - 60.0f, timeArea.getY(), 60.0f, timeArea.getHeight()), juce::Justification::centredRight);
+        else if (s < 30)
+            g.drawText ("-" + juce::String (s) + " s", juce::Rectangle<float> (x - 30.0f, timeArea.getY(), 60.0f, timeArea.getHeight()), juce::Justification::centred);
+    }
 
     // Each window is drawn over the last hop of its span (where it is the newest information).
     juce::Path topLine;

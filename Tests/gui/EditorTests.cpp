@@ -1,0 +1,150 @@
+// The editor under a real (virtual) display: it shows what the processor publishes, renders at any
+// size, loads models by drag-and-drop, reports bad files inline, and can be closed and reopened
+// while audio runs. Writes the screenshot used in README (build/screenshots/editor.png).
+#include "plugin/ProcessorDriver.h"
+#include "support/ExampleClips.h"
+#include "support/Fixtures.h"
+
+#include <catch2/catch.hpp>
+
+namespace juce
+{
+bool dispatchNextMessageOnSystemQueue (bool returnIfNoPendingMessages); // juce_events (modal loops are off)
+}
+
+using namespace sonotype;
+using namespace sonotype::testing;
+
+namespace
+{
+/** Runs the message loop for a while (the editor's timer, window events). */
+void pumpMessages (int milliseconds)
+{
+    const auto end = juce::Time::getMillisecondCounter() + static_cast<juce::uint32> (milliseconds);
+    while (juce::Time::getMillisecondCounter() < end)
+        if (! juce::dispatchNextMessageOnSystemQueue (true))
+            juce::Thread::sleep (1);
+}
+
+juce::String topLabel (const gui::DisplayState& state)
+{
+    return state.topClass >= 0 ? state.labels[static_cast<std::size_t> (state.topClass)] : juce::String();
+}
+} // namespace
+
+TEST_CASE ("the editor shows the processor's live prediction and saves a screenshot", "[gui]")
+{
+    TestProcessor processor;
+    ProcessorDriver driver (processor, 48000.0, 2, 512);
+    std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditorIfNeeded());
+    auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
+    view.addToDesktop (0);
+    view.setVisible (true);
+
+    for (const auto* clip : { "speech", "piano", "guitar", "noise", "drums" })
+    {
+        driver.play (exampleSequence ({ clip }, 48000.0, 2));
+        pumpMessages (50); // the editor's timer runs
+    }
+    view.refresh();
+    const auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "drums");
+    CHECK (topLabel (view.displayState()) == "drums");
+    CHECK (view.displayState().probabilities == snapshot.result.probabilities);
+    CHECK (view.history().numColumns() >= 30); // 20 s of windows every 0.25 s
+    CHECK_FALSE (view.banner().isVisible());
+
+    const auto image = view.createComponentSnapshot (view.getLocalBounds());
+    CHECK (image.getWidth() == gui::SonotypeEditor::kBaseWidth);
+    const auto directory = juce::File (SONOTYPE_SCREENSHOT_DIR);
+    directory.createDirectory();
+    const auto file = directory.getChildFile ("editor.png");
+    file.deleteFile();
+    {
+        juce::FileOutputStream stream (file);
+        REQUIRE (stream.openedOk());
+        juce::PNGImageFormat().writeImageToStream (image, stream);
+    }
+    CHECK (file.getSize() > 10000);
+}
+
+TEST_CASE ("the editor keeps its proportions from 600x400 up to 4K and renders at any size", "[gui]")
+{
+    TestProcessor processor;
+    std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditor());
+    auto* constrainer = editor->getConstrainer();
+    REQUIRE (constrainer != nullptr);
+    CHECK (constrainer->getMinimumWidth() == 600);
+    CHECK (constrainer->getMinimumHeight() == 400);
+    CHECK (constrainer->getMaximumWidth() == 3840);
+    CHECK (constrainer->getFixedAspectRatio() == Approx (1.5));
+    CHECK (editor->isResizable());
+    for (const auto size : { juce::Point<int> (600, 400), juce::Point<int> (1800, 1200), juce::Point<int> (3840, 2560) })
+    {
+        editor->setSize (size.x, size.y);
+        const auto image = editor->createComponentSnapshot (editor->getLocalBounds());
+        CHECK (image.getWidth() == size.x);
+    }
+}
+
+TEST_CASE ("dropping a model file loads it; a bad one shows an inline error and keeps the model", "[gui]")
+{
+    TestProcessor processor;
+    std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditor());
+    auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
+    const auto tiny = juce::String (fixturePath ("tiny_classifier.safetensors"));
+    CHECK (view.isInterestedInFileDrag ({ tiny }));
+    CHECK_FALSE (view.isInterestedInFileDrag ({ "/tmp/song.wav" }));
+    view.filesDropped ({ tiny }, 10, 10);
+    CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
+    CHECK (view.displayState().labels.size() == 4);
+
+    const auto bad = juce::File::createTempFile ("safetensors");
+    bad.replaceWithData ("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": 1}", 16);
+    view.filesDropped ({ bad.getFullPathName() }, 10, 10);
+    CHECK (view.banner().isVisible());
+    CHECK (view.banner().message().contains (bad.getFileName()));
+    CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
+    bad.deleteFile();
+}
+
+TEST_CASE ("closing and reopening the editor while audio runs is safe", "[gui]")
+{
+    TestProcessor processor;
+    processor.setPlayConfigDetails (2, 2, 48000.0, 256);
+    processor.prepareToPlay (48000.0, 256);
+    std::atomic<bool> done { false };
+    std::atomic<int64_t> blocks { 0 };
+    std::thread audio ([&] {
+        const auto signal = exampleSequence ({ "speech", "drums" }, 48000.0, 1);
+        juce::AudioBuffer<float> buffer (2, 256);
+        juce::MidiBuffer midi;
+        std::size_t position = 0;
+        while (! done)
+        {
+            for (int c = 0; c < 2; ++c)
+                for (int i = 0; i < 256; ++i)
+                    buffer.setSample (c, i, signal[(position + static_cast<std::size_t> (i)) % signal.size()]);
+            position += 256;
+            midi.clear();
+            processor.processBlock (buffer, midi);
+            ++blocks;
+            std::this_thread::sleep_for (std::chrono::microseconds (500)); // ~10x real time
+        }
+    });
+    for (int i = 0; i < 20; ++i)
+    {
+        std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditorIfNeeded());
+        editor->addToDesktop (0);
+        editor->setVisible (true);
+        pumpMessages (40);
+        dynamic_cast<gui::SonotypeEditor&> (*editor).refresh();
+    }
+    done = true;
+    audio.join();
+    processor.releaseResources();
+    CHECK (blocks > 100);
+    CHECK (processor.analysis().stats().windowsRun > 4);
+    CHECK (processor.analysis().stats().error.empty());
+}
