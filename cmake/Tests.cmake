@@ -48,6 +48,7 @@ endforeach()
 add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
     Tests/gui/EditorTests.cpp
+    Tests/host/Vst3HostTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp)
 if(NOT SONOTYPE_SANITIZE)
@@ -59,7 +60,9 @@ target_include_directories(sonotype_plugin_tests PRIVATE Tests)
 target_compile_definitions(sonotype_plugin_tests PRIVATE
     SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}"
     SONOTYPE_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    SONOTYPE_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots")
+    SONOTYPE_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots"
+    SONOTYPE_VST3_PATH="$<GENEX_EVAL:$<TARGET_PROPERTY:Sonotype_VST3,JUCE_PLUGIN_ARTEFACT_FILE>>")
+add_dependencies(sonotype_plugin_tests Sonotype_All) # the host tests load the built plugins
 catch_discover_tests(sonotype_plugin_tests
     TEST_SPEC "~[gui]"
     TEST_PREFIX "plugin: "
