@@ -15,6 +15,7 @@ juce_add_plugin(Sonotype
     VERSION ${PROJECT_VERSION}
     COMPANY_NAME "Sonotype"
     COMPANY_WEBSITE "https://github.com/sonotype/sonotype"
+    COMPANY_EMAIL "sonotype@users.noreply.github.com"
     COMPANY_COPYRIGHT "GPL-3.0-or-later"
     DESCRIPTION "Live audio classification with PyTorch-exact transformer inference"
     BUNDLE_ID "org.sonotype.Sonotype"

@@ -71,3 +71,10 @@ catch_discover_tests(sonotype_plugin_tests
 find_program(XVFB_RUN xvfb-run REQUIRED)
 add_test(NAME gui_editor COMMAND ${XVFB_RUN} -a -s "-screen 0 1920x1200x24" $<TARGET_FILE:sonotype_plugin_tests> "[gui]")
 set_tests_properties(gui_editor PROPERTIES FIXTURES_REQUIRED exported_models)
+
+# A real LV2 host from Debian (jalv on a dummy JACK server; lv2ls/lv2info) loads the built LV2.
+if(TARGET Sonotype_LV2)
+    add_test(NAME lv2_jalv
+        COMMAND "${CMAKE_SOURCE_DIR}/Tests/host/lv2_jalv_test.sh"
+            "$<GENEX_EVAL:$<TARGET_PROPERTY:Sonotype_LV2,JUCE_PLUGIN_ARTEFACT_FILE>>" "${SONOTYPE_LV2_URI}")
+endif()
