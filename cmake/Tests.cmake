@@ -1,6 +1,14 @@
 # C++ tests (Catch2) and Python tests (pytest) all run under CTest.
 include(Catch)
 
+# Counts the calling thread's allocations and locks by interposing malloc & co. (compiled once,
+# linked into both test executables; not with the sanitizers, which interpose malloc themselves).
+if(NOT SONOTYPE_SANITIZE)
+    add_library(sonotype_allocation_counter OBJECT Tests/support/AllocationCounter.cpp)
+    target_include_directories(sonotype_allocation_counter PRIVATE Tests)
+    target_link_libraries(sonotype_allocation_counter PRIVATE sonotype_warnings)
+endif()
+
 add_executable(sonotype_tests
     Tests/TestMain.cpp
     Tests/cli/NpyTests.cpp
@@ -12,7 +20,8 @@ add_executable(sonotype_tests
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SpscFifoTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
-    target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/RealtimeTests.cpp Tests/support/AllocationCounter.cpp)
+    target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/RealtimeTests.cpp)
+    target_link_libraries(sonotype_tests PRIVATE sonotype_allocation_counter)
 endif()
 target_link_libraries(sonotype_tests PRIVATE sonotype_cli Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
 target_include_directories(sonotype_tests PRIVATE Tests)
@@ -52,7 +61,8 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp)
 if(NOT SONOTYPE_SANITIZE)
-    target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/RealtimeTests.cpp Tests/support/AllocationCounter.cpp)
+    target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/FilePlayerTests.cpp Tests/plugin/RealtimeTests.cpp)
+    target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_allocation_counter)
 endif()
 pkg_check_modules(X11 REQUIRED IMPORTED_TARGET x11)
 target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui Catch2::Catch2 PkgConfig::X11 sonotype_warnings ${CMAKE_DL_LIBS})

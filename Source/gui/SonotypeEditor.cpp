@@ -3,9 +3,23 @@
 namespace sonotype::gui
 {
 
-SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner)
+namespace
+{
+    bool isAudioFile (const juce::File& file)
+    {
+        return file.hasFileExtension ("wav;aif;aiff;flac;ogg");
+    }
+} // namespace
+
+SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<bool> withFilePlayer)
     : juce::AudioProcessorEditor (owner), processor_ (owner), controls_ (owner)
 {
+    if (withFilePlayer.value_or (owner.wrapperType == juce::AudioProcessor::wrapperType_Standalone))
+    {
+        transport_ = std::make_unique<TransportBar> (owner.filePlayer());
+        transport_->onStatus = [this] (const juce::String& message, bool isError) { banner_.show (message, isError); resized(); };
+        addAndMakeVisible (*transport_);
+    }
     setLookAndFeel (&lookAndFeel_);
     for (auto* component : std::initializer_list<juce::Component*> { &topClass_, &bars_, &history_, &meter_, &info_, &controls_, &loadButton_, &builtinButton_ })
         addAndMakeVisible (component);
@@ -66,6 +80,8 @@ void SonotypeEditor::refresh()
     history_.update (newest, state_, info.hopSeconds);
     meter_.push (processor_.takeInputPeak(), 1.0 / 30.0);
     info_.update (processor_.modelDescription(), snapshot);
+    if (transport_ != nullptr)
+        transport_->refresh();
     const auto status = processor_.statusMessage();
     if (status != banner_.message())
     {
@@ -91,7 +107,8 @@ void SonotypeEditor::paint (juce::Graphics& g)
         g.fillAll();
         g.setColour (Colours::accent);
         g.setFont (28.0f * scale);
-        g.drawText ("Drop a .safetensors model to load it", getLocalBounds(), juce::Justification::centred);
+        g.drawText (transport_ != nullptr ? "Drop a .safetensors model, or an audio file to play" : "Drop a .safetensors model to load it", getLocalBounds(),
+                    juce::Justification::centred);
     }
 }
 
@@ -112,6 +129,11 @@ void SonotypeEditor::resized()
     }
     area.removeFromBottom (s (12));
     auto bottom = area.removeFromBottom (s (110));
+    if (transport_ != nullptr)
+    {
+        area.removeFromBottom (s (8));
+        transport_->setBounds (area.removeFromBottom (s (36)));
+    }
     info_.setBounds (bottom.removeFromRight (bottom.getWidth() * 40 / 100));
     bottom.removeFromRight (s (8));
     controls_.setBounds (bottom);
@@ -129,7 +151,8 @@ void SonotypeEditor::resized()
 
 bool SonotypeEditor::isInterestedInFileDrag (const juce::StringArray& files)
 {
-    const bool interested = files.size() == 1 && juce::File (files[0]).hasFileExtension ("safetensors");
+    const bool interested = files.size() == 1
+                            && (juce::File (files[0]).hasFileExtension ("safetensors") || (transport_ != nullptr && isAudioFile (juce::File (files[0]))));
     if (interested != dragging_)
     {
         dragging_ = interested;
@@ -142,9 +165,17 @@ void SonotypeEditor::filesDropped (const juce::StringArray& files, int, int)
 {
     dragging_ = false;
     repaint();
-    if (files.size() == 1)
+    if (files.size() == 1 && transport_ != nullptr && isAudioFile (juce::File (files[0])))
+        transport_->open (juce::File (files[0]));
+    else if (files.size() == 1)
         processor_.loadModelFile (juce::File (files[0]));
     refresh();
+}
+
+void SonotypeEditor::fileDragExit (const juce::StringArray&)
+{
+    dragging_ = false;
+    repaint();
 }
 
 void SonotypeEditor::chooseModelFile()

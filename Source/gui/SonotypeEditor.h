@@ -12,6 +12,9 @@
 #include "gui/StatusBanner.h"
 #include "gui/Theme.h"
 #include "gui/TopClassView.h"
+#include "gui/TransportBar.h"
+
+#include <optional>
 
 namespace sonotype::gui
 {
@@ -21,7 +24,9 @@ class SonotypeEditor final : public juce::AudioProcessorEditor, public juce::Fil
 public:
     static constexpr int kBaseWidth = 900, kBaseHeight = 600;
 
-    explicit SonotypeEditor (plugin::SonotypeProcessor& owner);
+    /** withFilePlayer: show the file transport (the standalone app does; in a DAW the track
+        already is the input). Defaults to whether the processor runs as the standalone app. */
+    explicit SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<bool> withFilePlayer = std::nullopt);
     ~SonotypeEditor() override;
 
     void paint (juce::Graphics&) override;
@@ -29,6 +34,7 @@ public:
 
     bool isInterestedInFileDrag (const juce::StringArray& files) override;
     void filesDropped (const juce::StringArray& files, int x, int y) override;
+    void fileDragExit (const juce::StringArray& files) override;
 
     /** One frame's update (the timer calls it; tests call it directly). */
     void refresh();
@@ -36,6 +42,7 @@ public:
     const DisplayState& displayState() const noexcept { return state_; }
     const HistoryView& history() const noexcept { return history_; }
     const StatusBanner& banner() const noexcept { return banner_; }
+    TransportBar* transport() noexcept { return transport_.get(); }
 
 private:
     void timerCallback() override { refresh(); }
@@ -52,6 +59,7 @@ private:
     ControlsPanel controls_;
     StatusBanner banner_;
     juce::TextButton loadButton_ { "Load model..." }, builtinButton_ { "Built-in model" };
+    std::unique_ptr<TransportBar> transport_;
     std::unique_ptr<juce::FileChooser> chooser_;
     bool dragging_ = false;
 };

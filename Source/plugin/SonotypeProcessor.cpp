@@ -58,6 +58,7 @@ void SonotypeProcessor::prepareToPlay (double sampleRate, int)
 {
     applyAnalysisParameters();
     runtime_->prepare (sampleRate); // stops the worker, rebuilds for the new rate, restarts
+    player_.prepare (sampleRate);
     activeNote_ = -1;
     wasPlaying_ = false;
     resetDetector_.store (true, std::memory_order_release);
@@ -81,6 +82,7 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     const juce::ScopedNoDenormals noDenormals;
     const int numChannels = std::min (getTotalNumInputChannels(), buffer.getNumChannels());
     const int numSamples = buffer.getNumSamples();
+    player_.render (buffer, numSamples); // a playing file replaces the input (standalone app)
 
     float peak = 0.0f;
     for (int c = 0; c < numChannels; ++c)

@@ -4,6 +4,7 @@
 // optionally, OSC. The GUI reads lock-free snapshots (see snapshot()).
 #pragma once
 
+#include "plugin/FilePlayer.h"
 #include "plugin/OscOutput.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
@@ -88,6 +89,8 @@ public:
     bool isClassEnabled (const juce::String& label) const;
 
     OscOutput& osc() noexcept { return osc_; }
+    /** Plays a file in place of the input (the standalone app's transport). */
+    FilePlayer& filePlayer() noexcept { return player_; }
 
     /** Peak input level since the last call (linear), for the meter. */
     float takeInputPeak() noexcept { return inputPeak_.exchange (0.0f, std::memory_order_relaxed); }
@@ -146,6 +149,7 @@ private:
     ModelDescription model_;
 
     OscOutput osc_;
+    FilePlayer player_;
 
     JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)
 };

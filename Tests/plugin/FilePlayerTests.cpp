@@ -1,0 +1,192 @@
+// The standalone app's file player: the file's audio, resampled by the project's resampler, comes
+// out exactly; it stops at the end or loops; seeking lets no old audio through; bad files are
+// refused with a reason; the audio thread's side neither allocates nor locks; and the processor
+// classifies what the player plays.
+#include "plugin/ProcessorDriver.h"
+#include "support/AllocationCounter.h"
+#include "support/ExampleClips.h"
+
+#include <catch2/catch.hpp>
+
+using namespace sonotype;
+using namespace sonotype::testing;
+
+namespace
+{
+/** Renders `seconds` of the player in blocks, as an audio thread would (a little faster than real time). */
+std::vector<float> renderSeconds (plugin::FilePlayer& player, double rate, double seconds, int channel = 0, int blockSize = 480)
+{
+    std::vector<float> out;
+    juce::AudioBuffer<float> buffer (2, blockSize);
+    const auto blocks = static_cast<int> (seconds * rate / blockSize);
+    for (int b = 0; b < blocks; ++b)
+    {
+        buffer.clear();
+        player.render (buffer, blockSize);
+        out.insert (out.end(), buffer.getReadPointer (channel), buffer.getReadPointer (channel) + blockSize);
+        std::this_thread::sleep_for (std::chrono::microseconds (500));
+    }
+    return out;
+}
+
+/** Until the file is buffered at the requested position (the audio thread's calls acknowledge
+    loads and seeks, as they would while the device runs). */
+void waitForReader (plugin::FilePlayer& player)
+{
+    juce::AudioBuffer<float> buffer (2, 16);
+    for (int i = 0; i < 1000 && ! player.isReady(); ++i)
+    {
+        player.render (buffer, 16);
+        std::this_thread::sleep_for (std::chrono::milliseconds (1));
+    }
+    REQUIRE (player.isReady());
+}
+} // namespace
+
+TEST_CASE ("the file player plays the file resampled by the project's resampler, then stops", "[player]")
+{
+    plugin::FilePlayer player;
+    player.prepare (48000.0);
+    REQUIRE (player.load (exampleFile ("piano")).isEmpty());
+    CHECK (player.lengthSeconds() == Approx (2.0));
+    CHECK (player.fileName() == "piano.wav");
+    juce::AudioBuffer<float> buffer (2, 480);
+    waitForReader (player);
+    player.play();
+    const auto played = renderSeconds (player, 48000.0, 2.5);
+    const auto reference = exampleClip ("piano", 48000.0);
+    REQUIRE (played.size() > reference.size());
+    float worst = 0.0f;
+    for (std::size_t i = 0; i < reference.size(); ++i)
+        worst = std::max (worst, std::abs (played[i] - reference[i]));
+    CHECK (worst <= 1e-6f);
+    for (std::size_t i = reference.size(); i < played.size(); ++i)
+        REQUIRE (played[i] == 0.0f);
+    CHECK_FALSE (player.isPlaying());
+    CHECK (player.positionSeconds() == Approx (2.0));
+    CHECK (player.underruns() == 0);
+    buffer.clear();
+    CHECK_FALSE (player.render (buffer, 480)); // stopped: the input is left alone
+}
+
+TEST_CASE ("looping plays on and the position wraps; play after the end starts again", "[player]")
+{
+    plugin::FilePlayer player;
+    player.prepare (44100.0);
+    REQUIRE (player.load (exampleFile ("drums")).isEmpty());
+    player.setLooping (true);
+    waitForReader (player);
+    player.play();
+    const auto played = renderSeconds (player, 44100.0, 5.0, 1, 441);
+    CHECK (player.isPlaying());
+    CHECK (player.positionSeconds() < 2.0);
+    CHECK (player.positionSeconds() == Approx (1.0).margin (0.05)); // 5 s into a 2 s loop
+    const auto reference = exampleClip ("drums", 44100.0);
+    // The second pass sounds like the first (the loop point is seamless, the resampler keeps its state).
+    float worst = 0.0f;
+    for (std::size_t i = 2000; i < 40000; ++i)
+        worst = std::max (worst, std::abs (played[reference.size() + i] - reference[i]));
+    CHECK (worst < 1e-3f);
+
+    player.setLooping (false); // what is buffered (up to ~3 s) still plays, then the end
+    renderSeconds (player, 44100.0, 6.0, 0, 441);
+    CHECK_FALSE (player.isPlaying());
+    player.play();
+    CHECK (player.isPlaying());
+    renderSeconds (player, 44100.0, 0.5, 0, 441);
+    CHECK (player.positionSeconds() < 1.0);
+}
+
+TEST_CASE ("seeking lets no old audio through", "[player]")
+{
+    plugin::FilePlayer player;
+    player.prepare (48000.0);
+    REQUIRE (player.load (exampleFile ("noise")).isEmpty()); // no digital silence in it: the start of new audio shows
+    waitForReader (player);
+    player.play();
+    renderSeconds (player, 48000.0, 0.3);
+    player.seek (1.0);
+    const auto played = renderSeconds (player, 48000.0, 0.5);
+    const auto reference = exampleClip ("noise", 48000.0);
+    // Find where the new audio starts (silence while the ring is drained and refilled), then compare
+    // with the file from 1.0 s on, past the resampler's warm-up.
+    std::size_t start = 0;
+    while (start < played.size() && played[start] == 0.0f)
+        ++start;
+    REQUIRE (start < 4800); // the seek took less than 0.1 s
+    float worst = 0.0f;
+    for (std::size_t i = 2000; i < 12000; ++i)
+        worst = std::max (worst, std::abs (played[start + i] - reference[48000 + i]));
+    CHECK (worst < 1e-4f);
+    CHECK (player.positionSeconds() == Approx (1.0 + (played.size() - start) / 48000.0).margin (0.02));
+}
+
+TEST_CASE ("bad audio files are refused with a reason and the loaded file stays", "[player]")
+{
+    plugin::FilePlayer player;
+    REQUIRE (player.load (exampleFile ("noise")).isEmpty());
+    const auto junk = juce::File::createTempFile ("wav");
+    junk.replaceWithText ("RIFF but not really");
+    CHECK (player.load (junk).contains (junk.getFileName()));
+    CHECK (player.load (juce::File ("/no/such/file.wav")).startsWith ("No such file"));
+    CHECK (player.fileName() == "noise.wav");
+    junk.deleteFile();
+}
+
+TEST_CASE ("the player's audio-thread side allocates and locks nothing, even while seeking", "[player][realtime]")
+{
+    plugin::FilePlayer player;
+    player.prepare (48000.0);
+    REQUIRE (player.load (exampleFile ("guitar")).isEmpty());
+    player.setLooping (true);
+    juce::AudioBuffer<float> buffer (2, 256);
+    waitForReader (player);
+    player.play();
+    std::atomic<bool> done { false };
+    std::thread control ([&] {
+        for (int i = 0; ! done; ++i)
+        {
+            player.seek ((i % 7) * 0.25);
+            std::this_thread::sleep_for (std::chrono::milliseconds (20));
+        }
+    });
+    AllocationCounts counts;
+    for (int block = 0; block < 20000; ++block)
+    {
+        {
+            ScopedAllocationCounter counter;
+            player.render (buffer, 256);
+            const auto c = counter.counts();
+            counts.allocations += c.allocations;
+            counts.frees += c.frees;
+            counts.locks += c.locks;
+        }
+        if (block % 8 == 0)
+            std::this_thread::sleep_for (std::chrono::microseconds (300));
+    }
+    done = true;
+    control.join();
+    CHECK (counts.allocations == 0);
+    CHECK (counts.frees == 0);
+    CHECK (counts.locks == 0);
+}
+
+TEST_CASE ("the processor classifies the file the player plays, in place of its input", "[player]")
+{
+    TestProcessor processor;
+    REQUIRE (processor.filePlayer().load (exampleFile ("drums")).isEmpty());
+    processor.filePlayer().setLooping (true);
+    ProcessorDriver driver (processor, 48000.0, 2, 480);
+    driver.play (std::vector<float> (480, 0.0f));
+    waitForReader (processor.filePlayer());
+    processor.filePlayer().play();
+    std::vector<float> silence (48000 * 3, 0.0f); // the input is silent: only the file can be heard
+    for (std::size_t offset = 0; offset < silence.size(); offset += 4800)
+    {
+        driver.play (std::vector<float> (4800, 0.0f));
+        std::this_thread::sleep_for (std::chrono::milliseconds (5));
+    }
+    const auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "drums");
+}
