@@ -59,8 +59,8 @@ void FilePlayer::play()
 {
     if (! hasFile())
         return;
-    if (endOfFile_.load() && ! looping_.load())
-        requestEpoch (0.0); // at the end: start again
+    if (finished_.exchange (false))
+        requestEpoch (0.0); // played to the end: start again
     playing_.store (true);
 }
 
@@ -91,6 +91,7 @@ void FilePlayer::requestEpoch (double seconds)
 {
     requestedSeconds_.store (seconds);
     position_.store (seconds);
+    finished_.store (false);
     requestedEpoch_.fetch_add (1, std::memory_order_acq_rel);
     notify();
 }
@@ -241,6 +242,7 @@ bool FilePlayer::render (juce::AudioBuffer<float>& buffer, int numSamples) noexc
         if (endOfFile_.load (std::memory_order_acquire) && ring_.available() == 0)
         {
             playing_.store (false, std::memory_order_relaxed); // played to the end
+            finished_.store (true, std::memory_order_relaxed);
             position_.store (lengthSeconds_.load(), std::memory_order_relaxed);
             return true;
         }

@@ -70,7 +70,7 @@ private:
     std::atomic<double> deviceRate_ { 0.0 };
     std::atomic<double> lengthSeconds_ { 0.0 };
     std::atomic<double> position_ { 0.0 };
-    std::atomic<bool> playing_ { false }, looping_ { false }, endOfFile_ { false };
+    std::atomic<bool> playing_ { false }, looping_ { false }, endOfFile_ { false }, finished_ { false };
     std::atomic<uint64_t> requestedEpoch_ { 0 }, readerEpoch_ { 0 }, consumerEpoch_ { 0 }, primedEpoch_ { 0 };
     std::atomic<double> requestedSeconds_ { 0.0 }, epochSeconds_ { 0.0 };
 
