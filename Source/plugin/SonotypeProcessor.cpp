@@ -170,11 +170,11 @@ void SonotypeProcessor::onResult (const runtime::WindowResult& result, const run
         runtime::DetectorSettings settings;
         settings.threshold = threshold_->load (std::memory_order_relaxed) / 100.0f;
         const auto update = detector_.update (result.probabilities.data(), numClasses, settings, workerEnabled_);
-        for (int i = 0; i < update.count; ++i)
-            events.items[events.count++ % 2] = update.items[i];
+        for (int i = 0; i < update.count && events.count < 2; ++i) // after a reset nothing is active: at most one start follows
+            events.items[events.count++] = update.items[i];
     }
     const int base = juce::roundToInt (baseNote_->load (std::memory_order_relaxed));
-    for (int i = 0; i < std::min (events.count, 2); ++i)
+    for (int i = 0; i < events.count; ++i)
     {
         const auto& detection = events.items[i];
         const int note = base + detection.classIndex;
