@@ -13,7 +13,6 @@ public:
     /** Called every frame with the peak (linear) seen since the last frame. */
     void push (float peak, double frameSeconds);
     void paint (juce::Graphics&) override;
-    float levelDb() const noexcept { return levelDb_; }
 
 private:
     float levelDb_ = -100.0f, heldDb_ = -100.0f;

@@ -42,7 +42,6 @@ void OscOutput::send (const runtime::WindowResult& result, const runtime::Analys
     for (std::size_t c = 0; c < result.probabilities.size(); ++c)
         probabilities.addFloat32 (c < enabled.size() && ! enabled[c] ? 0.0f : result.probabilities[c]);
     sender_.send (probabilities);
-    sent_.fetch_add (1, std::memory_order_relaxed);
 }
 
 } // namespace sonotype::plugin

@@ -31,14 +31,11 @@ public:
     /** Worker thread: sends one window's messages (skipped while setTarget() runs). */
     void send (const runtime::WindowResult& result, const runtime::AnalysisInfo& info, int topClass, const std::vector<bool>& enabled);
 
-    int64_t messagesSent() const noexcept { return sent_.load (std::memory_order_relaxed); }
-
 private:
     mutable std::mutex mutex_; // message thread and worker only
     juce::OSCSender sender_;
     Target target_;
     bool connected_ = false;
-    std::atomic<int64_t> sent_ { 0 };
 };
 
 } // namespace sonotype::plugin

@@ -128,20 +128,17 @@ void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, bool stopEverything) n
                 midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
             midi.addEvent (juce::MidiMessage::noteOn (1, event.note, static_cast<juce::uint8> (event.velocity)), 0);
             activeNote_ = event.note;
-            midiEventsSent_.fetch_add (1, std::memory_order_relaxed);
         }
         else if (event.note == activeNote_)
         {
             midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
             activeNote_ = -1;
-            midiEventsSent_.fetch_add (1, std::memory_order_relaxed);
         }
     }
     if ((! enabled || stopEverything) && activeNote_ >= 0)
     {
         midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
         activeNote_ = -1;
-        midiEventsSent_.fetch_add (1, std::memory_order_relaxed);
     }
     if (stopEverything)
         resetDetector_.store (true, std::memory_order_release); // starts again from scratch on the worker

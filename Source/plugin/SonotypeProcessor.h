@@ -94,8 +94,6 @@ public:
 
     /** Peak input level since the last call (linear), for the meter. */
     float takeInputPeak() noexcept { return inputPeak_.exchange (0.0f, std::memory_order_relaxed); }
-    /** Samples pushed into the analysis so far, and MIDI events sent (tests). */
-    int64_t midiEventsSent() const noexcept { return midiEventsSent_.load (std::memory_order_relaxed); }
 
     /** Applies changed hop/smoothing parameters now (also done 10 times a second by a timer). */
     void applyAnalysisParameters();
@@ -135,7 +133,6 @@ private:
     // Audio thread side of MIDI.
     int activeNote_ = -1;
     bool wasPlaying_ = false;
-    std::atomic<int64_t> midiEventsSent_ { 0 };
     std::atomic<float> inputPeak_ { 0.0f };
 
     // Message thread (and the worker for the filter, behind filterMutex_).
