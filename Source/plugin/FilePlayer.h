@@ -45,6 +45,10 @@ public:
     /** Whether the audio at the requested position is buffered (play() then starts at once). */
     bool isReady() const noexcept { return hasFile() && primedEpoch_.load() == requestedEpoch_.load(); }
     int64_t underruns() const noexcept { return underruns_.load (std::memory_order_relaxed); }
+    /** Frames decoded ahead of the audio thread (approximate while both threads run). */
+    std::size_t bufferedFrames() const noexcept { return ring_.available() / kChannels; }
+    /** Whether the reader has decoded the file to its end (not looping): no more frames will come. */
+    bool readerReachedEnd() const noexcept { return endOfFile_.load (std::memory_order_acquire); }
 
     /** Audio thread (or whoever prepares the device): the rate the audio thread renders at. */
     void prepare (double deviceSampleRate) noexcept;
