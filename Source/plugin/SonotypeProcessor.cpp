@@ -193,6 +193,7 @@ void SonotypeProcessor::timerCallback()
 
 void SonotypeProcessor::applyAnalysisParameters()
 {
+    const std::lock_guard<std::mutex> lock (parameterMutex_);
     const float hop = hop_->load(), smoothing = smoothing_->load();
     if (hop == appliedHop_ && smoothing == appliedSmoothing_)
         return;

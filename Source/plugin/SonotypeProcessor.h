@@ -120,7 +120,8 @@ private:
     std::atomic<float>* threshold_ = nullptr;
     std::atomic<float>* midiOut_ = nullptr;
     std::atomic<float>* baseNote_ = nullptr;
-    float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f;
+    std::mutex parameterMutex_; // the message thread's timer and a device thread's prepareToPlay, never the audio thread
+    float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f; // guarded by parameterMutex_
 
     // Worker thread side of detection.
     runtime::Detector detector_;

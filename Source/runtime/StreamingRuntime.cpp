@@ -26,7 +26,9 @@ StreamingRuntime::StreamingRuntime (std::shared_ptr<const engine::Model> model, 
         throw std::invalid_argument ("no model");
     if (! (options_.fifoSeconds > 0.0))
         throw std::invalid_argument ("the FIFO must hold some audio");
-    generation_ = makeGeneration ({ std::move (model), options_.hopSeconds, options_.smoothingSeconds }, generationCount_);
+    const Pending settings { std::move (model), options_.hopSeconds, options_.smoothingSeconds };
+    generation_ = makeGeneration (settings, WindowAnalyzer (settings.model, 48000.0, settings.hopSeconds, settings.smoothingSeconds));
+    generation_->info.generation = generationCount_;
     workerGeneration_ = generation_;
 }
 
@@ -35,18 +37,15 @@ StreamingRuntime::~StreamingRuntime()
     stop();
 }
 
-std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::makeGeneration (const Pending& settings, uint64_t number) const
+std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::makeGeneration (const Pending& settings, const WindowAnalyzer& analyzer) const
 {
-    // Validates the model and settings now, on the calling thread.
-    const WindowAnalyzer probe (settings.model, 48000.0, settings.hopSeconds, settings.smoothingSeconds);
     AnalysisInfo info;
     info.model = settings.model;
-    info.labels = probe.labels();
-    info.windowSeconds = probe.windowSeconds();
+    info.labels = analyzer.labels();
+    info.windowSeconds = analyzer.windowSeconds();
     info.hopSeconds = settings.hopSeconds;
     info.smoothingSeconds = settings.smoothingSeconds;
-    info.modelSampleRate = probe.settings().sampleRate;
-    info.generation = number;
+    info.modelSampleRate = analyzer.settings().sampleRate;
     return std::make_shared<Generation> (std::move (info), options_.historySize);
 }
 
@@ -57,6 +56,12 @@ std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::current() const
 }
 
 void StreamingRuntime::stop()
+{
+    const std::lock_guard<std::mutex> lock (controlMutex_);
+    stopWorker();
+}
+
+void StreamingRuntime::stopWorker()
 {
     prepared_.store (false, std::memory_order_release);
     running_.store (false, std::memory_order_release);
@@ -69,14 +74,15 @@ void StreamingRuntime::stop()
 
 void StreamingRuntime::prepare (double hostSampleRate)
 {
-    stop();
+    const std::lock_guard<std::mutex> control (controlMutex_);
+    stopWorker();
     if (hasPending_.load (std::memory_order_acquire))
         applyPending();
     // The stream starts again: a fresh generation (same model and settings) with an empty history.
     const auto previous = current();
-    const auto& settings = previous->info;
-    auto fresh = makeGeneration ({ settings.model, settings.hopSeconds, settings.smoothingSeconds }, 0);
+    const Pending settings { previous->info.model, previous->info.hopSeconds, previous->info.smoothingSeconds };
     analyzer_ = std::make_unique<WindowAnalyzer> (settings.model, hostSampleRate, settings.hopSeconds, settings.smoothingSeconds);
+    auto fresh = makeGeneration (settings, *analyzer_);
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
         fresh->info.generation = ++generationCount_;
@@ -102,6 +108,7 @@ void StreamingRuntime::reconfigure (std::shared_ptr<const engine::Model> model, 
         model = current()->info.model;
     const double rate = hostSampleRate_.load (std::memory_order_relaxed);
     const WindowAnalyzer probe (model, rate > 0.0 ? rate : 48000.0, hopSeconds, smoothingSeconds); // throws
+    const std::lock_guard<std::mutex> control (controlMutex_);
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
         pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds });
@@ -113,6 +120,7 @@ void StreamingRuntime::reconfigure (std::shared_ptr<const engine::Model> model, 
 
 void StreamingRuntime::setResultListener (std::function<void (const WindowResult&, const AnalysisInfo&)> listener)
 {
+    const std::lock_guard<std::mutex> control (controlMutex_);
     if (workerStarted_)
         throw std::logic_error ("setResultListener() while the worker runs");
     listener_ = std::move (listener);
@@ -130,11 +138,12 @@ void StreamingRuntime::applyPending()
         return;
     try
     {
-        auto next = makeGeneration (*pending, 0);
+        // Before the first prepare() there is no stream yet: the analyzer only describes the generation.
+        const double rate = analyzer_ != nullptr ? hostSampleRate_.load (std::memory_order_relaxed) : 48000.0;
+        auto analyzer = std::make_unique<WindowAnalyzer> (pending->model, rate, pending->hopSeconds, pending->smoothingSeconds);
+        auto next = makeGeneration (*pending, *analyzer);
         if (analyzer_ != nullptr)
         {
-            auto analyzer = std::make_unique<WindowAnalyzer> (pending->model, hostSampleRate_.load (std::memory_order_relaxed),
-                                                              pending->hopSeconds, pending->smoothingSeconds);
             generationStartSample_ += analyzer_->numInputSamples();
             nonFiniteBefore_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(),
                                     std::memory_order_relaxed);

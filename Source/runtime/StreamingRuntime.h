@@ -83,7 +83,10 @@ public:
                       std::unique_ptr<WorkerThread> worker = std::make_unique<StdWorkerThread>());
     ~StreamingRuntime();
 
-    /** Off the audio thread: (re)starts for a host sample rate, dropping any buffered audio. */
+    /** Off the audio thread: (re)starts for a host sample rate, dropping any buffered audio.
+        prepare(), stop(), reconfigure() and setResultListener() may be called from different
+        control threads (a device thread preparing while the message thread swaps models): they
+        take turns. */
     void prepare (double hostSampleRate);
     /** Stops the worker (also done by the destructor). */
     void stop();
@@ -138,12 +141,14 @@ private:
     };
 
     void workerLoop();
-    std::shared_ptr<Generation> makeGeneration (const Pending& settings, uint64_t number) const;
+    std::shared_ptr<Generation> makeGeneration (const Pending& settings, const WindowAnalyzer& analyzer) const;
+    void stopWorker();
     void applyPending();
     std::shared_ptr<Generation> current() const;
 
     RuntimeOptions options_;
     std::unique_ptr<WorkerThread> worker_;
+    std::mutex controlMutex_; // prepare/stop/reconfigure/setResultListener take turns; never the audio thread or the worker
     std::function<void (const WindowResult&, const AnalysisInfo&)> listener_;
 
     mutable std::mutex generationMutex_; // worker (on a swap), control thread and readers; never the audio thread
@@ -160,7 +165,7 @@ private:
     std::atomic<double> hostSampleRate_ { 0.0 };
     std::atomic<bool> prepared_ { false };
     std::atomic<bool> running_ { false };
-    bool workerStarted_ = false;
+    bool workerStarted_ = false; // guarded by controlMutex_
     float downmix_[512] {};
     std::vector<float> chunk_;     // worker
     WindowResult result_;          // worker

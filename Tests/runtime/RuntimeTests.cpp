@@ -235,6 +235,38 @@ TEST_CASE ("reconfigure swaps model and hop between windows while audio keeps co
     CHECK (runtime.stats().error.empty());
 }
 
+TEST_CASE ("prepare on one control thread and reconfigure on another take turns", "[runtime][threads]")
+{
+    // A standalone app: the device thread re-prepares (new rate) while the message thread applies
+    // parameter changes or swaps models. The runtime must come out consistent, with the last hop.
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 4.0, 32 });
+    runtime.prepare (48000.0);
+    std::thread device ([&] {
+        for (int i = 0; i < 40; ++i)
+            runtime.prepare (i % 2 == 0 ? 44100.0 : 48000.0);
+    });
+    for (int i = 0; i < 40; ++i)
+        runtime.reconfigure (nullptr, i % 2 == 0 ? 0.2 : 0.1, 0.0);
+    device.join();
+    runtime.prepare (48000.0); // the last device start
+    CHECK (runtime.info()->hopSeconds == 0.1);
+    const auto signal = testSignal (48000.0, 2.0);
+    for (std::size_t offset = 0; offset + 480 <= signal.size(); offset += 480)
+    {
+        const float* channels[] = { signal.data() + offset };
+        runtime.push (channels, 1, 480);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (20);
+    WindowResult result;
+    while (! (runtime.latest (result) && result.endSeconds >= 1.9) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for (std::chrono::milliseconds (5));
+    REQUIRE (runtime.latest (result));
+    CHECK (result.generation == runtime.info()->generation);
+    CHECK (result.endSeconds == Approx (2.0).margin (0.1));
+    CHECK (runtime.stats().error.empty());
+    runtime.stop();
+}
+
 TEST_CASE ("reconfigure rejects a bad hop and keeps the running settings", "[runtime]")
 {
     StreamingRuntime runtime (tinyModel(), {}, std::make_unique<ManualWorker>());
