@@ -141,8 +141,19 @@ void FilePlayer::reposition (double seconds)
         return;
     readPosition_ = static_cast<int64_t> (std::llround (seconds * reader_->sampleRate));
     const int channels = std::min<int> (kChannels, static_cast<int> (reader_->numChannels));
-    for (int c = 0; c < channels; ++c)
-        resamplers_.push_back (std::make_unique<dsp::Resampler> (reader_->sampleRate, rate));
+    try
+    {
+        for (int c = 0; c < channels; ++c)
+            resamplers_.push_back (std::make_unique<dsp::Resampler> (reader_->sampleRate, rate));
+    }
+    catch (const std::exception&)
+    {
+        // A device rate the resampler refuses: nothing to play (the audio thread ends playback).
+        resamplers_.clear();
+        endOfFile_.store (true);
+        primedEpoch_.store (epoch_, std::memory_order_release);
+        return;
+    }
     fileBlock_.setSize (channels, kReadFrames);
 }
 

@@ -3,6 +3,8 @@
 #include "plugin/PluginParameters.h"
 #include "resources/BuiltinModel.h"
 
+#include <utility>
+
 namespace sonotype::plugin
 {
 namespace
@@ -57,7 +59,21 @@ SonotypeProcessor::~SonotypeProcessor()
 void SonotypeProcessor::prepareToPlay (double sampleRate, int)
 {
     applyAnalysisParameters();
-    runtime_->prepare (sampleRate); // stops the worker, rebuilds for the new rate, restarts
+    try
+    {
+        runtime_->prepare (sampleRate); // stops the worker, rebuilds for the new rate, restarts
+        if (std::exchange (analysisRateRefused_, false))
+            clearStatus();
+    }
+    catch (const std::exception& e)
+    {
+        // A rate the front end cannot work at (a validator tries 1.2 MHz): the runtime stays
+        // stopped, the audio still passes through untouched, and the GUI says why.
+        analysisRateRefused_ = true;
+        setStatus ("No analysis at " + juce::String (sampleRate, 1) + " Hz (" + juce::String (e.what())
+                       + "); the audio passes through untouched.",
+                   true);
+    }
     player_.prepare (sampleRate);
     activeNote_ = -1;
     wasPlaying_ = false;

@@ -120,6 +120,7 @@ private:
     std::atomic<float>* threshold_ = nullptr;
     std::atomic<float>* midiOut_ = nullptr;
     std::atomic<float>* baseNote_ = nullptr;
+    bool analysisRateRefused_ = false; // prepareToPlay's thread: the last rate was refused
     std::mutex parameterMutex_; // the message thread's timer and a device thread's prepareToPlay, never the audio thread
     float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f; // guarded by parameterMutex_
 

@@ -145,6 +145,25 @@ TEST_CASE ("seeking lets no old audio through", "[player]")
     CHECK (player.positionSeconds() == Approx (1.0 + (played.size() - start) / 48000.0).margin (0.02));
 }
 
+TEST_CASE ("a device rate the resampler refuses plays nothing and stops without a crash", "[player]")
+{
+    plugin::FilePlayer player;
+    player.prepare (1234567.8);
+    REQUIRE (player.load (exampleFile ("noise")).isEmpty());
+    waitForReader (player);
+    player.play();
+    juce::AudioBuffer<float> buffer (2, 480);
+    for (int i = 0; i < 10 && player.isPlaying(); ++i)
+        player.render (buffer, 480);
+    CHECK_FALSE (player.isPlaying());
+    player.prepare (48000.0); // a usable rate again: the file plays
+    waitForReader (player);
+    player.play();
+    CHECK (player.isPlaying());
+    const auto played = renderSeconds (player, 48000.0, 0.5);
+    CHECK (std::any_of (played.begin(), played.end(), [] (float x) { return x != 0.0f; }));
+}
+
 TEST_CASE ("bad audio files are refused with a reason and the loaded file stays", "[player]")
 {
     plugin::FilePlayer player;

@@ -315,3 +315,29 @@ TEST_CASE ("re-preparing with another rate and block size mid-stream works; bypa
         noteOff = noteOff || metadata.getMessage().isNoteOff();
     CHECK (noteOff); // the speech note was open
 }
+
+TEST_CASE ("a sample rate the analysis cannot use passes audio through and says why; a usable one brings it back", "[plugin]")
+{
+    // Steinberg's VST3 validator prepares at 1234567.8 Hz: no exception may reach the host.
+    TestProcessor processor;
+    processor.setPlayConfigDetails (2, 2, 1234567.8, 512);
+    REQUIRE_NOTHROW (processor.prepareToPlay (1234567.8, 512));
+    CHECK (processor.statusIsError());
+    CHECK (processor.statusMessage().contains ("1234567.8 Hz"));
+    juce::AudioBuffer<float> buffer (2, 512), copy;
+    for (int i = 0; i < 512; ++i)
+        buffer.setSample (i % 2, i, 0.001f * static_cast<float> (i));
+    copy.makeCopyOf (buffer);
+    juce::MidiBuffer midi;
+    processor.processBlock (buffer, midi);
+    CHECK (std::memcmp (buffer.getReadPointer (0), copy.getReadPointer (0), 512 * sizeof (float)) == 0);
+    CHECK (std::memcmp (buffer.getReadPointer (1), copy.getReadPointer (1), 512 * sizeof (float)) == 0);
+    processor.releaseResources();
+
+    ProcessorDriver driver (processor, 48000.0, 2, 480);
+    CHECK_FALSE (processor.statusIsError());
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
+    const auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "drums");
+}

@@ -267,6 +267,36 @@ TEST_CASE ("prepare on one control thread and reconfigure on another take turns"
     runtime.stop();
 }
 
+TEST_CASE ("prepare at a rate the front end refuses throws and leaves the runtime stopped; the next prepare works", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 4.0, 32 }, std::make_unique<ManualWorker>());
+    runtime.prepare (48000.0);
+    CHECK_THROWS_AS (runtime.prepare (1234567.8), dsp::FrontendError);
+    const auto signal = testSignal (48000.0, 2.0);
+    const float* channels[] = { signal.data() };
+    runtime.push (channels, 1, 480); // ignored: not prepared
+    CHECK (runtime.stats().pushedSamples == 0);
+    // Afterwards it runs like a runtime that never saw the bad rate.
+    StreamingRuntime fresh (tinyModel(), { 0.25, 0.0, 4.0, 32 }, std::make_unique<ManualWorker>());
+    runtime.prepare (48000.0);
+    fresh.prepare (48000.0);
+    for (auto* r : { &runtime, &fresh })
+        for (std::size_t offset = 0; offset + 480 <= signal.size(); offset += 480)
+        {
+            const float* block[] = { signal.data() + offset };
+            r->push (block, 1, 480);
+            while (r->processPending())
+            {
+            }
+        }
+    WindowResult result, expected;
+    REQUIRE (runtime.latest (result));
+    REQUIRE (fresh.latest (expected));
+    CHECK (result.windowIndex == expected.windowIndex);
+    CHECK (result.endSeconds == expected.endSeconds);
+    CHECK (result.probabilities == expected.probabilities);
+}
+
 TEST_CASE ("reconfigure rejects a bad hop and keeps the running settings", "[runtime]")
 {
     StreamingRuntime runtime (tinyModel(), {}, std::make_unique<ManualWorker>());
