@@ -2,7 +2,7 @@
 (not FluidR3), speech from flite (not espeak-ng), noise and silence from another seed. Runs the real
 product path: WAV files through `sonotype classify` (C++ front end and engine).
 
-    python3 -m sonotype.evaluate [--model Resources/models/default.safetensors] [--clips 20] [--report docs/MODEL.md]
+    python3 -m sonotype.evaluate [--model Resources/models/default.safetensors] [--clips 40] [--report docs/MODEL.md]
 
 Writes the results into the report, between the "unseen sources" markers.
 """
@@ -54,7 +54,7 @@ def make_set(folder, clips_per_class, seed):
         elif label == "speech":
             clips = flite_clips(rng, clips_per_class)
         else:
-            clips = render_instrument_clips(rng, label, clips_per_class, SECONDS, soundfont=UNSEEN_SOUNDFONT)
+            clips = render_instrument_clips(rng, label, clips_per_class, SECONDS, soundfont=UNSEEN_SOUNDFONT, vary=False)
         for i, clip in enumerate(clips):
             if label != "silence":
                 clip = peak_normalise(clip, rng.uniform(-20, -1))
@@ -83,7 +83,7 @@ def evaluate(model, clips_per_class, seed):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="", help="model file (default: the CLI's built-in model)")
-    parser.add_argument("--clips", type=int, default=20, help="clips per class")
+    parser.add_argument("--clips", type=int, default=40, help="clips per class")
     parser.add_argument("--seed", type=int, default=99)
     parser.add_argument("--report", default="docs/MODEL.md")
     args = parser.parse_args()

@@ -1,10 +1,11 @@
 """Deterministic data generator for the built-in model.
 
-    python3 -m sonotype.data --out build/data [--seed 0] [--clips 600] [--heldout-clips 120]
+    python3 -m sonotype.data --out build/data [--seed 0] [--clips 1000] [--heldout-clips 120]
 
 Writes train.npz, val.npz (a random split of the same distribution) and heldout.npz (held-out MIDI
 phrases — another random stream — and held-out espeak-ng voices), each with log-mel `features`
-[N, n_mels, frames] (float16) of 1 s windows and `labels`; and a few example clips as WAV.
+[N, n_mels, frames] (float16) of 1 s windows cut at random from 3 s clips, and `labels`; and a few
+2 s example clips as WAV.
 """
 
 import argparse
@@ -24,7 +25,8 @@ from ..frontend import LogMelFrontend
 # The built-in model's front end: 1 s windows of 64 log-mel bands at 16 kHz, 10 ms hop.
 FRONTEND = dict(sample_rate=SAMPLE_RATE, n_fft=400, hop_length=160, n_mels=64, log={"type": "db", "top_db": 80.0},
                 mean=-45.0, std=20.0, window_samples=SAMPLE_RATE)
-CLIP_SECONDS = 2.0
+CLIP_SECONDS = 3.0
+EXAMPLE_SECONDS = 2.0
 
 
 def make_clips(job):
@@ -42,20 +44,30 @@ def make_clips(job):
     return label, [augment(rng, clip, label) for clip in clips]
 
 
+# A window whose peak stays under -60 dBFS is silence by the classes' own definition (a noise floor
+# below about -65 dBFS): crops of other classes that quiet (a rest, a release tail) are drawn again.
+QUIET_PEAK = 10 ** (-60 / 20)
+
+
 def featurise(clips, labels, rng, crops_per_clip):
     frontend = LogMelFrontend(**FRONTEND)
     window = FRONTEND["window_samples"]
+    silence = CLASSES.index("silence")
     features, targets = [], []
     with torch.no_grad():
         for clip, label in zip(clips, labels):
             for _ in range(crops_per_clip):
-                start = int(rng.integers(0, len(clip) - window + 1))
-                features.append(frontend(torch.from_numpy(clip[start:start + window])).numpy().astype(np.float16))
-                targets.append(label)
+                for _attempt in range(10):
+                    start = int(rng.integers(0, len(clip) - window + 1))
+                    crop = clip[start:start + window]
+                    if label == silence or np.abs(crop).max() >= QUIET_PEAK:
+                        features.append(frontend(torch.from_numpy(crop)).numpy().astype(np.float16))
+                        targets.append(label)
+                        break
     return np.stack(features), np.array(targets, dtype=np.int64)
 
 
-def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip=2, verbose=True):
+def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip=3, verbose=True):
     os.makedirs(out, exist_ok=True)
     voices, variants = espeak_voices()
     order = np.random.default_rng(seed).permutation(len(voices))
@@ -84,8 +96,8 @@ def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip
     order = rng.permutation(len(clips))
     val_count = len(clips) // 10
     val_idx, train_idx = order[:val_count], order[val_count:]
-    for name, idx in (("train", train_idx), ("val", val_idx)):
-        features, targets = featurise([clips[i] for i in idx], [labels[i] for i in idx], rng, crops_per_clip)
+    for name, idx, crops in (("train", train_idx, crops_per_clip), ("val", val_idx, 2)):
+        features, targets = featurise([clips[i] for i in idx], [labels[i] for i in idx], rng, crops)
         np.savez(os.path.join(out, f"{name}.npz"), features=features, labels=targets)
     features, targets = featurise(*splits["heldout"], rng, 1)
     np.savez(os.path.join(out, "heldout.npz"), features=features, labels=targets)
@@ -95,7 +107,8 @@ def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip
     clips, labels = splits["heldout"]
     for label in ("speech", "drums", "piano", "guitar", "noise"):
         index = labels.index(CLASSES.index(label))
-        wavfile.write(os.path.join(examples, f"{label}.wav"), SAMPLE_RATE, (clips[index] * 32767).astype(np.int16))
+        clip = clips[index][: int(EXAMPLE_SECONDS * SAMPLE_RATE)]
+        wavfile.write(os.path.join(examples, f"{label}.wav"), SAMPLE_RATE, (clip * 32767).astype(np.int16))
     with open(os.path.join(out, "voices.txt"), "w") as f:
         f.write("train voices: " + " ".join(train_voices) + "\nheld-out voices: " + " ".join(heldout_voices) + "\n")
 
@@ -104,7 +117,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="build/data")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--clips", type=int, default=600, help="clips per class (train + val)")
+    parser.add_argument("--clips", type=int, default=1000, help="clips per class (train + val)")
     parser.add_argument("--heldout-clips", type=int, default=120, help="held-out clips per class")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()

@@ -38,8 +38,9 @@ def random_reverb(rng, x):
 
 def augment(rng, x, label):
     if label not in ("silence",):
-        if rng.random() < 0.4:
-            x = random_eq(rng, x)
+        if rng.random() < 0.5:
+            for _ in range(int(rng.integers(1, 3))):
+                x = random_eq(rng, x)
         if rng.random() < 0.3 and label != "noise":
             x = random_reverb(rng, x)
         x = peak_normalise(x, rng.uniform(-40, 0))

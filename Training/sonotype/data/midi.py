@@ -1,6 +1,8 @@
 """MIDI phrases for the instrument classes: lines for monophonic instruments, chords for polyphonic
 ones, in each instrument's natural range, with varied tempo, velocity, articulation, vibrato,
-expression and pitch bend. Phrases are laid end to end in one file per render, separated by rests."""
+expression and pitch bend; the soundfont's own timbre moved through NRPN (filter cutoff and
+resonance, attack and release, vibrato, detune) and, now and then, a second program of the same
+family layered on the line. Phrases are laid end to end in one file per render, separated by rests."""
 
 import mido
 import numpy as np
@@ -10,17 +12,59 @@ RANGES = {
     "piano": (36, 96, True), "organ": (36, 88, True), "guitar": (40, 84, True), "bass": (28, 55, False),
     "strings": (43, 96, True), "brass": (40, 82, False), "woodwind": (55, 96, False), "synth": (36, 96, True),
 }
+# Programs whose FluidR3 samples go silent inside their family's range: the keys they really play
+# (contrabass, tuba, alto and baritone sax, English horn, bassoon), measured note by note.
+PROGRAM_RANGES = {43: (28, 57), 58: (28, 72), 65: (49, 83), 67: (36, 71), 69: (52, 84), 70: (34, 83)}
 DRUM_NOTES = [35, 36, 38, 40, 42, 44, 46, 49, 51, 41, 43, 45, 47, 48, 50, 37, 39, 54, 56, 69, 70, 75, 76]
 DRUM_KITS = [0, 8, 16, 24, 25, 32, 40, 48]
 TICKS = 480
+SUSTAINED = {"organ", "strings", "brass", "woodwind", "synth"}
+
+# SoundFont 2 generators that fluidsynth lets MIDI offset through NRPN (CC99 = 120, CC98 = generator,
+# data entry CC38 then CC6 = 8192 + offset), with the offsets that audibly change FluidR3's sounds at
+# 16 kHz (smaller ones often do nothing): generator -> (lowest, highest offset).
+TIMBRE_GENERATORS = {
+    8: (-2500, 0),      # initialFilterFc: a darker low-pass (-3500 all but silences high notes)
+    9: (0, 150),        # initialFilterQ: resonance
+    34: (0, 4000),      # attackVolEnv: slower attack (sustained families only)
+    38: (-1500, 4000),  # releaseVolEnv
+    6: (0, 300),        # vibLfoToPitch: vibrato depth
+    24: (-1500, 1500),  # freqVibLFO: vibrato rate
+    52: (-40, 40),      # fineTune: detune in cents
+}
 
 
 def _seconds_to_ticks(seconds, tempo_bpm):
     return int(round(seconds * TICKS * tempo_bpm / 60.0))
 
 
-def phrase_events(rng, family, program, seconds):
-    """(time_s, message) events of one phrase of about `seconds` for an instrument family."""
+def timbre_events(rng, family, channel):
+    """NRPN events that set every generator of TIMBRE_GENERATORS on `channel`: about half the phrases keep
+    the soundfont's own sound (all offsets 0), the others move a few generators. Setting all of them each
+    phrase leaves nothing behind from the previous phrase of the same render."""
+    vary = rng.random() < 0.5
+    offsets = {}
+    for generator, (low, high) in TIMBRE_GENERATORS.items():
+        offsets[generator] = 0
+        if vary and rng.random() < 0.4 and (generator != 34 or family in SUSTAINED):
+            offsets[generator] = int(rng.integers(low, high + 1))
+    return nrpn_events(channel, offsets)
+
+
+def nrpn_events(channel, offsets):
+    """Events at time 0 that offset SoundFont generators ({generator: offset}) on `channel`."""
+    events = []
+    for generator, offset in offsets.items():
+        value = 8192 + offset
+        for control, data in ((99, 120), (98, generator), (38, value & 127), (6, value >> 7)):
+            events.append((0.0, mido.Message("control_change", channel=channel, control=control, value=data)))
+    return events
+
+
+def phrase_events(rng, family, program, seconds, layer_program=None, timbre=True):
+    """(time_s, message) events of one phrase of about `seconds` for an instrument family; with
+    `timbre`, NRPN timbre variation; with `layer_program`, channel 1 doubles the notes with that
+    program, quieter and with a timbre of its own."""
     events = []
     channel = 9 if family == "drums" else 0
     if family == "drums":
@@ -34,6 +78,8 @@ def phrase_events(rng, family, program, seconds):
     events.append((0.0, mido.Message("control_change", channel=channel, control=93, value=int(rng.integers(0, 80)))))
     bend = int(rng.choice([0, 0, 0, rng.integers(-1200, 1200)]))
     events.append((0.0, mido.Message("pitchwheel", channel=channel, pitch=bend)))
+    if timbre:
+        events.extend(timbre_events(rng, family, channel))
     beat = 60.0 / rng.uniform(60, 180)
     t = 0.0
     if family == "drums":
@@ -48,6 +94,7 @@ def phrase_events(rng, family, program, seconds):
             t += step
         return events
     low, high, chords = RANGES[family]
+    low, high = PROGRAM_RANGES.get(program, (low, high))
     centre = int(rng.integers(low + 6, high - 6))
     legato = rng.uniform(0.5, 1.05)
     while t < seconds:
@@ -64,7 +111,20 @@ def phrase_events(rng, family, program, seconds):
             events.append((t + duration * legato, mido.Message("note_off", channel=0, note=note)))
         t += duration
         centre = int(np.clip(centre + rng.integers(-3, 4), low + 3, high - 3))
+    if layer_program is not None:
+        events.extend(layer_events(rng, family, layer_program, events))
     return events
+
+
+def layer_events(rng, family, program, events):
+    """Channel 1 doubling the notes of channel 0 with another program, quieter, with its own timbre."""
+    layer = [(0.0, mido.Message("program_change", channel=1, program=program)),
+             (0.0, mido.Message("control_change", channel=1, control=7, value=int(rng.integers(50, 100)))),
+             (0.0, mido.Message("control_change", channel=1, control=11, value=127)),
+             (0.0, mido.Message("pitchwheel", channel=1, pitch=0))]
+    layer.extend((t, m.copy(channel=1)) for t, m in timbre_events(rng, family, 1))
+    layer.extend((t, m.copy(channel=1)) for t, m in events if m.type in ("note_on", "note_off"))
+    return layer
 
 
 def write_midi(path, segments, tempo_bpm=120.0):

@@ -11,6 +11,7 @@ from scipy.io import wavfile
 
 from . import PROGRAMS, SAMPLE_RATE
 from .midi import phrase_events, write_midi
+from .resample import resample
 
 SOUNDFONT = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
 
@@ -33,33 +34,42 @@ def read_wav(path):
     if data.ndim == 2:
         data = data.mean(axis=1)
     if rate != SAMPLE_RATE:
-        g = np.gcd(int(rate), SAMPLE_RATE)
-        data = sps.resample_poly(data, SAMPLE_RATE // g, int(rate) // g).astype(np.float32)
+        data = resample(data, int(rate), SAMPLE_RATE)
     return data
 
 
-def render_instrument_clips(rng, family, count, seconds, programs=None, soundfont=SOUNDFONT):
-    """`count` clips of `seconds` of one instrument family, rendered in a few fluidsynth runs with
-    reverb and chorus on or off."""
+RENDER_RATES = [16000, 22050, 32000, 44100, 48000]
+LAYER_PROBABILITY = 0.15
+
+
+def render_instrument_clips(rng, family, count, seconds, programs=None, soundfont=SOUNDFONT, vary=True):
+    """`count` clips of `seconds` of one instrument family, rendered in several fluidsynth runs with
+    reverb and chorus on or off. With `vary` (training data), each run has a random sample rate (brought
+    to 16 kHz by the product's resampler) and the phrases vary the timbre and are sometimes layered;
+    without it (the unseen-source evaluation), plain phrases at 16 kHz."""
     programs = programs if programs is not None else PROGRAMS.get(family, [0])
     clips = []
-    runs = max(1, min(4, count // 8))
+    runs = max(1, min(16 if vary else 4, count // 8))
     per_run = [count // runs + (1 if i < count % runs else 0) for i in range(runs)]
     gap = 1.5  # release tails ring out before the next phrase
     with tempfile.TemporaryDirectory() as tmp:
         for run, n in enumerate(per_run):
             segments = []
             for i in range(n):
-                events = phrase_events(rng, family, int(rng.choice(programs)), seconds + 0.5)
-                channel = 9 if family == "drums" else 0
-                events.append((seconds + 0.6, mido.Message("control_change", channel=channel, control=123, value=0)))
-                events.append((seconds + 0.6, mido.Message("control_change", channel=channel, control=121, value=0)))
+                layer = None
+                if vary and family != "drums" and len(programs) > 1 and rng.random() < LAYER_PROBABILITY:
+                    layer = int(rng.choice(programs))
+                events = phrase_events(rng, family, int(rng.choice(programs)), seconds + 0.5, layer, timbre=vary)
+                for channel in ((9,) if family == "drums" else (0, 1)):
+                    events.append((seconds + 0.6, mido.Message("control_change", channel=channel, control=123, value=0)))
+                    events.append((seconds + 0.6, mido.Message("control_change", channel=channel, control=121, value=0)))
                 segments.append((i * (seconds + gap), events))
             midi_path = os.path.join(tmp, f"{family}{run}.mid")
             wav_path = os.path.join(tmp, f"{family}{run}.wav")
             write_midi(midi_path, segments)
             reverb, chorus = int(rng.integers(0, 2)), int(rng.integers(0, 2))
-            subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", str(SAMPLE_RATE), "-R", str(reverb), "-C", str(chorus),
+            rate = int(rng.choice(RENDER_RATES)) if vary else SAMPLE_RATE
+            subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", str(rate), "-R", str(reverb), "-C", str(chorus),
                             "-F", wav_path, soundfont, midi_path], check=True, capture_output=True)
             audio = read_wav(wav_path)
             length = int(seconds * SAMPLE_RATE)
