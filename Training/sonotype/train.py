@@ -1,6 +1,6 @@
 """Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
 
-    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 20]
+    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 10]
 
 Seeded and reproducible on CPU (Debian's python3-torch); progress bars with tqdm; the report
 (docs/MODEL.md and PNG plots in docs/model/) holds training curves, accuracy on the random and
@@ -65,14 +65,15 @@ def per_class(confusion):
     return precision, recall
 
 
-def train(data, epochs, seed, batch_size=64, lr=2e-3):
+def train(data, epochs, seed, batch_size=32, lr=2e-3):
     torch.manual_seed(seed)
     np.random.seed(seed)
     torch.set_num_threads(os.cpu_count() or 1)
     train_x, train_y = load(os.path.join(data, "train.npz"))
     val_x, val_y = load(os.path.join(data, "val.npz"))
     held_x, held_y = load(os.path.join(data, "heldout.npz"))
-    model = AudioTransformer(**MODEL_CONFIG)
+    # channels_last lets oneDNN run the convolutions about twice as fast on CPU (same results).
+    model = AudioTransformer(**MODEL_CONFIG).to(memory_format=torch.channels_last)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
     steps = epochs * ((len(train_x) + batch_size - 1) // batch_size)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -93,7 +94,7 @@ def train(data, epochs, seed, batch_size=64, lr=2e-3):
             y = train_y[idx]
             logits = model(x)
             loss = loss_fn(logits, y)
-            optimizer.zero_grad()
+            optimizer.zero_grad(set_to_none=True)
             loss.backward()
             # Adam is scale-invariant: clip only against blow-ups, and skip a step whose gradient
             # overflowed rather than let it poison Adam's moments (counted in the log).
@@ -115,7 +116,7 @@ def train(data, epochs, seed, batch_size=64, lr=2e-3):
               + (f"  ({skipped} steps skipped: gradient overflow)" if skipped else ""), flush=True)
     val_acc, val_confusion = evaluate(model, val_x, val_y)
     held_acc, held_confusion = evaluate(model, held_x, held_y)
-    return model.eval(), history, {"val": (val_acc, val_confusion), "heldout": (held_acc, held_confusion)}, \
+    return model.to(memory_format=torch.contiguous_format).eval(), history, {"val": (val_acc, val_confusion), "heldout": (held_acc, held_confusion)}, \
         {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
 
 
@@ -191,7 +192,7 @@ def main():
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--out", default="Resources/models/default.safetensors")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     started = time.time()
