@@ -32,6 +32,11 @@ def test_generator_and_one_epoch(tmp_path):
 
     model, history, results, sizes = train(str(data), epochs=1, seed=0)
     assert len(history) == 1 and np.isfinite(history[0]["loss"])
+    # Reproducible: the same seed trains the same weights.
+    again_model, again_history, _, _ = train(str(data), epochs=1, seed=0)
+    assert again_history == history
+    for (name, a), (_, b) in zip(model.state_dict().items(), again_model.state_dict().items()):
+        assert torch.equal(a, b), name
     assert sizes["heldout"] == len(CLASSES)
     path = str(tmp_path / "model.safetensors")
     export_model(model, torch.zeros(1, 64, frames), path, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
