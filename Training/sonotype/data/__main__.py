@@ -49,21 +49,28 @@ def make_clips(job):
 QUIET_PEAK = 10 ** (-60 / 20)
 
 
+def random_crop(rng, clip, window, quiet_allowed, attempts=10):
+    """A random `window`-sample crop of `clip`; unless `quiet_allowed`, one that is not silence (None if
+    `attempts` draws find none)."""
+    for _ in range(attempts):
+        start = int(rng.integers(0, len(clip) - window + 1))
+        crop = clip[start:start + window]
+        if quiet_allowed or np.abs(crop).max() >= QUIET_PEAK:
+            return crop
+    return None
+
+
 def featurise(clips, labels, rng, crops_per_clip):
     frontend = LogMelFrontend(**FRONTEND)
-    window = FRONTEND["window_samples"]
     silence = CLASSES.index("silence")
     features, targets = [], []
     with torch.no_grad():
         for clip, label in zip(clips, labels):
             for _ in range(crops_per_clip):
-                for _attempt in range(10):
-                    start = int(rng.integers(0, len(clip) - window + 1))
-                    crop = clip[start:start + window]
-                    if label == silence or np.abs(crop).max() >= QUIET_PEAK:
-                        features.append(frontend(torch.from_numpy(crop)).numpy().astype(np.float16))
-                        targets.append(label)
-                        break
+                crop = random_crop(rng, clip, FRONTEND["window_samples"], quiet_allowed=label == silence)
+                if crop is not None:
+                    features.append(frontend(torch.from_numpy(crop)).numpy().astype(np.float16))
+                    targets.append(label)
     return np.stack(features), np.array(targets, dtype=np.int64)
 
 
