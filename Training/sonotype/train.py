@@ -8,6 +8,7 @@ held-out splits, per-class precision/recall and confusion matrices.
 """
 
 import argparse
+import ctypes
 import json
 import os
 import sys
@@ -65,7 +66,25 @@ def per_class(confusion):
     return precision, recall
 
 
+def keep_freed_memory():
+    """Lets glibc's malloc reuse freed memory instead of returning it to the system.
+
+    PyTorch frees and allocates the same activation buffers every step; above malloc's mmap threshold
+    each one is fresh pages from the kernel, and the page faults cost more than the arithmetic for a
+    model this small (measured on the 2-core development VM: 7 ms per sample before, 3 ms after).
+    """
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+    libc.mallopt(m_mmap_threshold, 1 << 30)
+    libc.mallopt(m_trim_threshold, 1 << 30)
+    libc.mallopt(m_top_pad, 256 << 20)
+
+
 def train(data, epochs, seed, batch_size=32, lr=2e-3):
+    keep_freed_memory()
     torch.manual_seed(seed)
     np.random.seed(seed)
     torch.set_num_threads(os.cpu_count() or 1)
@@ -193,7 +212,7 @@ def main():
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--out", default="Resources/models/default.safetensors")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     started = time.time()
