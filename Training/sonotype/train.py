@@ -1,6 +1,6 @@
 """Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
 
-    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 10]
+    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 15]
 
 Seeded and reproducible on CPU (Debian's python3-torch); progress bars with tqdm; the report
 (docs/MODEL.md and PNG plots in docs/model/) holds training curves, accuracy on the random and
@@ -212,7 +212,7 @@ def main():
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--out", default="Resources/models/default.safetensors")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     started = time.time()

@@ -1,6 +1,6 @@
 """Deterministic data generator for the built-in model.
 
-    python3 -m sonotype.data --out build/data [--seed 0] [--clips 1000] [--heldout-clips 120]
+    python3 -m sonotype.data --out build/data [--seed 0] [--clips 2000] [--heldout-clips 120]
 
 Writes train.npz, val.npz (a random split of the same distribution) and heldout.npz (held-out MIDI
 phrases — another random stream — and held-out espeak-ng voices), each with log-mel `features`
@@ -124,7 +124,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="build/data")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--clips", type=int, default=1000, help="clips per class (train + val)")
+    parser.add_argument("--clips", type=int, default=2000, help="clips per class (train + val)")
     parser.add_argument("--heldout-clips", type=int, default=120, help="held-out clips per class")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
