@@ -12,7 +12,7 @@ packages=(
     # Tests and benchmarks
     catch2 libbenchmark-dev
     # PyTorch side (run with /usr/bin/python3)
-    # (libopenblas0-openmp: otherwise python3-torch gets the reference BLAS, several times slower)
+    # (libopenblas0-openmp: otherwise python3-torch gets the reference BLAS and trains about 1.5x slower)
     python3 python3-numpy python3-torch python3-torchaudio python3-pytest python3-tqdm libopenblas0-openmp
     # JUCE 7 and the system libraries Debian's JUCE links
     juce-modules-source juce-tools
