@@ -93,10 +93,12 @@ def test_seed003_quirk_scaling_after_softmax_is_reproduced():
         assert (usual(x) - model(x)).abs().max() > 1e-3
 
 
-def test_audio_transformer_with_spectrogram_stem():
+@pytest.mark.parametrize("activation,d_model,n_layers", [("gelu", 64, 2), ("relu", 96, 3)])
+def test_audio_transformer_with_spectrogram_stem(activation, d_model, n_layers):
     """The built-in model's variant: a 2-d CNN embedding (Conv2d, BatchNorm2d, MaxPool2d with ceil_mode)."""
     torch.manual_seed(1)
-    model = AudioTransformer(n_mels=64, d_model=64, n_head=4, n_layers=2, n_classes=12, stem="conv2d")
+    model = AudioTransformer(n_mels=64, d_model=d_model, n_head=4, n_layers=n_layers, n_classes=12, stem="conv2d",
+                             stem_activation=activation)
     for module in model.modules():
         if isinstance(module, torch.nn.BatchNorm2d):
             module.running_mean.uniform_(-0.5, 0.5)

@@ -81,16 +81,22 @@ class LearnedPositionalEncoding(nn.Module):
 
 class SpectrogramStem(nn.Module):
     """A 2-d CNN embedding: local spectro-temporal patterns (timbre) of the log-mel, then one token
-    per time step: [B, n_mels, frames] -> [B, d_model, frames / 2]."""
+    per time step: [B, n_mels, frames] -> [B, d_model, frames / 2].
 
-    def __init__(self, n_mels: int, d_model: int, channels: int = 32):
+    `activation` "relu" trains about a third faster on CPU than "gelu" (GELU over the full-resolution
+    feature maps is a large share of a training step) and runs faster in the engine."""
+
+    activations = {"gelu": nn.GELU, "relu": nn.ReLU}
+
+    def __init__(self, n_mels: int, d_model: int, channels: int = 32, activation: str = "gelu"):
         super().__init__()
+        act = self.activations[activation]
         self.convs = nn.Sequential(
-            nn.Conv2d(1, channels // 2, kernel_size=3, padding=1), nn.BatchNorm2d(channels // 2), nn.GELU(),
+            nn.Conv2d(1, channels // 2, kernel_size=3, padding=1), nn.BatchNorm2d(channels // 2), act(),
             nn.MaxPool2d((2, 1)),
-            nn.Conv2d(channels // 2, channels, kernel_size=3, padding=1), nn.BatchNorm2d(channels), nn.GELU(),
+            nn.Conv2d(channels // 2, channels, kernel_size=3, padding=1), nn.BatchNorm2d(channels), act(),
             nn.MaxPool2d((2, 2), ceil_mode=True),
-            nn.Conv2d(channels, channels, kernel_size=3, padding=1), nn.BatchNorm2d(channels), nn.GELU(),
+            nn.Conv2d(channels, channels, kernel_size=3, padding=1), nn.BatchNorm2d(channels), act(),
             nn.MaxPool2d((2, 1)),
         )
         self.project = nn.Conv1d(channels * (n_mels // 8), d_model, kernel_size=1)
@@ -105,15 +111,16 @@ class AudioTransformer(nn.Module):
     """log-mel [B, n_mels, frames] -> class logits [B, n_classes].
 
     stem "conv1d": a 1-d CNN over time with the mel bands as channels (the seed's minimal completion);
-    "conv2d": SpectrogramStem, the built-in model's."""
+    "conv2d": SpectrogramStem, the built-in model's, with `stem_channels` and `stem_activation`."""
 
     def __init__(self, n_mels: int = 64, d_model: int = 64, n_head: int = 4, n_layers: int = 2,
                  n_classes: int = 12, max_tokens: int = 512, positional: str = "sinusoidal",
-                 batch_first: bool = True, stem: str = "conv1d"):
+                 batch_first: bool = True, stem: str = "conv1d", stem_channels: int = 32,
+                 stem_activation: str = "gelu"):
         super().__init__()
         self.batch_first = batch_first
         if stem == "conv2d":
-            self.expand = SpectrogramStem(n_mels, d_model)
+            self.expand = SpectrogramStem(n_mels, d_model, stem_channels, stem_activation)
         else:
             self.expand = nn.Sequential(
                 nn.Conv1d(n_mels, d_model, kernel_size=3, padding=1),
