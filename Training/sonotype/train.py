@@ -8,6 +8,7 @@ held-out splits, per-class precision/recall and confusion matrices.
 """
 
 import argparse
+import copy
 import ctypes
 import json
 import os
@@ -85,7 +86,7 @@ def keep_freed_memory():
     libc.mallopt(m_top_pad, 256 << 20)
 
 
-def train(data, epochs, seed, batch_size=32, lr=2e-3):
+def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
     keep_freed_memory()
     torch.manual_seed(seed)
     np.random.seed(seed)
@@ -100,6 +101,8 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3):
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     generator = torch.Generator().manual_seed(seed)
+    # An exponential moving average of the weights (when ema > 0) is what gets evaluated and exported.
+    averaged = copy.deepcopy(model) if ema > 0 else model
     history = []
     for epoch in range(epochs):
         model.train()
@@ -122,6 +125,13 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3):
             norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1e5)
             if torch.isfinite(norm):
                 optimizer.step()
+                if ema > 0:
+                    with torch.no_grad():
+                        live, kept = list(model.parameters()), list(averaged.parameters())
+                        torch._foreach_mul_(kept, ema)
+                        torch._foreach_add_(kept, live, alpha=1 - ema)
+                        for mine, theirs in zip(averaged.buffers(), model.buffers()):
+                            mine.copy_(theirs)
             else:
                 skipped += 1
             scheduler.step()
@@ -129,12 +139,13 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3):
             correct += int((logits.argmax(-1) == y).sum())
             total += len(idx)
             bar.set_postfix(loss=f"{loss_sum / total:.3f}", acc=f"{correct / total:.3f}")
-        val_acc, _ = evaluate(model, val_x, val_y)
-        held_acc, _ = evaluate(model, held_x, held_y)
+        val_acc, _ = evaluate(averaged, val_x, val_y)
+        held_acc, _ = evaluate(averaged, held_x, held_y)
         history.append({"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total, "val_acc": val_acc,
                         "heldout_acc": held_acc})
         print(f"epoch {epoch + 1:2d}: loss {loss_sum / total:.3f}  train {correct / total:.3f}  val {val_acc:.3f}  held-out {held_acc:.3f}"
               + (f"  ({skipped} steps skipped: gradient overflow)" if skipped else ""), flush=True)
+    model = averaged
     val_acc, val_confusion = evaluate(model, val_x, val_y)
     held_acc, held_confusion = evaluate(model, held_x, held_y)
     model = model.to(memory_format=torch.contiguous_format).eval()
@@ -221,9 +232,10 @@ def main():
     parser.add_argument("--report", default="docs/MODEL.md")
     parser.add_argument("--epochs", type=int, default=17)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ema", type=float, default=0.0, help="decay of an average of the weights to export (0: off)")
     args = parser.parse_args()
     started = time.time()
-    model, history, results, sizes = train(args.data, args.epochs, args.seed)
+    model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema)
     seconds = time.time() - started
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))

@@ -38,6 +38,10 @@ def test_generator_and_one_epoch(tmp_path):
     for (name, a), (_, b) in zip(model.state_dict().items(), again_model.state_dict().items()):
         assert torch.equal(a, b), name
     assert sizes["heldout"] == len(CLASSES)
+    # --ema: an average of the weights is returned, while the live model trains exactly as without it.
+    ema_model, ema_history, _, _ = train(str(data), epochs=1, seed=0, ema=0.5)
+    assert [h["loss"] for h in ema_history] == [h["loss"] for h in history]
+    assert any(not torch.equal(a, b) for a, b in zip(ema_model.parameters(), model.parameters()))
     path = str(tmp_path / "model.safetensors")
     export_model(model, torch.zeros(1, 64, frames), path, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
     x = torch.from_numpy(heldout["features"][:1].astype(np.float32))
