@@ -127,11 +127,10 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
                 optimizer.step()
                 if ema > 0:
                     with torch.no_grad():
-                        live, kept = list(model.parameters()), list(averaged.parameters())
-                        torch._foreach_mul_(kept, ema)
-                        torch._foreach_add_(kept, live, alpha=1 - ema)
-                        for mine, theirs in zip(averaged.buffers(), model.buffers()):
-                            mine.copy_(theirs)
+                        for kept, live in zip(averaged.parameters(), model.parameters()):
+                            kept.lerp_(live, 1 - ema)
+                        for kept, live in zip(averaged.buffers(), model.buffers()):  # BatchNorm statistics
+                            kept.copy_(live)
             else:
                 skipped += 1
             scheduler.step()
