@@ -152,7 +152,7 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
         {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
 
 
-def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes):
+def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -193,7 +193,7 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
              f"| windows: train / random split / held-out | {sizes['train']} / {sizes['val']} / {sizes['heldout']} |",
              f"| window accuracy, random split | {results['val'][0] * 100:.1f}% |",
              f"| window accuracy, held-out MIDI phrases and espeak-ng voices | {results['heldout'][0] * 100:.1f}% |",
-             f"| training time (2 cores) | {seconds / 60:.1f} min |",
+             f"| training time (2 cores) | {seconds / 60:.1f} min ({len(history)} epochs, seed {seed}) |",
              f"| weights | {weights_bytes / 1e6:.2f} MB |",
              f"| one inference with Sonotype's engine (one core) | {inference_ms:.2f} ms |", "",
              f"![training curves]({relative}/training.png)", "", "## Per class", "",
@@ -241,7 +241,7 @@ def main():
     weights_bytes = summary["num_parameters"] * 4
     inference_ms = engine_inference_ms(args.out)
     write_report(args.report, os.path.join(os.path.dirname(args.report), "model"), history, results, sizes, seconds, inference_ms,
-                 weights_bytes)
+                 weights_bytes, args.seed)
     print(f"random split {results['val'][0]:.3f}, held-out {results['heldout'][0]:.3f}, {seconds / 60:.1f} min, "
           f"{inference_ms:.2f} ms per inference; wrote {args.out} and {args.report}")
 
