@@ -87,6 +87,8 @@ def keep_freed_memory():
 
 
 def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
+    if epochs < 1:
+        raise ValueError(f"epochs must be at least 1, not {epochs}")
     keep_freed_memory()
     torch.manual_seed(seed)
     np.random.seed(seed)
@@ -138,16 +140,13 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
             correct += int((logits.argmax(-1) == y).sum())
             total += len(idx)
             bar.set_postfix(loss=f"{loss_sum / total:.3f}", acc=f"{correct / total:.3f}")
-        val_acc, _ = evaluate(averaged, val_x, val_y)
-        held_acc, _ = evaluate(averaged, held_x, held_y)
+        val_acc, val_confusion = evaluate(averaged, val_x, val_y)
+        held_acc, held_confusion = evaluate(averaged, held_x, held_y)
         history.append({"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total, "val_acc": val_acc,
                         "heldout_acc": held_acc})
         print(f"epoch {epoch + 1:2d}: loss {loss_sum / total:.3f}  train {correct / total:.3f}  val {val_acc:.3f}  held-out {held_acc:.3f}"
               + (f"  ({skipped} steps skipped: gradient overflow)" if skipped else ""), flush=True)
-    model = averaged
-    val_acc, val_confusion = evaluate(model, val_x, val_y)
-    held_acc, held_confusion = evaluate(model, held_x, held_y)
-    model = model.to(memory_format=torch.contiguous_format).eval()
+    model = averaged.to(memory_format=torch.contiguous_format).eval()
     return model, history, {"val": (val_acc, val_confusion), "heldout": (held_acc, held_confusion)}, \
         {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
 
