@@ -1,10 +1,15 @@
 """Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
 
-    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 17]
+    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 24]
 
 Seeded and reproducible on CPU (Debian's python3-torch); progress bars with tqdm; the report
 (docs/MODEL.md and PNG plots in docs/model/) holds training curves, accuracy on the random and
 held-out splits, per-class precision/recall and confusion matrices.
+
+`--precision auto` (the default) trains in bfloat16 mixed precision where the CPU has bfloat16
+instructions (AVX512-BF16 or AMX: an epoch takes about 2 min instead of 3.2 min on the 2-core
+development VM) and in float32 elsewhere; the report names the one used, and passing it explicitly
+reproduces a run on another machine.
 """
 
 import argparse
@@ -86,9 +91,26 @@ def keep_freed_memory():
     libc.mallopt(m_top_pad, 256 << 20)
 
 
-def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
+def cpu_has_bf16():
+    """Whether this CPU computes bfloat16 natively (AVX512-BF16 or AMX), where oneDNN's bfloat16 kernels are fast."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+PRECISIONS = ("fp32", "bf16")
+
+
+def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32"):
+    """precision "bf16": the training forward pass runs its convolutions and matrix products in bfloat16
+    (torch.autocast; weights, gradients, optimizer and evaluation stay float32)."""
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, not {epochs}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
     keep_freed_memory()
     torch.manual_seed(seed)
     np.random.seed(seed)
@@ -118,7 +140,8 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
             # zero variance makes BatchNorm's training-mode gradients blow up.
             x = x + 0.05 * torch.randn(x.shape, generator=generator)
             y = train_y[idx]
-            logits = model(x)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
+                logits = model(x).float()
             loss = loss_fn(logits, y)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -151,7 +174,7 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0):
         {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
 
 
-def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed):
+def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision="fp32"):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -192,7 +215,7 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
              f"| windows: train / random split / held-out | {sizes['train']} / {sizes['val']} / {sizes['heldout']} |",
              f"| window accuracy, random split | {results['val'][0] * 100:.1f}% |",
              f"| window accuracy, held-out MIDI phrases and espeak-ng voices | {results['heldout'][0] * 100:.1f}% |",
-             f"| training time (2 cores) | {seconds / 60:.1f} min ({len(history)} epochs, seed {seed}) |",
+             f"| training time (2 cores) | {seconds / 60:.1f} min ({len(history)} epochs, seed {seed}, {precision}) |",
              f"| weights | {weights_bytes / 1e6:.2f} MB |",
              f"| one inference with Sonotype's engine (one core) | {inference_ms:.2f} ms |", "",
              f"![training curves]({relative}/training.png)", "", "## Per class", "",
@@ -228,19 +251,23 @@ def main():
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--out", default="Resources/models/default.safetensors")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--epochs", type=int, default=17)
+    parser.add_argument("--epochs", type=int, default=24)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ema", type=float, default=0.0, help="decay of an average of the weights to export (0: off)")
+    parser.add_argument("--precision", choices=("auto",) + PRECISIONS, default="auto",
+                        help="training arithmetic; auto: bf16 where the CPU has bfloat16 instructions, else fp32")
     args = parser.parse_args()
+    precision = args.precision if args.precision != "auto" else ("bf16" if cpu_has_bf16() else "fp32")
+    print(f"training in {precision}", flush=True)
     started = time.time()
-    model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema)
+    model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision)
     seconds = time.time() - started
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
     weights_bytes = summary["num_parameters"] * 4
     inference_ms = engine_inference_ms(args.out)
     write_report(args.report, os.path.join(os.path.dirname(args.report), "model"), history, results, sizes, seconds, inference_ms,
-                 weights_bytes, args.seed)
+                 weights_bytes, args.seed, precision)
     print(f"random split {results['val'][0]:.3f}, held-out {results['heldout'][0]:.3f}, {seconds / 60:.1f} min, "
           f"{inference_ms:.2f} ms per inference; wrote {args.out} and {args.report}")
 

@@ -3,6 +3,7 @@
 import os
 
 import numpy as np
+import pytest
 import torch
 
 from sonotype.data import CLASSES
@@ -42,6 +43,14 @@ def test_generator_and_one_epoch(tmp_path):
     ema_model, ema_history, _, _ = train(str(data), epochs=1, seed=0, ema=0.5)
     assert [h["loss"] for h in ema_history] == [h["loss"] for h in history]
     assert any(not torch.equal(a, b) for a, b in zip(ema_model.parameters(), model.parameters()))
+    # bf16: the forward pass in bfloat16 (a different rounding, so different weights), still float32
+    # weights and a float32 model out; reproducible too.
+    bf16_model, bf16_history, _, _ = train(str(data), epochs=1, seed=0, precision="bf16")
+    assert np.isfinite(bf16_history[0]["loss"]) and bf16_history[0]["loss"] != history[0]["loss"]
+    assert all(p.dtype == torch.float32 for p in bf16_model.parameters())
+    assert train(str(data), epochs=1, seed=0, precision="bf16")[1] == bf16_history
+    with pytest.raises(ValueError, match="precision must be one of fp32, bf16"):
+        train(str(data), epochs=1, seed=0, precision="fp16")
     path = str(tmp_path / "model.safetensors")
     export_model(model, torch.zeros(1, 64, frames), path, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
     x = torch.from_numpy(heldout["features"][:1].astype(np.float32))
