@@ -8,8 +8,9 @@ held-out splits, per-class precision/recall and confusion matrices.
 
 `--precision auto` (the default) trains in bfloat16 mixed precision where the CPU has bfloat16
 instructions (AVX512-BF16 or AMX: an epoch takes about 2 min instead of 3.2 min on the 2-core
-development VM) and in float32 elsewhere; the report names the one used, and passing it explicitly
-reproduces a run on another machine.
+development VM) and in float32 elsewhere; the report names the one used. Passing it explicitly selects
+the same arithmetic on another machine (oneDNN's kernels differ per instruction set, so results may
+still differ in rounding, and bf16 without bfloat16 instructions may be much slower than fp32).
 """
 
 import argparse
@@ -106,7 +107,7 @@ PRECISIONS = ("fp32", "bf16")
 
 def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32"):
     """precision "bf16": the training forward pass runs its convolutions and matrix products in bfloat16
-    (torch.autocast; weights, gradients, optimizer and evaluation stay float32)."""
+    (torch.autocast; the weights, their gradients, the optimizer state and evaluation stay float32)."""
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, not {epochs}")
     if precision not in PRECISIONS:
