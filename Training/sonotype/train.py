@@ -175,7 +175,7 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32")
         {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
 
 
-def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision="fp32"):
+def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
