@@ -3,6 +3,7 @@
 #include "cli/Arguments.h"
 #include "cli/AudioFileReader.h"
 #include "cli/Commands.h"
+#include "cli/ModelLoading.h"
 #include "engine/Json.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -93,9 +94,16 @@ on stderr, the other files are still classified, and the exit code is then 1.
 
     std::string number (double value, int decimals)
     {
+        if (! std::isfinite (value))
+            return "nan"; // CSV; JSON rows use jsonNumber
         char text[64];
         std::snprintf (text, sizeof text, "%.*f", decimals, value);
         return text;
+    }
+
+    std::string jsonNumber (double value, int decimals)
+    {
+        return std::isfinite (value) ? number (value, decimals) : "null"; // JSON has no NaN
     }
 
     std::string formatRow (const Options& options, const std::string& file, const std::vector<std::string>& labels, const double* times,
@@ -107,10 +115,10 @@ on stderr, the other files are still classified, and the exit code is then 1.
         {
             row = "{\"file\":" + jsonString (file);
             if (times != nullptr)
-                row += ",\"start_s\":" + number (times[0], 3) + ",\"end_s\":" + number (times[1], 3);
-            row += ",\"label\":" + jsonString (labels[top]) + ",\"confidence\":" + number (probabilities[top], 6) + ",\"probabilities\":{";
+                row += ",\"start_s\":" + jsonNumber (times[0], 3) + ",\"end_s\":" + jsonNumber (times[1], 3);
+            row += ",\"label\":" + jsonString (labels[top]) + ",\"confidence\":" + jsonNumber (probabilities[top], 6) + ",\"probabilities\":{";
             for (std::size_t c = 0; c < probabilities.size(); ++c)
-                row += (c ? "," : "") + jsonString (labels[c]) + ":" + number (probabilities[c], 6);
+                row += (c ? "," : "") + jsonString (labels[c]) + ":" + jsonNumber (probabilities[c], 6);
             return row + "}}";
         }
         row = csvField (file);
@@ -136,11 +144,13 @@ on stderr, the other files are still classified, and the exit code is then 1.
             runtime::WindowAnalyzer analyzer (model, reader.sampleRate(), options.hopSeconds, options.smoothingSeconds);
             const auto& labels = analyzer.labels();
             std::vector<double> sums (static_cast<std::size_t> (analyzer.numClasses()), 0.0);
-            int64_t numWindows = 0;
+            int64_t numWindows = 0, numNonFiniteWindows = 0;
             runtime::WindowResult result;
             std::vector<std::string> rows;
             auto emit = [&] {
                 ++numWindows;
+                if (! std::all_of (result.probabilities.begin(), result.probabilities.end(), [] (float p) { return std::isfinite (p); }))
+                    ++numNonFiniteWindows;
                 for (std::size_t c = 0; c < sums.size(); ++c)
                     sums[c] += result.probabilities[c];
                 if (! options.summary)
@@ -171,6 +181,12 @@ on stderr, the other files are still classified, and the exit code is then 1.
             {
                 outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analyzer.numNonFiniteSamples())
                                             + " NaN or infinite samples were replaced by 0");
+                outcome.failed = true;
+            }
+            if (numNonFiniteWindows > 0)
+            {
+                outcome.messages.push_back ("warning: " + path + ": the model's output was not finite (NaN or infinite) in "
+                                            + std::to_string (numNonFiniteWindows) + " of " + std::to_string (numWindows) + " windows");
                 outcome.failed = true;
             }
             if (options.summary && numWindows > 0)
@@ -241,10 +257,10 @@ on stderr, the other files are still classified, and the exit code is then 1.
 
 int classifyCommand (const std::vector<std::string>& args)
 {
-    const Arguments arguments (args, { "--model", "--hop", "--smooth", "--format", "--jobs", "--shard" }, { "--help", "--summary" });
+    const Arguments arguments (args, withModelLimitOptions ({ "--model", "--hop", "--smooth", "--format", "--jobs", "--shard" }), { "--help", "--summary" });
     if (arguments.flag ("--help"))
     {
-        std::cout << kHelp;
+        std::cout << kHelp << kModelLimitHelp;
         return 0;
     }
     Options options;
@@ -279,7 +295,7 @@ int classifyCommand (const std::vector<std::string>& args)
     if (arguments.positionals().empty())
         throw UsageError ("classify needs at least one file or folder (see sonotype classify --help)");
 
-    const auto model = options.model.empty() ? resources::builtinModel() : engine::Model::load (options.model);
+    const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, arguments);
     const runtime::WindowAnalyzer probe (model, 48000.0, options.hopSeconds); // checks the model's front end now
     std::vector<std::string> errors;
     auto files = collectFiles (arguments.positionals(), errors);
@@ -308,7 +324,10 @@ int classifyCommand (const std::vector<std::string>& args)
     std::condition_variable ready;
     std::atomic<std::size_t> nextFile { 0 };
     std::vector<std::thread> workers;
-    const auto numWorkers = std::min<std::size_t> (options.jobs, std::max<std::size_t> (shard.size(), 1));
+    // Each job holds a session of the model: as many jobs as files, and as the memory budget allows.
+    const auto perJob = std::max<std::size_t> (model->info().activationBytes, 1);
+    const auto affordable = std::max<std::size_t> (modelLimits (arguments).maxMemoryBytes / perJob, 1);
+    const auto numWorkers = std::min ({ static_cast<std::size_t> (options.jobs), std::max<std::size_t> (shard.size(), 1), affordable });
     for (std::size_t w = 0; w < numWorkers; ++w)
         workers.emplace_back ([&] {
             for (auto i = nextFile++; i < shard.size(); i = nextFile++)

@@ -1,5 +1,6 @@
 // `sonotype features`: the front end's log-mel features of one clip, for checking against torchaudio.
 #include "cli/Arguments.h"
+#include "cli/ModelLoading.h"
 #include "cli/Commands.h"
 #include "cli/Npy.h"
 #include "dsp/LogMelSpectrogram.h"
@@ -42,10 +43,10 @@ options:
 
 int featuresCommand (const std::vector<std::string>& args)
 {
-    const Arguments arguments (args, { "--model", "--frontend", "--input", "--output", "--rate" }, { "--help" });
+    const Arguments arguments (args, withModelLimitOptions ({ "--model", "--frontend", "--input", "--output", "--rate" }), { "--help" });
     if (arguments.flag ("--help"))
     {
-        std::cout << kHelp;
+        std::cout << kHelp << kModelLimitHelp;
         return 0;
     }
     if (arguments.has ("--model") == arguments.has ("--frontend"))
@@ -56,7 +57,7 @@ int featuresCommand (const std::vector<std::string>& args)
     if (arguments.has ("--model"))
     {
         // The model's settings, window and filterbank, for a clip of any length.
-        const auto model = engine::Model::load (arguments.value ("--model"));
+        const auto model = loadModel (arguments.value ("--model"), arguments);
         settings = dsp::FrontendSettings::fromJson (model->info().frontendJson);
         settings.useStoredTensors (*model);
     }

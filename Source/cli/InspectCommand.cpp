@@ -1,7 +1,9 @@
 // `sonotype inspect MODEL`: what a model file holds, without running it.
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/ModelLoading.h"
 #include "engine/Model.h"
+#include "engine/ModelError.h"
 #include "resources/BuiltinModel.h"
 
 #include <cstdio>
@@ -21,7 +23,7 @@ front-end settings, op counts, parameter count and size. --ops lists the operati
     std::string metadataOr (const engine::ModelInfo& info, const std::string& key, const std::string& fallback)
     {
         const auto it = info.metadata.find (key);
-        return it == info.metadata.end() ? fallback : it->second;
+        return it == info.metadata.end() ? fallback : engine::printable (it->second);
     }
 
     std::string kibibytes (std::size_t bytes)
@@ -34,10 +36,10 @@ front-end settings, op counts, parameter count and size. --ops lists the operati
 
 int inspectCommand (const std::vector<std::string>& args)
 {
-    const Arguments arguments (args, {}, { "--help", "--ops" });
+    const Arguments arguments (args, withModelLimitOptions ({}), { "--help", "--ops" });
     if (arguments.flag ("--help"))
     {
-        std::cout << kHelp;
+        std::cout << kHelp << kModelLimitHelp;
         return 0;
     }
     if (arguments.flag ("--ops"))
@@ -49,9 +51,9 @@ int inspectCommand (const std::vector<std::string>& args)
     if (arguments.positionals().size() > 1)
         throw UsageError ("inspect takes at most one MODEL file (see sonotype inspect --help)");
 
-    const auto model = arguments.positionals().empty() ? resources::builtinModel() : engine::Model::load (arguments.positionals()[0]);
+    const auto model = arguments.positionals().empty() ? resources::builtinModel() : loadModel (arguments.positionals()[0], arguments);
     const auto& info = model->info();
-    std::cout << "model:       " << info.name << "\n";
+    std::cout << "model:       " << engine::printable (info.name) << "\n";
     std::cout << "format:      sonotype " << metadataOr (info, "format_version", "?") << " (exporter " << metadataOr (info, "exporter_version", "?")
               << ", torch " << metadataOr (info, "torch_version", "?") << ", class " << metadataOr (info, "model_class", "?") << ")\n";
     for (std::size_t i = 0; i < info.inputShapes.size(); ++i)
@@ -63,7 +65,7 @@ int inspectCommand (const std::vector<std::string>& args)
         std::cout << "(none)";
     for (std::size_t i = 0; i < info.labels.size(); ++i)
         std::cout << (i ? ", " : "") << info.labels[i];
-    std::cout << "\nfrontend:    " << info.frontendJson << "\n";
+    std::cout << "\nfrontend:    " << engine::printable (info.frontendJson) << "\n";
     std::cout << "ops:         " << info.numNodes << " nodes:";
     for (const auto& [op, count] : info.opCounts)
         std::cout << " " << op << " " << count;
@@ -77,6 +79,10 @@ int inspectCommand (const std::vector<std::string>& args)
         std::cout << " + front end window and mel filterbank " << frontendFloats << " floats";
     std::cout << "\n";
     std::cout << "activations: " << kibibytes (info.activationBytes) << " per session\n";
+    char work[64];
+    std::snprintf (work, sizeof work, "%.1f M", info.opsPerRun / 1e6);
+    std::cout << "work:        " << work << " operations per run (multiply-adds, pooling taps, elements visited)\n";
+    std::cout << "load memory: " << kibibytes (info.loadBytes) << " (header, weights, tables, one session)\n";
     return 0;
 }
 

@@ -41,14 +41,20 @@ int main (int argc, char** argv)
     {
         return command->second ({ args.begin() + 1, args.end() });
     }
+    // Messages may quote names from files: printable() keeps terminal escapes out of stderr.
     catch (const UsageError& e)
     {
-        std::cerr << "error: " << e.what() << "\n";
+        std::cerr << "error: " << sonotype::engine::printable (e.what()) << "\n";
         return 2;
+    }
+    catch (const std::bad_alloc&)
+    {
+        std::cerr << "error: out of memory\n";
+        return 1;
     }
     catch (const std::exception& e)
     {
-        std::cerr << "error: " << e.what() << "\n";
+        std::cerr << "error: " << sonotype::engine::printable (e.what()) << "\n";
         return 1;
     }
 }

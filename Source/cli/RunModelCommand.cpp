@@ -1,6 +1,7 @@
 // `sonotype run-model MODEL --input IN.npy --output OUT.npy`: runs the raw graph on one input.
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/ModelLoading.h"
 #include "cli/Npy.h"
 #include "engine/ModelError.h"
 #include "engine/Session.h"
@@ -29,10 +30,10 @@ options:
 
 int runModelCommand (const std::vector<std::string>& args)
 {
-    const Arguments arguments (args, { "--input", "--output", "--output-index", "--benchmark" }, { "--help" });
+    const Arguments arguments (args, withModelLimitOptions ({ "--input", "--output", "--output-index", "--benchmark" }), { "--help" });
     if (arguments.flag ("--help"))
     {
-        std::cout << kHelp;
+        std::cout << kHelp << kModelLimitHelp;
         return 0;
     }
     if (arguments.positionals().size() != 1)
@@ -49,7 +50,7 @@ int runModelCommand (const std::vector<std::string>& args)
         throw UsageError ("--output-index must be a non-negative integer");
     }
 
-    const auto model = engine::Model::load (arguments.positionals()[0]);
+    const auto model = loadModel (arguments.positionals()[0], arguments);
     const auto& info = model->info();
     if (info.inputShapes.size() != 1)
         throw engine::ModelError ("run-model handles models with one input; this one has " + std::to_string (info.inputShapes.size()));

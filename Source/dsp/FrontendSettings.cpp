@@ -152,7 +152,12 @@ FrontendSettings FrontendSettings::fromJson (const std::string& json, std::optio
     if (settings.find ("window_samples") != nullptr)
         s.windowSamples = integer (settings, "window_samples", 0, 1, 1 << 26);
     else if (modelFrames.has_value())
+    {
+        const auto samples = static_cast<int64_t> (*modelFrames - 1) * s.hopLength + (s.center ? 0 : s.nFft);
+        if (samples > (1 << 26))
+            throw FrontendError (std::to_string (*modelFrames) + " frames need a window of " + std::to_string (samples) + " samples, more than 2^26");
         s.windowSamples = s.samplesForFrames (*modelFrames);
+    }
     if (s.windowSamples > 0 && modelFrames.has_value() && s.numFrames (s.windowSamples) != *modelFrames)
         throw FrontendError ("window_samples " + std::to_string (s.windowSamples) + " gives " + std::to_string (s.numFrames (s.windowSamples))
                              + " frames but the model takes " + std::to_string (*modelFrames));
@@ -167,9 +172,15 @@ FrontendSettings FrontendSettings::fromModel (const engine::Model& model)
     const auto& input = info.inputShapes.front();
     if (input.rank() < 2)
         throw FrontendError ("the model's input " + input.toString() + " is not [..., n_mels, frames]");
-    auto settings = fromJson (info.frontendJson, static_cast<int> (input[input.rank() - 1]));
+    const int64_t frames = input[input.rank() - 1];
+    if (frames < 1 || frames > (1 << 20))
+        throw FrontendError ("the model's input " + input.toString() + " asks for " + std::to_string (frames) + " frames (the front end makes 1 to 2^20)");
+    auto settings = fromJson (info.frontendJson, static_cast<int> (frames));
     if (input[input.rank() - 2] != settings.nMels)
         throw FrontendError ("the model's input " + input.toString() + " does not have n_mels = " + std::to_string (settings.nMels) + " rows");
+    // The front end writes one window, n_mels x frames floats: every axis before them must be 1.
+    if (input.numElements() != input.product (input.rank() - 2, input.rank()))
+        throw FrontendError ("the model's input " + input.toString() + " holds more than one window of [n_mels, frames]: its leading axes must be 1");
     settings.useStoredTensors (model);
     return settings;
 }

@@ -1,5 +1,7 @@
 #include "engine/Json.h"
 
+#include "engine/Utf8.h"
+
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -26,42 +28,9 @@ namespace
 
     char hexDigit (unsigned value) noexcept { return "0123456789abcdef"[value & 0xFu]; }
 
-    /** The length (1–4) of the well-formed UTF-8 sequence starting at text[pos], or 0 if it is
-        malformed: a stray continuation byte, an overlong form, a surrogate, a code point beyond
-        U+10FFFF, or a sequence cut short by the end of the text. */
-    std::size_t utf8SequenceLength (std::string_view text, std::size_t pos) noexcept
-    {
-        const auto lead = static_cast<unsigned char> (text[pos]);
-        if (lead < 0x80)
-            return 1;
-        std::size_t numContinuation = 0;
-        unsigned codePoint = 0;
-        if (lead >= 0xC2 && lead <= 0xDF) // 0xC0 and 0xC1 could only start overlong forms
-            numContinuation = 1, codePoint = lead & 0x1Fu;
-        else if (lead >= 0xE0 && lead <= 0xEF)
-            numContinuation = 2, codePoint = lead & 0x0Fu;
-        else if (lead >= 0xF0 && lead <= 0xF4)
-            numContinuation = 3, codePoint = lead & 0x07u;
-        else
-            return 0;
-        if (numContinuation >= text.size() - pos)
-            return 0;
-        for (std::size_t i = 1; i <= numContinuation; ++i)
-        {
-            const auto c = static_cast<unsigned char> (text[pos + i]);
-            if ((c & 0xC0u) != 0x80u)
-                return 0;
-            codePoint = (codePoint << 6) | (c & 0x3Fu);
-        }
-        const unsigned minimum = numContinuation == 1 ? 0x80u : numContinuation == 2 ? 0x800u : 0x10000u;
-        if (codePoint < minimum || codePoint > 0x10FFFFu || (codePoint >= 0xD800u && codePoint <= 0xDFFFu))
-            return 0;
-        return numContinuation + 1;
-    }
-
     /** Untrusted text made safe to quote in an error message: control characters and malformed
         UTF-8 shown as \xNN, and cut short after about 40 bytes. */
-    std::string printable (std::string_view text)
+    std::string excerpt (std::string_view text)
     {
         constexpr std::size_t maxBytes = 40;
         std::string out;
@@ -115,7 +84,9 @@ namespace
 class JsonParser
 {
 public:
-    explicit JsonParser (std::string_view text) : text_ (text) {}
+    JsonParser (std::string_view text, std::size_t maxMemoryBytes) : text_ (text), maxMemoryBytes_ (maxMemoryBytes) {}
+
+    std::size_t memoryBytes() const noexcept { return memoryBytes_; }
 
     JsonValue document()
     {
@@ -157,10 +128,21 @@ private:
         pos_ += word.size();
     }
 
+    // Counts memory the parsed document will hold (a value, a string's bytes, an object key and
+    // its duplicate check), with room for the vectors' growth: "[]" is 2 bytes of text but a
+    // JsonValue of ~100 bytes, so the text's size alone does not bound the parse.
+    void account (std::size_t bytes)
+    {
+        if (bytes > maxMemoryBytes_ - memoryBytes_)
+            fail ("the parsed JSON would take more than " + std::to_string (maxMemoryBytes_) + " bytes of memory");
+        memoryBytes_ += bytes;
+    }
+
     // `depth` counts the arrays and objects around this value. Recursion is bounded by
     // kMaxJsonDepth, so hostile input cannot overflow the stack.
     JsonValue parseValue (int depth)
     {
+        account (2 * sizeof (JsonValue));
         skipWhitespace();
         const char c = peek();
         if ((c == '{' || c == '[') && depth >= kMaxJsonDepth)
@@ -169,7 +151,12 @@ private:
         {
             case '{': return parseObject (depth + 1);
             case '[': return parseArray (depth + 1);
-            case '"': return JsonValue::string (parseString());
+            case '"':
+            {
+                auto text = parseString();
+                account (text.size());
+                return JsonValue::string (std::move (text));
+            }
             case 't': literal ("true"); return JsonValue::boolean (true);
             case 'f': literal ("false"); return JsonValue::boolean (false);
             case 'n': literal ("null"); return {};
@@ -177,7 +164,7 @@ private:
         }
         if (c == '-' || isDigit (c))
             return parseNumber();
-        fail (atEnd() ? "unexpected end of input" : "unexpected character '" + printable (text_.substr (pos_, 1)) + "'");
+        fail (atEnd() ? "unexpected end of input" : "unexpected character '" + excerpt (text_.substr (pos_, 1)) + "'");
     }
 
     JsonValue parseObject (int depth)
@@ -198,9 +185,10 @@ private:
                 fail ("expected a string key");
             const auto keyStart = pos_;
             auto key = parseString();
+            account (2 * (key.size() + sizeof (std::pair<std::string, JsonValue>)) + 64);
             // Keys are compared after unescaping, so "a" and "\u0061" are duplicates.
             if (! keys.insert (key).second)
-                failAt (keyStart, "duplicate key '" + printable (key) + "'");
+                failAt (keyStart, "duplicate key '" + excerpt (key) + "'");
             skipWhitespace();
             expect (':', "':'");
             members.emplace_back (std::move (key), parseValue (depth));
@@ -412,13 +400,14 @@ private:
                 case 'r': out += '\r'; break;
                 case 't': out += '\t'; break;
                 case 'u': appendUtf8 (out, unicodeEscape()); break;
-                default: failAt (pos_ - 2, "invalid escape '\\" + printable (text_.substr (pos_ - 1, 1)) + "'");
+                default: failAt (pos_ - 2, "invalid escape '\\" + excerpt (text_.substr (pos_ - 1, 1)) + "'");
             }
         }
     }
 
     std::string_view text_;
     std::size_t pos_ = 0;
+    std::size_t maxMemoryBytes_, memoryBytes_ = 0;
 };
 
 namespace
@@ -643,12 +632,21 @@ const JsonValue& JsonValue::at (const std::string& key) const
 {
     if (const auto* value = find (key))
         return *value;
-    throw JsonError ("missing key '" + printable (key) + "'");
+    throw JsonError ("missing key '" + excerpt (key) + "'");
 }
 
 JsonValue parseJson (std::string_view text)
 {
-    return JsonParser (text).document();
+    std::size_t memoryBytes = 0;
+    return parseJson (text, kDefaultMaxJsonMemoryBytes, memoryBytes);
+}
+
+JsonValue parseJson (std::string_view text, std::size_t maxMemoryBytes, std::size_t& memoryBytes)
+{
+    JsonParser parser (text, maxMemoryBytes);
+    auto document = parser.document();
+    memoryBytes = parser.memoryBytes();
+    return document;
 }
 
 std::string toJson (const JsonValue& value)

@@ -76,8 +76,15 @@ private:
 /** The deepest nesting of arrays and objects parseJson accepts. */
 constexpr int kMaxJsonDepth = 64;
 
+/** What parseJson (text) lets a document take in memory. */
+constexpr std::size_t kDefaultMaxJsonMemoryBytes = std::size_t { 256 } << 20;
+
 /** Parses one JSON document (UTF-8, no byte-order mark); throws JsonError ("JSON error at byte N: …"). */
 JsonValue parseJson (std::string_view text);
+
+/** The same, refusing a document whose parsed form would take more than maxMemoryBytes (an
+    estimate that includes the vectors' growth); memoryBytes receives the estimate. */
+JsonValue parseJson (std::string_view text, std::size_t maxMemoryBytes, std::size_t& memoryBytes);
 
 /** Compact serialisation. Throws JsonError for a non-finite number; invalid UTF-8 in strings is
     written as U+FFFD so that the output is always valid JSON. */

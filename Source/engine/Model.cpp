@@ -4,7 +4,10 @@
 #include "engine/ModelError.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
+#include <map>
+#include <set>
 
 namespace sonotype::engine
 {
@@ -30,6 +33,13 @@ namespace
         return *value;
     }
 
+    std::string describeOps (double ops)
+    {
+        char text[32];
+        std::snprintf (text, sizeof (text), "%.3g", ops);
+        return text;
+    }
+
     const std::vector<JsonValue>& array (const JsonValue& object, const char* key, const std::string& where)
     {
         const auto& value = member (object, key, where);
@@ -39,17 +49,19 @@ namespace
     }
 } // namespace
 
-std::shared_ptr<const Model> Model::load (const std::string& path)
+std::shared_ptr<const Model> Model::load (const std::string& path, const LoadLimits& limits)
 {
-    return fromFile (ModelFile::read (path), path);
+    LoadBudget budget (limits);
+    return fromFile (ModelFile::read (path, budget), path, budget);
 }
 
-std::shared_ptr<const Model> Model::fromMemory (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name)
+std::shared_ptr<const Model> Model::fromMemory (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name, const LoadLimits& limits)
 {
-    return fromFile (ModelFile::parse (bytes, numBytes, name), name);
+    LoadBudget budget (limits);
+    return fromFile (ModelFile::parse (bytes, numBytes, name, budget), name, budget);
 }
 
-std::shared_ptr<const Model> Model::fromFile (ModelFile file, const std::string& name)
+std::shared_ptr<const Model> Model::fromFile (ModelFile file, const std::string& name, LoadBudget& budget)
 {
     std::shared_ptr<Model> model (new Model());
     model->file_ = std::move (file);
@@ -67,7 +79,7 @@ std::shared_ptr<const Model> Model::fromFile (ModelFile file, const std::string&
         const auto graph = metadata.find ("graph");
         if (graph == metadata.end())
             throw ModelError ("the metadata has no graph");
-        model->build (graph->second);
+        model->build (graph->second, budget);
     }
     catch (const ModelError& e)
     {
@@ -80,14 +92,18 @@ std::shared_ptr<const Model> Model::fromFile (ModelFile file, const std::string&
     return model;
 }
 
-void Model::build (const std::string& graphJson)
+void Model::build (const std::string& graphJson, LoadBudget& budget)
 {
-    const auto graph = parseJson (graphJson);
+    std::size_t parsedBytes = 0;
+    const auto graph = parseJson (graphJson, budget.remainingBytes(), parsedBytes);
+    budget.claim (parsedBytes, "the parsed graph");
     if (! graph.isObject())
         throw ModelError ("graph is not a JSON object");
     const auto& values = array (graph, "values", "graph");
     if (values.size() > kMaxValues)
-        throw ModelError ("graph has too many values");
+        throw ModelError ("graph has " + std::to_string (values.size()) + " values, more than the engine's limit of " + std::to_string (kMaxValues));
+    // Per value: its shape, kind and location here, and the planner's tables.
+    budget.claim (values.size(), sizeof (Shape) + sizeof (Location) + 64, "the graph's " + std::to_string (values.size()) + " values");
 
     enum class Kind { input, tensor, node };
     std::vector<Shape> shapes (values.size());
@@ -133,6 +149,9 @@ void Model::build (const std::string& graphJson)
         if (kinds[static_cast<std::size_t> (v)] != Kind::input || defined[static_cast<std::size_t> (v)])
             throw ModelError ("graph input " + std::to_string (v) + " is not an input value, or listed twice");
         defined[static_cast<std::size_t> (v)] = true;
+        if (shapes[static_cast<std::size_t> (v)].numElements() == 0)
+            throw ModelError ("graph input " + std::to_string (v) + " has shape " + shapes[static_cast<std::size_t> (v)].toString()
+                              + ", which holds no elements");
         inputs_.push_back (v);
         info_.inputShapes.push_back (shapes[static_cast<std::size_t> (v)]);
     }
@@ -140,6 +159,8 @@ void Model::build (const std::string& graphJson)
         throw ModelError ("graph has no inputs");
 
     const auto& nodes = array (graph, "nodes", "graph");
+    double heaviestWork = 0.0;
+    std::string heaviest;
     for (std::size_t n = 0; n < nodes.size(); ++n)
     {
         const auto& json = nodes[n];
@@ -180,11 +201,27 @@ void Model::build (const std::string& graphJson)
             throw ModelError (where + ": has no outputs");
         try
         {
-            node.kernel = createOp (OpArgs (node.op, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes)));
+            node.kernel = createOp (OpArgs (node.op, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget));
         }
         catch (const std::exception& e)
         {
             throw ModelError (where + (node.source.empty() ? "" : " from " + node.source) + ": " + e.what());
+        }
+        if (! node.kernel->aliasesInput())
+        {
+            // What run() costs: the op's own work and one pass over each operand.
+            double work = node.kernel->work();
+            for (int v : node.inputs)
+                if (v >= 0)
+                    work += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
+            for (int v : node.outputs)
+                work += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
+            info_.opsPerRun += work;
+            if (work > heaviestWork)
+            {
+                heaviestWork = work;
+                heaviest = where;
+            }
         }
         ++info_.opCounts[node.op];
         nodes_.push_back (std::move (node));
@@ -193,11 +230,20 @@ void Model::build (const std::string& graphJson)
         if (kinds[v] == Kind::node && ! defined[v])
             throw ModelError ("value " + std::to_string (v) + " is never computed");
 
+    if (info_.opsPerRun > budget.limits().maxOpsPerRun)
+        throw ModelError ("the graph needs about " + describeOps (info_.opsPerRun) + " operations per run, more than the work budget of "
+                          + describeOps (budget.limits().maxOpsPerRun) + " (" + heaviest + " alone: " + describeOps (heaviestWork) + ")");
+
     for (const auto& item : array (graph, "outputs", "graph"))
     {
         const int v = valueId (item, values.size(), "graph outputs");
+        const auto& shape = shapes[static_cast<std::size_t> (v)];
+        if (! defined[static_cast<std::size_t> (v)])
+            throw ModelError ("graph output " + std::to_string (v) + " is neither a graph input, a stored tensor nor computed by a node");
+        if (shape.numElements() == 0)
+            throw ModelError ("graph output " + std::to_string (v) + " has shape " + shape.toString() + ", which holds no elements");
         outputs_.push_back (v);
-        info_.outputShapes.push_back (shapes[static_cast<std::size_t> (v)]);
+        info_.outputShapes.push_back (shape);
     }
     if (outputs_.empty())
         throw ModelError ("graph has no outputs");
@@ -205,13 +251,18 @@ void Model::build (const std::string& graphJson)
     const auto& metadata = file_.metadata();
     if (const auto labels = metadata.find ("labels"); labels != metadata.end())
     {
-        const auto list = parseJson (labels->second);
+        std::size_t labelBytes = 0;
+        const auto list = parseJson (labels->second, budget.remainingBytes(), labelBytes);
+        budget.claim (labelBytes, "the labels");
         if (! list.isArray())
             throw ModelError ("labels metadata is not a list");
         for (const auto& label : list.asArray())
         {
             if (! label.isString())
                 throw ModelError ("labels metadata holds a non-string");
+            // Labels are shown in terminals, CSV and GUIs: printable text only.
+            if (printable (label.asString()) != label.asString())
+                throw ModelError ("label " + std::to_string (info_.labels.size()) + " '" + label.asString() + "' holds control characters");
             info_.labels.push_back (label.asString());
         }
         const auto& first = info_.outputShapes.front();
@@ -227,10 +278,11 @@ void Model::build (const std::string& graphJson)
     info_.metadata = metadata;
     info_.numParameters = file_.numWeightFloats();
     info_.numNodes = nodes_.size();
-    plan (shapes);
+    plan (shapes, budget);
+    info_.loadBytes = budget.usedBytes();
 }
 
-void Model::plan (const std::vector<Shape>& shapes)
+void Model::plan (const std::vector<Shape>& shapes, LoadBudget& budget)
 {
     // Each value lives in a "root" buffer: its own, its aliased input's (reshape), or a stored tensor.
     const std::size_t numValues = shapes.size();
@@ -268,44 +320,94 @@ void Model::plan (const std::vector<Shape>& shapes)
     for (int v : inputs_)
         last[static_cast<std::size_t> (v)] = numNodes;
 
-    // Greedy placement, largest first, of buffers whose lifetimes [first, last] overlap.
+    // Buffers live from the node that writes them to the last node that reads them; a node's
+    // outputs never share memory with its inputs. Placement walks the nodes in order with a
+    // best-fit free list (coalescing neighbours): O(n log n) in the number of values.
     struct Block
     {
-        std::size_t value, size, offset;
+        std::size_t value, size;
         int first, last;
     };
     std::vector<Block> blocks;
     for (std::size_t v = 0; v < numValues; ++v)
         if (root[v] == static_cast<int> (v) && locations_[v].stored == nullptr && first[v] != kUnused)
-            blocks.push_back ({ v, AlignedBuffer::roundUp (static_cast<std::size_t> (shapes[v].numElements())), 0, first[v], last[v] });
-    std::sort (blocks.begin(), blocks.end(), [] (const Block& a, const Block& b) { return a.size != b.size ? a.size > b.size : a.value < b.value; });
-    std::vector<const Block*> placed;
-    for (auto& block : blocks)
-    {
-        std::vector<const Block*> conflicts;
-        for (const auto* other : placed)
-            if (other->first <= block.last && block.first <= other->last)
-                conflicts.push_back (other);
-        std::sort (conflicts.begin(), conflicts.end(), [] (const Block* a, const Block* b) { return a->offset < b->offset; });
-        std::size_t offset = 0;
-        for (const auto* other : conflicts)
         {
-            if (offset + block.size <= other->offset)
-                break;
-            offset = std::max (offset, other->offset + other->size);
+            blocks.push_back ({ v, AlignedBuffer::roundUp (static_cast<std::size_t> (shapes[v].numElements())), first[v], last[v] });
+            info_.activationBytesWithoutReuse += blocks.back().size * sizeof (float);
         }
-        block.offset = offset;
-        arenaFloats_ = std::max (arenaFloats_, offset + block.size);
-        placed.push_back (&block);
-    }
-    for (const auto& block : blocks)
+    // Times run from -1 (the graph inputs) to numNodes (read after run()); index them from 0.
+    const auto slot = [] (int time) { return static_cast<std::size_t> (time + 1); };
+    std::vector<std::vector<std::size_t>> startingAt (static_cast<std::size_t> (numNodes) + 2), endingAt (static_cast<std::size_t> (numNodes) + 2);
+    for (std::size_t b = 0; b < blocks.size(); ++b)
     {
-        locations_[block.value].arenaOffset = block.offset;
-        info_.activationBytesWithoutReuse += block.size * sizeof (float);
+        startingAt[slot (blocks[b].first)].push_back (b);
+        endingAt[slot (blocks[b].last)].push_back (b);
     }
+    std::map<std::size_t, std::size_t> freeByOffset;         // offset -> size
+    std::set<std::pair<std::size_t, std::size_t>> freeBySize; // (size, offset)
+    std::size_t top = 0;                                      // end of the used arena
+    std::vector<std::size_t> offsets (blocks.size(), 0);
+    auto release = [&] (std::size_t offset, std::size_t size) {
+        if (size == 0)
+            return;
+        auto next = freeByOffset.lower_bound (offset);
+        if (next != freeByOffset.end() && offset + size == next->first)
+        {
+            size += next->second;
+            freeBySize.erase ({ next->second, next->first });
+            next = freeByOffset.erase (next);
+        }
+        if (next != freeByOffset.begin())
+            if (auto previous = std::prev (next); previous->first + previous->second == offset)
+            {
+                offset = previous->first;
+                size += previous->second;
+                freeBySize.erase ({ previous->second, previous->first });
+                freeByOffset.erase (previous);
+            }
+        if (offset + size == top)
+        {
+            top = offset; // the arena's end is free again
+            return;
+        }
+        freeByOffset.emplace (offset, size);
+        freeBySize.emplace (size, offset);
+    };
+    auto allocate = [&] (std::size_t size) {
+        const auto fit = freeBySize.lower_bound ({ size, 0 });
+        if (size == 0 || fit == freeBySize.end())
+        {
+            const auto offset = top;
+            top += size;
+            arenaFloats_ = std::max (arenaFloats_, top);
+            return offset;
+        }
+        const auto [freeSize, offset] = *fit;
+        freeBySize.erase (fit);
+        freeByOffset.erase (offset);
+        if (freeSize > size)
+        {
+            freeByOffset.emplace (offset + size, freeSize - size);
+            freeBySize.emplace (freeSize - size, offset + size);
+        }
+        return offset;
+    };
+    for (int time = -1; time <= numNodes; ++time)
+    {
+        if (time >= 0)
+            for (const auto b : endingAt[slot (time - 1)])
+                release (offsets[b], blocks[b].size);
+        auto& starting = startingAt[slot (time)];
+        std::sort (starting.begin(), starting.end(), [&] (std::size_t a, std::size_t b) { return blocks[a].size > blocks[b].size; });
+        for (const auto b : starting)
+            offsets[b] = allocate (blocks[b].size);
+    }
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+        locations_[blocks[b].value].arenaOffset = offsets[b];
     for (std::size_t v = 0; v < numValues; ++v)
         if (root[v] != static_cast<int> (v))
             locations_[v] = locations_[static_cast<std::size_t> (root[v])];
+    budget.claim (arenaFloats_ + scratchFloats_, sizeof (float), "one session's activations");
     info_.activationBytes = (arenaFloats_ + scratchFloats_) * sizeof (float);
 }
 

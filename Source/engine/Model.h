@@ -2,6 +2,7 @@
 // Run it through a Session (one per thread), which owns the mutable activation memory.
 #pragma once
 
+#include "engine/LoadLimits.h"
 #include "engine/ModelFile.h"
 #include "engine/Op.h"
 
@@ -25,6 +26,8 @@ struct ModelInfo
     std::size_t numNodes = 0;
     std::size_t activationBytes = 0;         // per Session
     std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer were shared
+    std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session included)
+    double opsPerRun = 0.0;                  // operations per Session::run(): multiply-adds, taps, elements visited
 };
 
 class Model
@@ -32,9 +35,13 @@ class Model
 public:
     static constexpr int kFormatVersion = 1;
 
-    /** Loads and validates a model file; throws ModelError saying what is wrong. */
-    static std::shared_ptr<const Model> load (const std::string& path);
-    static std::shared_ptr<const Model> fromMemory (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name);
+    /** Loads and validates a model file; throws ModelError saying what is wrong. Nothing in the
+        file is trusted: every size is checked, memory is claimed from limits.maxMemoryBytes before
+        it is allocated (one Session's activations included), and a graph whose run() would do
+        more than limits.maxOpsPerRun operations is refused. */
+    static std::shared_ptr<const Model> load (const std::string& path, const LoadLimits& limits = {});
+    static std::shared_ptr<const Model> fromMemory (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name,
+                                                    const LoadLimits& limits = {});
 
     const ModelInfo& info() const noexcept { return info_; }
 
@@ -66,9 +73,9 @@ public:
 
 private:
     Model() = default;
-    static std::shared_ptr<const Model> fromFile (ModelFile file, const std::string& name);
-    void build (const std::string& graphJson);
-    void plan (const std::vector<Shape>& shapes);
+    static std::shared_ptr<const Model> fromFile (ModelFile file, const std::string& name, LoadBudget& budget);
+    void build (const std::string& graphJson, LoadBudget& budget);
+    void plan (const std::vector<Shape>& shapes, LoadBudget& budget);
 
     ModelFile file_;
     ModelInfo info_;

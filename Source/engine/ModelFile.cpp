@@ -20,15 +20,18 @@ namespace
             value = (value << 8) | p[i];
         return value;
     }
+} // namespace
 
-    struct Entry
-    {
-        std::string name;
-        Shape shape;
-        std::uint64_t begin = 0, end = 0;
-    };
+struct ModelFile::Entry
+{
+    std::string name;
+    Shape shape;
+    std::uint64_t begin = 0, end = 0;
+};
 
-    Entry parseEntry (const std::string& name, const JsonValue& info)
+namespace
+{
+    ModelFile::Entry parseEntry (const std::string& name, const JsonValue& info)
     {
         auto fail = [&] (const std::string& what) { return ModelError ("tensor '" + name + "': " + what); };
         if (! info.isObject())
@@ -38,7 +41,7 @@ namespace
             throw fail ("missing dtype");
         if (dtype->asString() != "F32")
             throw fail ("dtype " + dtype->asString() + " is not supported (the engine stores float32, F32)");
-        Entry entry;
+        ModelFile::Entry entry;
         entry.name = name;
         const auto* shape = info.find ("shape");
         if (shape == nullptr || ! shape->isArray())
@@ -74,46 +77,119 @@ namespace
     }
 } // namespace
 
-ModelFile ModelFile::read (const std::string& path)
+// Where the bytes come from: a file read piece by piece, or a buffer in memory.
+class ModelFile::Reader
 {
-    std::ifstream stream (path, std::ios::binary);
-    if (! stream)
-        throw ModelError ("cannot open model file '" + path + "'");
-    stream.seekg (0, std::ios::end);
-    const auto size = stream.tellg();
-    if (size < 0)
-        throw ModelError ("cannot read model file '" + path + "'");
-    stream.seekg (0, std::ios::beg);
-    std::vector<std::uint8_t> bytes (static_cast<std::size_t> (size));
-    if (! bytes.empty() && ! stream.read (reinterpret_cast<char*> (bytes.data()), static_cast<std::streamsize> (bytes.size())))
-        throw ModelError ("cannot read model file '" + path + "'");
-    return parse (bytes.data(), bytes.size(), path);
+public:
+    virtual ~Reader() = default;
+    virtual std::uint64_t size() const noexcept = 0;
+    /** Copies numBytes at offset into target; throws ModelError if the source cannot give them. */
+    virtual void read (std::uint64_t offset, std::size_t numBytes, void* target) = 0;
+    const std::string& name() const noexcept { return name_; }
+    ModelError fail (const std::string& what) const { return ModelError ("model file '" + name_ + "': " + what); }
+
+protected:
+    explicit Reader (std::string name) : name_ (std::move (name)) {}
+
+private:
+    std::string name_;
+};
+
+namespace
+{
+    class FileReader final : public ModelFile::Reader
+    {
+    public:
+        explicit FileReader (const std::string& path) : Reader (path), stream_ (path, std::ios::binary)
+        {
+            if (! stream_)
+                throw ModelError ("cannot open model file '" + path + "'");
+            stream_.seekg (0, std::ios::end);
+            const auto end = stream_.tellg();
+            if (end < 0)
+                throw ModelError ("cannot read model file '" + path + "'");
+            size_ = static_cast<std::uint64_t> (end);
+        }
+        std::uint64_t size() const noexcept override { return size_; }
+        void read (std::uint64_t offset, std::size_t numBytes, void* target) override
+        {
+            stream_.clear();
+            stream_.seekg (static_cast<std::streamoff> (offset));
+            if (! stream_.read (static_cast<char*> (target), static_cast<std::streamsize> (numBytes)))
+                throw ModelError ("cannot read model file '" + name() + "' (" + std::to_string (numBytes) + " bytes at offset " + std::to_string (offset) + ")");
+        }
+
+    private:
+        std::ifstream stream_;
+        std::uint64_t size_ = 0;
+    };
+
+    class MemoryReader final : public ModelFile::Reader
+    {
+    public:
+        MemoryReader (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name) : Reader (name), bytes_ (bytes), size_ (numBytes) {}
+        std::uint64_t size() const noexcept override { return size_; }
+        void read (std::uint64_t offset, std::size_t numBytes, void* target) override
+        {
+            if (offset > size_ || numBytes > size_ - offset)
+                throw fail ("reading past the end");
+            if (numBytes > 0)
+                std::memcpy (target, bytes_ + offset, numBytes);
+        }
+
+    private:
+        const std::uint8_t* bytes_;
+        std::uint64_t size_;
+    };
+} // namespace
+
+ModelFile ModelFile::read (const std::string& path, LoadBudget& budget)
+{
+    FileReader reader (path);
+    return load (reader, budget);
 }
 
-ModelFile ModelFile::parse (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name)
+ModelFile ModelFile::parse (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name, LoadBudget& budget)
+{
+    MemoryReader reader (bytes, numBytes, name);
+    return load (reader, budget);
+}
+
+ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
 {
     static_assert (std::endian::native == std::endian::little, "the engine reads little-endian float32 data");
-    auto fail = [&] (const std::string& what) { return ModelError ("model file '" + name + "': " + what); };
+    const auto numBytes = reader.size();
     if (numBytes < 8)
-        throw fail ("too short to be a safetensors file (" + std::to_string (numBytes) + " bytes)");
-    const auto headerBytes = readLittleEndian64 (bytes);
+        throw reader.fail ("too short to be a safetensors file (" + std::to_string (numBytes) + " bytes)");
+    std::uint8_t prefix[8];
+    reader.read (0, 8, prefix);
+    const auto headerBytes = readLittleEndian64 (prefix);
     if (headerBytes > kMaxHeaderBytes || headerBytes > numBytes - 8)
-        throw fail ("header length " + std::to_string (headerBytes) + " exceeds the file size (" + std::to_string (numBytes)
-                    + " bytes): not a safetensors file, or truncated");
-    const auto* dataStart = bytes + 8 + headerBytes;
-    const auto dataBytes = numBytes - 8 - headerBytes;
+        throw reader.fail ("header length " + std::to_string (headerBytes) + " exceeds the file size (" + std::to_string (numBytes)
+                           + " bytes) or the limit of " + std::to_string (kMaxHeaderBytes) + " bytes: not a safetensors file, or truncated");
+    const auto dataStart = 8 + headerBytes;
+    const auto dataBytes = numBytes - dataStart;
 
     JsonValue header;
     try
     {
-        header = parseJson (std::string_view (reinterpret_cast<const char*> (bytes + 8), static_cast<std::size_t> (headerBytes)));
+        budget.claim (static_cast<std::size_t> (headerBytes), "the header");
+        std::string text (static_cast<std::size_t> (headerBytes), '\0');
+        reader.read (8, text.size(), text.data());
+        std::size_t parsedBytes = 0;
+        header = parseJson (text, budget.remainingBytes(), parsedBytes);
+        budget.claim (parsedBytes, "the parsed header");
     }
     catch (const JsonError& e)
     {
-        throw fail (std::string ("header is not valid JSON: ") + e.what());
+        throw reader.fail (std::string ("header is not valid JSON: ") + e.what());
+    }
+    catch (const ModelError& e)
+    {
+        throw reader.fail (e.what());
     }
     if (! header.isObject())
-        throw fail ("header is not a JSON object");
+        throw reader.fail ("header is not a JSON object");
 
     ModelFile file;
     std::vector<Entry> entries;
@@ -138,39 +214,52 @@ ModelFile ModelFile::parse (const std::uint8_t* bytes, std::size_t numBytes, con
     }
     catch (const JsonError& e)
     {
-        throw fail (e.what());
+        throw reader.fail (e.what());
     }
     catch (const ModelError& e)
     {
-        throw fail (e.what());
+        throw reader.fail (e.what());
     }
 
     // The tensors must tile the data section exactly: no overlap, no gap, nothing past the end.
-    auto sorted = entries;
-    std::sort (sorted.begin(), sorted.end(), [] (const Entry& a, const Entry& b) { return a.begin < b.begin; });
+    std::vector<std::size_t> order (entries.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort (order.begin(), order.end(), [&] (std::size_t a, std::size_t b) { return entries[a].begin < entries[b].begin; });
     std::uint64_t expected = 0;
-    for (const auto& entry : sorted)
+    for (const auto i : order)
     {
+        const auto& entry = entries[i];
         if (entry.begin != expected)
-            throw fail ("tensor '" + entry.name + "' starts at byte " + std::to_string (entry.begin) + " of the data section, expected "
-                        + std::to_string (expected) + (entry.begin < expected ? " (overlaps the previous tensor)" : " (gap)"));
+            throw reader.fail ("tensor '" + entry.name + "' starts at byte " + std::to_string (entry.begin) + " of the data section, expected "
+                               + std::to_string (expected) + (entry.begin < expected ? " (overlaps the previous tensor)" : " (gap)"));
         expected = entry.end;
     }
     if (expected != dataBytes)
-        throw fail (expected > dataBytes ? "truncated: tensors need " + std::to_string (expected) + " data bytes but the file holds "
-                                               + std::to_string (dataBytes)
-                                         : std::to_string (dataBytes - expected) + " bytes of trailing data after the last tensor");
+        throw reader.fail (expected > dataBytes ? "truncated: tensors need " + std::to_string (expected) + " data bytes but the file holds "
+                                                      + std::to_string (dataBytes)
+                                                : std::to_string (dataBytes - expected) + " bytes of trailing data after the last tensor");
 
-    std::size_t numFloats = 0;
+    // Each tensor starts 64-byte aligned; dataBytes bounds the sum, the padding adds 15 floats each.
+    std::uint64_t numFloats = 0;
     for (const auto& entry : entries)
         numFloats += AlignedBuffer::roundUp (static_cast<std::size_t> ((entry.end - entry.begin) / sizeof (float)));
-    file.weights_ = AlignedBuffer (numFloats);
+    try
+    {
+        budget.claim (numFloats, sizeof (float), "the weights (" + std::to_string (entries.size()) + " tensors)");
+    }
+    catch (const ModelError& e)
+    {
+        throw reader.fail (e.what());
+    }
+    file.weights_ = AlignedBuffer (static_cast<std::size_t> (numFloats));
+    file.tensors_.reserve (entries.size());
     std::size_t offset = 0;
     for (const auto& entry : entries)
     {
         const auto count = static_cast<std::size_t> ((entry.end - entry.begin) / sizeof (float));
         if (count > 0)
-            std::memcpy (file.weights_.data() + offset, dataStart + entry.begin, count * sizeof (float));
+            reader.read (dataStart + entry.begin, count * sizeof (float), file.weights_.data() + offset);
         file.index_[entry.name] = file.tensors_.size();
         file.tensors_.push_back ({ entry.name, entry.shape, offset });
         offset += AlignedBuffer::roundUp (count);

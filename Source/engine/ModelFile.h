@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/AlignedBuffer.h"
+#include "engine/LoadBudget.h"
 #include "engine/Shape.h"
 
 #include <cstdint>
@@ -26,11 +27,13 @@ class ModelFile
 public:
     static constexpr std::uint64_t kMaxHeaderBytes = 64u << 20;
 
-    /** Reads and validates a file; throws ModelError naming the file and the problem. */
-    static ModelFile read (const std::string& path);
+    /** Reads and validates a file; throws ModelError naming the file and the problem. The header
+        and the weights are claimed from `budget` before they are allocated; the tensor data is
+        read straight into place. */
+    static ModelFile read (const std::string& path, LoadBudget& budget);
 
     /** Same, from bytes in memory (`name` is used in error messages). */
-    static ModelFile parse (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name);
+    static ModelFile parse (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name, LoadBudget& budget);
 
     const std::map<std::string, std::string>& metadata() const noexcept { return metadata_; }
     const std::vector<StoredTensor>& tensors() const noexcept { return tensors_; }
@@ -38,7 +41,13 @@ public:
     const float* data (const StoredTensor& tensor) const noexcept { return weights_.data() + tensor.offset; }
     std::size_t numWeightFloats() const noexcept;
 
+    // Reading, in ModelFile.cpp: a header entry, and the source of the bytes (file or memory).
+    struct Entry;
+    class Reader;
+
 private:
+    static ModelFile load (Reader& reader, LoadBudget& budget);
+
     std::map<std::string, std::string> metadata_;
     std::vector<StoredTensor> tensors_;
     std::unordered_map<std::string, std::size_t> index_;

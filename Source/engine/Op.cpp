@@ -1,6 +1,7 @@
 #include "engine/Op.h"
 
 #include "engine/Json.h"
+#include "engine/LoadBudget.h"
 #include "engine/ModelError.h"
 
 #include <cmath>
@@ -8,9 +9,15 @@
 namespace sonotype::engine
 {
 
-OpArgs::OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs)
-    : op_ (std::move (opName)), attrs_ (attrs), inputs_ (std::move (inputs)), outputs_ (std::move (outputs))
+OpArgs::OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs,
+                LoadBudget& budget)
+    : op_ (std::move (opName)), attrs_ (attrs), inputs_ (std::move (inputs)), outputs_ (std::move (outputs)), budget_ (&budget)
 {
+}
+
+void OpArgs::claimTable (std::uint64_t count, std::size_t itemBytes, const char* what) const
+{
+    budget_->claim (count, itemBytes, std::string ("its ") + what);
 }
 
 const Shape& OpArgs::input (std::size_t i) const
@@ -86,7 +93,10 @@ double OpArgs::real (const char* name) const
     const auto* value = attribute (name);
     if (value == nullptr || ! value->isNumber())
         throw ModelError (std::string ("number attribute '") + name + "' is missing");
-    return value->asNumber();
+    const double number = value->asNumber();
+    if (! std::isfinite (number))
+        throw ModelError (std::string ("attribute '") + name + "' is not a finite number");
+    return number;
 }
 
 double OpArgs::real (const char* name, double fallback) const

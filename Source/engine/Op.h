@@ -14,13 +14,16 @@ namespace sonotype::engine
 {
 
 class JsonValue;
+class LoadBudget;
 
 /** What a factory gets to build an op: attributes, input shapes (absent optional inputs are
-    nullopt) and the output shapes the file declares, which the op must confirm. */
+    nullopt) and the output shapes the file declares, which the op must confirm, and the load's
+    memory budget, from which an op claims the tables it builds. */
 class OpArgs
 {
 public:
-    OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs);
+    OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs,
+            LoadBudget& budget);
 
     const std::string& op() const noexcept { return op_; }
     std::size_t numInputs() const noexcept { return inputs_.size(); }
@@ -46,18 +49,28 @@ public:
     /** An axis attribute, checked against rank. */
     int axis (const char* name, int rank) const;
 
+    /** Claims memory for a table of `count` items the op is about to build at load time; throws
+        ModelError when the model's memory budget does not allow it. */
+    void claimTable (std::uint64_t count, std::size_t itemBytes, const char* what) const;
+
 private:
     const JsonValue* attribute (const char* name) const;
     std::string op_;
     const JsonValue* attrs_;
     std::vector<std::optional<Shape>> inputs_;
     std::vector<Shape> outputs_;
+    LoadBudget* budget_;
 };
 
 class Op
 {
 public:
     virtual ~Op() = default;
+
+    /** Operations one run() does beyond one pass over its inputs and outputs (multiply-adds of a
+        product, taps of a pooling window), computed at load: the model adds the passes over the
+        operands and refuses a graph whose total exceeds LoadLimits::maxOpsPerRun. */
+    virtual double work() const noexcept { return 0.0; }
 
     /** Floats of temporary memory run() needs (shared between ops, not kept across calls). */
     virtual std::size_t scratchFloats() const noexcept { return 0; }

@@ -2,6 +2,8 @@
 
 #include "engine/ModelError.h"
 
+#include <algorithm>
+
 namespace sonotype::engine
 {
 
@@ -22,7 +24,17 @@ void Shape::push (int64_t dim)
         throw ModelError ("tensor rank exceeds the engine's maximum of " + std::to_string (kMaxRank));
     if (dim < 0)
         throw ModelError ("negative dimension " + std::to_string (dim));
+    if (dim > kMaxElements / loopCount())
+        throw ModelError ("shape " + toString() + " extended by " + std::to_string (dim) + " would have more than 2^40 elements");
     dims_[static_cast<size_t> (rank_++)] = dim;
+}
+
+Shape Shape::with (int axis, int64_t dim) const
+{
+    Shape result;
+    for (int a = 0; a < rank_; ++a)
+        result.push (a == axis ? dim : (*this)[a]);
+    return result;
 }
 
 std::array<int64_t, kMaxRank> Shape::strides() const noexcept
@@ -42,6 +54,14 @@ int64_t Shape::product (int begin, int end) const noexcept
     int64_t result = 1;
     for (int axis = begin; axis < end; ++axis)
         result *= (*this)[axis];
+    return result;
+}
+
+int64_t Shape::loopCount() const noexcept
+{
+    int64_t result = 1;
+    for (int axis = 0; axis < rank_; ++axis)
+        result *= std::max<int64_t> ((*this)[axis], 1);
     return result;
 }
 

@@ -11,6 +11,10 @@ namespace sonotype::engine
 
 constexpr int kMaxRank = 8;
 
+/** The most elements a tensor may have (4 TiB of floats). Shape::push() refuses more, so products
+    of a shape's dimensions, and of any subset of them, never overflow int64. */
+constexpr int64_t kMaxElements = int64_t { 1 } << 40;
+
 class Shape
 {
 public:
@@ -19,17 +23,24 @@ public:
 
     int rank() const noexcept { return rank_; }
     int64_t operator[] (int axis) const noexcept { return dims_[static_cast<size_t> (axis)]; }
-    int64_t& operator[] (int axis) noexcept { return dims_[static_cast<size_t> (axis)]; }
     int64_t numElements() const noexcept;
 
-    /** Appends a dimension; throws ModelError past kMaxRank or for a negative size. */
+    /** Appends a dimension; throws ModelError past kMaxRank, for a negative size, or when the
+        non-zero dimensions would multiply to more than kMaxElements. */
     void push (int64_t dim);
+
+    /** This shape with dimension `axis` replaced (checked as push() checks). */
+    Shape with (int axis, int64_t dim) const;
 
     /** Element stride of each axis for a contiguous tensor of this shape. */
     std::array<int64_t, kMaxRank> strides() const noexcept;
 
     /** Product of the dimensions in [begin, end). */
     int64_t product (int begin, int end) const noexcept;
+
+    /** Iterations of a loop nest over all axes that still visits each axis once when another is
+        empty: the product of max(dim, 1). At most kMaxElements. */
+    int64_t loopCount() const noexcept;
 
     bool operator== (const Shape& other) const noexcept;
     bool operator!= (const Shape& other) const noexcept { return ! (*this == other); }

@@ -25,7 +25,9 @@ WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, doub
     if (labels_.empty())
         for (int i = 0; i < numClasses_; ++i)
             labels_.push_back ("class" + std::to_string (i));
-    samples_.reserve (static_cast<std::size_t> (settings_.windowSamples + 2 * hopSeconds * settings_.sampleRate) + 65536);
+    // Room for a window and what arrives before the next one (more is allocated if a hop is long).
+    const double hopSamples = std::min (2.0 * hopSeconds * settings_.sampleRate, 4.0 * settings_.windowSamples);
+    samples_.reserve (static_cast<std::size_t> (settings_.windowSamples + hopSamples) + 65536);
     smoothed_.assign (static_cast<std::size_t> (numClasses_), 0.0f);
 }
 

@@ -34,11 +34,8 @@ namespace
                 throw ModelError ("attention shapes do not fit: q " + q.toString() + ", k " + k.toString() + ", v " + v.toString());
             scale_ = static_cast<float> (args.real ("scale"));
             numBatches_ = q.product (0, rank - 2);
-            Shape out = q;
-            out[rank - 1] = dv_;
-            args.checkOutput (0, out);
-            Shape scores = q;
-            scores[rank - 1] = s_;
+            args.checkOutput (0, q.with (rank - 1, dv_));
+            const Shape scores = q.with (rank - 1, s_);
             withWeights_ = args.numOutputs() == 2;
             if (withWeights_)
                 args.checkOutput (1, scores);
@@ -59,6 +56,7 @@ namespace
                     batchStrides[static_cast<std::size_t> (axis)] = strides[static_cast<std::size_t> (axis)];
                 const std::array<Strides, 1> walk { batchStrides };
                 const int64_t inner = rank > 2 ? batchStrides[static_cast<std::size_t> (rank - 3)] : 0;
+                args.claimTable (static_cast<std::uint64_t> (batchShape.numElements()), sizeof (int64_t), "attention mask offsets");
                 forEachRow (batchShape, walk, [&] (int64_t, const std::array<int64_t, 1>& offsets, int64_t count) {
                     for (int64_t j = 0; j < count; ++j)
                         maskOffsets_.push_back (offsets[0] + j * inner);
@@ -66,8 +64,13 @@ namespace
             }
             scores_ = GemmPlan (l_, s_, d_);
             values_ = GemmPlan (l_, dv_, s_);
-            scoreFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (l_ * s_));
+            scoreFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (scores.product (rank - 2, rank)));
+            // Per batch: the mask copy, q @ k^T, the softmax (3 passes) and p @ v.
+            const auto scoresPerBatch = static_cast<double> (scores.product (rank - 2, rank));
+            work_ = static_cast<double> (numBatches_) * scoresPerBatch * (4.0 + static_cast<double> (d_) + static_cast<double> (dv_));
         }
+
+        double work() const noexcept override { return work_; }
 
         std::size_t scratchFloats() const noexcept override
         {
@@ -127,6 +130,7 @@ namespace
         std::vector<int64_t> maskOffsets_;
         GemmPlan scores_, values_;
         std::size_t scoreFloats_ = 0;
+        double work_ = 0.0;
     };
 } // namespace
 

@@ -1,5 +1,6 @@
 // 1-d and 2-d convolution (stride, padding, dilation, groups) as im2col + GEMM per group.
 #include "engine/AlignedBuffer.h"
+#include "engine/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
@@ -50,8 +51,10 @@ namespace
             dilW_ = pick (dilation, 1, 1);
             if (strideH_ < 1 || strideW_ < 1 || dilH_ < 1 || dilW_ < 1 || padH_ < 0 || padW_ < 0)
                 throw ModelError ("conv stride and dilation must be >= 1 and padding >= 0");
-            outH_ = (inH_ + 2 * padH_ - dilH_ * (kH_ - 1) - 1) / strideH_ + 1;
-            outW_ = (inW_ + 2 * padW_ - dilW_ * (kW_ - 1) - 1) / strideW_ + 1;
+            if (kH_ < 1 || kW_ < 1 || inChannels_ < 1 || outChannels_ < 1)
+                throw ModelError ("conv input " + x.toString() + " and weight " + w.toString() + " must not be empty");
+            outH_ = outputSize (inH_, padH_, dilH_, kH_, strideH_);
+            outW_ = outputSize (inW_, padW_, dilW_, kW_, strideW_);
             if (outH_ < 1 || outW_ < 1)
                 throw ModelError ("conv kernel " + w.toString() + " is larger than the padded input " + x.toString());
             Shape computed;
@@ -67,12 +70,23 @@ namespace
             hasBias_ = args.hasInput (2);
 
             direct_ = kH_ == 1 && kW_ == 1 && strideH_ == 1 && strideW_ == 1 && padH_ == 0 && padW_ == 0;
-            const int64_t patch = (inChannels_ / groups_) * kH_ * kW_;
-            colFloats_ = direct_ ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (patch * outH_ * outW_));
-            plan_ = GemmPlan (outChannels_ / groups_, outH_ * outW_, patch);
+            // The weight's per-group patch (w[1] * kH * kW) and the output's spatial size are
+            // products of checked shapes; their product, the column buffer, is checked here.
+            const int64_t patch = w.product (1, w.rank());
+            const int64_t spatialOut = outH_ * outW_;
+            const int64_t columns = checkedMul (patch, spatialOut, "the conv column buffer");
+            if (! direct_ && columns > kMaxElements)
+                throw ModelError ("the conv column buffer would hold more than 2^40 floats");
+            colFloats_ = direct_ ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (columns));
+            plan_ = GemmPlan (outChannels_ / groups_, spatialOut, patch);
+            // Per batch and group: the column copy, the bias fill and the product.
+            work_ = static_cast<double> (batches_) * static_cast<double> (groups_)
+                    * (static_cast<double> (columns) * (1.0 + static_cast<double> (outChannels_ / groups_))
+                       + static_cast<double> (outChannels_ / groups_) * static_cast<double> (spatialOut));
         }
 
         std::size_t scratchFloats() const noexcept override { return colFloats_ + plan_.scratchFloats(); }
+        double work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
@@ -98,6 +112,17 @@ namespace
         }
 
     private:
+        // (in + 2 pad - dilation (kernel - 1) - 1) / stride + 1, as torch, with every step checked.
+        static int64_t outputSize (int64_t in, int64_t pad, int64_t dilation, int64_t kernel, int64_t stride)
+        {
+            const char* what = "the conv output size";
+            const int64_t padded = checkedAdd (in, checkedMul (2, pad, what), what);
+            const int64_t span = checkedAdd (checkedMul (dilation, kernel - 1, what), 1, what);
+            if (padded < span)
+                return 0;
+            return (padded - span) / stride + 1;
+        }
+
         void im2col (const float* x, int64_t channels, float* col) const noexcept
         {
             for (int64_t c = 0; c < channels; ++c)
@@ -122,6 +147,7 @@ namespace
         int64_t inH_ = 1, inW_ = 1, kH_ = 1, kW_ = 1, strideH_ = 1, strideW_ = 1, padH_ = 0, padW_ = 0, dilH_ = 1, dilW_ = 1;
         int64_t outH_ = 1, outW_ = 1;
         std::size_t colFloats_ = 0;
+        double work_ = 0.0;
         GemmPlan plan_;
     };
 } // namespace

@@ -35,6 +35,8 @@ namespace
 
 GemmPlan::GemmPlan (int64_t m, int64_t n, int64_t k) : m_ (m), n_ (n), k_ (k)
 {
+    if (m == 0 || n == 0 || k == 0)
+        return; // run() does nothing
     // A row-major product runs as the transposed column-major one: Eigen's "rows" are our n.
     Index kc = k, mc = n, nc = m;
     Eigen::internal::computeProductBlockingSizes<float, float, 1> (kc, mc, nc, Index { 1 });

@@ -59,7 +59,10 @@ namespace
             const Shape aMatrices = aBatch, bMatrices = bBatch;
             aStrides_ = broadcastStrides (aMatrices, batch_);
             bStrides_ = broadcastStrides (bMatrices, batch_);
+            work_ = static_cast<double> (numBatches_) * static_cast<double> (m_) * static_cast<double> (n_) * static_cast<double> (k_);
         }
+
+        double work() const noexcept override { return work_; }
 
         std::size_t scratchFloats() const noexcept override { return plan_.scratchFloats(); }
 
@@ -101,6 +104,7 @@ namespace
         bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false;
         float alpha_ = 1.0f, beta_ = 1.0f;
         int64_t m_ = 0, n_ = 0, k_ = 0, numBatches_ = 1;
+        double work_ = 0.0;
         Shape batch_, out_, c_;
         Strides aStrides_ {}, bStrides_ {};
         GemmPlan plan_;

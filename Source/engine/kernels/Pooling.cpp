@@ -1,4 +1,5 @@
 // Max / average pooling and adaptive average pooling over the last 1 or 2 axes, as PyTorch's CPU kernels.
+#include "engine/CheckedArithmetic.h"
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
@@ -9,10 +10,13 @@ namespace sonotype::engine::kernels
 {
 namespace
 {
-    // torch's pooling_output_shape
+    // torch's pooling_output_shape, every step checked (the operands come from the file)
     int64_t pooledSize (int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceilMode)
     {
-        const int64_t numerator = in + 2 * pad - dilation * (kernel - 1) - 1 + (ceilMode ? stride - 1 : 0);
+        const char* what = "the pooling output size";
+        const int64_t span = checkedAdd (checkedMul (dilation, kernel - 1, what), 1, what);
+        const int64_t padded = checkedAdd (in, checkedMul (2, pad, what), what);
+        const int64_t numerator = checkedAdd (checkedSub (padded, span, what), ceilMode ? stride - 1 : 0, what);
         int64_t out = (numerator >= 0 ? numerator / stride : -((-numerator + stride - 1) / stride)) + 1;
         if (ceilMode && (out - 1) * stride >= in + pad)
             --out;
@@ -74,20 +78,28 @@ namespace
                 pH_ = padding[0];
                 dH_ = dilation[0];
             }
-            if (kH_ < 1 || kW_ < 1 || sH_ < 1 || sW_ < 1 || dH_ < 1 || dW_ < 1 || pH_ < 0 || pW_ < 0 || pH_ * 2 > kH_ || pW_ * 2 > kW_)
+            if (kH_ < 1 || kW_ < 1 || sH_ < 1 || sW_ < 1 || dH_ < 1 || dW_ < 1 || pH_ < 0 || pW_ < 0 || pH_ > kH_ / 2 || pW_ > kW_ / 2)
                 throw ModelError ("pooling needs kernel, stride, dilation >= 1 and 0 <= padding <= kernel / 2");
-            Shape computed = in;
             if (in.rank() < numSpatial + 1)
                 throw ModelError ("pooling input " + in.toString() + " has too few axes");
-            computed[in.rank() - 1] = pooledSize (in[in.rank() - 1], kW_, pW_, sW_, dW_, ceilMode);
+            const int64_t outW = pooledSize (in[in.rank() - 1], kW_, pW_, sW_, dW_, ceilMode);
+            const int64_t outH = numSpatial == 2 ? pooledSize (in[in.rank() - 2], kH_, pH_, sH_, dH_, ceilMode) : 1;
+            if (outW < 1 || outH < 1)
+                throw ModelError ("pooling output would be empty for input " + in.toString());
+            Shape computed = in.with (in.rank() - 1, outW);
             if (numSpatial == 2)
-                computed[in.rank() - 2] = pooledSize (in[in.rank() - 2], kH_, pH_, sH_, dH_, ceilMode);
+                computed = computed.with (in.rank() - 2, outH);
             for (int axis = 0; axis < computed.rank(); ++axis)
                 if (computed[axis] < 1)
                     throw ModelError ("pooling output would be empty for input " + in.toString());
             args.checkOutput (0, computed);
             g_ = geometry (in, computed, numSpatial);
+            if (divisorOverride_ < 0)
+                throw ModelError ("divisor_override must not be negative");
+            work_ = static_cast<double> (computed.numElements()) * static_cast<double> (kH_) * static_cast<double> (kW_);
         }
+
+        double work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -149,6 +161,7 @@ namespace
         int64_t divisorOverride_ = 0;
         int64_t kH_ = 1, kW_ = 1, sH_ = 1, sW_ = 1, pH_ = 0, pW_ = 0, dH_ = 1, dW_ = 1;
         Geometry g_;
+        double work_ = 0.0;
     };
 
     class AdaptiveAvgPool final : public Op
@@ -162,7 +175,15 @@ namespace
             g_ = geometry (args.input (0), args.output (0), static_cast<int> (numSpatial));
             if (g_.outH < 1 || g_.outW < 1)
                 throw ModelError ("adaptive pooling output size must be at least 1");
+            // run() computes (o + 1) * in for each output position o.
+            checkedMul (g_.outH + 1, g_.inH, "adaptive pooling window bounds");
+            checkedMul (g_.outW + 1, g_.inW, "adaptive pooling window bounds");
+            // Each output window spans at most in / out + 2 positions along an axis.
+            auto span = [] (int64_t in, int64_t out) { return static_cast<double> (in) + 2.0 * static_cast<double> (out); };
+            work_ = static_cast<double> (g_.planes) * span (g_.inH, g_.outH) * span (g_.inW, g_.outW);
         }
+
+        double work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -188,6 +209,7 @@ namespace
 
     private:
         Geometry g_;
+        double work_ = 0.0;
     };
 } // namespace
 

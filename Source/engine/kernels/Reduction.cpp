@@ -50,6 +50,7 @@ namespace
             args.checkOutput (0, computed);
             strides_[0] = inStrides;
             // Offsets of the reduced sub-block's elements relative to its first element.
+            args.claimTable (static_cast<std::uint64_t> (reducedShape.numElements()), sizeof (int64_t), "reduction offsets");
             offsets_.reserve (static_cast<std::size_t> (reducedShape.numElements()));
             const std::array<Strides, 1> subStrides { reducedStrides };
             const int64_t innerStride = numReduced > 0 ? reducedStrides[static_cast<std::size_t> (numReduced - 1)] : 0;

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Writes the hostile model-file corpus: one small .safetensors file per class of attack on the
+loader (crafted shapes, sizes, offsets, graphs and attributes), and manifest.json, which names
+what each file must be refused with. Every command that loads a model (`sonotype inspect`,
+`run-model`, `classify`), the engine's own tests and the plugin's model loading read the manifest.
+
+Standard library only; deterministic. Regenerate with:
+    /usr/bin/python3 Tests/data/hostile-models/make_corpus.py
+"""
+import json
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# A valid tiny classifier the corpus starts from: log-mel input [1, 8, 11] (8 bands, 11 frames of
+# a 320-sample window at 16 kHz), mean over time, a linear layer to 3 classes.
+FRONTEND = {"sample_rate": 16000, "n_fft": 64, "hop_length": 32, "n_mels": 8, "window_samples": 320,
+            "log": {"type": "db", "top_db": 80.0}}
+LABELS = ["low", "mid", "high"]
+WEIGHTS = [("w", [3, 8], [((i * 7) % 5 - 2) / 4 for i in range(24)]), ("b", [3], [0.1, -0.2, 0.3])]
+
+
+def base_graph():
+    return {
+        "inputs": [0], "outputs": [4],
+        "values": [
+            {"shape": [1, 8, 11], "kind": "input"},
+            {"shape": [3, 8], "kind": "tensor", "tensor": "w"},
+            {"shape": [3], "kind": "tensor", "tensor": "b"},
+            {"shape": [1, 8], "kind": "node"},
+            {"shape": [1, 3], "kind": "node"},
+        ],
+        "nodes": [
+            {"op": "reduce_mean", "inputs": [0], "outputs": [3], "attrs": {"axes": [2], "keepdim": False}},
+            {"op": "gemm", "inputs": [3, 1, 2], "outputs": [4], "attrs": {"trans_b": True}},
+        ],
+    }
+
+
+def metadata(graph, labels=LABELS, frontend=FRONTEND, graph_text=None):
+    return {"format": "sonotype", "format_version": "1",
+            "graph": graph_text if graph_text is not None else json.dumps(graph, separators=(",", ":")),
+            "labels": json.dumps(labels), "frontend": json.dumps(frontend)}
+
+
+def safetensors(meta, tensors=WEIGHTS, header_entries=None, header_text=None, data=None, header_length=None):
+    """The file's bytes. header_entries overrides tensor entries (for lies about dtype or offsets)."""
+    header = {"__metadata__": meta}
+    blob = b""
+    for name, shape, values in tensors:
+        raw = struct.pack("<%df" % len(values), *values)
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(blob), len(blob) + len(raw)]}
+        blob += raw
+    if header_entries is not None:
+        header.update(header_entries)
+    text = header_text if header_text is not None else json.dumps(header, separators=(",", ":"))
+    encoded = text.encode("utf-8")
+    length = len(encoded) if header_length is None else header_length
+    return struct.pack("<Q", length) + encoded + (blob if data is None else data)
+
+
+def entry(name, expect, description, blob, stage="load", max_memory_mib=None):
+    return {"file": name + ".safetensors", "expect": expect, "description": description, "stage": stage,
+            "max_memory_mib": max_memory_mib, "bytes": blob}
+
+
+def with_graph(edit):
+    graph = base_graph()
+    edit(graph)
+    return safetensors(metadata(graph))
+
+
+def corpus():
+    items = []
+    add = items.append
+    big = 1 << 32
+
+    # --- the valid base: must load and classify -----------------------------------------------
+    add(entry("valid_base", "", "the valid model every other file is a corruption of", safetensors(metadata(base_graph())), stage="valid"))
+
+    # --- sizes of inputs and outputs ---------------------------------------------------------
+    def zero_input(g):
+        g["values"][0]["shape"] = [1, 8, 0]
+    add(entry("zero_dim_input", "graph input 0 has shape [1, 8, 0], which holds no elements",
+              "an input with a zero dimension (the front end would write a window into an empty arena)", with_graph(zero_input)))
+
+    add(entry("zero_class_output", "graph output 4 has shape [1, 0], which holds no elements",
+              "an output [1, 0]: zero classes (the analyzer would take the maximum of nothing)", _zero_class_file()))
+
+    def batch_input(g):
+        g["values"][0]["shape"] = [2, 8, 11]
+        g["values"][3]["shape"] = [2, 8]
+        g["values"][4]["shape"] = [2, 3]
+    add(entry("two_windows_input", "holds more than one window of [n_mels, frames]",
+              "an input of two windows: the front end writes one", with_graph(batch_input), stage="frontend"))
+
+    def many_frames(g):
+        g["values"][0]["shape"] = [1, 8, (1 << 20) + 1]
+        g["values"].append({"shape": [1, 8, 11], "kind": "node"})
+        g["nodes"].insert(0, {"op": "slice", "inputs": [0], "outputs": [5], "attrs": {"axis": 2, "start": 0}})
+        g["nodes"][1]["inputs"] = [5]
+    add(entry("too_many_frames_input", "asks for 1048577 frames",
+              "more frames than the front end makes (2^32 would have wrapped an int to a small window)", with_graph(many_frames), stage="frontend"))
+
+    # --- shape arithmetic --------------------------------------------------------------------
+    def product_overflow(g):
+        g["values"].append({"shape": [big, big, big], "kind": "node"})
+    add(entry("shape_product_overflow", "would have more than 2^40 elements",
+              "dimensions each in range whose product wraps int64", with_graph(product_overflow)))
+
+    add(entry("tensor_elements_overflow", "too many elements",
+              "a stored tensor whose shape multiplies past 2^40 (the byte count would wrap)",
+              safetensors(metadata(base_graph()), header_entries={"huge": {"dtype": "F32", "shape": [1 << 30, 1 << 30], "data_offsets": [124, 124]}})))
+
+    def negative_dim(g):
+        g["values"][3]["shape"] = [1, -8]
+    add(entry("negative_dimension", "value 3: invalid dimension", "a negative dimension", with_graph(negative_dim)))
+
+    def slice_overflow(g):
+        g["values"][3]["shape"] = [1, 8, 3]
+        g["nodes"][0] = {"op": "slice", "inputs": [0], "outputs": [3], "attrs": {"axis": 2, "start": 1, "step": 1 << 62}}
+        g["values"].append({"shape": [1, 8], "kind": "node"})
+        g["nodes"].insert(1, {"op": "reduce_mean", "inputs": [3], "outputs": [5], "attrs": {"axes": [2]}})
+        g["nodes"][2]["inputs"][0] = 5
+    add(entry("slice_bounds_overflow", "is outside axis 2 of size 11",
+              "start + (length - 1) * step wraps to a small index (wild reads)", with_graph(slice_overflow)))
+
+    add(entry("conv_padding_overflow", "the conv output size overflows 64-bit arithmetic",
+              "a conv padding whose doubling wraps int64", _conv_overflow_file()))
+
+    # --- graph structure ---------------------------------------------------------------------
+    def uncomputed_output(g):
+        g["values"].append({"shape": [1, 3], "kind": "input"})
+        g["outputs"] = [5]
+    add(entry("output_never_computed", "graph output 5 is neither a graph input, a stored tensor nor computed by a node",
+              "an output that is an input-kind value missing from the graph's inputs (read uninitialised)", with_graph(uncomputed_output)))
+
+    def cycle(g):
+        g["nodes"][0]["inputs"] = [4]
+    add(entry("graph_cycle", "uses value 4 before it is computed", "a node reading a later node's output", with_graph(cycle)))
+
+    def dangling(g):
+        g["nodes"][1]["inputs"] = [3, 999, 2]
+    add(entry("dangling_value_id", "value 999 does not exist", "a node input id past the value table", with_graph(dangling)))
+
+    def unknown_op(g):
+        g["nodes"][0]["op"] = "system"
+    add(entry("unknown_op", "unknown op 'system'", "an op the engine does not have", with_graph(unknown_op)))
+
+    # --- container lies ----------------------------------------------------------------------
+    add(entry("dtype_lie", "dtype F16 is not supported",
+              "a tensor declared F16",
+              safetensors(metadata(base_graph()), header_entries={"b": {"dtype": "F16", "shape": [3], "data_offsets": [96, 108]}})))
+    add(entry("size_lie", "holds 8 bytes but shape [3] needs 12",
+              "data_offsets too short for the shape",
+              safetensors(metadata(base_graph()), header_entries={"b": {"dtype": "F32", "shape": [3], "data_offsets": [96, 104]}})))
+    add(entry("overlapping_offsets", "overlaps the previous tensor",
+              "two tensors sharing bytes",
+              safetensors(metadata(base_graph()), header_entries={"b": {"dtype": "F32", "shape": [3], "data_offsets": [84, 96]}})))
+    add(entry("header_length_lie", "exceeds the file size",
+              "a header length field past the end of the file",
+              safetensors(metadata(base_graph()), header_length=1 << 40)))
+    add(entry("truncated_data", "truncated: tensors need 108 data bytes",
+              "the data section cut short", safetensors(metadata(base_graph()), data=b"\0" * 50)))
+
+    # --- attributes --------------------------------------------------------------------------
+    graph_text = json.dumps(base_graph(), separators=(",", ":")).replace('"keepdim":false', '"keepdim":false,"correction":1e999')
+    add(entry("infinite_attribute", "number out of range", "an attribute of 1e999 (infinite as a double)",
+              safetensors(metadata(None, graph_text=graph_text))))
+    graph_text = json.dumps(base_graph(), separators=(",", ":")).replace('"keepdim":false', '"keepdim":NaN')
+    add(entry("nan_attribute", "unexpected character 'N'", "an attribute spelled NaN (not JSON)", safetensors(metadata(None, graph_text=graph_text))))
+
+    # --- names that reach messages ----------------------------------------------------------
+    def escape_name(g):
+        g["values"][1]["tensor"] = "w\x1b]0;owned\x07\x1b[2J"
+    add(entry("control_bytes_in_name", "stored tensor 'w\\x1b]0;owned\\x07\\x1b[2J' is not in the file",
+              "terminal escape sequences in a tensor name the error message quotes", with_graph(escape_name)))
+    add(entry("control_bytes_in_label", "holds control characters", "a class label with terminal escapes",
+              safetensors(metadata(base_graph(), labels=["low", "mid\x1b[31m", "high"]))))
+
+    # --- budgets -----------------------------------------------------------------------------
+    def prepended(values, nodes, outputs=None):
+        """The base graph with values 5, 6, ... and nodes computing them before its own."""
+        graph = base_graph()
+        graph["values"] += [{"shape": shape, "kind": "node"} for shape in values]
+        graph["nodes"] = nodes + graph["nodes"]
+        if outputs is not None:
+            graph["outputs"] = outputs
+        return safetensors(metadata(graph))
+
+    scalar = {"op": "reduce_mean", "inputs": [0], "outputs": [5], "attrs": {"axes": [1, 2], "keepdim": True}}  # value 5: [1, 1, 1]
+    add(entry("arena_64_gib", "one session's activations needs 64 GiB, more than the memory budget allows",
+              "an expand to [16, 2^30, 1]: a 64 GiB activation arena from a 1 KB file",
+              prepended([[1, 1, 1], [16, 1 << 30, 1]], [scalar, {"op": "expand", "inputs": [5], "outputs": [6]}], outputs=[4, 6])))
+    add(entry("reduce_table_512_gib", "its reduction offsets needs 512 GiB",
+              "a reduction over 2^36 elements: a 512 GiB offset table at load",
+              prepended([[1, 1, 1], [1, 1 << 18, 1 << 18], [1]],
+                        [scalar, {"op": "expand", "inputs": [5], "outputs": [6]},
+                         {"op": "reduce_sum", "inputs": [6], "outputs": [7], "attrs": {"axes": [1, 2]}}])))
+    n = 1 << 30
+    add(entry("attention_mask_table", "its attention mask offsets needs 8.0 GiB",
+              "attention over 2^30 batches with a mask: an 8 GiB offset table at load",
+              prepended([[1, 1, 1], [1, 1, 1, 1], [n, 1, 1, 1], [n, 1, 1, 1]],
+                        [scalar, {"op": "reshape", "inputs": [5], "outputs": [6]}, {"op": "expand", "inputs": [6], "outputs": [7]},
+                         {"op": "attention", "inputs": [7, 7, 7, 7], "outputs": [8], "attrs": {"scale": 1.0}}])))
+    add(entry("pooling_2e40_taps", "more than the work budget",
+              "a max-pool of 2^20 taps at 2^21 positions: a run() that would not end for hours",
+              prepended([[1, 1, 1], [1, 1, 1 << 21], [1, 1, (1 << 21) + 1]],
+                        [scalar, {"op": "expand", "inputs": [5], "outputs": [6]},
+                         {"op": "max_pool", "inputs": [6], "outputs": [7], "attrs": {"kernel": [1 << 20], "stride": [1], "padding": [1 << 19]}}])))
+
+    # A header whose JSON is small but expands ~40x when parsed: refused under a 16 MiB budget.
+    bomb = '{"__metadata__":' + json.dumps(metadata(base_graph()), separators=(",", ":")) + ',"x":[' + ",".join(["[]"] * 350000) + "]}"
+    add(entry("json_expansion", "the parsed JSON would take more than", "a 1 MB header of empty lists that parses into ~80 MB",
+              safetensors(None, tensors=[], header_text=bomb), max_memory_mib=16))
+    return items
+
+
+def _zero_class_file():
+    graph = base_graph()
+    graph["values"][1]["shape"] = [0, 8]
+    graph["values"][2]["shape"] = [0]
+    graph["values"][4]["shape"] = [1, 0]
+    return safetensors(metadata(graph, labels=[]), tensors=[("w", [0, 8], []), ("b", [0], [])])
+
+
+def _conv_overflow_file():
+    graph = base_graph()
+    graph["values"] = [{"shape": [1, 8, 11], "kind": "input"}, {"shape": [1, 8, 1], "kind": "tensor", "tensor": "k"},
+                       {"shape": [1, 1, 11], "kind": "node"}]
+    graph["nodes"] = [{"op": "conv", "inputs": [0, 1], "outputs": [2], "attrs": {"stride": [1], "padding": [1 << 62], "dilation": [1]}}]
+    graph["outputs"] = [2]
+    return safetensors(metadata(graph, labels=[]), tensors=[("k", [1, 8, 1], [0.125] * 8)])
+
+
+def main():
+    items = corpus()
+    for old in os.listdir(HERE):
+        if old.endswith(".safetensors"):
+            os.remove(os.path.join(HERE, old))
+    manifest = []
+    for item in items:
+        with open(os.path.join(HERE, item["file"]), "wb") as f:
+            f.write(item.pop("bytes"))
+        manifest.append(item)
+    with open(os.path.join(HERE, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    print("wrote %d files" % len(items))
+
+
+if __name__ == "__main__":
+    main()
