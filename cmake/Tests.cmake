@@ -14,6 +14,7 @@ add_executable(sonotype_tests
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/engine/EngineTests.cpp
+    Tests/engine/HostileModelTests.cpp
     Tests/engine/JsonTests.cpp
     Tests/engine/ModelFileTests.cpp
     Tests/runtime/DetectorTests.cpp
@@ -38,8 +39,10 @@ add_test(NAME export_fixture_models
     COMMAND ${SONOTYPE_PYTHON} -m sonotype.testing.fixtures ${SONOTYPE_FIXTURES_DIR})
 set_tests_properties(export_fixture_models PROPERTIES FIXTURES_SETUP exported_models ENVIRONMENT "${SONOTYPE_TEST_ENV}")
 
-# The C++ tests find the fixtures here (or in $SONOTYPE_FIXTURES).
-target_compile_definitions(sonotype_tests PRIVATE SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}")
+# The C++ tests find the fixtures here (or in $SONOTYPE_FIXTURES), and the hostile-file corpus.
+set(SONOTYPE_HOSTILE_MODELS_DIR "${CMAKE_SOURCE_DIR}/Tests/data/hostile-models")
+target_compile_definitions(sonotype_tests PRIVATE SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}"
+    SONOTYPE_HOSTILE_MODELS_DIR="${SONOTYPE_HOSTILE_MODELS_DIR}")
 catch_discover_tests(sonotype_tests PROPERTIES FIXTURES_REQUIRED exported_models)
 
 # Python: exporter and live parity with PyTorch through the built CLI.

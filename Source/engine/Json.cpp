@@ -83,6 +83,8 @@ namespace
 // A recursive-descent parser; a friend of JsonValue, to record what it knows of integers.
 class JsonParser
 {
+    static constexpr std::size_t kKeyNodeBytes = 80; // a std::set node holding a std::string
+
 public:
     JsonParser (std::string_view text, std::size_t maxMemoryBytes) : text_ (text), maxMemoryBytes_ (maxMemoryBytes) {}
 
@@ -90,6 +92,7 @@ public:
 
     JsonValue document()
     {
+        account (sizeof (JsonValue));
         auto value = parseValue (0);
         skipWhitespace();
         if (! atEnd())
@@ -128,21 +131,34 @@ private:
         pos_ += word.size();
     }
 
-    // Counts memory the parsed document will hold (a value, a string's bytes, an object key and
-    // its duplicate check), with room for the vectors' growth: "[]" is 2 bytes of text but a
-    // JsonValue of ~100 bytes, so the text's size alone does not bound the parse.
+    // Counts the memory the parsed document holds before it is allocated: each growth of an
+    // array's or object's vector (to twice its capacity, as std::vector grows), strings beyond the
+    // small-string buffer, and the keys' duplicate check while an object is parsed. "[]" is 2
+    // bytes of text but a value of ~100 bytes: the text's size alone does not bound the parse.
     void account (std::size_t bytes)
     {
         if (bytes > maxMemoryBytes_ - memoryBytes_)
-            fail ("the parsed JSON would take more than " + std::to_string (maxMemoryBytes_) + " bytes of memory");
+            fail ("the parsed JSON would take more than " + std::to_string (maxMemoryBytes_ >> 20) + " MiB of memory");
         memoryBytes_ += bytes;
+    }
+
+    template <typename Vector>
+    void accountGrowth (const Vector& items)
+    {
+        if (items.size() == items.capacity())
+            account ((std::max<std::size_t> (2 * items.capacity(), 1) - items.capacity()) * sizeof (typename Vector::value_type));
+    }
+
+    void accountString (const std::string& text)
+    {
+        if (text.size() > 15)
+            account (text.size() + 1);
     }
 
     // `depth` counts the arrays and objects around this value. Recursion is bounded by
     // kMaxJsonDepth, so hostile input cannot overflow the stack.
     JsonValue parseValue (int depth)
     {
-        account (2 * sizeof (JsonValue));
         skipWhitespace();
         const char c = peek();
         if ((c == '{' || c == '[') && depth >= kMaxJsonDepth)
@@ -154,7 +170,7 @@ private:
             case '"':
             {
                 auto text = parseString();
-                account (text.size());
+                accountString (text);
                 return JsonValue::string (std::move (text));
             }
             case 't': literal ("true"); return JsonValue::boolean (true);
@@ -172,6 +188,7 @@ private:
         ++pos_; // '{'
         JsonValue::Object members;
         std::set<std::string, std::less<>> keys;
+        std::size_t checkBytes = 0;
         skipWhitespace();
         if (peek() == '}')
         {
@@ -185,13 +202,17 @@ private:
                 fail ("expected a string key");
             const auto keyStart = pos_;
             auto key = parseString();
-            account (2 * (key.size() + sizeof (std::pair<std::string, JsonValue>)) + 64);
+            accountString (key);
+            account (kKeyNodeBytes + (key.size() > 15 ? key.size() + 1 : 0)); // the duplicate check's copy
+            checkBytes += kKeyNodeBytes + (key.size() > 15 ? key.size() + 1 : 0);
             // Keys are compared after unescaping, so "a" and "\u0061" are duplicates.
             if (! keys.insert (key).second)
                 failAt (keyStart, "duplicate key '" + excerpt (key) + "'");
             skipWhitespace();
             expect (':', "':'");
-            members.emplace_back (std::move (key), parseValue (depth));
+            auto value = parseValue (depth);
+            accountGrowth (members);
+            members.emplace_back (std::move (key), std::move (value));
             skipWhitespace();
             if (peek() == ',')
             {
@@ -199,6 +220,7 @@ private:
                 continue;
             }
             expect ('}', "',' or '}'");
+            memoryBytes_ -= checkBytes; // the duplicate check is freed now
             return JsonValue::object (std::move (members));
         }
     }
@@ -215,7 +237,9 @@ private:
         }
         for (;;)
         {
-            items.push_back (parseValue (depth));
+            auto item = parseValue (depth);
+            accountGrowth (items);
+            items.push_back (std::move (item));
             skipWhitespace();
             if (peek() == ',')
             {

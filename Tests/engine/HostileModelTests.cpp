@@ -1,0 +1,203 @@
+// Hostile model files: every class of crafted file is refused with its specific message before it
+// can allocate, loop or touch memory it should not; budgets and checked sizes, tested directly.
+#include "dsp/FrontendSettings.h"
+#include "engine/CheckedArithmetic.h"
+#include "engine/LoadBudget.h"
+#include "engine/Session.h"
+#include "support/HostileModels.h"
+#include "support/SafetensorsWriter.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace sonotype;
+using namespace sonotype::testing;
+using Catch::Matchers::Contains;
+
+namespace
+{
+std::string refusal (const HostileModel& hostile)
+{
+    try
+    {
+        const auto model = engine::Model::load (hostile.path, hostile.limits);
+        if (hostile.stage == "frontend")
+            dsp::FrontendSettings::fromModel (*model);
+    }
+    catch (const engine::ModelError& e)
+    {
+        return e.what();
+    }
+    catch (const dsp::FrontendError& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+bool hasControlBytes (const std::string& text)
+{
+    return std::any_of (text.begin(), text.end(), [] (char c) { return static_cast<unsigned char> (c) < 0x20 || c == 0x7f; });
+}
+
+std::vector<std::uint8_t> modelBytes (const std::string& graph, const std::vector<TestTensor>& tensors = {})
+{
+    return safetensorsBytes (tensors, modelMetadata (graph));
+}
+} // namespace
+
+TEST_CASE ("every file of the hostile corpus is refused with its own message", "[hostile]")
+{
+    const auto corpus = hostileModels();
+    REQUIRE (corpus.size() >= 25);
+    for (const auto& hostile : corpus)
+    {
+        INFO (hostile.path << ": " << hostile.description);
+        const auto message = refusal (hostile);
+        if (hostile.stage == "valid")
+        {
+            CHECK (message.empty());
+            continue;
+        }
+        CHECK_THAT (message, Contains (hostile.expect));
+        CHECK_FALSE (hasControlBytes (message));
+    }
+}
+
+TEST_CASE ("the valid base of the corpus runs and gives finite outputs", "[hostile]")
+{
+    engine::Session session (engine::Model::load (hostileModelsDir() + "/valid_base.safetensors"));
+    std::fill (session.input().begin(), session.input().end(), 0.5f);
+    session.run();
+    REQUIRE (session.output().size() == 3);
+    for (float value : session.output())
+        CHECK (std::isfinite (value));
+}
+
+TEST_CASE ("a 60 MiB header that would expand past the budget while parsing is refused", "[hostile]")
+{
+    // "[]" is two bytes of text and a JSON value of ~100 bytes: 60 MiB would parse into ~6 GiB.
+    std::string header = "{\"__metadata__\":{},\"x\":[";
+    header.reserve (60u << 20);
+    while (header.size() < (60u << 20))
+        header += "[],";
+    header += "[]]}";
+    const auto bytes = safetensorsBytes (header, {});
+    REQUIRE_THROWS_WITH (engine::Model::fromMemory (bytes.data(), bytes.size(), "bomb"), Contains ("the parsed JSON would take more than"));
+}
+
+TEST_CASE ("budgets are configurable and name the need", "[hostile]")
+{
+    // gemm [1, 64] x [64, 64]: 4096 multiply-adds plus the passes over the operands.
+    const std::string graph = R"({"inputs":[0],"outputs":[2],"values":[{"shape":[1,64],"kind":"input"},
+        {"shape":[64,64],"kind":"tensor","tensor":"w"},{"shape":[1,64],"kind":"node"}],
+        "nodes":[{"op":"gemm","inputs":[0,1],"outputs":[2]}]})";
+    const auto bytes = modelBytes (graph, { { "w", { 64, 64 }, std::vector<float> (64 * 64, 0.5f) } });
+    const auto model = engine::Model::fromMemory (bytes.data(), bytes.size(), "gemm");
+    CHECK (model->info().opsPerRun == Approx (4096 + 64 + 4096 + 64));
+    CHECK (model->info().loadBytes >= 64 * 64 * sizeof (float));
+
+    engine::LoadLimits tight;
+    tight.maxOpsPerRun = 5000;
+    REQUIRE_THROWS_WITH (engine::Model::fromMemory (bytes.data(), bytes.size(), "gemm", tight),
+                         Contains ("needs about 8.32e+03 operations per run, more than the work budget of 5e+03 (node 0 (gemm) alone"));
+    engine::LoadLimits small;
+    small.maxMemoryBytes = 8 * 1024;
+    REQUIRE_THROWS_WITH (engine::Model::fromMemory (bytes.data(), bytes.size(), "gemm", small),
+                         Contains ("the weights (1 tensors) needs 16 KiB, more than the memory budget allows (8.0 KiB in all"));
+}
+
+TEST_CASE ("a graph of 600,000 values loads: planning is not quadratic", "[hostile]")
+{
+    // A chain of relu nodes as long as the 64 MiB header allows: the old all-pairs planner took
+    // minutes on such a graph.
+    constexpr int kValues = 600'000;
+    std::string graph = R"({"inputs":[0],"outputs":[)" + std::to_string (kValues - 1) + R"(],"values":[{"shape":[4],"kind":"input"})";
+    for (int v = 1; v < kValues; ++v)
+        graph += R"(,{"shape":[4],"kind":"node"})";
+    graph += R"(],"nodes":[)";
+    for (int v = 1; v < kValues; ++v)
+        graph += (v > 1 ? "," : "") + std::string (R"({"op":"relu","inputs":[)") + std::to_string (v - 1) + R"(],"outputs":[)" + std::to_string (v) + "]}";
+    graph += "]}";
+    const auto bytes = modelBytes (graph);
+    const auto model = engine::Model::fromMemory (bytes.data(), bytes.size(), "chain");
+    CHECK (model->info().numNodes == kValues - 1);
+    // Two buffers of 16 floats (rounded to 64 bytes) take turns along the chain, plus the input.
+    CHECK (model->info().activationBytes <= 3 * 64);
+    engine::Session session (model);
+    session.input()[0] = -1.0f;
+    session.input()[1] = 2.0f;
+    session.run();
+    CHECK (session.output()[0] == 0.0f);
+    CHECK (session.output()[1] == 2.0f);
+
+    const auto tooMany = modelBytes (R"({"inputs":[0],"outputs":[0],"values":[)" + std::string (1'048'577 * 3, ' ').replace (0, 1, "0") + "]}");
+    CHECK_THROWS (engine::Model::fromMemory (tooMany.data(), tooMany.size(), "many"));
+}
+
+TEST_CASE ("the planner never lets two live buffers overlap (random graphs)", "[hostile][planner]")
+{
+    // Random DAGs over values of one random size, computed by the engine and by a plain double
+    // reference: memory shared by two live values would change the results.
+    std::mt19937 random (1234);
+    for (int trial = 0; trial < 40; ++trial)
+    {
+        const auto width = static_cast<std::size_t> (1 + random() % 40);
+        const int numNodes = 5 + static_cast<int> (random() % 60);
+        const auto shape = R"({"shape":[)" + std::to_string (width) + R"(],"kind":)";
+        std::string values = shape + R"("input"})", nodes;
+        std::vector<std::vector<double>> reference (1, std::vector<double> (width));
+        for (std::size_t i = 0; i < width; ++i)
+            reference[0][i] = 0.25 * static_cast<double> (i % 7) - 0.5;
+        for (int n = 1; n <= numNodes; ++n)
+        {
+            const auto a = random() % reference.size(), b = random() % reference.size();
+            const char* ops[] = { "add", "maximum", "minimum", "neg", "tanh" };
+            const int op = static_cast<int> (random() % 5);
+            std::vector<double> result (width);
+            for (std::size_t i = 0; i < width; ++i)
+            {
+                const double x = reference[a][i], y = reference[b][i];
+                result[i] = op == 0 ? x + y : op == 1 ? std::max (x, y) : op == 2 ? std::min (x, y) : op == 3 ? -x : std::tanh (x);
+            }
+            reference.push_back (result);
+            values += "," + shape + R"("node"})";
+            nodes += std::string (n > 1 ? "," : "") + R"({"op":")" + ops[op] + R"(","inputs":[)" + std::to_string (a)
+                     + (op < 3 ? "," + std::to_string (b) : std::string()) + R"(],"outputs":[)" + std::to_string (n) + "]}";
+        }
+        const std::size_t outputs[] = { reference.size() - 1, reference.size() / 2 };
+        const auto bytes = modelBytes (R"({"inputs":[0],"outputs":[)" + std::to_string (outputs[0]) + "," + std::to_string (outputs[1])
+                                       + R"(],"values":[)" + values + R"(],"nodes":[)" + nodes + "]}");
+        engine::Session session (engine::Model::fromMemory (bytes.data(), bytes.size(), "random"));
+        for (std::size_t i = 0; i < width; ++i)
+            session.input()[i] = static_cast<float> (reference[0][i]);
+        session.run();
+        for (std::size_t o = 0; o < 2; ++o)
+            for (std::size_t i = 0; i < width; ++i)
+                CHECK (session.output (o)[i] == Approx (reference[outputs[o]][i]).margin (1e-4).epsilon (1e-4));
+    }
+}
+
+TEST_CASE ("shapes and sizes refuse to overflow", "[hostile]")
+{
+    engine::Shape shape { 1 << 20, 1 << 20 };
+    CHECK_THROWS_WITH (shape.push (2), Contains ("more than 2^40 elements"));
+    CHECK (engine::Shape ({ 0, int64_t { 1 } << 40 }).loopCount() == int64_t { 1 } << 40);
+    CHECK_THROWS_WITH (engine::Shape ({ 0, int64_t { 1 } << 40, 2 }), Contains ("more than 2^40 elements"));
+    CHECK_THROWS_WITH (engine::Shape ({ 4, 5 }).with (0, int64_t { 1 } << 39), Contains ("more than 2^40 elements"));
+    CHECK_THROWS_WITH (engine::checkedMul (int64_t { 1 } << 40, int64_t { 1 } << 40, "a product"), Contains ("a product overflows"));
+    CHECK_THROWS_WITH (engine::checkedAdd (INT64_MAX, 1, "a sum"), Contains ("a sum overflows"));
+    engine::LoadBudget budget (engine::LoadLimits {});
+    CHECK_THROWS_WITH (budget.claim (uint64_t { 1 } << 62, 8, "a table"), Contains ("a table needs"));
+    CHECK (budget.usedBytes() == 0);
+}
+
+TEST_CASE ("messages quote file text printably", "[hostile]")
+{
+    CHECK (engine::printable ("plain text, ünïcödé") == "plain text, ünïcödé");
+    CHECK (engine::printable ("\x1b[2J\x07\x7f") == "\\x1b[2J\\x07\\x7f");
+    CHECK (engine::printable ("\xff\xc3") == "\\xff\\xc3"); // not UTF-8
+    CHECK (std::string (engine::ModelError ("name '\x1b]0;x\x07'").what()) == "name '\\x1b]0;x\\x07'");
+}
