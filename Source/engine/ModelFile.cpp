@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -100,8 +101,15 @@ namespace
     class FileReader final : public ModelFile::Reader
     {
     public:
-        explicit FileReader (const std::string& path) : Reader (path), stream_ (path, std::ios::binary)
+        explicit FileReader (const std::string& path) : Reader (path)
         {
+            // Folders, pipes and devices are refused before opening (a FIFO would block the open).
+            std::error_code error;
+            const auto status = std::filesystem::status (path, error);
+            if (! error && std::filesystem::exists (status) && ! std::filesystem::is_regular_file (status))
+                throw ModelError ("'" + path + "' is " + (std::filesystem::is_directory (status) ? "a folder" : "not a regular file")
+                                  + ", not a model file");
+            stream_.open (path, std::ios::binary);
             if (! stream_)
                 throw ModelError ("cannot open model file '" + path + "'");
             stream_.seekg (0, std::ios::end);

@@ -201,3 +201,9 @@ TEST_CASE ("messages quote file text printably", "[hostile]")
     CHECK (engine::printable ("\xff\xc3") == "\\xff\\xc3"); // not UTF-8
     CHECK (std::string (engine::ModelError ("name '\x1b]0;x\x07'").what()) == "name '\\x1b]0;x\\x07'");
 }
+
+TEST_CASE ("folders, devices and pipes are not read as model files", "[hostile]")
+{
+    CHECK_THROWS_WITH (engine::Model::load (hostileModelsDir()), Contains ("is a folder, not a model file"));
+    CHECK_THROWS_WITH (engine::Model::load ("/dev/zero"), Contains ("is not a regular file, not a model file"));
+}

@@ -33,7 +33,9 @@ namespace
             batches_ = batched_ ? x[0] : 1;
             inChannels_ = x[offset];
             outChannels_ = w[0];
-            if (groups_ < 1 || inChannels_ % groups_ != 0 || outChannels_ % groups_ != 0 || w[1] * groups_ != inChannels_)
+            if (inChannels_ < 1 || outChannels_ < 1)
+                throw ModelError ("conv input " + x.toString() + " and weight " + w.toString() + " must have channels");
+            if (groups_ < 1 || groups_ > inChannels_ || inChannels_ % groups_ != 0 || outChannels_ % groups_ != 0 || w[1] != inChannels_ / groups_)
                 throw ModelError ("conv groups=" + std::to_string (groups_) + " do not fit input " + x.toString() + " and weight " + w.toString());
             // 1-d runs as 2-d with a height of 1.
             auto pick = [&] (const std::vector<int64_t>& values, int i, int64_t fallback) {
@@ -51,8 +53,8 @@ namespace
             dilW_ = pick (dilation, 1, 1);
             if (strideH_ < 1 || strideW_ < 1 || dilH_ < 1 || dilW_ < 1 || padH_ < 0 || padW_ < 0)
                 throw ModelError ("conv stride and dilation must be >= 1 and padding >= 0");
-            if (kH_ < 1 || kW_ < 1 || inChannels_ < 1 || outChannels_ < 1)
-                throw ModelError ("conv input " + x.toString() + " and weight " + w.toString() + " must not be empty");
+            if (kH_ < 1 || kW_ < 1)
+                throw ModelError ("conv kernel " + w.toString() + " must not be empty");
             outH_ = outputSize (inH_, padH_, dilH_, kH_, strideH_);
             outW_ = outputSize (inW_, padW_, dilW_, kW_, strideW_);
             if (outH_ < 1 || outW_ < 1)
