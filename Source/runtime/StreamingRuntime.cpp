@@ -15,7 +15,12 @@ namespace
 } // namespace
 
 StreamingRuntime::Generation::Generation (AnalysisInfo analysisInfo, std::size_t historySize)
-    : info (std::move (analysisInfo)), board (numClassesOf (*info.model), historySize)
+    : info (std::move (analysisInfo)), boardPtr (std::make_shared<ResultBoard> (numClassesOf (*info.model), historySize)), board (*boardPtr)
+{
+}
+
+StreamingRuntime::Generation::Generation (AnalysisInfo analysisInfo, std::shared_ptr<ResultBoard> sharedBoard)
+    : info (std::move (analysisInfo)), boardPtr (std::move (sharedBoard)), board (*boardPtr)
 {
 }
 
@@ -104,14 +109,21 @@ void StreamingRuntime::prepare (double hostSampleRate)
 
 void StreamingRuntime::reconfigure (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds)
 {
-    if (model == nullptr)
-        model = current()->info.model;
-    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
-    const WindowAnalyzer probe (model, rate > 0.0 ? rate : 48000.0, hopSeconds, smoothingSeconds); // throws
+    WindowAnalyzer::checkSettings (hopSeconds, smoothingSeconds); // throws
+    if (model != nullptr)
+    {
+        // A new model: check that the analysis can run it at the current rate (throws).
+        const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+        const WindowAnalyzer probe (model, rate > 0.0 ? rate : 48000.0, hopSeconds, smoothingSeconds);
+    }
     const std::lock_guard<std::mutex> control (controlMutex_);
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
-        pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds });
+        // Build on what will run next: a swap still waiting for the worker, else the running model.
+        if (model == nullptr)
+            model = pending_ != nullptr ? pending_->model : generation_->info.model;
+        const bool modelChanged = model != generation_->info.model;
+        pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds, modelChanged });
     }
     hasPending_.store (true, std::memory_order_release);
     if (! workerStarted_)
@@ -129,15 +141,37 @@ void StreamingRuntime::setResultListener (std::function<void (const WindowResult
 void StreamingRuntime::applyPending()
 {
     std::unique_ptr<Pending> pending;
+    std::shared_ptr<Generation> running;
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
         pending = std::move (pending_);
+        running = generation_;
         hasPending_.store (false, std::memory_order_release);
     }
     if (pending == nullptr)
         return;
     try
     {
+        if (! pending->modelChanged && pending->model == running->info.model)
+        {
+            // Only the hop or the smoothing: the analyzer goes on (samples, features, smoothing
+            // state), the generation and its history stay; readers see the new settings.
+            if (analyzer_ != nullptr)
+            {
+                analyzer_->setHop (pending->hopSeconds);
+                analyzer_->setSmoothing (pending->smoothingSeconds);
+            }
+            auto info = running->info;
+            info.hopSeconds = pending->hopSeconds;
+            info.smoothingSeconds = pending->smoothingSeconds;
+            auto next = std::make_shared<Generation> (std::move (info), running->boardPtr);
+            {
+                const std::lock_guard<std::mutex> lock (generationMutex_);
+                generation_ = next;
+            }
+            workerGeneration_ = std::move (next);
+            return;
+        }
         // Before the first prepare() there is no stream yet: the analyzer only describes the generation.
         const double rate = analyzer_ != nullptr ? hostSampleRate_.load (std::memory_order_relaxed) : 48000.0;
         auto analyzer = std::make_unique<WindowAnalyzer> (pending->model, rate, pending->hopSeconds, pending->smoothingSeconds);

@@ -131,13 +131,16 @@ private:
     struct Generation
     {
         Generation (AnalysisInfo analysisInfo, std::size_t historySize);
+        Generation (AnalysisInfo analysisInfo, std::shared_ptr<ResultBoard> sharedBoard); // same history
         AnalysisInfo info;
-        ResultBoard board;
+        std::shared_ptr<ResultBoard> boardPtr;
+        ResultBoard& board;
     };
     struct Pending
     {
         std::shared_ptr<const engine::Model> model;
         double hopSeconds, smoothingSeconds;
+        bool modelChanged = true; // false: only hop/smoothing change, the analyzer and history stay
     };
 
     void workerLoop();

@@ -24,6 +24,16 @@ public:
         settings, a hop that is not positive, or an unsupported input rate. */
     WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds = 0.0);
 
+    /** Throws dsp::FrontendError for a hop or smoothing time the analyzer would refuse. */
+    static void checkSettings (double hopSeconds, double smoothingSeconds);
+
+    /** Changes the hop while the stream runs, keeping everything else (samples, cached features,
+        smoothing state): the next window starts where it would have started with the old hop, the
+        ones after it follow every new hop. Throws (as checkSettings) without changing anything. */
+    void setHop (double hopSeconds);
+    /** Changes the smoothing time constant; the average goes on from the last result. */
+    void setSmoothing (double smoothingSeconds);
+
     const dsp::FrontendSettings& settings() const noexcept { return settings_; }
     const std::vector<std::string>& labels() const noexcept { return labels_; }
     int numClasses() const noexcept { return numClasses_; }
@@ -50,6 +60,7 @@ public:
 
 private:
     int64_t windowStart (int64_t k) const noexcept;
+    double windowStartSeconds (int64_t k) const noexcept;
     void run (int64_t k, const float* samples, WindowResult& result);
 
     std::shared_ptr<const engine::Model> model_;
@@ -60,6 +71,10 @@ private:
     std::vector<std::string> labels_;
     int numClasses_ = 0;
     double hopSeconds_, smoothingSeconds_;
+    // The window grid: window k starts at originSample_ + round((k - originWindow_) * hop * rate)
+    // (model-rate samples), i.e. at originSeconds_ + (k - originWindow_) * hop. A hop change moves the origin.
+    int64_t originWindow_ = 0, originSample_ = 0;
+    double originSeconds_ = 0.0;
 
     std::vector<float> samples_;   // model-rate samples from absolute index bufferStart_ on
     int64_t bufferStart_ = 0;
@@ -68,6 +83,7 @@ private:
     int64_t numNonFinite_ = 0, numInput_ = 0;
     std::vector<float> smoothed_;
     int64_t lastWindow_ = -1;
+    double lastStartSeconds_ = 0.0;
 };
 
 } // namespace sonotype::runtime
