@@ -100,6 +100,10 @@ void StreamingRuntime::prepare (double hostSampleRate)
     inputSamples_.store (0, std::memory_order_relaxed);
     nonFiniteBefore_.store (0, std::memory_order_relaxed);
     fifo_ = std::make_unique<SpscFifo> (static_cast<std::size_t> (options_.fifoSeconds * hostSampleRate) + 16384);
+    gaps_ = std::make_unique<SpscRing<Gap>> (256);
+    written_ = 0;
+    unsentGap_ = {};
+    fifoRead_ = 0;
     chunk_.resize (8192);
     running_.store (true, std::memory_order_release);
     worker_->start ([this] { workerLoop(); });
@@ -212,10 +216,24 @@ void StreamingRuntime::push (const float* const* channels, int numChannels, int 
                 sum += channels[c] != nullptr ? channels[c][offset + i] : 0.0f;
             downmix_[i] = sum * scale;
         }
-        const auto written = fifo_->write (downmix_, static_cast<std::size_t> (count));
-        if (written < static_cast<std::size_t> (count))
-            fifoOverruns_.fetch_add (count - static_cast<int64_t> (written), std::memory_order_relaxed);
+        // A gap goes to the worker before the samples that follow it (if its ring is full, the
+        // worker meets it a little late: it then counts from where it is).
+        if (unsentGap_.count > 0 && gaps_->write (&unsentGap_, 1) == 1)
+            unsentGap_ = {};
+        const auto written = static_cast<int64_t> (fifo_->write (downmix_, static_cast<std::size_t> (count)));
+        written_ += written;
+        if (written < count)
+        {
+            // Dropped: the worker will count them as time that passed, so the timeline stays the host's.
+            const int64_t dropped = count - written;
+            fifoOverruns_.fetch_add (dropped, std::memory_order_relaxed);
+            if (unsentGap_.count == 0)
+                unsentGap_.at = written_;
+            unsentGap_.count += dropped;
+        }
     }
+    if (unsentGap_.count > 0 && gaps_->write (&unsentGap_, 1) == 1)
+        unsentGap_ = {};
     // One writer: a plain load and store, no read-modify-write needed.
     pushedSamples_.store (pushedSamples_.load (std::memory_order_relaxed) + numSamples, std::memory_order_relaxed);
 }
@@ -224,20 +242,50 @@ bool StreamingRuntime::processPending()
 {
     if (hasPending_.load (std::memory_order_acquire))
         applyPending();
-    bool gotAudio = false;
-    while (const auto count = fifo_->read (chunk_.data(), chunk_.size()))
+    bool didSomething = false;
+    for (;;)
     {
+        // The samples written so far first, then the gaps: a gap written before them is seen.
+        const auto available = fifo_->available();
+        Gap gap;
+        const bool hasGap = gaps_->peek (gap);
+        if (hasGap && gap.at <= fifoRead_)
+        {
+            gaps_->read (&gap, 1);
+            analyseReady(); // the windows complete before the gap
+            windowsSkipped_.fetch_add (analyzer_->skip (gap.count), std::memory_order_relaxed);
+            didSomething = true;
+            continue;
+        }
+        auto want = std::min (available, chunk_.size());
+        if (hasGap)
+            want = std::min (want, static_cast<std::size_t> (gap.at - fifoRead_));
+        if (want == 0)
+            break;
+        const auto count = fifo_->read (chunk_.data(), want);
+        fifoRead_ += static_cast<int64_t> (count);
         analyzer_->push (chunk_.data(), count);
-        gotAudio = true;
+        didSomething = true;
     }
     inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
     nonFinite_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
+    return analyseReady() || didSomething;
+}
+
+bool StreamingRuntime::analyseReady()
+{
     const auto newest = analyzer_->newestCompleteWindow();
     if (newest < analyzer_->nextWindow())
-        return gotAudio;
+        return false;
     // Behind? Skip to the newest window rather than fall further behind.
     windowsSkipped_.fetch_add (newest - analyzer_->nextWindow(), std::memory_order_relaxed);
-    analyzer_->analyze (newest, result_);
+    analyseWindow (newest);
+    return true;
+}
+
+void StreamingRuntime::analyseWindow (int64_t k)
+{
+    analyzer_->analyze (k, result_);
     const double offset = static_cast<double> (generationStartSample_) / hostSampleRate_.load (std::memory_order_relaxed);
     result_.startSeconds += offset;
     result_.endSeconds += offset;
@@ -250,7 +298,6 @@ bool StreamingRuntime::processPending()
         maxMs_.store (result_.inferenceMs, std::memory_order_relaxed);
     if (listener_)
         listener_ (result_, workerGeneration_->info);
-    return true;
 }
 
 void StreamingRuntime::workerLoop()

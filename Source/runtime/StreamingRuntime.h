@@ -69,7 +69,8 @@ struct RuntimeStats
     int64_t fifoOverruns = 0;      // samples the audio thread had to drop
     int64_t nonFiniteSamples = 0;  // NaN/Inf samples replaced by 0
     int64_t pushedSamples = 0;     // host-rate samples the audio thread has pushed since prepare()
-    int64_t inputSamples = 0;      // host-rate samples the worker has taken from the FIFO
+    int64_t inputSamples = 0;      // the worker's stream position: host-rate samples it has taken from
+                                   // the FIFO, plus those the audio thread dropped before them
     double pushedSeconds = 0.0, streamSeconds = 0.0; // the same two, in seconds
     uint64_t generation = 0;       // of the model and settings in use
     std::string error;             // the worker's last error (a failed swap, an exception)
@@ -143,7 +144,14 @@ private:
         bool modelChanged = true; // false: only hop/smoothing change, the analyzer and history stay
     };
 
+    struct Gap // samples the audio thread dropped, after `at` samples written to the FIFO
+    {
+        int64_t at = 0, count = 0;
+    };
+
     void workerLoop();
+    bool analyseReady();
+    void analyseWindow (int64_t k);
     std::shared_ptr<Generation> makeGeneration (const Pending& settings, const WindowAnalyzer& analyzer) const;
     void stopWorker();
     void applyPending();
@@ -162,6 +170,10 @@ private:
 
     // Rebuilt by prepare() while the worker is stopped; the analyzer also on a swap, by the worker.
     std::unique_ptr<SpscFifo> fifo_;
+    std::unique_ptr<SpscRing<Gap>> gaps_;  // audio thread -> worker: where samples were dropped
+    int64_t written_ = 0;                  // audio thread: samples written to the FIFO since prepare()
+    Gap unsentGap_;                        // audio thread: a gap not handed to the worker yet
+    int64_t fifoRead_ = 0;                 // worker: samples read from the FIFO since prepare()
     std::unique_ptr<WindowAnalyzer> analyzer_;
     std::shared_ptr<Generation> workerGeneration_; // the worker's own reference
     int64_t generationStartSample_ = 0;            // host-rate stream position where the analyzer started

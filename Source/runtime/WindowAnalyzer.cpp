@@ -11,7 +11,7 @@ namespace sonotype::runtime
 
 WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds)
     : model_ (std::move (model)), session_ (model_), settings_ (dsp::FrontendSettings::fromModel (*model_)), logMel_ (settings_),
-      resampler_ (inputRate, settings_.sampleRate), labels_ (model_->info().labels), hopSeconds_ (hopSeconds),
+      resampler_ (std::in_place, inputRate, settings_.sampleRate), labels_ (model_->info().labels), hopSeconds_ (hopSeconds),
       smoothingSeconds_ (smoothingSeconds)
 {
     if (! (hopSeconds > 0.0 && hopSeconds <= 3600.0))
@@ -63,12 +63,33 @@ void WindowAnalyzer::push (const float* samples, std::size_t numSamples)
             ++numNonFinite_;
         }
     numInput_ += static_cast<int64_t> (numSamples);
-    resampler_.process (scratch_.data(), scratch_.size(), samples_);
+    resampler_->process (scratch_.data(), scratch_.size(), samples_);
 }
 
 void WindowAnalyzer::finish()
 {
-    resampler_.flush (samples_);
+    resampler_->flush (samples_);
+}
+
+int64_t WindowAnalyzer::skip (int64_t numInputSamples)
+{
+    if (numInputSamples <= 0)
+        return 0;
+    numInput_ += numInputSamples;
+    const double inputRate = resampler_->inputRate();
+    resampler_.emplace (inputRate, settings_.sampleRate);
+    // What the old resampler still held back is lost with the gap; the new one's first output
+    // sample is the input's first sample after it.
+    samples_.clear();
+    bufferStart_ = std::llround (static_cast<double> (numInput_) * settings_.sampleRate / inputRate);
+    const int64_t before = nextWindow_;
+    auto k = originWindow_ + static_cast<int64_t> (std::ceil (static_cast<double> (bufferStart_ - originSample_) / (hopSeconds_ * settings_.sampleRate)));
+    while (k > nextWindow_ && windowStart (k - 1) >= bufferStart_)
+        --k;
+    while (windowStart (k) < bufferStart_)
+        ++k;
+    nextWindow_ = std::max (nextWindow_, k);
+    return nextWindow_ - before;
 }
 
 int64_t WindowAnalyzer::windowStart (int64_t k) const noexcept

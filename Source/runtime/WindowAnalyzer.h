@@ -12,6 +12,7 @@
 #include "runtime/WindowResult.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace sonotype::runtime
@@ -44,6 +45,11 @@ public:
     void push (const float* samples, std::size_t numSamples);
     /** Ends the stream: the resampler's last samples come out. */
     void finish();
+    /** A gap: numInputSamples input samples that will never arrive (dropped upstream). The stream
+        goes on after them on the same window grid (times keep counting them); the resampler starts
+        afresh there; windows that would need samples from the gap are passed over. Returns how
+        many windows were passed over. */
+    int64_t skip (int64_t numInputSamples);
 
     /** The newest window whose samples have all arrived, or -1. */
     int64_t newestCompleteWindow() const noexcept;
@@ -56,6 +62,7 @@ public:
     bool analyzePaddedFirstWindow (WindowResult& result);
 
     int64_t numNonFiniteSamples() const noexcept { return numNonFinite_; }
+    /** Input samples of the stream so far, those skipped over included. */
     int64_t numInputSamples() const noexcept { return numInput_; }
 
 private:
@@ -67,7 +74,7 @@ private:
     engine::Session session_;
     dsp::FrontendSettings settings_;
     dsp::LogMelSpectrogram logMel_;
-    dsp::Resampler resampler_;
+    std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip())
     std::vector<std::string> labels_;
     int numClasses_ = 0;
     double hopSeconds_, smoothingSeconds_;

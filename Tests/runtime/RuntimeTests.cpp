@@ -414,3 +414,38 @@ TEST_CASE ("a settings change right after a model swap builds on the pending swa
     CHECK (runtime.info()->smoothingSeconds == Approx (0.2));
     CHECK (runtime.stats().error.empty());
 }
+
+TEST_CASE ("after a FIFO overrun the timeline keeps the host's time and results are live again once the worker catches up", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 0.5, 64 }, std::make_unique<ManualWorker>());
+    runtime.prepare (16000.0);
+    const auto signal = testSignal (16000.0, 6.0);
+    const float* all[] = { signal.data() };
+    runtime.push (all, 1, 16000 * 3); // 3 s while the worker stalls: the FIFO takes ~2 s, the rest is dropped
+    const auto dropped = runtime.stats().fifoOverruns;
+    REQUIRE (dropped > 0);
+    while (runtime.processPending())
+    {
+    }
+    // The worker caught up: its stream position counts the dropped samples as time that passed.
+    CHECK (runtime.stats().inputSamples == runtime.stats().pushedSamples);
+    for (int offset = 16000 * 3; offset + 160 <= 16000 * 6; offset += 160)
+    {
+        const float* block[] = { signal.data() + offset };
+        runtime.push (block, 1, 160);
+        while (runtime.processPending())
+        {
+        }
+    }
+    WindowResult result;
+    REQUIRE (runtime.latest (result));
+    INFO ("newest window ends at " << result.endSeconds << " s of 6 s pushed, " << dropped << " samples dropped");
+    CHECK (result.endSeconds <= 6.0 + 1e-9);
+    CHECK (result.endSeconds >= 6.0 - 0.25 - 1e-9); // the host's time, not 6 s minus what was dropped
+    CHECK_FALSE (runtime.isStale (result));
+    CHECK (runtime.stats().fifoOverruns == dropped);
+    CHECK (runtime.stats().inputSamples == 16000 * 6);
+    const auto history = runtime.history (64);
+    for (std::size_t i = 1; i < history.size(); ++i)
+        CHECK (history[i].startSeconds > history[i - 1].startSeconds);
+}
