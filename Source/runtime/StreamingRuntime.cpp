@@ -1,12 +1,38 @@
 #include "runtime/StreamingRuntime.h"
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 namespace sonotype::runtime
 {
 namespace
 {
+    /** At most how many host samples after a window's end its last samples come out of the
+        resampler (libsoxr's output does not depend on how the input is split into blocks, so
+        neither does this). Measured on zeros in blocks of `step`: between two measurements the
+        delay grows by less than `step`. */
+    int64_t resamplerDelay (double hostRate, double modelRate)
+    {
+        if (hostRate == modelRate)
+            return 0;
+        dsp::Resampler resampler (hostRate, modelRate);
+        constexpr int step = 64;
+        const std::vector<float> zeros (step, 0.0f);
+        std::vector<float> out;
+        double worst = 0.0;
+        int64_t produced = 0;
+        const auto total = std::max<int64_t> (static_cast<int64_t> (0.5 * hostRate), 16384); // several of soxr's output bursts
+        for (int64_t pushed = step; pushed <= total; pushed += step)
+        {
+            out.clear(); // only the count matters
+            resampler.process (zeros.data(), zeros.size(), out);
+            produced += static_cast<int64_t> (out.size());
+            worst = std::max (worst, static_cast<double> (pushed) - static_cast<double> (produced) * hostRate / modelRate);
+        }
+        return static_cast<int64_t> (std::ceil (worst)) + step + 1;
+    }
+
     int numClassesOf (const engine::Model& model)
     {
         const auto& output = model.info().outputShapes.front();
@@ -104,6 +130,8 @@ void StreamingRuntime::prepare (double hostSampleRate)
     written_ = 0;
     unsentGap_ = {};
     fifoRead_ = 0;
+    analysedThrough_.store (0, std::memory_order_relaxed);
+    readyDelay_ = resamplerDelay (hostSampleRate, analyzer_->settings().sampleRate);
     chunk_.resize (8192);
     running_.store (true, std::memory_order_release);
     worker_->start ([this] { workerLoop(); });
@@ -182,6 +210,8 @@ void StreamingRuntime::applyPending()
         auto next = makeGeneration (*pending, *analyzer);
         if (analyzer_ != nullptr)
         {
+            if (analyzer->settings().sampleRate != analyzer_->settings().sampleRate)
+                readyDelay_ = resamplerDelay (rate, analyzer->settings().sampleRate);
             generationStartSample_ += analyzer_->numInputSamples();
             nonFiniteBefore_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(),
                                     std::memory_order_relaxed);
@@ -220,7 +250,21 @@ void StreamingRuntime::push (const float* const* channels, int numChannels, int 
         // worker meets it a little late: it then counts from where it is).
         if (unsentGap_.count > 0 && gaps_->write (&unsentGap_, 1) == 1)
             unsentGap_ = {};
-        const auto written = static_cast<int64_t> (fifo_->write (downmix_, static_cast<std::size_t> (count)));
+        auto written = static_cast<int64_t> (fifo_->write (downmix_, static_cast<std::size_t> (count)));
+        if (written < count && nonRealtime_.load (std::memory_order_acquire))
+        {
+            // Offline: wait for the worker to make room (a stalled worker: drop after a while).
+            auto lastProgress = std::chrono::steady_clock::now();
+            while (written < count && running_.load (std::memory_order_acquire)
+                   && std::chrono::steady_clock::now() - lastProgress < std::chrono::seconds (10))
+            {
+                std::this_thread::sleep_for (std::chrono::microseconds (50));
+                const auto more = static_cast<int64_t> (fifo_->write (downmix_ + written, static_cast<std::size_t> (count - written)));
+                if (more > 0)
+                    lastProgress = std::chrono::steady_clock::now();
+                written += more;
+            }
+        }
         written_ += written;
         if (written < count)
         {
@@ -269,7 +313,31 @@ bool StreamingRuntime::processPending()
     }
     inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
     nonFinite_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
-    return analyseReady() || didSomething;
+    const bool analysed = analyseReady();
+    analysedThrough_.store (fifoRead_, std::memory_order_release);
+    return analysed || didSomething;
+}
+
+bool StreamingRuntime::waitUntilAnalysed (double timeoutSeconds) noexcept
+{
+    if (! prepared_.load (std::memory_order_acquire))
+        return false;
+    auto lastProgress = std::chrono::steady_clock::now();
+    auto seen = analysedThrough_.load (std::memory_order_acquire);
+    while (seen < written_)
+    {
+        if (! running_.load (std::memory_order_acquire))
+            return false;
+        std::this_thread::sleep_for (std::chrono::microseconds (20));
+        const auto now = std::chrono::steady_clock::now();
+        const auto through = analysedThrough_.load (std::memory_order_acquire);
+        if (through != seen)
+            lastProgress = now;
+        else if (std::chrono::duration<double> (now - lastProgress).count() > timeoutSeconds)
+            return false;
+        seen = through;
+    }
+    return true;
 }
 
 bool StreamingRuntime::analyseReady()
@@ -277,6 +345,13 @@ bool StreamingRuntime::analyseReady()
     const auto newest = analyzer_->newestCompleteWindow();
     if (newest < analyzer_->nextWindow())
         return false;
+    if (nonRealtime_.load (std::memory_order_acquire))
+    {
+        // Offline: every window, in order (the audio thread waits for us).
+        for (auto k = analyzer_->nextWindow(); k <= newest; ++k)
+            analyseWindow (k);
+        return true;
+    }
     // Behind? Skip to the newest window rather than fall further behind.
     windowsSkipped_.fetch_add (newest - analyzer_->nextWindow(), std::memory_order_relaxed);
     analyseWindow (newest);
@@ -290,6 +365,8 @@ void StreamingRuntime::analyseWindow (int64_t k)
     result_.startSeconds += offset;
     result_.endSeconds += offset;
     result_.generation = workerGeneration_->info.generation;
+    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+    result_.readySample = static_cast<int64_t> (std::ceil (result_.endSeconds * rate - 1e-6)) + 1 + readyDelay_;
     workerGeneration_->board.publish (result_);
     const auto run = windowsRun_.fetch_add (1, std::memory_order_relaxed) + 1;
     lastMs_.store (result_.inferenceMs, std::memory_order_relaxed);
@@ -306,7 +383,13 @@ void StreamingRuntime::workerLoop()
     {
         while (running_.load (std::memory_order_acquire))
             if (! processPending())
-                std::this_thread::sleep_for (std::chrono::milliseconds (2));
+            {
+                // Idle. Offline the audio thread waits for us: look again soon.
+                if (nonRealtime_.load (std::memory_order_acquire))
+                    std::this_thread::sleep_for (std::chrono::microseconds (50));
+                else
+                    std::this_thread::sleep_for (std::chrono::milliseconds (2));
+            }
     }
     catch (const std::exception& e)
     {

@@ -104,8 +104,22 @@ public:
     void setResultListener (std::function<void (const WindowResult&, const AnalysisInfo&)> listener);
 
     /** Audio thread: copies a block (any channel count, any length) in. Never blocks, allocates or
-        makes a system call; O(numChannels * numSamples). Before prepare(), does nothing. */
+        makes a system call; O(numChannels * numSamples). Before prepare(), does nothing.
+        In non-real-time mode (below) it waits for room in the FIFO instead of dropping samples. */
     void push (const float* const* channels, int numChannels, int numSamples) noexcept;
+
+    /** Any thread: non-real-time mode (a host rendering offline, faster than real time). The
+        worker analyses every window instead of skipping to the newest, and the audio thread may
+        wait for it (push(), waitUntilAnalysed()). Real time (the default) never waits. */
+    void setNonRealtime (bool nonRealtime) noexcept { nonRealtime_.store (nonRealtime, std::memory_order_release); }
+    bool isNonRealtime() const noexcept { return nonRealtime_.load (std::memory_order_acquire); }
+
+    /** Audio thread, non-real-time mode: waits until the worker has taken everything pushed so far
+        and analysed every window complete in it (its listener has run for each), so every result
+        whose readySample lies before the end of the audio pushed so far is out. Returns false
+        (without waiting further) when the worker is not running or `timeoutSeconds` pass without
+        progress. Never allocates or locks; it sleeps in short steps. */
+    bool waitUntilAnalysed (double timeoutSeconds = 10.0) noexcept;
 
     /** The worker's step: applies a pending reconfigure(), takes the audio pushed so far and
         analyses the newest complete window, if any (skipping older ones). Returns whether it did
@@ -178,6 +192,9 @@ private:
     std::shared_ptr<Generation> workerGeneration_; // the worker's own reference
     int64_t generationStartSample_ = 0;            // host-rate stream position where the analyzer started
     std::atomic<double> hostSampleRate_ { 0.0 };
+    std::atomic<bool> nonRealtime_ { false };
+    std::atomic<int64_t> analysedThrough_ { 0 }; // worker: FIFO samples taken and fully analysed
+    int64_t readyDelay_ = 0;                      // worker: host samples the resampler may hold a window back
     std::atomic<bool> prepared_ { false };
     std::atomic<bool> running_ { false };
     bool workerStarted_ = false; // guarded by controlMutex_
