@@ -1,5 +1,8 @@
 #include "plugin/FilePlayer.h"
 
+#include <cmath>
+#include <utility>
+
 namespace sonotype::plugin
 {
 namespace
@@ -135,6 +138,9 @@ void FilePlayer::reposition (double seconds)
 {
     const std::lock_guard<std::mutex> lock (fileMutex_);
     resamplers_.clear();
+    interleaved_.clear();
+    interleavedWritten_ = 0;
+    finishing_ = false;
     endOfFile_.store (false);
     const double rate = deviceRate_.load();
     if (reader_ == nullptr || rate <= 0.0)
@@ -157,11 +163,37 @@ void FilePlayer::reposition (double seconds)
     fileBlock_.setSize (channels, kReadFrames);
 }
 
+bool FilePlayer::writeLeftover()
+{
+    if (interleavedWritten_ < interleaved_.size())
+        interleavedWritten_ += ring_.write (interleaved_.data() + interleavedWritten_, interleaved_.size() - interleavedWritten_);
+    return interleavedWritten_ >= interleaved_.size();
+}
+
 void FilePlayer::fill()
 {
     std::unique_lock<std::mutex> lock (fileMutex_);
-    const bool room = ring_.capacity() - ring_.available() >= static_cast<std::size_t> (kChannels * kReadFrames * 8);
-    if (reader_ == nullptr || resamplers_.empty() || endOfFile_.load() || ! room)
+    if (! writeLeftover())
+    {
+        lock.unlock();
+        wait (2);
+        return;
+    }
+    if (std::exchange (finishing_, false))
+        endOfFile_.store (true); // the file's last samples are all in the ring now
+    if (reader_ == nullptr || resamplers_.empty() || endOfFile_.load())
+    {
+        lock.unlock();
+        wait (5);
+        return;
+    }
+    // Upsampling multiplies what a read produces (an 8 kHz file on a 96 kHz device: 12x, up to
+    // 768x): read few enough frames that their output fits in a quarter of the ring, and wait for
+    // that much room. (What still does not fit, e.g. a resampler burst, waits in interleaved_.)
+    const double ratio = deviceRate_.load() / reader_->sampleRate;
+    const int frames = juce::jlimit (1, kReadFrames, static_cast<int> (static_cast<double> (ring_.capacity() / 4) / (kChannels * ratio)));
+    const auto expected = static_cast<std::size_t> (kChannels * (std::ceil (frames * ratio) + 256.0));
+    if (ring_.capacity() - ring_.available() < std::min (expected, ring_.capacity() / 2))
     {
         lock.unlock();
         wait (5);
@@ -169,7 +201,7 @@ void FilePlayer::fill()
     }
     const int channels = static_cast<int> (resamplers_.size());
     const auto remaining = reader_->lengthInSamples - readPosition_;
-    const int count = static_cast<int> (std::min<int64_t> (kReadFrames, std::max<int64_t> (remaining, 0)));
+    const int count = static_cast<int> (std::min<int64_t> (frames, std::max<int64_t> (remaining, 0)));
     for (auto& r : resampled_)
         r.clear();
     if (count > 0)
@@ -186,18 +218,24 @@ void FilePlayer::fill()
         for (int c = 0; c < channels; ++c)
             resamplers_[static_cast<std::size_t> (c)]->flush (resampled_[c]);
 
-    const std::size_t frames = resampled_[0].size();
-    interleaved_.resize (frames * kChannels);
-    for (std::size_t i = 0; i < frames; ++i)
+    const std::size_t frameCount = resampled_[0].size();
+    interleaved_.resize (frameCount * kChannels);
+    interleavedWritten_ = 0;
+    for (std::size_t i = 0; i < frameCount; ++i)
     {
         interleaved_[i * kChannels] = resampled_[0][i];
         interleaved_[i * kChannels + 1] = channels > 1 ? resampled_[1][i] : resampled_[0][i];
     }
-    ring_.write (interleaved_.data(), interleaved_.size()); // room was checked: nothing is dropped
-    if (frames > 0 || atEnd)
+    const bool allWritten = writeLeftover();
+    if (frameCount > 0 || atEnd)
         primedEpoch_.store (epoch_, std::memory_order_release);
     if (atEnd && ! looping_.load())
-        endOfFile_.store (true);
+    {
+        if (allWritten)
+            endOfFile_.store (true);
+        else
+            finishing_ = true;
+    }
 }
 
 // ----- audio thread -----------------------------------------------------------------------------

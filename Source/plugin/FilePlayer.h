@@ -63,6 +63,7 @@ private:
     void run() override;
     void requestEpoch (double seconds);
     void fill();
+    bool writeLeftover();
     void reposition (double seconds);
 
     juce::AudioFormatManager formats_;
@@ -84,6 +85,8 @@ private:
     int64_t readPosition_ = 0;
     juce::AudioBuffer<float> fileBlock_;
     std::vector<float> resampled_[kChannels], interleaved_;
+    std::size_t interleavedWritten_ = 0; // what did not fit in the ring yet is written next time, never dropped
+    bool finishing_ = false;             // the end was decoded; endOfFile_ once it is all in the ring
 
     double epochStartSeconds_ = 0.0; // audio thread: where the current epoch's audio starts
     int64_t epochFrames_ = 0;        // audio thread: frames played in the current epoch

@@ -75,7 +75,15 @@ void SonotypeProcessor::prepareToPlay (double sampleRate, int)
                    true);
     }
     player_.prepare (sampleRate);
-    activeNote_ = -1;
+    // MIDI from the old stream is stale (the worker was stopped and restarted: nothing new yet).
+    // A note still sounding is not forgotten: its note-off goes out at the start of the next block.
+    MidiEvent stale;
+    while (midiQueue_.read (&stale, 1) == 1)
+    {
+    }
+    numHeld_ = 0;
+    streamPosition_ = 0;
+    closeActiveNote_ = activeNote_ >= 0;
     wasPlaying_ = false;
     resetDetector_.store (true, std::memory_order_release);
 }
@@ -109,7 +117,13 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     if (std::isfinite (peak) && peak > inputPeak_.load (std::memory_order_relaxed))
         inputPeak_.store (peak, std::memory_order_relaxed); // a lost race only loses a meter peak
 
+    // Offline (export, bounce): every window is analysed, and we wait for it, so that each
+    // detection lands on its own sample whatever the block sizes. Real time never waits.
+    const bool offline = isNonRealtime();
+    runtime_->setNonRealtime (offline);
     runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+    if (offline)
+        runtime_->waitUntilAnalysed();
 
     bool transportStopped = false;
     if (auto* host = getPlayHead())
@@ -120,37 +134,58 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
             wasPlaying_ = playing;
         }
     midi.clear();
-    sendMidi (midi, transportStopped);
+    sendMidi (midi, numSamples, transportStopped, offline);
+    streamPosition_ += numSamples;
 }
 
 void SonotypeProcessor::processBlockBypassed (juce::AudioBuffer<float>&, juce::MidiBuffer& midi)
 {
     // Bypassed: audio passes through untouched (no analysis), and no note is left hanging.
     midi.clear();
-    sendMidi (midi, true);
+    sendMidi (midi, 0, true, false);
 }
 
-void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, bool stopEverything) noexcept
+void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, int numSamples, bool stopEverything, bool offline) noexcept
 {
     const bool enabled = midiOut_->load (std::memory_order_relaxed) >= 0.5f;
-    MidiEvent event;
-    while (midiQueue_.read (&event, 1) == 1)
+    if (std::exchange (closeActiveNote_, false) && activeNote_ >= 0)
     {
+        midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
+        activeNote_ = -1;
+    }
+    MidiEvent event;
+    while (numHeld_ < static_cast<int> (held_.size()) && midiQueue_.read (&event, 1) == 1)
+        held_[static_cast<std::size_t> (numHeld_++)] = event;
+
+    // Real time: everything now, at the block's start. Offline: each event on its own sample;
+    // the ones for later blocks wait (the worker is ahead of them, never behind).
+    const int64_t blockEnd = streamPosition_ + numSamples;
+    int kept = 0;
+    for (int i = 0; i < numHeld_; ++i)
+    {
+        const auto& held = held_[static_cast<std::size_t> (i)];
         if (! enabled || stopEverything)
             continue;
-        if (event.noteOn)
+        if (offline && held.sample >= blockEnd)
+        {
+            held_[static_cast<std::size_t> (kept++)] = held;
+            continue;
+        }
+        const int position = offline ? static_cast<int> (juce::jlimit<int64_t> (0, numSamples - 1, held.sample - streamPosition_)) : 0;
+        if (held.noteOn)
         {
             if (activeNote_ >= 0)
-                midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
-            midi.addEvent (juce::MidiMessage::noteOn (1, event.note, static_cast<juce::uint8> (event.velocity)), 0);
-            activeNote_ = event.note;
+                midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), position);
+            midi.addEvent (juce::MidiMessage::noteOn (1, held.note, static_cast<juce::uint8> (held.velocity)), position);
+            activeNote_ = held.note;
         }
-        else if (event.note == activeNote_)
+        else if (held.note == activeNote_)
         {
-            midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
+            midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), position);
             activeNote_ = -1;
         }
     }
+    numHeld_ = kept;
     if ((! enabled || stopEverything) && activeNote_ >= 0)
     {
         midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
@@ -187,15 +222,25 @@ void SonotypeProcessor::onResult (const runtime::WindowResult& result, const run
             events.items[events.count++] = update.items[i];
     }
     const int base = juce::roundToInt (baseNote_->load (std::memory_order_relaxed));
+    auto queue = [this, &result] (bool noteOn, int note, int velocity) {
+        const MidiEvent event { noteOn, note, velocity, result.readySample };
+        midiQueue_.write (&event, 1);
+    };
     for (int i = 0; i < events.count; ++i)
     {
         const auto& detection = events.items[i];
+        // A note-off names the note that was turned on (the base note may have changed since).
+        if (workerNote_ >= 0)
+        {
+            queue (false, workerNote_, 0);
+            workerNote_ = -1;
+        }
         const int note = base + detection.classIndex;
-        if (note < 0 || note > 127)
-            continue;
-        const MidiEvent event { detection.kind == runtime::Detection::Kind::start, note,
-                                juce::jlimit (1, 127, juce::roundToInt (detection.confidence * 127.0f)) };
-        midiQueue_.write (&event, 1);
+        if (detection.kind == runtime::Detection::Kind::start && note >= 0 && note <= 127)
+        {
+            queue (true, note, juce::jlimit (1, 127, juce::roundToInt (detection.confidence * 127.0f)));
+            workerNote_ = note;
+        }
     }
     osc_.send (result, info, runtime::topEnabledClass (result.probabilities.data(), numClasses, workerEnabled_), workerEnabled_);
 }

@@ -11,6 +11,7 @@
 
 #include <juce_audio_processors/juce_audio_processors.h>
 
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -104,12 +105,13 @@ private:
         bool noteOn = false;
         int note = 0;
         int velocity = 0;
+        int64_t sample = 0; // offline: the stream sample it lands on (its result's readySample)
     };
 
     static BusesProperties defaultBuses();
     void timerCallback() override;
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
-    void sendMidi (juce::MidiBuffer& midi, bool stopEverything) noexcept;                     // audio thread
+    void sendMidi (juce::MidiBuffer& midi, int numSamples, bool stopEverything, bool offline) noexcept; // audio thread
     void swapModel (std::shared_ptr<const engine::Model> model, ModelDescription description);
     void setStatus (juce::String message, bool isError);
     std::vector<bool> enabledMask (const std::vector<std::string>& labels) const;
@@ -131,9 +133,14 @@ private:
     std::vector<bool> workerEnabled_;
     std::atomic<bool> resetDetector_ { false };
     runtime::SpscRing<MidiEvent> midiQueue_ { 256 };
+    int workerNote_ = -1; // the note the worker last turned on: its note-off names it, whatever the base note is now
 
-    // Audio thread side of MIDI.
+    // Audio thread side of MIDI (prepareToPlay too: the host never runs both at once).
     int activeNote_ = -1;
+    bool closeActiveNote_ = false;       // prepareToPlay with a note sounding: its note-off goes out in the next block
+    std::array<MidiEvent, 256> held_ {}; // offline: events taken from the queue whose sample is still to come
+    int numHeld_ = 0;
+    int64_t streamPosition_ = 0;         // samples processed since prepareToPlay
     bool wasPlaying_ = false;
     std::atomic<float> inputPeak_ { 0.0f };
 

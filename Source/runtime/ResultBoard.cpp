@@ -25,6 +25,7 @@ void ResultBoard::publish (const WindowResult& result) noexcept
     // and loaded with acquire, so a reader that sees any new field also sees the odd sequence.
     slot.sequence.store (sequence + 1, std::memory_order_relaxed);
     slot.windowIndex.store (result.windowIndex, std::memory_order_release);
+    slot.readySample.store (result.readySample, std::memory_order_release);
     slot.startSeconds.store (result.startSeconds, std::memory_order_release);
     slot.endSeconds.store (result.endSeconds, std::memory_order_release);
     slot.inferenceMs.store (result.inferenceMs, std::memory_order_release);
@@ -48,6 +49,7 @@ bool ResultBoard::read (const Slot& slot, WindowResult& out) const
         if ((before & 1u) == 0)
         {
             out.windowIndex = slot.windowIndex.load (std::memory_order_acquire);
+            out.readySample = slot.readySample.load (std::memory_order_acquire);
             out.startSeconds = slot.startSeconds.load (std::memory_order_acquire);
             out.endSeconds = slot.endSeconds.load (std::memory_order_acquire);
             out.inferenceMs = slot.inferenceMs.load (std::memory_order_acquire);

@@ -33,7 +33,7 @@ private:
     struct Slot
     {
         std::atomic<uint64_t> sequence { 0 }; // odd while being written
-        std::atomic<int64_t> windowIndex { -1 };
+        std::atomic<int64_t> windowIndex { -1 }, readySample { -1 };
         std::atomic<double> startSeconds { 0.0 }, endSeconds { 0.0 }, inferenceMs { 0.0 };
         std::atomic<int> topClass { -1 };
         std::atomic<float> confidence { 0.0f };

@@ -47,6 +47,16 @@ public:
         return static_cast<std::size_t> (writeIndex_.load (std::memory_order_acquire) - readIndex_.load (std::memory_order_relaxed));
     }
 
+    /** Consumer: copies the oldest item out without taking it; false when empty. */
+    bool peek (T& item) const noexcept
+    {
+        const auto read = readIndex_.load (std::memory_order_relaxed);
+        if (writeIndex_.load (std::memory_order_acquire) == read)
+            return false;
+        item = buffer_[static_cast<std::size_t> (read) & mask_];
+        return true;
+    }
+
     /** Consumer: copies up to n items out; returns how many. */
     std::size_t read (T* samples, std::size_t n) noexcept
     {

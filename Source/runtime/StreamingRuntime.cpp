@@ -1,12 +1,38 @@
 #include "runtime/StreamingRuntime.h"
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 namespace sonotype::runtime
 {
 namespace
 {
+    /** At most how many host samples after a window's end its last samples come out of the
+        resampler (libsoxr's output does not depend on how the input is split into blocks, so
+        neither does this). Measured on zeros in blocks of `step`: between two measurements the
+        delay grows by less than `step`. */
+    int64_t resamplerDelay (double hostRate, double modelRate)
+    {
+        if (hostRate == modelRate)
+            return 0;
+        dsp::Resampler resampler (hostRate, modelRate);
+        constexpr int step = 64;
+        const std::vector<float> zeros (step, 0.0f);
+        std::vector<float> out;
+        double worst = 0.0;
+        int64_t produced = 0;
+        const auto total = std::max<int64_t> (static_cast<int64_t> (0.5 * hostRate), 16384); // several of soxr's output bursts
+        for (int64_t pushed = step; pushed <= total; pushed += step)
+        {
+            out.clear(); // only the count matters
+            resampler.process (zeros.data(), zeros.size(), out);
+            produced += static_cast<int64_t> (out.size());
+            worst = std::max (worst, static_cast<double> (pushed) - static_cast<double> (produced) * hostRate / modelRate);
+        }
+        return static_cast<int64_t> (std::ceil (worst)) + step + 1;
+    }
+
     int numClassesOf (const engine::Model& model)
     {
         const auto& output = model.info().outputShapes.front();
@@ -15,7 +41,12 @@ namespace
 } // namespace
 
 StreamingRuntime::Generation::Generation (AnalysisInfo analysisInfo, std::size_t historySize)
-    : info (std::move (analysisInfo)), board (numClassesOf (*info.model), historySize)
+    : info (std::move (analysisInfo)), boardPtr (std::make_shared<ResultBoard> (numClassesOf (*info.model), historySize)), board (*boardPtr)
+{
+}
+
+StreamingRuntime::Generation::Generation (AnalysisInfo analysisInfo, std::shared_ptr<ResultBoard> sharedBoard)
+    : info (std::move (analysisInfo)), boardPtr (std::move (sharedBoard)), board (*boardPtr)
 {
 }
 
@@ -95,6 +126,12 @@ void StreamingRuntime::prepare (double hostSampleRate)
     inputSamples_.store (0, std::memory_order_relaxed);
     nonFiniteBefore_.store (0, std::memory_order_relaxed);
     fifo_ = std::make_unique<SpscFifo> (static_cast<std::size_t> (options_.fifoSeconds * hostSampleRate) + 16384);
+    gaps_ = std::make_unique<SpscRing<Gap>> (256);
+    written_ = 0;
+    unsentGap_ = {};
+    fifoRead_ = 0;
+    analysedThrough_.store (0, std::memory_order_relaxed);
+    readyDelay_ = resamplerDelay (hostSampleRate, analyzer_->settings().sampleRate);
     chunk_.resize (8192);
     running_.store (true, std::memory_order_release);
     worker_->start ([this] { workerLoop(); });
@@ -104,14 +141,21 @@ void StreamingRuntime::prepare (double hostSampleRate)
 
 void StreamingRuntime::reconfigure (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds)
 {
-    if (model == nullptr)
-        model = current()->info.model;
-    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
-    const WindowAnalyzer probe (model, rate > 0.0 ? rate : 48000.0, hopSeconds, smoothingSeconds); // throws
+    WindowAnalyzer::checkSettings (hopSeconds, smoothingSeconds); // throws
+    if (model != nullptr)
+    {
+        // A new model: check that the analysis can run it at the current rate (throws).
+        const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+        const WindowAnalyzer probe (model, rate > 0.0 ? rate : 48000.0, hopSeconds, smoothingSeconds);
+    }
     const std::lock_guard<std::mutex> control (controlMutex_);
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
-        pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds });
+        // Build on what will run next: a swap still waiting for the worker, else the running model.
+        if (model == nullptr)
+            model = pending_ != nullptr ? pending_->model : generation_->info.model;
+        const bool modelChanged = model != generation_->info.model;
+        pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds, modelChanged });
     }
     hasPending_.store (true, std::memory_order_release);
     if (! workerStarted_)
@@ -129,21 +173,45 @@ void StreamingRuntime::setResultListener (std::function<void (const WindowResult
 void StreamingRuntime::applyPending()
 {
     std::unique_ptr<Pending> pending;
+    std::shared_ptr<Generation> running;
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
         pending = std::move (pending_);
+        running = generation_;
         hasPending_.store (false, std::memory_order_release);
     }
     if (pending == nullptr)
         return;
     try
     {
+        if (! pending->modelChanged && pending->model == running->info.model)
+        {
+            // Only the hop or the smoothing: the analyzer goes on (samples, features, smoothing
+            // state), the generation and its history stay; readers see the new settings.
+            if (analyzer_ != nullptr)
+            {
+                analyzer_->setHop (pending->hopSeconds);
+                analyzer_->setSmoothing (pending->smoothingSeconds);
+            }
+            auto info = running->info;
+            info.hopSeconds = pending->hopSeconds;
+            info.smoothingSeconds = pending->smoothingSeconds;
+            auto next = std::make_shared<Generation> (std::move (info), running->boardPtr);
+            {
+                const std::lock_guard<std::mutex> lock (generationMutex_);
+                generation_ = next;
+            }
+            workerGeneration_ = std::move (next);
+            return;
+        }
         // Before the first prepare() there is no stream yet: the analyzer only describes the generation.
         const double rate = analyzer_ != nullptr ? hostSampleRate_.load (std::memory_order_relaxed) : 48000.0;
         auto analyzer = std::make_unique<WindowAnalyzer> (pending->model, rate, pending->hopSeconds, pending->smoothingSeconds);
         auto next = makeGeneration (*pending, *analyzer);
         if (analyzer_ != nullptr)
         {
+            if (analyzer->settings().sampleRate != analyzer_->settings().sampleRate)
+                readyDelay_ = resamplerDelay (rate, analyzer->settings().sampleRate);
             generationStartSample_ += analyzer_->numInputSamples();
             nonFiniteBefore_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(),
                                     std::memory_order_relaxed);
@@ -178,10 +246,38 @@ void StreamingRuntime::push (const float* const* channels, int numChannels, int 
                 sum += channels[c] != nullptr ? channels[c][offset + i] : 0.0f;
             downmix_[i] = sum * scale;
         }
-        const auto written = fifo_->write (downmix_, static_cast<std::size_t> (count));
-        if (written < static_cast<std::size_t> (count))
-            fifoOverruns_.fetch_add (count - static_cast<int64_t> (written), std::memory_order_relaxed);
+        // A gap goes to the worker before the samples that follow it (if its ring is full, the
+        // worker meets it a little late: it then counts from where it is).
+        if (unsentGap_.count > 0 && gaps_->write (&unsentGap_, 1) == 1)
+            unsentGap_ = {};
+        auto written = static_cast<int64_t> (fifo_->write (downmix_, static_cast<std::size_t> (count)));
+        if (written < count && nonRealtime_.load (std::memory_order_acquire))
+        {
+            // Offline: wait for the worker to make room (a stalled worker: drop after a while).
+            auto lastProgress = std::chrono::steady_clock::now();
+            while (written < count && running_.load (std::memory_order_acquire)
+                   && std::chrono::steady_clock::now() - lastProgress < std::chrono::seconds (10))
+            {
+                std::this_thread::sleep_for (std::chrono::microseconds (50));
+                const auto more = static_cast<int64_t> (fifo_->write (downmix_ + written, static_cast<std::size_t> (count - written)));
+                if (more > 0)
+                    lastProgress = std::chrono::steady_clock::now();
+                written += more;
+            }
+        }
+        written_ += written;
+        if (written < count)
+        {
+            // Dropped: the worker will count them as time that passed, so the timeline stays the host's.
+            const int64_t dropped = count - written;
+            fifoOverruns_.fetch_add (dropped, std::memory_order_relaxed);
+            if (unsentGap_.count == 0)
+                unsentGap_.at = written_;
+            unsentGap_.count += dropped;
+        }
     }
+    if (unsentGap_.count > 0 && gaps_->write (&unsentGap_, 1) == 1)
+        unsentGap_ = {};
     // One writer: a plain load and store, no read-modify-write needed.
     pushedSamples_.store (pushedSamples_.load (std::memory_order_relaxed) + numSamples, std::memory_order_relaxed);
 }
@@ -190,24 +286,87 @@ bool StreamingRuntime::processPending()
 {
     if (hasPending_.load (std::memory_order_acquire))
         applyPending();
-    bool gotAudio = false;
-    while (const auto count = fifo_->read (chunk_.data(), chunk_.size()))
+    bool didSomething = false;
+    for (;;)
     {
+        // The samples written so far first, then the gaps: a gap written before them is seen.
+        const auto available = fifo_->available();
+        Gap gap;
+        const bool hasGap = gaps_->peek (gap);
+        if (hasGap && gap.at <= fifoRead_)
+        {
+            gaps_->read (&gap, 1);
+            analyseReady(); // the windows complete before the gap
+            windowsSkipped_.fetch_add (analyzer_->skip (gap.count), std::memory_order_relaxed);
+            didSomething = true;
+            continue;
+        }
+        auto want = std::min (available, chunk_.size());
+        if (hasGap)
+            want = std::min (want, static_cast<std::size_t> (gap.at - fifoRead_));
+        if (want == 0)
+            break;
+        const auto count = fifo_->read (chunk_.data(), want);
+        fifoRead_ += static_cast<int64_t> (count);
         analyzer_->push (chunk_.data(), count);
-        gotAudio = true;
+        didSomething = true;
     }
     inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
     nonFinite_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
+    const bool analysed = analyseReady();
+    analysedThrough_.store (fifoRead_, std::memory_order_release);
+    return analysed || didSomething;
+}
+
+bool StreamingRuntime::waitUntilAnalysed (double timeoutSeconds) noexcept
+{
+    if (! prepared_.load (std::memory_order_acquire))
+        return false;
+    auto lastProgress = std::chrono::steady_clock::now();
+    auto seen = analysedThrough_.load (std::memory_order_acquire);
+    while (seen < written_)
+    {
+        if (! running_.load (std::memory_order_acquire))
+            return false;
+        std::this_thread::sleep_for (std::chrono::microseconds (20));
+        const auto now = std::chrono::steady_clock::now();
+        const auto through = analysedThrough_.load (std::memory_order_acquire);
+        if (through != seen)
+            lastProgress = now;
+        else if (std::chrono::duration<double> (now - lastProgress).count() > timeoutSeconds)
+            return false;
+        seen = through;
+    }
+    return true;
+}
+
+bool StreamingRuntime::analyseReady()
+{
     const auto newest = analyzer_->newestCompleteWindow();
     if (newest < analyzer_->nextWindow())
-        return gotAudio;
+        return false;
+    if (nonRealtime_.load (std::memory_order_acquire))
+    {
+        // Offline: every window, in order (the audio thread waits for us).
+        for (auto k = analyzer_->nextWindow(); k <= newest; ++k)
+            analyseWindow (k);
+        return true;
+    }
     // Behind? Skip to the newest window rather than fall further behind.
     windowsSkipped_.fetch_add (newest - analyzer_->nextWindow(), std::memory_order_relaxed);
-    analyzer_->analyze (newest, result_);
+    analyseWindow (newest);
+    return true;
+}
+
+void StreamingRuntime::analyseWindow (int64_t k)
+{
+    analyzer_->analyze (k, result_);
     const double offset = static_cast<double> (generationStartSample_) / hostSampleRate_.load (std::memory_order_relaxed);
     result_.startSeconds += offset;
     result_.endSeconds += offset;
     result_.generation = workerGeneration_->info.generation;
+    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+    result_.readySample = static_cast<int64_t> (std::ceil (result_.endSeconds * rate - 1e-6)) + 1 + readyDelay_;
     workerGeneration_->board.publish (result_);
     const auto run = windowsRun_.fetch_add (1, std::memory_order_relaxed) + 1;
     lastMs_.store (result_.inferenceMs, std::memory_order_relaxed);
@@ -216,7 +375,6 @@ bool StreamingRuntime::processPending()
         maxMs_.store (result_.inferenceMs, std::memory_order_relaxed);
     if (listener_)
         listener_ (result_, workerGeneration_->info);
-    return true;
 }
 
 void StreamingRuntime::workerLoop()
@@ -225,7 +383,13 @@ void StreamingRuntime::workerLoop()
     {
         while (running_.load (std::memory_order_acquire))
             if (! processPending())
-                std::this_thread::sleep_for (std::chrono::milliseconds (2));
+            {
+                // Idle. Offline the audio thread waits for us: look again soon.
+                if (nonRealtime_.load (std::memory_order_acquire))
+                    std::this_thread::sleep_for (std::chrono::microseconds (50));
+                else
+                    std::this_thread::sleep_for (std::chrono::milliseconds (2));
+            }
     }
     catch (const std::exception& e)
     {

@@ -69,7 +69,8 @@ struct RuntimeStats
     int64_t fifoOverruns = 0;      // samples the audio thread had to drop
     int64_t nonFiniteSamples = 0;  // NaN/Inf samples replaced by 0
     int64_t pushedSamples = 0;     // host-rate samples the audio thread has pushed since prepare()
-    int64_t inputSamples = 0;      // host-rate samples the worker has taken from the FIFO
+    int64_t inputSamples = 0;      // the worker's stream position: host-rate samples it has taken from
+                                   // the FIFO, plus those the audio thread dropped before them
     double pushedSeconds = 0.0, streamSeconds = 0.0; // the same two, in seconds
     uint64_t generation = 0;       // of the model and settings in use
     std::string error;             // the worker's last error (a failed swap, an exception)
@@ -103,8 +104,22 @@ public:
     void setResultListener (std::function<void (const WindowResult&, const AnalysisInfo&)> listener);
 
     /** Audio thread: copies a block (any channel count, any length) in. Never blocks, allocates or
-        makes a system call; O(numChannels * numSamples). Before prepare(), does nothing. */
+        makes a system call; O(numChannels * numSamples). Before prepare(), does nothing.
+        In non-real-time mode (below) it waits for room in the FIFO instead of dropping samples. */
     void push (const float* const* channels, int numChannels, int numSamples) noexcept;
+
+    /** Any thread: non-real-time mode (a host rendering offline, faster than real time). The
+        worker analyses every window instead of skipping to the newest, and the audio thread may
+        wait for it (push(), waitUntilAnalysed()). Real time (the default) never waits. */
+    void setNonRealtime (bool nonRealtime) noexcept { nonRealtime_.store (nonRealtime, std::memory_order_release); }
+    bool isNonRealtime() const noexcept { return nonRealtime_.load (std::memory_order_acquire); }
+
+    /** Audio thread, non-real-time mode: waits until the worker has taken everything pushed so far
+        and analysed every window complete in it (its listener has run for each), so every result
+        whose readySample lies before the end of the audio pushed so far is out. Returns false
+        (without waiting further) when the worker is not running or `timeoutSeconds` pass without
+        progress. Never allocates or locks; it sleeps in short steps. */
+    bool waitUntilAnalysed (double timeoutSeconds = 10.0) noexcept;
 
     /** The worker's step: applies a pending reconfigure(), takes the audio pushed so far and
         analyses the newest complete window, if any (skipping older ones). Returns whether it did
@@ -131,16 +146,26 @@ private:
     struct Generation
     {
         Generation (AnalysisInfo analysisInfo, std::size_t historySize);
+        Generation (AnalysisInfo analysisInfo, std::shared_ptr<ResultBoard> sharedBoard); // same history
         AnalysisInfo info;
-        ResultBoard board;
+        std::shared_ptr<ResultBoard> boardPtr;
+        ResultBoard& board;
     };
     struct Pending
     {
         std::shared_ptr<const engine::Model> model;
         double hopSeconds, smoothingSeconds;
+        bool modelChanged = true; // false: only hop/smoothing change, the analyzer and history stay
+    };
+
+    struct Gap // samples the audio thread dropped, after `at` samples written to the FIFO
+    {
+        int64_t at = 0, count = 0;
     };
 
     void workerLoop();
+    bool analyseReady();
+    void analyseWindow (int64_t k);
     std::shared_ptr<Generation> makeGeneration (const Pending& settings, const WindowAnalyzer& analyzer) const;
     void stopWorker();
     void applyPending();
@@ -159,10 +184,17 @@ private:
 
     // Rebuilt by prepare() while the worker is stopped; the analyzer also on a swap, by the worker.
     std::unique_ptr<SpscFifo> fifo_;
+    std::unique_ptr<SpscRing<Gap>> gaps_;  // audio thread -> worker: where samples were dropped
+    int64_t written_ = 0;                  // audio thread: samples written to the FIFO since prepare()
+    Gap unsentGap_;                        // audio thread: a gap not handed to the worker yet
+    int64_t fifoRead_ = 0;                 // worker: samples read from the FIFO since prepare()
     std::unique_ptr<WindowAnalyzer> analyzer_;
     std::shared_ptr<Generation> workerGeneration_; // the worker's own reference
     int64_t generationStartSample_ = 0;            // host-rate stream position where the analyzer started
     std::atomic<double> hostSampleRate_ { 0.0 };
+    std::atomic<bool> nonRealtime_ { false };
+    std::atomic<int64_t> analysedThrough_ { 0 }; // worker: FIFO samples taken and fully analysed
+    int64_t readyDelay_ = 0;                      // worker: host samples the resampler may hold a window back
     std::atomic<bool> prepared_ { false };
     std::atomic<bool> running_ { false };
     bool workerStarted_ = false; // guarded by controlMutex_

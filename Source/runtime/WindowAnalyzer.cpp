@@ -11,7 +11,7 @@ namespace sonotype::runtime
 
 WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds)
     : model_ (std::move (model)), session_ (model_), settings_ (dsp::FrontendSettings::fromModel (*model_)), logMel_ (settings_),
-      resampler_ (inputRate, settings_.sampleRate), labels_ (model_->info().labels), hopSeconds_ (hopSeconds),
+      resampler_ (std::in_place, inputRate, settings_.sampleRate), labels_ (model_->info().labels), hopSeconds_ (hopSeconds),
       smoothingSeconds_ (smoothingSeconds)
 {
     if (! (hopSeconds > 0.0 && hopSeconds <= 3600.0))
@@ -31,6 +31,30 @@ WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, doub
     smoothed_.assign (static_cast<std::size_t> (numClasses_), 0.0f);
 }
 
+void WindowAnalyzer::checkSettings (double hopSeconds, double smoothingSeconds)
+{
+    if (! (hopSeconds > 0.0 && hopSeconds <= 3600.0))
+        throw dsp::FrontendError ("the hop must be between 0 and 3600 seconds");
+    if (! (smoothingSeconds >= 0.0 && std::isfinite (smoothingSeconds)))
+        throw dsp::FrontendError ("the smoothing time constant must not be negative");
+}
+
+void WindowAnalyzer::setHop (double hopSeconds)
+{
+    checkSettings (hopSeconds, smoothingSeconds_);
+    // Window nextWindow_ keeps its start (its samples are still here); the grid continues from it.
+    originSample_ = windowStart (nextWindow_);
+    originSeconds_ = windowStartSeconds (nextWindow_);
+    originWindow_ = nextWindow_;
+    hopSeconds_ = hopSeconds;
+}
+
+void WindowAnalyzer::setSmoothing (double smoothingSeconds)
+{
+    checkSettings (hopSeconds_, smoothingSeconds);
+    smoothingSeconds_ = smoothingSeconds;
+}
+
 void WindowAnalyzer::push (const float* samples, std::size_t numSamples)
 {
     scratch_.assign (samples, samples + numSamples);
@@ -41,17 +65,43 @@ void WindowAnalyzer::push (const float* samples, std::size_t numSamples)
             ++numNonFinite_;
         }
     numInput_ += static_cast<int64_t> (numSamples);
-    resampler_.process (scratch_.data(), scratch_.size(), samples_);
+    resampler_->process (scratch_.data(), scratch_.size(), samples_);
 }
 
 void WindowAnalyzer::finish()
 {
-    resampler_.flush (samples_);
+    resampler_->flush (samples_);
+}
+
+int64_t WindowAnalyzer::skip (int64_t numInputSamples)
+{
+    if (numInputSamples <= 0)
+        return 0;
+    numInput_ += numInputSamples;
+    const double inputRate = resampler_->inputRate();
+    resampler_.emplace (inputRate, settings_.sampleRate);
+    // What the old resampler still held back is lost with the gap; the new one's first output
+    // sample is the input's first sample after it.
+    samples_.clear();
+    bufferStart_ = std::llround (static_cast<double> (numInput_) * settings_.sampleRate / inputRate);
+    const int64_t before = nextWindow_;
+    auto k = originWindow_ + static_cast<int64_t> (std::ceil (static_cast<double> (bufferStart_ - originSample_) / (hopSeconds_ * settings_.sampleRate)));
+    while (k > nextWindow_ && windowStart (k - 1) >= bufferStart_)
+        --k;
+    while (windowStart (k) < bufferStart_)
+        ++k;
+    nextWindow_ = std::max (nextWindow_, k);
+    return nextWindow_ - before;
 }
 
 int64_t WindowAnalyzer::windowStart (int64_t k) const noexcept
 {
-    return std::llround (static_cast<double> (k) * hopSeconds_ * settings_.sampleRate);
+    return originSample_ + std::llround (static_cast<double> (k - originWindow_) * hopSeconds_ * settings_.sampleRate);
+}
+
+double WindowAnalyzer::windowStartSeconds (int64_t k) const noexcept
+{
+    return originSeconds_ + static_cast<double> (k - originWindow_) * hopSeconds_;
 }
 
 int64_t WindowAnalyzer::newestCompleteWindow() const noexcept
@@ -59,7 +109,8 @@ int64_t WindowAnalyzer::newestCompleteWindow() const noexcept
     const int64_t end = bufferStart_ + static_cast<int64_t> (samples_.size()); // samples received so far
     if (end < settings_.windowSamples)
         return -1;
-    auto k = static_cast<int64_t> (std::floor (static_cast<double> (end - settings_.windowSamples) / (hopSeconds_ * settings_.sampleRate)));
+    auto k = originWindow_
+             + static_cast<int64_t> (std::floor (static_cast<double> (end - settings_.windowSamples - originSample_) / (hopSeconds_ * settings_.sampleRate)));
     while (k >= 0 && windowStart (k) + settings_.windowSamples > end)
         --k;
     while (windowStart (k + 1) + settings_.windowSamples <= end)
@@ -110,18 +161,21 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
     {
         // Exponential moving average with time constant smoothingSeconds, over the time since the
         // last analysed window (windows skipped by a late worker count as elapsed time).
-        const double elapsed = lastWindow_ < 0 ? 0.0 : static_cast<double> (k - lastWindow_) * hopSeconds_;
+        const double elapsed = lastWindow_ < 0 ? 0.0 : windowStartSeconds (k) - lastStartSeconds_;
         const auto keep = lastWindow_ < 0 ? 0.0f : static_cast<float> (std::exp (-elapsed / smoothingSeconds_));
         for (std::size_t c = 0; c < smoothed_.size(); ++c)
             result.probabilities[c] = smoothed_[c] = keep * smoothed_[c] + (1.0f - keep) * result.probabilities[c];
     }
+    else
+        std::copy (result.probabilities.begin(), result.probabilities.end(), smoothed_.begin()); // smoothing switched on later goes on from here
     lastWindow_ = k;
+    lastStartSeconds_ = windowStartSeconds (k);
 
     const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
     result.topClass = static_cast<int> (top - result.probabilities.begin());
     result.confidence = *top;
     result.windowIndex = k;
-    result.startSeconds = static_cast<double> (k) * hopSeconds_;
+    result.startSeconds = windowStartSeconds (k);
     result.endSeconds = result.startSeconds + windowSeconds();
     result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
 }

@@ -12,6 +12,7 @@
 #include "runtime/WindowResult.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace sonotype::runtime
@@ -24,6 +25,16 @@ public:
         settings, a hop that is not positive, or an unsupported input rate. */
     WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds = 0.0);
 
+    /** Throws dsp::FrontendError for a hop or smoothing time the analyzer would refuse. */
+    static void checkSettings (double hopSeconds, double smoothingSeconds);
+
+    /** Changes the hop while the stream runs, keeping everything else (samples, cached features,
+        smoothing state): the next window starts where it would have started with the old hop, the
+        ones after it follow every new hop. Throws (as checkSettings) without changing anything. */
+    void setHop (double hopSeconds);
+    /** Changes the smoothing time constant; the average goes on from the last result. */
+    void setSmoothing (double smoothingSeconds);
+
     const dsp::FrontendSettings& settings() const noexcept { return settings_; }
     const std::vector<std::string>& labels() const noexcept { return labels_; }
     int numClasses() const noexcept { return numClasses_; }
@@ -34,6 +45,11 @@ public:
     void push (const float* samples, std::size_t numSamples);
     /** Ends the stream: the resampler's last samples come out. */
     void finish();
+    /** A gap: numInputSamples input samples that will never arrive (dropped upstream). The stream
+        goes on after them on the same window grid (times keep counting them); the resampler starts
+        afresh there; windows that would need samples from the gap are passed over. Returns how
+        many windows were passed over. */
+    int64_t skip (int64_t numInputSamples);
 
     /** The newest window whose samples have all arrived, or -1. */
     int64_t newestCompleteWindow() const noexcept;
@@ -46,20 +62,26 @@ public:
     bool analyzePaddedFirstWindow (WindowResult& result);
 
     int64_t numNonFiniteSamples() const noexcept { return numNonFinite_; }
+    /** Input samples of the stream so far, those skipped over included. */
     int64_t numInputSamples() const noexcept { return numInput_; }
 
 private:
     int64_t windowStart (int64_t k) const noexcept;
+    double windowStartSeconds (int64_t k) const noexcept;
     void run (int64_t k, const float* samples, WindowResult& result);
 
     std::shared_ptr<const engine::Model> model_;
     engine::Session session_;
     dsp::FrontendSettings settings_;
     dsp::LogMelSpectrogram logMel_;
-    dsp::Resampler resampler_;
+    std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip())
     std::vector<std::string> labels_;
     int numClasses_ = 0;
     double hopSeconds_, smoothingSeconds_;
+    // The window grid: window k starts at originSample_ + round((k - originWindow_) * hop * rate)
+    // (model-rate samples), i.e. at originSeconds_ + (k - originWindow_) * hop. A hop change moves the origin.
+    int64_t originWindow_ = 0, originSample_ = 0;
+    double originSeconds_ = 0.0;
 
     std::vector<float> samples_;   // model-rate samples from absolute index bufferStart_ on
     int64_t bufferStart_ = 0;
@@ -68,6 +90,7 @@ private:
     int64_t numNonFinite_ = 0, numInput_ = 0;
     std::vector<float> smoothed_;
     int64_t lastWindow_ = -1;
+    double lastStartSeconds_ = 0.0;
 };
 
 } // namespace sonotype::runtime

@@ -16,6 +16,9 @@ struct WindowResult
     float confidence = 0.0f;        // probabilities[topClass]
     double inferenceMs = 0.0;       // front end + model, for this window
     uint64_t generation = 0;        // the runtime's model/settings generation (0 offline)
+    int64_t readySample = -1;       // live: the host-rate stream sample (since prepare()) by which this
+                                    // result is always known: its window's end plus the resampler's
+                                    // delay; the same in any block sizes (-1 offline)
 };
 
 } // namespace sonotype::runtime

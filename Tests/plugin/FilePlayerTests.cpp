@@ -234,3 +234,41 @@ TEST_CASE ("the processor classifies the file the player plays, in place of its 
     REQUIRE (snapshot.hasResult);
     CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "drums");
 }
+
+TEST_CASE ("a low-rate file on a high-rate device plays every sample (upsampling far beyond 8x)", "[player]")
+{
+    // An 8 kHz file on a 96 kHz device (12x) and a 2 kHz one on a 192 kHz device (96x): the
+    // reader's output per read grows with the ratio; none of it may be dropped.
+    const auto [fileRate, deviceRate] = GENERATE (std::pair { 8000.0, 96000.0 }, std::pair { 2000.0, 192000.0 });
+    INFO (fileRate << " Hz file on a " << deviceRate << " Hz device");
+    const auto clip = exampleClip ("piano", fileRate); // 2 s
+    const auto file = juce::File::createTempFile ("wav");
+    {
+        juce::AudioBuffer<float> audio (1, static_cast<int> (clip.size()));
+        std::copy (clip.begin(), clip.end(), audio.getWritePointer (0));
+        std::unique_ptr<juce::AudioFormatWriter> writer (juce::WavAudioFormat().createWriterFor (new juce::FileOutputStream (file), fileRate, 1, 32, {}, 0));
+        REQUIRE (writer != nullptr);
+        REQUIRE (writer->writeFromAudioSampleBuffer (audio, 0, audio.getNumSamples()));
+    }
+    // What the file's samples become through the project's resampler, the whole stream at once.
+    std::vector<float> reference;
+    {
+        dsp::Resampler resampler (fileRate, deviceRate);
+        resampler.process (clip.data(), clip.size(), reference);
+        resampler.flush (reference);
+    }
+    plugin::FilePlayer player;
+    player.prepare (deviceRate);
+    REQUIRE (player.load (file).isEmpty());
+    waitForReader (player);
+    player.play();
+    const auto played = renderSeconds (player, deviceRate, 2.2, 0, 960);
+    REQUIRE (played.size() > reference.size());
+    float worst = 0.0f;
+    for (std::size_t i = 0; i < reference.size(); ++i)
+        worst = std::max (worst, std::abs (played[i] - reference[i]));
+    CHECK (worst <= 1e-6f); // a dropped block would shift everything after it
+    CHECK_FALSE (player.isPlaying()); // and it ended where the file ends
+    CHECK (player.underruns() == 0);
+    file.deleteFile();
+}

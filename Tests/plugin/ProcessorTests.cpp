@@ -341,3 +341,194 @@ TEST_CASE ("a sample rate the analysis cannot use passes audio through and says 
     REQUIRE (snapshot.hasResult);
     CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "drums");
 }
+
+namespace
+{
+struct PlacedMidi
+{
+    int64_t sample; // in the stream since prepareToPlay
+    juce::MidiMessage message;
+    bool operator== (const PlacedMidi& other) const
+    {
+        return sample == other.sample && message.getRawDataSize() == other.message.getRawDataSize()
+               && std::memcmp (message.getRawData(), other.message.getRawData(), static_cast<std::size_t> (message.getRawDataSize())) == 0;
+    }
+};
+
+struct Bounce
+{
+    std::vector<PlacedMidi> midi;
+    std::vector<runtime::WindowResult> results;
+    runtime::RuntimeStats stats;
+};
+
+/** Renders `signal` offline (isNonRealtime) as fast as the processor goes, in random blocks of 1 to
+    maxBlock samples (maxBlock alone when fixed): no sleeps, no waiting in the test. */
+Bounce bounce (const std::vector<float>& signal, double rate, int maxBlock, bool fixed, unsigned seed)
+{
+    TestProcessor processor;
+    processor.setNonRealtime (true);
+    processor.setPlayConfigDetails (2, 2, rate, maxBlock);
+    processor.prepareToPlay (rate, maxBlock);
+    std::mt19937 random (seed);
+    juce::AudioBuffer<float> buffer (2, maxBlock);
+    juce::MidiBuffer midi;
+    Bounce out;
+    std::size_t position = 0;
+    while (position < signal.size())
+    {
+        const int n = static_cast<int> (std::min<std::size_t> (fixed ? static_cast<std::size_t> (maxBlock) : static_cast<std::size_t> (std::uniform_int_distribution<int> (1, maxBlock) (random)),
+                                                               signal.size() - position));
+        buffer.setSize (2, n, false, false, true);
+        for (int c = 0; c < 2; ++c)
+            std::copy_n (signal.data() + position, n, buffer.getWritePointer (c));
+        midi.clear();
+        processor.processBlock (buffer, midi);
+        for (const auto metadata : midi)
+            out.midi.push_back ({ static_cast<int64_t> (position) + metadata.samplePosition, metadata.getMessage() });
+        position += static_cast<std::size_t> (n);
+    }
+    out.results = processor.analysis().history (1024);
+    out.stats = processor.analysis().stats();
+    processor.releaseResources();
+    return out;
+}
+} // namespace
+
+TEST_CASE ("offline bounce: every window analysed, MIDI on the sample its window ends, identical in any block sizes", "[plugin][offline]")
+{
+    const double rate = GENERATE (44100.0, 48000.0);
+    const auto signal = exampleSequence ({ "drums", "speech", "piano", "guitar" }, rate, 1); // 8 s
+    const auto reference = bounce (signal, rate, 512, true, 1);
+    // Every window whose samples have all come out of the resampler: those ending by 8 s minus its delay.
+    INFO ("windows analysed " << reference.stats.windowsRun << ", skipped " << reference.stats.windowsSkipped);
+    CHECK (reference.stats.windowsSkipped == 0);
+    CHECK (reference.stats.fifoOverruns == 0);
+    CHECK (reference.stats.windowsRun >= 28); // windows [0,1) ... [6.75,7.75) at least
+    REQUIRE (static_cast<int64_t> (reference.results.size()) == reference.stats.windowsRun);
+    for (std::size_t i = 0; i < reference.results.size(); ++i)
+        CHECK (reference.results[i].windowIndex == static_cast<int64_t> (i));
+
+    // MIDI came (a real-time-paced worker would have skipped nearly everything), and each event
+    // lies on the sample its result is due: its window's end plus the resampler's fixed delay.
+    std::vector<int> notes;
+    for (const auto& event : reference.midi)
+        if (event.message.isNoteOn())
+            notes.push_back (event.message.getNoteNumber());
+    REQUIRE (notes.size() >= 4);
+    CHECK (notes.front() == 36 + 3); // drums
+    for (const auto& event : reference.midi)
+    {
+        const auto due = std::find_if (reference.results.begin(), reference.results.end(), [&] (const runtime::WindowResult& r) { return r.readySample == event.sample; });
+        REQUIRE (due != reference.results.end());
+        const auto windowEnd = static_cast<int64_t> (std::ceil (due->endSeconds * rate - 1e-6));
+        CHECK (event.sample >= windowEnd);
+        CHECK (event.sample - windowEnd <= static_cast<int64_t> (0.1 * rate)); // libsoxr's delay: ~77 ms
+    }
+
+    // The same audio in other block sizes: the very same MIDI, sample for sample, the same windows.
+    for (const auto& [maxBlock, fixed] : { std::pair { 64, false }, std::pair { 4096, false }, std::pair { 1, true }, std::pair { 2048, true } })
+    {
+        INFO ("blocks of " << (fixed ? "" : "1 to ") << maxBlock);
+        const auto other = bounce (signal, rate, maxBlock, fixed, static_cast<unsigned> (maxBlock));
+        CHECK (other.midi == reference.midi);
+        CHECK (other.stats.windowsRun == reference.stats.windowsRun);
+        CHECK (other.stats.windowsSkipped == 0);
+        REQUIRE (other.results.size() == reference.results.size());
+        for (std::size_t i = 0; i < other.results.size(); ++i)
+            CHECK (other.results[i].probabilities == reference.results[i].probabilities);
+    }
+}
+
+TEST_CASE ("every note-on gets exactly its note-off under random automation, re-prepares and bypass", "[plugin]")
+{
+    const bool offline = GENERATE (false, true);
+    INFO ((offline ? "offline" : "real time"));
+    TestProcessor processor;
+    processor.setNonRealtime (offline);
+    setParameter (processor, plugin::ParameterIds::threshold, 30.0f);
+    double rate = 48000.0;
+    processor.setPlayConfigDetails (2, 2, rate, 512);
+    processor.prepareToPlay (rate, 512);
+    const auto signal = exampleSequence ({ "drums", "speech", "piano", "guitar", "noise", "drums", "speech", "piano" }, 48000.0, 1);
+    std::mt19937 random (offline ? 5u : 6u);
+    juce::AudioBuffer<float> buffer (2, 512);
+    juce::MidiBuffer midi;
+    int open = -1, noteOns = 0, changedWhileSounding = 0, preparedWhileSounding = 0;
+    auto collect = [&] {
+        for (const auto metadata : midi)
+        {
+            const auto message = metadata.getMessage();
+            if (message.isNoteOn())
+            {
+                INFO ("note-on " << message.getNoteNumber() << " while " << open << " sounds");
+                CHECK (open == -1); // the previous note was closed first
+                open = message.getNoteNumber();
+                ++noteOns;
+            }
+            else if (message.isNoteOff())
+            {
+                INFO ("note-off " << message.getNoteNumber() << " while " << open << " sounds");
+                CHECK (message.getNoteNumber() == open); // exactly the note that sounds
+                open = -1;
+            }
+        }
+    };
+    std::size_t position = 0;
+    int64_t sinceWait = 0;
+    for (int round = 0; round < 3; ++round)
+        for (position = 0; position + 512 <= signal.size(); position += 512)
+        {
+            const int action = std::uniform_int_distribution<int> (0, 99) (random);
+            if (action < 8)
+            {
+                changedWhileSounding += open >= 0;
+                setParameter (processor, plugin::ParameterIds::baseNote, static_cast<float> (std::uniform_int_distribution<int> (0, 127) (random)));
+            }
+            else if (action < 10)
+                setParameter (processor, plugin::ParameterIds::threshold, static_cast<float> (std::uniform_int_distribution<int> (20, 90) (random)));
+            else if (action < 12)
+                setParameter (processor, plugin::ParameterIds::hop, std::uniform_real_distribution<float> (0.05f, 0.5f) (random));
+            else if (action < 14)
+                setParameter (processor, plugin::ParameterIds::smoothing, std::uniform_real_distribution<float> (0.0f, 1.0f) (random));
+            else if (action == 14)
+                setParameter (processor, plugin::ParameterIds::midiOut, processor.parameters.getRawParameterValue (plugin::ParameterIds::midiOut)->load() >= 0.5f ? 0.0f : 1.0f);
+            else if (action == 15)
+                processor.setClassEnabled ("drums", ! processor.isClassEnabled ("drums"));
+            else if (action == 16)
+            {
+                preparedWhileSounding += open >= 0;
+                rate = rate == 48000.0 ? 44100.0 : 48000.0; // (the audio stays as it is: only the notes matter here)
+                processor.prepareToPlay (rate, 512);
+            }
+            processor.applyAnalysisParameters(); // as the timer would
+            buffer.setSize (2, 512, false, false, true);
+            for (int c = 0; c < 2; ++c)
+                std::copy_n (signal.data() + position, 512, buffer.getWritePointer (c));
+            midi.clear();
+            if (action == 17)
+                processor.processBlockBypassed (buffer, midi);
+            else
+                processor.processBlock (buffer, midi);
+            collect();
+            sinceWait += 512;
+            if (! offline && sinceWait > 2400) // real time: let the worker keep up (every 50 ms of audio)
+            {
+                sinceWait = 0;
+                const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (10);
+                while (processor.analysis().stats().inputSamples < processor.analysis().stats().pushedSamples && std::chrono::steady_clock::now() < deadline)
+                    std::this_thread::sleep_for (std::chrono::microseconds (200));
+            }
+        }
+    // All notes off: bypass closes what sounds.
+    buffer.setSize (2, 512, false, false, true);
+    midi.clear();
+    processor.processBlockBypassed (buffer, midi);
+    collect();
+    processor.releaseResources();
+    CHECK (open == -1);
+    INFO ("note-ons " << noteOns << ", base note changed while sounding " << changedWhileSounding << ", prepared while sounding " << preparedWhileSounding);
+    CHECK (noteOns >= 5);
+    CHECK (changedWhileSounding >= 3);
+    CHECK (preparedWhileSounding >= 1);
+}

@@ -189,7 +189,7 @@ TEST_CASE ("the worker thread publishes results that readers take concurrently",
     runtime.stop();
 }
 
-TEST_CASE ("reconfigure swaps model and hop between windows while audio keeps coming", "[runtime]")
+TEST_CASE ("reconfigure swaps the model between windows while audio keeps coming", "[runtime]")
 {
     StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 8.0, 64 }, std::make_unique<ManualWorker>());
     std::vector<std::pair<uint64_t, double>> heard; // generation, hop of each listened result
@@ -215,10 +215,12 @@ TEST_CASE ("reconfigure swaps model and hop between windows while audio keeps co
     REQUIRE (runtime.latest (before));
     CHECK (before.generation == first);
 
-    runtime.reconfigure (nullptr, 0.5, 0.0); // same model, new hop
+    const auto other = engine::Model::load (fixturePath ("tiny_classifier.safetensors")); // another model instance
+    runtime.reconfigure (other, 0.5, 0.0);
     pushSeconds (2.0, 4.0);
     const auto second = runtime.info()->generation;
     CHECK (second > first);
+    CHECK (runtime.info()->model == other);
     CHECK (runtime.info()->hopSeconds == 0.5);
     const auto results = runtime.history (64);
     REQUIRE (results.size() >= 2);
@@ -232,6 +234,70 @@ TEST_CASE ("reconfigure swaps model and hop between windows while audio keeps co
     CHECK (heard.front().first == first);
     CHECK (heard.back() == std::make_pair (second, 0.5));
     CHECK (runtime.stats().pushedSamples == 4 * 48000);
+    CHECK (runtime.stats().error.empty());
+}
+
+TEST_CASE ("changing hop or smoothing keeps the model, the features, the history and the flow of results", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 8.0, 256 }, std::make_unique<ManualWorker>());
+    std::vector<WindowResult> heard;
+    runtime.setResultListener ([&] (const WindowResult& result, const AnalysisInfo&) { heard.push_back (result); });
+    runtime.prepare (48000.0);
+    const auto generation = runtime.info()->generation;
+    const auto model = runtime.info()->model;
+    const auto signal = testSignal (48000.0, 8.0);
+    std::size_t offset = 0;
+    auto pushUntil = [&] (double seconds) {
+        for (; offset + 480 <= static_cast<std::size_t> (seconds * 48000); offset += 480)
+        {
+            const float* channels[] = { signal.data() + offset };
+            runtime.push (channels, 1, 480);
+            while (runtime.processPending())
+            {
+            }
+        }
+    };
+    pushUntil (2.0);
+    const auto historyBefore = runtime.history (256);
+    REQUIRE (historyBefore.size() == 4); // windows [0,1) ... [0.75,1.75) (the resampler holds back [1,2)'s last samples)
+
+    // Automation: the hop and the smoothing change every 0.3 s of audio, six times.
+    const double hops[] = { 0.1, 0.5, 0.05, 0.3, 0.25, 0.07 };
+    const double smoothings[] = { 0.5, 0.0, 1.0, 0.2, 0.0, 2.0 };
+    double until = 2.0;
+    for (int i = 0; i < 6; ++i)
+    {
+        runtime.reconfigure (nullptr, hops[i], smoothings[i]);
+        until += 0.6;
+        pushUntil (until);
+        CHECK (runtime.info()->hopSeconds == hops[i]);
+        CHECK (runtime.info()->smoothingSeconds == smoothings[i]);
+    }
+    CHECK (runtime.info()->generation == generation); // same model, same stream: same generation
+    CHECK (runtime.info()->model == model);
+    const auto history = runtime.history (256);
+    REQUIRE (history.size() > historyBefore.size());
+    for (std::size_t i = 0; i < historyBefore.size(); ++i) // the history before the changes is kept
+    {
+        CHECK (history[i].windowIndex == historyBefore[i].windowIndex);
+        CHECK (history[i].endSeconds == historyBefore[i].endSeconds);
+    }
+    // Results kept coming: no gap longer than the largest hop in force around it (plus the
+    // resampler's output bursts, ~70 ms), every window one window long and later than the one
+    // before; the windows between two results are exactly those counted as skipped (live, the
+    // worker analyses the newest window: soxr delivers ~70 ms at once, more than a 50 ms hop).
+    int64_t skipped = 0;
+    for (std::size_t i = 1; i < heard.size(); ++i)
+    {
+        INFO ("result " << i << ": window " << heard[i].windowIndex << " [" << heard[i].startSeconds << ", " << heard[i].endSeconds << ")");
+        CHECK (heard[i].windowIndex > heard[i - 1].windowIndex);
+        skipped += heard[i].windowIndex - heard[i - 1].windowIndex - 1;
+        CHECK (heard[i].endSeconds > heard[i - 1].endSeconds);
+        CHECK (heard[i].endSeconds - heard[i - 1].endSeconds <= 0.5 + 0.1);
+        CHECK (heard[i].endSeconds - heard[i].startSeconds == Approx (runtime.windowSeconds()));
+    }
+    CHECK (heard.back().endSeconds >= until - 0.07 - 0.1); // up to date (the last hop, plus the resampler's delay)
+    CHECK (runtime.stats().windowsSkipped == skipped);
     CHECK (runtime.stats().error.empty());
 }
 
@@ -330,4 +396,56 @@ TEST_CASE ("a result is stale once more than two hops of audio arrived after it"
     }
     REQUIRE (runtime.latest (result));
     CHECK_FALSE (runtime.isStale (result));
+}
+
+TEST_CASE ("a settings change right after a model swap builds on the pending swap, not on the running model", "[runtime]")
+{
+    // The plugin's state restore: the saved model is queued, then the restored hop and smoothing
+    // are applied with "the current model" (null). The queued model must survive.
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 8.0, 64 }, std::make_unique<ManualWorker>());
+    runtime.prepare (48000.0);
+    const auto other = engine::Model::load (fixturePath ("tiny_classifier.safetensors")); // another instance
+    REQUIRE (other != tinyModel());
+    runtime.reconfigure (other, 0.25, 0.0);
+    runtime.reconfigure (nullptr, 0.5, 0.2);
+    runtime.processPending();
+    CHECK (runtime.info()->model == other);
+    CHECK (runtime.info()->hopSeconds == 0.5);
+    CHECK (runtime.info()->smoothingSeconds == Approx (0.2));
+    CHECK (runtime.stats().error.empty());
+}
+
+TEST_CASE ("after a FIFO overrun the timeline keeps the host's time and results are live again once the worker catches up", "[runtime]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 0.5, 64 }, std::make_unique<ManualWorker>());
+    runtime.prepare (16000.0);
+    const auto signal = testSignal (16000.0, 6.0);
+    const float* all[] = { signal.data() };
+    runtime.push (all, 1, 16000 * 3); // 3 s while the worker stalls: the FIFO takes ~2 s, the rest is dropped
+    const auto dropped = runtime.stats().fifoOverruns;
+    REQUIRE (dropped > 0);
+    while (runtime.processPending())
+    {
+    }
+    // The worker caught up: its stream position counts the dropped samples as time that passed.
+    CHECK (runtime.stats().inputSamples == runtime.stats().pushedSamples);
+    for (int offset = 16000 * 3; offset + 160 <= 16000 * 6; offset += 160)
+    {
+        const float* block[] = { signal.data() + offset };
+        runtime.push (block, 1, 160);
+        while (runtime.processPending())
+        {
+        }
+    }
+    WindowResult result;
+    REQUIRE (runtime.latest (result));
+    INFO ("newest window ends at " << result.endSeconds << " s of 6 s pushed, " << dropped << " samples dropped");
+    CHECK (result.endSeconds <= 6.0 + 1e-9);
+    CHECK (result.endSeconds >= 6.0 - 0.25 - 1e-9); // the host's time, not 6 s minus what was dropped
+    CHECK_FALSE (runtime.isStale (result));
+    CHECK (runtime.stats().fifoOverruns == dropped);
+    CHECK (runtime.stats().inputSamples == 16000 * 6);
+    const auto history = runtime.history (64);
+    for (std::size_t i = 1; i < history.size(); ++i)
+        CHECK (history[i].startSeconds > history[i - 1].startSeconds);
 }
