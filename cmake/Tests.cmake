@@ -104,3 +104,13 @@ set_tests_properties(soak PROPERTIES
     FIXTURES_REQUIRED "exported_models;soak_model"
     ENVIRONMENT "SONOTYPE_SOAK_SECONDS=120"
     TIMEOUT 1500)
+
+# The LV2 test's JACK client: plays an example clip into jalv's plugin, records audio and MIDI back.
+if(TARGET Sonotype_LV2)
+    pkg_check_modules(JACK REQUIRED IMPORTED_TARGET jack)
+    add_executable(sonotype_jack_feed Tests/host/JackSignalFeed.cpp)
+    target_link_libraries(sonotype_jack_feed PRIVATE PkgConfig::JACK sonotype_warnings)
+    set_tests_properties(lv2_jalv PROPERTIES
+        ENVIRONMENT "SONOTYPE_JACK_FEED=$<TARGET_FILE:sonotype_jack_feed>;SONOTYPE_EXAMPLE_CLIP=${CMAKE_SOURCE_DIR}/Resources/examples/drums.wav"
+        TIMEOUT 600)
+endif()
