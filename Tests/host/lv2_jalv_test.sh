@@ -42,7 +42,14 @@ if [ -d /usr/lib/lv2/core.lv2 ]; then
     LV2_PATH="$bundle_dir:/usr/lib/lv2" lv2info "$uri" > "$work/lv2info-classes.txt" || fail "lv2info cannot read $uri"
     grep -q "Class: *Analyser Plugin" "$work/lv2info-classes.txt" || fail "lv2info: the class is not Analyser Plugin"
 fi
-echo "lv2ls/lv2info: $uri found, an Analyser Plugin"
+# What cmake/Lv2TurtleFixes.cmake adds to JUCE's dsp.ttl (lv2lint's findings): float ranges written
+# as decimals, a license.
+ttl="$1/dsp.ttl"
+if grep -En "(lv2:default|lv2:minimum|lv2:maximum|rdf:value)[[:space:]]+-?[0-9]+[[:space:]]*(;|\.[[:space:]]*$|$)" "$ttl"; then
+    fail "$ttl: whole numbers where the parameters are floats (above)"
+fi
+grep -q "doap:license <http" "$ttl" || fail "$ttl: no doap:license"
+echo "lv2ls/lv2info: $uri found, an Analyser Plugin with a license and float ranges"
 
 sox "$clip" -r 48000 -c 1 -t f32 "$work/signal.f32" repeat 1 || fail "sox could not convert $clip"
 
