@@ -44,3 +44,36 @@ target_compile_definitions(Sonotype PUBLIC
     JUCE_VST3_CAN_REPLACE_VST2=0
     JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP=0)
 target_link_libraries(Sonotype PUBLIC sonotype_gui)
+
+# The plugin binaries export their entry points only: everything else (our layers, JUCE, Eigen,
+# template instances) stays inside, so nothing clashes with a host's or another plugin's symbols
+# (lv2lint: "binary exports superfluous globally visible symbols").
+function(sonotype_export_only target)
+    set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}.exports.map")
+    list(JOIN ARGN "; " symbols)
+    file(WRITE "${script}" "{\n  global: ${symbols};\n  local: *;\n};\n")
+    target_link_options(${target} PRIVATE "LINKER:--version-script=${script}")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${script}")
+endfunction()
+if(UNIX AND NOT APPLE)
+    if(TARGET Sonotype_VST3)
+        sonotype_export_only(Sonotype_VST3 GetPluginFactory ModuleEntry ModuleExit)
+    endif()
+    if(TARGET Sonotype_LV2)
+        sonotype_export_only(Sonotype_LV2 lv2_descriptor lv2ui_descriptor)
+    endif()
+endif()
+
+# JUCE 7.0.5's LV2 helper (a POST_BUILD step of Sonotype_LV2 added by juce_add_plugin, so it runs
+# before this one) writes float parameter ranges as Turtle integers and no license or plugin class,
+# and offers no option for either: cmake/Lv2TurtleFixes.cmake completes dsp.ttl after each link.
+if(TARGET Sonotype_LV2)
+    add_custom_command(TARGET Sonotype_LV2 POST_BUILD
+        COMMAND "${CMAKE_COMMAND}"
+            "-DTTL=$<TARGET_FILE_DIR:Sonotype_LV2>/dsp.ttl"
+            "-DPLUGIN_URI=${SONOTYPE_LV2_URI}"
+            "-DPLUGIN_CLASS=lv2:AnalyserPlugin"
+            "-DLICENSE_URI=http://spdx.org/licenses/GPL-3.0-or-later"
+            -P "${CMAKE_CURRENT_LIST_DIR}/Lv2TurtleFixes.cmake"
+        VERBATIM)
+endif()
