@@ -259,7 +259,23 @@ TEST_CASE ("state round trip: parameters, class filter, OSC target and the user'
     CHECK (restored.modelDescription().name == "tiny_classifier.safetensors");
     CHECK_FALSE (restored.modelDescription().builtin);
     CHECK (restored.analysis().info()->hopSeconds == Approx (0.1));
+    CHECK (restored.analysis().labels().size() == 4); // the model itself runs, not only its name
     CHECK (restored.statusMessage().isEmpty());
+
+    // Restored into an instance that is playing (the worker swaps between windows): the restored
+    // hop and smoothing must not re-queue the old model over the restored one.
+    TestProcessor playing;
+    ProcessorDriver driver (playing, 48000.0, 2, 512);
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 1));
+    playing.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+    REQUIRE (waitForModelLoad (playing));
+    driver.play (exampleSequence ({ "speech" }, 48000.0, 1));
+    CHECK (playing.modelDescription().name == "tiny_classifier.safetensors");
+    CHECK (playing.analysis().labels().size() == 4);
+    CHECK (playing.analysis().info()->hopSeconds == Approx (0.1));
+    const auto snapshot = playing.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.result.probabilities.size() == 4);
 }
 
 TEST_CASE ("restoring a session whose model is gone falls back to the built-in model and says so", "[plugin]")
