@@ -20,6 +20,19 @@ namespace
     {
         return { resources::kBuiltinModelName, {}, true };
     }
+
+    /** Audio thread: a MIDI buffer without room reserved makes JUCE allocate, which can throw
+        std::bad_alloc; inside a noexcept function that would end the host. The event is lost instead. */
+    void addMidi (juce::MidiBuffer& midi, const juce::MidiMessage& message, int position) noexcept
+    {
+        try
+        {
+            midi.addEvent (message, position);
+        }
+        catch (...)
+        {
+        }
+    }
 } // namespace
 
 juce::AudioProcessor::BusesProperties SonotypeProcessor::defaultBuses()
@@ -158,7 +171,7 @@ void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, int numSamples, bool s
     const bool enabled = midiOut_->load (std::memory_order_relaxed) >= 0.5f;
     if (std::exchange (closeActiveNote_, false) && activeNote_ >= 0)
     {
-        midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
+        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
         activeNote_ = -1;
     }
     MidiEvent event;
@@ -183,20 +196,20 @@ void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, int numSamples, bool s
         if (held.noteOn)
         {
             if (activeNote_ >= 0)
-                midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), position);
-            midi.addEvent (juce::MidiMessage::noteOn (1, held.note, static_cast<juce::uint8> (held.velocity)), position);
+                addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
+            addMidi (midi, juce::MidiMessage::noteOn (1, held.note, static_cast<juce::uint8> (held.velocity)), position);
             activeNote_ = held.note;
         }
         else if (held.note == activeNote_)
         {
-            midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), position);
+            addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
             activeNote_ = -1;
         }
     }
     numHeld_ = kept;
     if ((! enabled || stopEverything) && activeNote_ >= 0)
     {
-        midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
+        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
         activeNote_ = -1;
     }
     if (stopEverything)
@@ -348,7 +361,17 @@ void SonotypeProcessor::loaderLoop()
             request = std::move (*nextLoad_);
             nextLoad_.reset();
         }
-        finishModelLoad (request.id, request.file, request.kind);
+        try
+        {
+            finishModelLoad (request.id, request.file, request.kind);
+        }
+        catch (...)
+        {
+            // Out of memory even for a message: the request ends unreported rather than let an
+            // exception out of this thread (which would end the host).
+            if (request.id > finishedRequest_.load())
+                finishedRequest_.store (request.id);
+        }
     }
 }
 

@@ -115,11 +115,11 @@ TEST_CASE ("dropping a model file loads it; a bad one shows an inline error and 
 
 TEST_CASE ("a model file that takes long to read: the editor shows it loading, stays responsive, then shows the error", "[gui]")
 {
+    SlowModelFile slow; // outlives the processor that reads it
+    REQUIRE (slow.created());
     TestProcessor processor;
     std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditor());
     auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
-    SlowModelFile slow;
-    REQUIRE (slow.created());
     view.filesDropped ({ slow.file().getFullPathName() }, 10, 10); // returns at once: the message thread is free
     CHECK_FALSE (slow.isReleased());
     CHECK (view.banner().isVisible());

@@ -41,9 +41,10 @@ inline bool loadModel (plugin::SonotypeProcessor& processor, const juce::File& f
     return waitForModelLoad (processor) && ! processor.statusIsError();
 }
 
-/** A model file that takes as long to read as the test wants: a named pipe, whose reader blocks
+/** A model file that takes as long to read as the test wants: a named pipe, whose readers block
     until release() (or, so that a loader that blocks its caller makes the test fail rather than
-    hang, 20 s) puts a few bytes in it. What it holds is not a model: loading it ends in an error. */
+    hang, 20 s); from then on, until it is destroyed, every reader gets a few bytes, which are not
+    a model: loading it ends in an error. Declare it before the processors that read it. */
 class SlowModelFile
 {
 public:
@@ -54,20 +55,32 @@ public:
         writer_ = std::thread ([this] {
             std::unique_lock<std::mutex> lock (mutex_);
             wake_.wait_for (lock, std::chrono::seconds (20), [this] { return released_; });
-            lock.unlock();
-            // Read-write: opening never blocks, and a write never meets a pipe without readers.
-            const int fd = ::open (file_.getFullPathName().toRawUTF8(), O_RDWR);
-            if (fd >= 0)
+            released_ = true;
+            while (! done_)
             {
-                const char bytes[] = "not a model";
-                [[maybe_unused]] const auto written = ::write (fd, bytes, sizeof (bytes));
-                ::close (fd);
+                lock.unlock();
+                // Read-write: opening never blocks, and a write never meets a pipe without
+                // readers. Each opening wakes the readers waiting in open() at that moment.
+                const int fd = ::open (file_.getFullPathName().toRawUTF8(), O_RDWR);
+                if (fd >= 0)
+                {
+                    const char bytes[] = "not a model";
+                    [[maybe_unused]] const auto written = ::write (fd, bytes, sizeof (bytes));
+                    std::this_thread::sleep_for (std::chrono::milliseconds (1));
+                    ::close (fd);
+                }
+                lock.lock();
+                wake_.wait_for (lock, std::chrono::milliseconds (1), [this] { return done_; });
             }
         });
     }
     ~SlowModelFile()
     {
-        release();
+        {
+            const std::lock_guard<std::mutex> lock (mutex_);
+            released_ = done_ = true;
+        }
+        wake_.notify_all();
         writer_.join();
         file_.deleteFile();
     }
@@ -92,7 +105,7 @@ private:
     bool created_ = false;
     std::mutex mutex_;
     std::condition_variable wake_;
-    bool released_ = false;
+    bool released_ = false, done_ = false;
     std::thread writer_;
 };
 

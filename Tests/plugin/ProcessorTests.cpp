@@ -553,10 +553,10 @@ TEST_CASE ("every note-on gets exactly its note-off under random automation, re-
 
 TEST_CASE ("a model file that takes long to read loads off the calling thread: the status says so, then the error", "[plugin][load]")
 {
+    SlowModelFile slow; // outlives the processors that read it
+    REQUIRE (slow.created());
     TestProcessor processor;
     ProcessorDriver driver (processor, 48000.0, 2, 512);
-    SlowModelFile slow;
-    REQUIRE (slow.created());
     processor.loadModelFile (slow.file()); // returns while the file is still being read
     CHECK_FALSE (slow.isReleased());        // (a loader on this thread would only return after the writer's 20 s)
     CHECK (processor.isLoadingModel());
@@ -589,9 +589,9 @@ TEST_CASE ("a model file that takes long to read loads off the calling thread: t
 
 TEST_CASE ("a newer model request supersedes one still loading", "[plugin][load]")
 {
-    TestProcessor processor;
     SlowModelFile slow;
     REQUIRE (slow.created());
+    TestProcessor processor;
     processor.loadModelFile (slow.file());
     REQUIRE (processor.isLoadingModel());
     processor.loadModelFile (juce::File (fixturePath ("tiny_classifier.safetensors"))); // waits behind the slow one
