@@ -20,6 +20,19 @@ namespace
     {
         return { resources::kBuiltinModelName, {}, true };
     }
+
+    /** Audio thread: a MIDI buffer without room reserved makes JUCE allocate, which can throw
+        std::bad_alloc; inside a noexcept function that would end the host. The event is lost instead. */
+    void addMidi (juce::MidiBuffer& midi, const juce::MidiMessage& message, int position) noexcept
+    {
+        try
+        {
+            midi.addEvent (message, position);
+        }
+        catch (...)
+        {
+        }
+    }
 } // namespace
 
 juce::AudioProcessor::BusesProperties SonotypeProcessor::defaultBuses()
@@ -44,13 +57,21 @@ SonotypeProcessor::SonotypeProcessor()
     options.historySize = 1024;
     runtime_ = std::make_unique<runtime::StreamingRuntime> (resources::builtinModel(), options);
     runtime_->setResultListener ([this] (const runtime::WindowResult& result, const runtime::AnalysisInfo& info) { onResult (result, info); });
-    model_ = builtinDescription();
+    model_ = requested_ = builtinDescription();
+    loader_ = std::thread ([this] { loaderLoop(); });
     startTimerHz (10);
 }
 
 SonotypeProcessor::~SonotypeProcessor()
 {
     stopTimer();
+    {
+        const std::lock_guard<std::mutex> lock (loaderMutex_);
+        loaderExit_ = true;
+        latestRequest_.fetch_add (1); // whatever is loading is no longer wanted
+    }
+    loaderWake_.notify_all();
+    loader_.join(); // a load under way ends first (the engine bounds its time and memory)
     runtime_->stop();
 }
 
@@ -150,7 +171,7 @@ void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, int numSamples, bool s
     const bool enabled = midiOut_->load (std::memory_order_relaxed) >= 0.5f;
     if (std::exchange (closeActiveNote_, false) && activeNote_ >= 0)
     {
-        midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
+        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
         activeNote_ = -1;
     }
     MidiEvent event;
@@ -175,20 +196,20 @@ void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, int numSamples, bool s
         if (held.noteOn)
         {
             if (activeNote_ >= 0)
-                midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), position);
-            midi.addEvent (juce::MidiMessage::noteOn (1, held.note, static_cast<juce::uint8> (held.velocity)), position);
+                addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
+            addMidi (midi, juce::MidiMessage::noteOn (1, held.note, static_cast<juce::uint8> (held.velocity)), position);
             activeNote_ = held.note;
         }
         else if (held.note == activeNote_)
         {
-            midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), position);
+            addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
             activeNote_ = -1;
         }
     }
     numHeld_ = kept;
     if ((! enabled || stopEverything) && activeNote_ >= 0)
     {
-        midi.addEvent (juce::MidiMessage::noteOff (1, activeNote_), 0);
+        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
         activeNote_ = -1;
     }
     if (stopEverything)
@@ -301,27 +322,131 @@ void SonotypeProcessor::swapModel (std::shared_ptr<const engine::Model> model, M
     model_ = std::move (description);
 }
 
-bool SonotypeProcessor::loadModelFile (const juce::File& file)
+void SonotypeProcessor::loadModelFile (const juce::File& file)
 {
+    requestModelLoad (file, LoadKind::user);
+}
+
+void SonotypeProcessor::requestModelLoad (const juce::File& file, LoadKind kind)
+{
+    const std::lock_guard<std::mutex> swap (swapMutex_); // orders this request against a load finishing now
+    {
+        const std::lock_guard<std::mutex> lock (statusMutex_);
+        requested_ = { file.getFileName(), file, false };
+        status_ = "Loading " + file.getFileName() + " ...";
+        statusIsError_ = false;
+    }
+    {
+        const std::lock_guard<std::mutex> lock (loaderMutex_);
+        nextLoad_ = LoadRequest { latestRequest_.fetch_add (1) + 1, file, kind };
+    }
+    loaderWake_.notify_all();
+}
+
+bool SonotypeProcessor::isLoadingModel() const
+{
+    return finishedRequest_.load() != latestRequest_.load();
+}
+
+void SonotypeProcessor::loaderLoop()
+{
+    for (;;)
+    {
+        LoadRequest request;
+        {
+            std::unique_lock<std::mutex> lock (loaderMutex_);
+            loaderWake_.wait (lock, [this] { return loaderExit_ || nextLoad_.has_value(); });
+            if (loaderExit_)
+                return;
+            request = std::move (*nextLoad_);
+            nextLoad_.reset();
+        }
+        try
+        {
+            finishModelLoad (request.id, request.file, request.kind);
+        }
+        catch (...)
+        {
+            // Out of memory even for a message: the request ends unreported rather than let an
+            // exception out of this thread (which would end the host).
+            if (request.id > finishedRequest_.load())
+                finishedRequest_.store (request.id);
+        }
+    }
+}
+
+void SonotypeProcessor::finishModelLoad (uint64_t request, const juce::File& file, LoadKind kind)
+{
+    if (request != latestRequest_.load())
+        return; // superseded before it started
+    juce::String error;
+    std::shared_ptr<const engine::Model> model;
     try
     {
         if (! file.existsAsFile())
             throw std::runtime_error ("no such file");
-        swapModel (engine::Model::load (file.getFullPathName().toStdString()), { file.getFileName(), file, false });
-        setStatus ("Loaded " + file.getFileName(), false);
-        return true;
+        model = engine::Model::load (file.getFullPathName().toStdString());
     }
     catch (const std::exception& e)
     {
-        setStatus ("Could not load " + file.getFullPathName() + ": " + juce::String (e.what()) + ". The running model keeps running.", true);
-        return false;
+        error = e.what();
     }
+    catch (...) // never let anything escape into the host
+    {
+        error = "unexpected error";
+    }
+    const std::lock_guard<std::mutex> swap (swapMutex_);
+    if (request == latestRequest_.load()) // not superseded meanwhile (else the newer request reports)
+    {
+        try
+        {
+            if (model != nullptr)
+                swapModel (std::move (model), { file.getFileName(), file, false }); // throws before changing anything
+        }
+        catch (const std::exception& e)
+        {
+            error = e.what();
+        }
+        try
+        {
+            if (error.isNotEmpty() && kind == LoadKind::restore && ! modelDescription().builtin)
+                swapModel (resources::builtinModel(), builtinDescription());
+        }
+        catch (const std::exception&)
+        {
+            // The running model keeps running; the status below says what failed.
+        }
+        {
+            const std::lock_guard<std::mutex> lock (statusMutex_);
+            requested_ = model_;
+        }
+        if (error.isEmpty())
+            setStatus (kind == LoadKind::restore ? juce::String() : "Loaded " + file.getFileName(), false);
+        else if (kind == LoadKind::user)
+            setStatus ("Could not load " + file.getFullPathName() + ": " + error + ". The running model keeps running.", true);
+        else
+            setStatus ("The session's model " + file.getFullPathName() + " could not be loaded (" + error + "); using the built-in model instead.", true);
+    }
+    if (request > finishedRequest_.load())
+        finishedRequest_.store (request);
 }
 
 void SonotypeProcessor::useBuiltinModel()
 {
+    const std::lock_guard<std::mutex> swap (swapMutex_);
+    const auto request = latestRequest_.fetch_add (1) + 1; // supersedes any load under way
+    {
+        const std::lock_guard<std::mutex> lock (loaderMutex_);
+        nextLoad_.reset();
+    }
     swapModel (resources::builtinModel(), builtinDescription());
+    {
+        const std::lock_guard<std::mutex> lock (statusMutex_);
+        requested_ = model_;
+    }
     setStatus ("Using the built-in model", false);
+    if (request > finishedRequest_.load())
+        finishedRequest_.store (request);
 }
 
 void SonotypeProcessor::setStatus (juce::String message, bool isError)
@@ -380,7 +505,11 @@ std::vector<bool> SonotypeProcessor::enabledMask (const std::vector<std::string>
 void SonotypeProcessor::getStateInformation (juce::MemoryBlock& destData)
 {
     auto state = parameters.copyState();
-    const auto model = modelDescription();
+    ModelDescription model;
+    {
+        const std::lock_guard<std::mutex> lock (statusMutex_);
+        model = requested_; // the running model, or the one being loaded (the user's choice)
+    }
     state.setProperty (kModelPath, model.builtin ? juce::String() : model.file.getFullPathName(), nullptr);
     juce::StringArray disabled;
     {
@@ -424,28 +553,21 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     const auto oscError = osc_.setTarget (osc);
 
     const auto path = state.getProperty (kModelPath).toString();
-    const auto current = modelDescription();
+    ModelDescription wanted;
+    {
+        const std::lock_guard<std::mutex> lock (statusMutex_);
+        wanted = requested_;
+    }
     if (path.isEmpty())
     {
-        if (! current.builtin)
+        if (! wanted.builtin || isLoadingModel())
             useBuiltinModel();
         clearStatus();
     }
-    else if (current.builtin || current.file != juce::File (path))
-    {
-        const juce::File file (path);
-        if (loadModelFile (file))
-            clearStatus();
-        else
-        {
-            const auto reason = statusMessage();
-            if (! current.builtin)
-                useBuiltinModel();
-            setStatus ("The session's model " + path + " could not be loaded (" + reason.fromFirstOccurrenceOf (": ", false, false).upToLastOccurrenceOf (".", false, false)
-                           + "); using the built-in model instead.",
-                       true);
-        }
-    }
+    else if (wanted.builtin || wanted.file != juce::File (path))
+        requestModelLoad (juce::File (path), LoadKind::restore); // off the message thread, as a user's load
+    else
+        clearStatus();
     if (oscError.isNotEmpty())
         setStatus (oscError, true);
     applyAnalysisParameters();

@@ -13,6 +13,9 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
+#include <optional>
+#include <thread>
 #include <mutex>
 #include <set>
 
@@ -74,10 +77,15 @@ public:
     const runtime::StreamingRuntime& analysis() const noexcept { return *runtime_; }
     ModelDescription modelDescription() const;
 
-    /** Loads a model file and swaps it in while audio runs. On failure the running model keeps
-        running, the status says why, and false is returned. */
-    bool loadModelFile (const juce::File& file);
+    /** Loads a model file on a background thread (never the message thread, never the audio
+        thread: a slow or huge file freezes nothing) and swaps it in while audio runs. Returns at
+        once; meanwhile the status says "Loading ..." and isLoadingModel() is true. Then the status
+        says which model was loaded, or why not (the running model keeps running). A newer
+        request (another file, the built-in model, a state restore) supersedes an unfinished one. */
+    void loadModelFile (const juce::File& file);
     void useBuiltinModel();
+    /** Whether a model file is still being loaded. */
+    bool isLoadingModel() const;
 
     /** The message the GUI shows inline (empty: none); errors are marked as such. */
     juce::String statusMessage() const;
@@ -113,6 +121,14 @@ private:
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
     void sendMidi (juce::MidiBuffer& midi, int numSamples, bool stopEverything, bool offline) noexcept; // audio thread
     void swapModel (std::shared_ptr<const engine::Model> model, ModelDescription description);
+    enum class LoadKind
+    {
+        user,   // dropped or chosen: on failure the running model keeps running
+        restore // a session's model: on failure the built-in model runs, and the status says so
+    };
+    void requestModelLoad (const juce::File& file, LoadKind kind);
+    void loaderLoop();                                                   // the loader thread
+    void finishModelLoad (uint64_t request, const juce::File& file, LoadKind kind); // the loader thread
     void setStatus (juce::String message, bool isError);
     std::vector<bool> enabledMask (const std::vector<std::string>& labels) const;
 
@@ -149,10 +165,26 @@ private:
     std::set<juce::String> disabledClasses_;
     std::atomic<uint64_t> filterVersion_ { 0 };
 
-    mutable std::mutex statusMutex_; // message thread and worker, never the audio thread
+    mutable std::mutex statusMutex_; // message thread, loader and worker, never the audio thread
     juce::String status_;
     bool statusIsError_ = false;
     ModelDescription model_;
+    ModelDescription requested_; // the model being loaded (what a state saved meanwhile names), behind statusMutex_
+
+    // Model loading: the message thread posts requests, one loader thread runs them.
+    std::mutex swapMutex_;            // loader and message thread: "is it still wanted? swap it in" in one step
+    std::mutex loaderMutex_;          // the request slot below
+    std::condition_variable loaderWake_;
+    struct LoadRequest
+    {
+        uint64_t id = 0;
+        juce::File file;
+        LoadKind kind = LoadKind::user;
+    };
+    std::optional<LoadRequest> nextLoad_; // behind loaderMutex_
+    bool loaderExit_ = false;            // behind loaderMutex_
+    std::atomic<uint64_t> latestRequest_ { 0 }, finishedRequest_ { 0 };
+    std::thread loader_;
 
     OscOutput osc_;
     FilePlayer player_;

@@ -226,8 +226,7 @@ void StreamingRuntime::applyPending()
     }
     catch (const std::exception& e)
     {
-        const std::lock_guard<std::mutex> lock (errorMutex_);
-        error_ = std::string ("could not switch the model: ") + e.what();
+        setError ("could not switch the model: ", e.what());
     }
 }
 
@@ -393,8 +392,27 @@ void StreamingRuntime::workerLoop()
     }
     catch (const std::exception& e)
     {
+        setError ("", e.what());
+    }
+    catch (...)
+    {
+        setError ("", "unknown error");
+    }
+    // The worker has stopped: nobody may wait for it (an offline host's audio thread).
+    running_.store (false, std::memory_order_release);
+}
+
+void StreamingRuntime::setError (const char* prefix, const char* what) noexcept
+{
+    try
+    {
         const std::lock_guard<std::mutex> lock (errorMutex_);
-        error_ = e.what();
+        error_ = std::string (prefix) + what;
+    }
+    catch (...)
+    {
+        // No memory even for the message (std::bad_alloc): keep the previous one rather than
+        // let an exception out of the worker thread, which would end the host.
     }
 }
 

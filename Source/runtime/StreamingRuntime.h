@@ -164,6 +164,7 @@ private:
     };
 
     void workerLoop();
+    void setError (const char* prefix, const char* what) noexcept;
     bool analyseReady();
     void analyseWindow (int64_t k);
     std::shared_ptr<Generation> makeGeneration (const Pending& settings, const WindowAnalyzer& analyzer) const;

@@ -97,16 +97,43 @@ TEST_CASE ("dropping a model file loads it; a bad one shows an inline error and 
     CHECK (view.isInterestedInFileDrag ({ tiny }));
     CHECK_FALSE (view.isInterestedInFileDrag ({ "/tmp/song.wav" }));
     view.filesDropped ({ tiny }, 10, 10);
+    REQUIRE (waitForModelLoad (processor)); // it loads on a background thread
+    view.refresh();
     CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
     CHECK (view.displayState().labels.size() == 4);
 
     const auto bad = juce::File::createTempFile ("safetensors");
     bad.replaceWithData ("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": 1}", 16);
     view.filesDropped ({ bad.getFullPathName() }, 10, 10);
+    REQUIRE (waitForModelLoad (processor));
+    view.refresh();
     CHECK (view.banner().isVisible());
     CHECK (view.banner().message().contains (bad.getFileName()));
     CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
     bad.deleteFile();
+}
+
+TEST_CASE ("a model file that takes long to read: the editor shows it loading, stays responsive, then shows the error", "[gui]")
+{
+    SlowModelFile slow; // outlives the processor that reads it
+    REQUIRE (slow.created());
+    TestProcessor processor;
+    std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditor());
+    auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
+    view.filesDropped ({ slow.file().getFullPathName() }, 10, 10); // returns at once: the message thread is free
+    CHECK_FALSE (slow.isReleased());
+    CHECK (view.banner().isVisible());
+    CHECK (view.banner().message().contains ("Loading"));
+    CHECK (view.banner().message().contains (slow.file().getFileName()));
+    pumpMessages (50); // the editor's timer keeps running while the file loads
+    CHECK (processor.isLoadingModel());
+    slow.release();
+    REQUIRE (waitForModelLoad (processor));
+    pumpMessages (50);
+    CHECK (view.banner().isVisible());
+    CHECK (view.banner().message().contains (slow.file().getFullPathName()));
+    CHECK (view.banner().message().contains ("keeps running"));
+    CHECK (processor.modelDescription().builtin);
 }
 
 TEST_CASE ("closing and reopening the editor while audio runs is safe", "[gui]")

@@ -7,8 +7,13 @@
 #include "plugin/SonotypeProcessor.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <fcntl.h>
+#include <mutex>
 #include <random>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace sonotype::testing
 {
@@ -17,6 +22,91 @@ class TestProcessor final : public plugin::SonotypeProcessor
 {
 public:
     juce::AudioProcessorEditor* createEditor() override { return new gui::SonotypeEditor (*this); }
+};
+
+/** Waits (up to 30 s) until the processor has finished loading a model file (it loads on a
+    background thread); returns whether it finished. */
+inline bool waitForModelLoad (const plugin::SonotypeProcessor& processor)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (30);
+    while (processor.isLoadingModel() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for (std::chrono::milliseconds (1));
+    return ! processor.isLoadingModel();
+}
+
+/** Loads a model file and waits for the outcome: true when it was loaded. */
+inline bool loadModel (plugin::SonotypeProcessor& processor, const juce::File& file)
+{
+    processor.loadModelFile (file);
+    return waitForModelLoad (processor) && ! processor.statusIsError();
+}
+
+/** A model file that takes as long to read as the test wants: a named pipe, whose readers block
+    until release() (or, so that a loader that blocks its caller makes the test fail rather than
+    hang, 20 s); from then on, until it is destroyed, every reader gets a few bytes, which are not
+    a model: loading it ends in an error. Declare it before the processors that read it. */
+class SlowModelFile
+{
+public:
+    SlowModelFile()
+        : file_ (juce::File::getSpecialLocation (juce::File::tempDirectory).getNonexistentChildFile ("slow_model", ".safetensors"))
+    {
+        created_ = ::mkfifo (file_.getFullPathName().toRawUTF8(), 0600) == 0;
+        writer_ = std::thread ([this] {
+            std::unique_lock<std::mutex> lock (mutex_);
+            wake_.wait_for (lock, std::chrono::seconds (20), [this] { return released_; });
+            released_ = true;
+            while (! done_)
+            {
+                lock.unlock();
+                // Read-write: opening never blocks, and a write never meets a pipe without
+                // readers. Each opening wakes the readers waiting in open() at that moment.
+                const int fd = ::open (file_.getFullPathName().toRawUTF8(), O_RDWR);
+                if (fd >= 0)
+                {
+                    const char bytes[] = "not a model";
+                    [[maybe_unused]] const auto written = ::write (fd, bytes, sizeof (bytes));
+                    std::this_thread::sleep_for (std::chrono::milliseconds (1));
+                    ::close (fd);
+                }
+                lock.lock();
+                wake_.wait_for (lock, std::chrono::milliseconds (1), [this] { return done_; });
+            }
+        });
+    }
+    ~SlowModelFile()
+    {
+        {
+            const std::lock_guard<std::mutex> lock (mutex_);
+            released_ = done_ = true;
+        }
+        wake_.notify_all();
+        writer_.join();
+        file_.deleteFile();
+    }
+    const juce::File& file() const noexcept { return file_; }
+    bool created() const noexcept { return created_; }
+    void release()
+    {
+        {
+            const std::lock_guard<std::mutex> lock (mutex_);
+            released_ = true;
+        }
+        wake_.notify_all();
+    }
+    bool isReleased()
+    {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        return released_;
+    }
+
+private:
+    juce::File file_;
+    bool created_ = false;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool released_ = false, done_ = false;
+    std::thread writer_;
 };
 
 struct TimedMidi

@@ -205,16 +205,16 @@ TEST_CASE ("a model can be swapped while audio runs; a bad file keeps the runnin
 
     const auto bad = juce::File::createTempFile ("safetensors");
     bad.replaceWithText ("this is not a model");
-    CHECK_FALSE (processor.loadModelFile (bad));
+    CHECK_FALSE (loadModel (processor, bad));
     CHECK (processor.statusIsError());
     CHECK (processor.statusMessage().contains (bad.getFileName()));
     CHECK (processor.analysis().info()->generation == before);
     CHECK (processor.modelDescription().builtin);
-    CHECK_FALSE (processor.loadModelFile (juce::File ("/no/such/model.safetensors")));
+    CHECK_FALSE (loadModel (processor, juce::File ("/no/such/model.safetensors")));
     bad.deleteFile();
 
     const juce::File tiny (fixturePath ("tiny_classifier.safetensors"));
-    REQUIRE (processor.loadModelFile (tiny));
+    REQUIRE (loadModel (processor, tiny));
     CHECK_FALSE (processor.statusIsError());
     CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
     driver.play (exampleSequence ({ "speech" }, 48000.0, 1));
@@ -243,11 +243,12 @@ TEST_CASE ("state round trip: parameters, class filter, OSC target and the user'
         setParameter (processor, plugin::ParameterIds::baseNote, 60.0f);
         processor.setClassEnabled ("silence", false);
         processor.osc().setTarget ({ false, "10.0.0.7", 7000 });
-        REQUIRE (processor.loadModelFile (juce::File (fixturePath ("tiny_classifier.safetensors"))));
+        REQUIRE (loadModel (processor, juce::File (fixturePath ("tiny_classifier.safetensors"))));
         processor.getStateInformation (state);
     }
     TestProcessor restored;
     restored.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+    REQUIRE (waitForModelLoad (restored));
     CHECK (parameterValue (restored, plugin::ParameterIds::hop) == Approx (0.1f));
     CHECK (parameterValue (restored, plugin::ParameterIds::threshold) == Approx (70.0f));
     CHECK (parameterValue (restored, plugin::ParameterIds::midiOut) == 0.0f);
@@ -258,7 +259,23 @@ TEST_CASE ("state round trip: parameters, class filter, OSC target and the user'
     CHECK (restored.modelDescription().name == "tiny_classifier.safetensors");
     CHECK_FALSE (restored.modelDescription().builtin);
     CHECK (restored.analysis().info()->hopSeconds == Approx (0.1));
+    CHECK (restored.analysis().labels().size() == 4); // the model itself runs, not only its name
     CHECK (restored.statusMessage().isEmpty());
+
+    // Restored into an instance that is playing (the worker swaps between windows): the restored
+    // hop and smoothing must not re-queue the old model over the restored one.
+    TestProcessor playing;
+    ProcessorDriver driver (playing, 48000.0, 2, 512);
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 1));
+    playing.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+    REQUIRE (waitForModelLoad (playing));
+    driver.play (exampleSequence ({ "speech" }, 48000.0, 1));
+    CHECK (playing.modelDescription().name == "tiny_classifier.safetensors");
+    CHECK (playing.analysis().labels().size() == 4);
+    CHECK (playing.analysis().info()->hopSeconds == Approx (0.1));
+    const auto snapshot = playing.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.result.probabilities.size() == 4);
 }
 
 TEST_CASE ("restoring a session whose model is gone falls back to the built-in model and says so", "[plugin]")
@@ -268,12 +285,13 @@ TEST_CASE ("restoring a session whose model is gone falls back to the built-in m
     juce::MemoryBlock state;
     {
         TestProcessor processor;
-        REQUIRE (processor.loadModelFile (copy));
+        REQUIRE (loadModel (processor, copy));
         processor.getStateInformation (state);
     }
     copy.deleteFile();
     TestProcessor restored;
     restored.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+    REQUIRE (waitForModelLoad (restored));
     CHECK (restored.modelDescription().builtin);
     CHECK (restored.analysis().labels().size() == 12);
     CHECK (restored.statusIsError());
@@ -531,4 +549,58 @@ TEST_CASE ("every note-on gets exactly its note-off under random automation, re-
     CHECK (noteOns >= 5);
     CHECK (changedWhileSounding >= 3);
     CHECK (preparedWhileSounding >= 1);
+}
+
+TEST_CASE ("a model file that takes long to read loads off the calling thread: the status says so, then the error", "[plugin][load]")
+{
+    SlowModelFile slow; // outlives the processors that read it
+    REQUIRE (slow.created());
+    TestProcessor processor;
+    ProcessorDriver driver (processor, 48000.0, 2, 512);
+    processor.loadModelFile (slow.file()); // returns while the file is still being read
+    CHECK_FALSE (slow.isReleased());        // (a loader on this thread would only return after the writer's 20 s)
+    CHECK (processor.isLoadingModel());
+    CHECK_FALSE (processor.statusIsError());
+    CHECK (processor.statusMessage().contains ("Loading"));
+    CHECK (processor.statusMessage().contains (slow.file().getFileName()));
+    // Audio and analysis go on meanwhile, with the running model.
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 1));
+    CHECK (processor.snapshot().hasResult);
+    CHECK (processor.modelDescription().builtin);
+    // A state saved while it loads names the file the user chose.
+    {
+        juce::MemoryBlock state;
+        processor.getStateInformation (state);
+        TestProcessor other;
+        other.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+        CHECK (other.isLoadingModel()); // the restore reads the same slow file, off the message thread too
+        slow.release();
+        REQUIRE (waitForModelLoad (other));
+        CHECK (other.statusIsError());
+        CHECK (other.statusMessage().contains ("built-in"));
+    }
+    REQUIRE (waitForModelLoad (processor));
+    CHECK (processor.statusIsError());
+    CHECK (processor.statusMessage().contains (slow.file().getFullPathName()));
+    CHECK (processor.statusMessage().contains ("keeps running"));
+    CHECK (processor.modelDescription().builtin);
+    CHECK (processor.analysis().labels().size() == 12);
+}
+
+TEST_CASE ("a newer model request supersedes one still loading", "[plugin][load]")
+{
+    SlowModelFile slow;
+    REQUIRE (slow.created());
+    TestProcessor processor;
+    processor.loadModelFile (slow.file());
+    REQUIRE (processor.isLoadingModel());
+    processor.loadModelFile (juce::File (fixturePath ("tiny_classifier.safetensors"))); // waits behind the slow one
+    slow.release();
+    REQUIRE (waitForModelLoad (processor));
+    CHECK_FALSE (processor.statusIsError()); // the slow file's failure is not reported: it was superseded
+    CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
+    CHECK (processor.analysis().labels().size() == 4);
+    processor.useBuiltinModel();
+    CHECK_FALSE (processor.isLoadingModel());
+    CHECK (processor.modelDescription().builtin);
 }

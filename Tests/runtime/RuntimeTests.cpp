@@ -449,3 +449,19 @@ TEST_CASE ("after a FIFO overrun the timeline keeps the host's time and results 
     for (std::size_t i = 1; i < history.size(); ++i)
         CHECK (history[i].startSeconds > history[i - 1].startSeconds);
 }
+
+TEST_CASE ("a worker that runs out of memory reports it, and an offline audio thread stops waiting for it", "[runtime][threads]")
+{
+    StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 4.0, 16 });
+    runtime.setResultListener ([] (const WindowResult&, const AnalysisInfo&) { throw std::bad_alloc(); });
+    runtime.setNonRealtime (true);
+    runtime.prepare (16000.0);
+    const auto signal = testSignal (16000.0, 2.0);
+    const float* channels[] = { signal.data() };
+    runtime.push (channels, 1, static_cast<int> (signal.size()));
+    CHECK_FALSE (runtime.waitUntilAnalysed (30.0)); // the worker is gone: no result will come
+    CHECK (runtime.stats().error.find ("bad_alloc") != std::string::npos);
+    runtime.push (channels, 1, static_cast<int> (signal.size())); // a full FIFO: dropped at once, no waiting on a dead worker
+    CHECK (runtime.stats().fifoOverruns >= 0);
+    runtime.stop();
+}
