@@ -375,6 +375,11 @@ void SonotypeProcessor::loaderLoop()
     }
 }
 
+std::shared_ptr<const engine::Model> SonotypeProcessor::readModelFile (const juce::File& file)
+{
+    return engine::Model::load (file.getFullPathName().toStdString());
+}
+
 void SonotypeProcessor::finishModelLoad (uint64_t request, const juce::File& file, LoadKind kind)
 {
     if (request != latestRequest_.load())
@@ -385,7 +390,7 @@ void SonotypeProcessor::finishModelLoad (uint64_t request, const juce::File& fil
     {
         if (! file.existsAsFile())
             throw std::runtime_error ("no such file");
-        model = engine::Model::load (file.getFullPathName().toStdString());
+        model = readModelFile (file);
     }
     catch (const std::exception& e)
     {

@@ -107,6 +107,11 @@ public:
     /** Applies changed hop/smoothing parameters now (also done 10 times a second by a timer). */
     void applyAnalysisParameters();
 
+protected:
+    /** Reads and validates a model file (engine::Model::load), on the loader thread; throws
+        what it refuses. Tests override it to make a read take as long as they want. */
+    virtual std::shared_ptr<const engine::Model> readModelFile (const juce::File& file);
+
 private:
     struct MidiEvent
     {

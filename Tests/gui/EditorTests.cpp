@@ -88,7 +88,7 @@ TEST_CASE ("the editor keeps its proportions from 600x400 up to 4K and renders a
     }
 }
 
-TEST_CASE ("dropping a model file loads it; a bad one shows an inline error and keeps the model", "[gui]")
+TEST_CASE ("dropping a model file loads it, a bad one shows an inline error and keeps the model", "[gui]")
 {
     TestProcessor processor;
     std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditor());

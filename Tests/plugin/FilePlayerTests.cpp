@@ -84,7 +84,7 @@ TEST_CASE ("the file player plays the file resampled by the project's resampler,
     CHECK_FALSE (player.render (buffer, 480)); // stopped: the input is left alone
 }
 
-TEST_CASE ("looping plays on and the position wraps; play after the end starts again", "[player]")
+TEST_CASE ("looping plays on and the position wraps, play after the end starts again", "[player]")
 {
     plugin::FilePlayer player;
     player.prepare (44100.0);

@@ -8,21 +8,14 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <fcntl.h>
+#include <map>
 #include <mutex>
 #include <random>
-#include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 
 namespace sonotype::testing
 {
 
-class TestProcessor final : public plugin::SonotypeProcessor
-{
-public:
-    juce::AudioProcessorEditor* createEditor() override { return new gui::SonotypeEditor (*this); }
-};
 
 /** Waits (up to 30 s) until the processor has finished loading a model file (it loads on a
     background thread); returns whether it finished. */
@@ -41,47 +34,28 @@ inline bool loadModel (plugin::SonotypeProcessor& processor, const juce::File& f
     return waitForModelLoad (processor) && ! processor.statusIsError();
 }
 
-/** A model file that takes as long to read as the test wants: a named pipe, whose readers block
+/** A model file that takes as long to read as the test wants: TestProcessor's reads of it wait
     until release() (or, so that a loader that blocks its caller makes the test fail rather than
-    hang, 20 s); from then on, until it is destroyed, every reader gets a few bytes, which are not
-    a model: loading it ends in an error. Declare it before the processors that read it. */
+    hang, 20 s). It holds a few bytes that are not a model: loading it ends in an error. (The
+    engine refuses pipes and devices outright, so slowness cannot come from the file system.) */
 class SlowModelFile
 {
 public:
     SlowModelFile()
-        : file_ (juce::File::getSpecialLocation (juce::File::tempDirectory).getNonexistentChildFile ("slow_model", ".safetensors"))
+        : file_ (juce::File::getSpecialLocation (juce::File::tempDirectory).getNonexistentChildFile ("slow_model", ".safetensors")),
+          gate_ (std::make_shared<Gate>())
     {
-        created_ = ::mkfifo (file_.getFullPathName().toRawUTF8(), 0600) == 0;
-        writer_ = std::thread ([this] {
-            std::unique_lock<std::mutex> lock (mutex_);
-            wake_.wait_for (lock, std::chrono::seconds (20), [this] { return released_; });
-            released_ = true;
-            while (! done_)
-            {
-                lock.unlock();
-                // Read-write: opening never blocks, and a write never meets a pipe without
-                // readers. Each opening wakes the readers waiting in open() at that moment.
-                const int fd = ::open (file_.getFullPathName().toRawUTF8(), O_RDWR);
-                if (fd >= 0)
-                {
-                    const char bytes[] = "not a model";
-                    [[maybe_unused]] const auto written = ::write (fd, bytes, sizeof (bytes));
-                    std::this_thread::sleep_for (std::chrono::milliseconds (1));
-                    ::close (fd);
-                }
-                lock.lock();
-                wake_.wait_for (lock, std::chrono::milliseconds (1), [this] { return done_; });
-            }
-        });
+        created_ = file_.replaceWithText ("not a model");
+        const std::lock_guard<std::mutex> lock (registryMutex());
+        registry()[file_.getFullPathName().toStdString()] = gate_;
     }
     ~SlowModelFile()
     {
+        release();
         {
-            const std::lock_guard<std::mutex> lock (mutex_);
-            released_ = done_ = true;
+            const std::lock_guard<std::mutex> lock (registryMutex());
+            registry().erase (file_.getFullPathName().toStdString());
         }
-        wake_.notify_all();
-        writer_.join();
         file_.deleteFile();
     }
     const juce::File& file() const noexcept { return file_; }
@@ -89,24 +63,67 @@ public:
     void release()
     {
         {
-            const std::lock_guard<std::mutex> lock (mutex_);
-            released_ = true;
+            const std::lock_guard<std::mutex> lock (gate_->mutex);
+            gate_->released = true;
         }
-        wake_.notify_all();
+        gate_->wake.notify_all();
     }
     bool isReleased()
     {
-        const std::lock_guard<std::mutex> lock (mutex_);
-        return released_;
+        const std::lock_guard<std::mutex> lock (gate_->mutex);
+        return gate_->released;
+    }
+
+    /** Waits while `file` is a SlowModelFile not yet released (at most 20 s). */
+    static void waitIfSlow (const juce::File& file)
+    {
+        std::shared_ptr<Gate> gate;
+        {
+            const std::lock_guard<std::mutex> lock (registryMutex());
+            const auto it = registry().find (file.getFullPathName().toStdString());
+            if (it == registry().end())
+                return;
+            gate = it->second;
+        }
+        std::unique_lock<std::mutex> lock (gate->mutex);
+        gate->wake.wait_for (lock, std::chrono::seconds (20), [&] { return gate->released; });
+        gate->released = true;
     }
 
 private:
+    struct Gate
+    {
+        std::mutex mutex;
+        std::condition_variable wake;
+        bool released = false;
+    };
+    static std::mutex& registryMutex()
+    {
+        static std::mutex mutex;
+        return mutex;
+    }
+    static std::map<std::string, std::shared_ptr<Gate>>& registry()
+    {
+        static std::map<std::string, std::shared_ptr<Gate>> gates;
+        return gates;
+    }
+
     juce::File file_;
     bool created_ = false;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool released_ = false, done_ = false;
-    std::thread writer_;
+    std::shared_ptr<Gate> gate_;
+};
+
+class TestProcessor final : public plugin::SonotypeProcessor
+{
+public:
+    juce::AudioProcessorEditor* createEditor() override { return new gui::SonotypeEditor (*this); }
+
+protected:
+    std::shared_ptr<const engine::Model> readModelFile (const juce::File& file) override
+    {
+        SlowModelFile::waitIfSlow (file);
+        return SonotypeProcessor::readModelFile (file);
+    }
 };
 
 struct TimedMidi

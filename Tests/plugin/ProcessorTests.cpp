@@ -131,7 +131,7 @@ TEST_CASE ("the built-in model names the example clips live, and MIDI notes foll
     }
 }
 
-TEST_CASE ("MIDI off sends no notes and closes an open one; transport stop closes it too", "[plugin]")
+TEST_CASE ("MIDI off sends no notes and closes an open one, transport stop closes it too", "[plugin]")
 {
     TestProcessor processor;
     ProcessorDriver driver (processor, 48000.0, 2, 256);
@@ -196,7 +196,7 @@ TEST_CASE ("parameters reach the analysis: hop and smoothing re-configure the ru
     CHECK (hop->getText (hop->getValue(), 20) == "500 ms");
 }
 
-TEST_CASE ("a model can be swapped while audio runs; a bad file keeps the running model", "[plugin]")
+TEST_CASE ("a model can be swapped while audio runs, a bad file keeps the running model", "[plugin]")
 {
     TestProcessor processor;
     ProcessorDriver driver (processor, 48000.0, 2, 512);
@@ -306,7 +306,7 @@ TEST_CASE ("restoring a session whose model is gone falls back to the built-in m
     CHECK (garbage.modelDescription().builtin);
 }
 
-TEST_CASE ("re-preparing with another rate and block size mid-stream works; bypass passes audio and stops notes", "[plugin]")
+TEST_CASE ("re-preparing with another rate and block size mid-stream works, bypass passes audio and stops notes", "[plugin]")
 {
     TestProcessor processor;
     {
@@ -334,7 +334,7 @@ TEST_CASE ("re-preparing with another rate and block size mid-stream works; bypa
     CHECK (noteOff); // the speech note was open
 }
 
-TEST_CASE ("a sample rate the analysis cannot use passes audio through and says why; a usable one brings it back", "[plugin]")
+TEST_CASE ("a sample rate the analysis cannot use passes audio through and says why, a usable one brings it back", "[plugin]")
 {
     // Steinberg's VST3 validator prepares at 1234567.8 Hz: no exception may reach the host.
     TestProcessor processor;

@@ -92,7 +92,7 @@ TEST_CASE ("disabled classes never start, and an active class that gets disabled
     CHECK (topEnabledClass (std::vector<float> { 0.9f, 0.05f, 0.06f }.data(), 3, run.enabled) == 2);
 }
 
-TEST_CASE ("reset stops the active class once; a smaller model stops a class it no longer has", "[detector]")
+TEST_CASE ("reset stops the active class once, a smaller model stops a class it no longer has", "[detector]")
 {
     Run run;
     run.feed ({ 0.1f, 0.1f, 0.8f }, 2);

@@ -333,7 +333,7 @@ TEST_CASE ("prepare on one control thread and reconfigure on another take turns"
     runtime.stop();
 }
 
-TEST_CASE ("prepare at a rate the front end refuses throws and leaves the runtime stopped; the next prepare works", "[runtime]")
+TEST_CASE ("prepare at a rate the front end refuses throws and leaves the runtime stopped, the next prepare works", "[runtime]")
 {
     StreamingRuntime runtime (tinyModel(), { 0.25, 0.0, 4.0, 32 }, std::make_unique<ManualWorker>());
     runtime.prepare (48000.0);

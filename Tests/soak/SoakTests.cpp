@@ -172,6 +172,15 @@ public:
         beginGeneration();
     }
 
+    /** Until the processor's background loader has finished with the file it was given. */
+    bool waitForLoad()
+    {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (60);
+        while (processor_.isLoadingModel() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for (std::chrono::milliseconds (1));
+        return ! processor_.isLoadingModel() && ! processor_.statusIsError();
+    }
+
     /** Swaps the model while audio runs; returns once the worker has applied it. */
     void swapTo (ModelKind kind)
     {
@@ -181,7 +190,10 @@ public:
         if (kind == ModelKind::builtin)
             processor_.useBuiltinModel();
         else
-            REQUIRE (processor_.loadModelFile (juce::File (testing::fixturePath (std::string (modelName (kind)) + ".safetensors"))));
+        {
+            processor_.loadModelFile (juce::File (testing::fixturePath (std::string (modelName (kind)) + ".safetensors")));
+            REQUIRE (waitForLoad());
+        }
         INFO (processor_.statusMessage());
         REQUIRE_FALSE (processor_.statusIsError());
         // The worker applies the swap between two windows; no audio is pushed meanwhile, so once
