@@ -52,9 +52,9 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
         midiEvents += midi.getNumEvents();
         position += n;
         sincePause += n;
-        if (sincePause > static_cast<int64_t> (rate)) // let the worker analyse: about 25x real time
+        if (sincePause > static_cast<int64_t> (rate / 4)) // let the worker analyse every window (one per hop)
         {
-            std::this_thread::sleep_for (std::chrono::milliseconds (40));
+            REQUIRE (ProcessorDriver::waitForAnalysis (processor));
             sincePause = 0;
         }
     }
@@ -62,6 +62,8 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
     CHECK (counts.allocations == 0);
     CHECK (counts.frees == 0);
     CHECK (counts.locks == 0);
-    CHECK (midiEvents >= 4); // notes really came back through the queue while counting
     INFO ("MIDI events during the counted blocks: " << midiEvents);
+    // Notes really came back through the queue while counting: the four clips take turns every
+    // 2 s over ~270 s of audio, and each turn gives a note (on and off events).
+    CHECK (midiEvents >= 100);
 }
