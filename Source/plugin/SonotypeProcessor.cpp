@@ -192,7 +192,7 @@ void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, int numSamples, bool s
             held_[static_cast<std::size_t> (kept++)] = held;
             continue;
         }
-        const int position = offline ? static_cast<int> (juce::jlimit<int64_t> (0, numSamples - 1, held.sample - streamPosition_)) : 0;
+        const int position = offline && numSamples > 0 ? static_cast<int> (juce::jlimit<int64_t> (0, numSamples - 1, held.sample - streamPosition_)) : 0;
         if (held.noteOn)
         {
             if (activeNote_ >= 0)

@@ -124,6 +124,7 @@ void StreamingRuntime::prepare (double hostSampleRate)
     generationStartSample_ = 0;
     pushedSamples_.store (0, std::memory_order_relaxed);
     inputSamples_.store (0, std::memory_order_relaxed);
+    analysedSamples_.store (0, std::memory_order_relaxed);
     nonFiniteBefore_.store (0, std::memory_order_relaxed);
     fifo_ = std::make_unique<SpscFifo> (static_cast<std::size_t> (options_.fifoSeconds * hostSampleRate) + 16384);
     gaps_ = std::make_unique<SpscRing<Gap>> (256);
@@ -313,6 +314,7 @@ bool StreamingRuntime::processPending()
     inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
     nonFinite_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
     const bool analysed = analyseReady();
+    analysedSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_release);
     analysedThrough_.store (fifoRead_, std::memory_order_release);
     return analysed || didSomething;
 }
@@ -464,6 +466,7 @@ RuntimeStats StreamingRuntime::stats() const
     stats.workerLoad = stats.meanInferenceMs / (1000.0 * generation->info.hopSeconds);
     stats.pushedSamples = pushedSamples_.load (std::memory_order_relaxed);
     stats.inputSamples = inputSamples_.load (std::memory_order_relaxed);
+    stats.analysedSamples = analysedSamples_.load (std::memory_order_acquire);
     const double rate = hostSampleRate_.load (std::memory_order_relaxed);
     stats.pushedSeconds = rate > 0.0 ? static_cast<double> (stats.pushedSamples) / rate : 0.0;
     stats.streamSeconds = rate > 0.0 ? static_cast<double> (stats.inputSamples) / rate : 0.0;

@@ -71,6 +71,9 @@ struct RuntimeStats
     int64_t pushedSamples = 0;     // host-rate samples the audio thread has pushed since prepare()
     int64_t inputSamples = 0;      // the worker's stream position: host-rate samples it has taken from
                                    // the FIFO, plus those the audio thread dropped before them
+    int64_t analysedSamples = 0;   // the stream position up to which the worker has analysed (or, live,
+                                   // skipped) every complete window and run its listener: when it
+                                   // equals pushedSamples, every result the audio pushed so far can give is out
     double pushedSeconds = 0.0, streamSeconds = 0.0; // the same two, in seconds
     uint64_t generation = 0;       // of the model and settings in use
     std::string error;             // the worker's last error (a failed swap, an exception)
@@ -204,7 +207,7 @@ private:
     WindowResult result_;          // worker
 
     std::atomic<int64_t> fifoOverruns_ { 0 }, windowsRun_ { 0 }, windowsSkipped_ { 0 }, nonFinite_ { 0 }, inputSamples_ { 0 };
-    std::atomic<int64_t> pushedSamples_ { 0 }, nonFiniteBefore_ { 0 };
+    std::atomic<int64_t> pushedSamples_ { 0 }, nonFiniteBefore_ { 0 }, analysedSamples_ { 0 };
     std::atomic<double> lastMs_ { 0.0 }, totalMs_ { 0.0 }, maxMs_ { 0.0 };
     mutable std::mutex errorMutex_; // worker and readers only, never the audio thread
     std::string error_;

@@ -168,6 +168,10 @@ TEST_CASE ("closing and reopening the editor while audio runs is safe", "[gui]")
         pumpMessages (40);
         dynamic_cast<gui::SonotypeEditor&> (*editor).refresh();
     }
+    // The analysis ran meanwhile: wait for the windows themselves (a loaded machine is slower), not a time.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (30);
+    while (processor.analysis().stats().windowsRun <= 4 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for (std::chrono::milliseconds (1));
     done = true;
     audio.join();
     processor.releaseResources();

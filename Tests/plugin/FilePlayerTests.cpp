@@ -44,12 +44,12 @@ std::vector<float> renderSeconds (plugin::FilePlayer& player, double rate, doubl
     return out;
 }
 
-/** Until the file is buffered at the requested position (the audio thread's calls acknowledge
+/** Until the file is buffered at the requested position (up to 10 s) (the audio thread's calls acknowledge
     loads and seeks, as they would while the device runs). */
 void waitForReader (plugin::FilePlayer& player)
 {
     juce::AudioBuffer<float> buffer (2, 16);
-    for (int i = 0; i < 1000 && ! player.isReady(); ++i)
+    for (int i = 0; i < 10000 && ! player.isReady(); ++i) // up to 10 s
     {
         player.render (buffer, 16);
         std::this_thread::sleep_for (std::chrono::milliseconds (1));

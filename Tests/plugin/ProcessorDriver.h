@@ -167,14 +167,24 @@ public:
         waitForWorker();
     }
 
-    /** Until the worker has taken everything pushed and had time to analyse it. */
+    /** Until the worker has analysed everything pushed (its results and MIDI are out), or 30 s. */
     void waitForWorker()
     {
         lastWait_ = samples_;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (5);
-        while (processor_.analysis().stats().inputSamples < processor_.analysis().stats().pushedSamples && std::chrono::steady_clock::now() < deadline)
+        waitForAnalysis (processor_);
+    }
+
+    /** Until the processor's worker has analysed all audio pushed so far, or 30 s; returns whether it did. */
+    static bool waitForAnalysis (const plugin::SonotypeProcessor& processor)
+    {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (30);
+        auto caughtUp = [&] {
+            const auto stats = processor.analysis().stats();
+            return stats.analysedSamples >= stats.pushedSamples;
+        };
+        while (! caughtUp() && std::chrono::steady_clock::now() < deadline)
             std::this_thread::sleep_for (std::chrono::microseconds (200));
-        std::this_thread::sleep_for (std::chrono::milliseconds (1));
+        return caughtUp();
     }
 
     std::vector<TimedMidi> midi;

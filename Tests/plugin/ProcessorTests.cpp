@@ -533,9 +533,7 @@ TEST_CASE ("every note-on gets exactly its note-off under random automation, re-
             if (! offline && sinceWait > 2400) // real time: let the worker keep up (every 50 ms of audio)
             {
                 sinceWait = 0;
-                const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (10);
-                while (processor.analysis().stats().inputSamples < processor.analysis().stats().pushedSamples && std::chrono::steady_clock::now() < deadline)
-                    std::this_thread::sleep_for (std::chrono::microseconds (200));
+                ProcessorDriver::waitForAnalysis (processor);
             }
         }
     // All notes off: bypass closes what sounds.

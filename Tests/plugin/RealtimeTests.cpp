@@ -52,9 +52,9 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
         midiEvents += midi.getNumEvents();
         position += n;
         sincePause += n;
-        if (sincePause > static_cast<int64_t> (rate)) // let the worker analyse: about 25x real time
+        if (sincePause > static_cast<int64_t> (rate / 4)) // let the worker analyse every window (one per hop)
         {
-            std::this_thread::sleep_for (std::chrono::milliseconds (40));
+            REQUIRE (ProcessorDriver::waitForAnalysis (processor));
             sincePause = 0;
         }
     }
@@ -62,6 +62,48 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
     CHECK (counts.allocations == 0);
     CHECK (counts.frees == 0);
     CHECK (counts.locks == 0);
-    CHECK (midiEvents >= 4); // notes really came back through the queue while counting
     INFO ("MIDI events during the counted blocks: " << midiEvents);
+    // Notes really came back through the queue while counting: the four clips take turns every
+    // 2 s over ~270 s of audio, and each turn gives a note (on and off events).
+    CHECK (midiEvents >= 100);
+}
+
+TEST_CASE ("offline, processBlock waits for the worker but allocates and frees nothing", "[plugin][realtime][offline]")
+{
+    TestProcessor processor;
+    processor.setNonRealtime (true);
+    constexpr double rate = 48000.0;
+    processor.setPlayConfigDetails (2, 2, rate, 1024);
+    processor.prepareToPlay (rate, 1024);
+    const auto signal = exampleSequence ({ "drums", "speech", "piano", "noise" }, rate, 2); // 16 s
+    juce::AudioBuffer<float> buffer (2, 1024);
+    juce::MidiBuffer midi;
+    midi.ensureSize (4096);
+    std::mt19937 random (3);
+    AllocationCounts counts;
+    int64_t midiEvents = 0;
+    for (std::size_t position = 0; position < signal.size();)
+    {
+        const int n = static_cast<int> (std::min<std::size_t> (std::uniform_int_distribution<std::size_t> (1, 1024) (random), signal.size() - position));
+        buffer.setSize (2, n, false, false, true);
+        for (int c = 0; c < 2; ++c)
+            std::copy_n (signal.data() + position, n, buffer.getWritePointer (c));
+        midi.clear();
+        {
+            ScopedAllocationCounter counter;
+            processor.processBlock (buffer, midi);
+            const auto c = counter.counts();
+            counts.allocations += c.allocations;
+            counts.frees += c.frees;
+        }
+        midiEvents += midi.getNumEvents();
+        position += static_cast<std::size_t> (n);
+    }
+    const auto stats = processor.analysis().stats();
+    processor.releaseResources();
+    CHECK (counts.allocations == 0);
+    CHECK (counts.frees == 0);
+    CHECK (stats.windowsSkipped == 0); // every window analysed, with no pause in the test
+    CHECK (stats.windowsRun >= 60);
+    CHECK (midiEvents >= 8);
 }
