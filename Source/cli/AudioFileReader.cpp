@@ -70,6 +70,12 @@ AudioFileReader::AudioFileReader (const std::string& path)
     length_ = reader_->lengthInSamples;
     if (numChannels_ < 1 || ! (sampleRate_ > 0.0))
         throw AudioFileError ("the header gives no channels or no sample rate");
+    // JUCE 7's WAV and AIFF readers never finish reading a file whose frame is larger than their
+    // 5760-byte buffer (over 720 channels of 64-bit samples); real recordings have far fewer.
+    constexpr int kMaxChannels = 256;
+    if (numChannels_ > kMaxChannels)
+        throw AudioFileError ("the header gives " + std::to_string (numChannels_) + " channels; at most " + std::to_string (kMaxChannels)
+                              + " are supported");
     if (length_ <= 0)
         throw AudioFileError ("holds no audio (zero length)");
 
@@ -87,7 +93,9 @@ AudioFileReader::AudioFileReader (const std::string& path)
                 throw AudioFileError ("holds no audio: " + truncation_);
         }
     }
-    buffer_ = std::make_unique<juce::AudioBuffer<float>> (numChannels_, 65536);
+    // The read buffer holds at most kMaxBufferedSamples samples over all channels.
+    constexpr int kMaxBufferedSamples = 1 << 20, kMaxBlockSamples = 65536;
+    buffer_ = std::make_unique<juce::AudioBuffer<float>> (numChannels_, std::clamp (kMaxBufferedSamples / numChannels_, 1, kMaxBlockSamples));
 }
 
 AudioFileReader::~AudioFileReader() = default;
