@@ -42,6 +42,39 @@ namespace
         }
         return -1;
     }
+
+    /** JUCE 7 parses a WAV file's "iXML" and "axml" metadata chunks with its XML parser, which reads
+        past the end of its string (or loops) on malformed UTF-8: refuse such chunks before JUCE
+        opens the file (found by Tests/fuzz/AudioFileFuzzer.cpp). Walks the chunks as JUCE does. */
+    void checkWavXmlChunks (const std::string& path)
+    {
+        std::ifstream file (path, std::ios::binary | std::ios::ate);
+        const auto fileSize = static_cast<int64_t> (file.tellg());
+        unsigned char header[12];
+        if (fileSize < 12 || ! file.seekg (0) || ! file.read (reinterpret_cast<char*> (header), 12))
+            return;
+        if ((std::memcmp (header, "RIFF", 4) != 0 && std::memcmp (header, "RF64", 4) != 0) || std::memcmp (header + 8, "WAVE", 4) != 0)
+            return;
+        int64_t position = 12;
+        unsigned char chunk[8];
+        while (file.seekg (position) && file.read (reinterpret_cast<char*> (chunk), 8))
+        {
+            const uint32_t size = readLE32 (chunk + 4);
+            const bool ixml = std::memcmp (chunk, "iXML", 4) == 0, axml = std::memcmp (chunk, "axml", 4) == 0;
+            if (ixml || axml)
+            {
+                const auto length = std::min<int64_t> (size, fileSize - position - 8);
+                if (length > (int64_t { 1 } << 24))
+                    throw AudioFileError (std::string ("its ") + (ixml ? "iXML" : "axml") + " metadata chunk is larger than 16 MB");
+                std::string text (static_cast<std::size_t> (std::max<int64_t> (length, 0)), '\0');
+                file.read (text.data(), static_cast<std::streamsize> (text.size()));
+                if (! juce::CharPointer_UTF8::isValidString (text.data(), static_cast<int> (text.size())))
+                    throw AudioFileError (std::string ("its ") + (ixml ? "iXML" : "axml") + " metadata chunk is not valid UTF-8 (damaged file)");
+                file.clear();
+            }
+            position += 8 + static_cast<int64_t> (size) + (size & 1u);
+        }
+    }
 } // namespace
 
 bool hasAudioExtension (const std::string& path)
@@ -60,6 +93,7 @@ AudioFileReader::AudioFileReader (const std::string& path)
     const juce::File file (juce::File::getCurrentWorkingDirectory().getChildFile (juce::String (path)));
     if (! file.existsAsFile())
         throw AudioFileError (file.isDirectory() ? "is a folder" : "no such file");
+    checkWavXmlChunks (file.getFullPathName().toStdString());
     juce::AudioFormatManager formats;
     formats.registerBasicFormats();
     reader_.reset (formats.createReaderFor (file));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -128,10 +129,49 @@ TEST_CASE ("a WAV with the most channels supported is read, in small blocks", "[
             FAIL ("sample " << i << " is " << mono[i]);
 }
 
+TEST_CASE ("a WAV whose iXML or axml metadata is not valid UTF-8 is refused; valid metadata is read", "[cli][audio]")
+{
+    // JUCE's XML parser read past its string on such a chunk (ASan heap-buffer-overflow).
+    for (const char* id : { "iXML", "axml" })
+        for (const std::string& text : { std::string ("<BWFXML>\xff\xff\xff</BWFXML>"), std::string ("<BWFXML>caf\xc3\xa9</BWFXML>") })
+        {
+            INFO (id << " " << text);
+            const auto wav = writeWav (1, 100, 16384);
+            std::vector<char> bytes;
+            {
+                std::ifstream in (wav, std::ios::binary);
+                bytes.assign (std::istreambuf_iterator<char> (in), {});
+            }
+            // Insert the chunk before "data" (after the 12-byte RIFF header and the 24-byte fmt chunk).
+            std::string chunk (id, 4);
+            const auto size = static_cast<std::uint32_t> (text.size());
+            for (int i = 0; i < 4; ++i)
+                chunk += static_cast<char> ((size >> (8 * i)) & 0xFF);
+            chunk += text;
+            if (size & 1u)
+                chunk += '\0';
+            bytes.insert (bytes.begin() + 36, chunk.begin(), chunk.end());
+            const auto riffSize = static_cast<std::uint32_t> (bytes.size() - 8);
+            for (int i = 0; i < 4; ++i)
+                bytes[static_cast<std::size_t> (4 + i)] = static_cast<char> ((riffSize >> (8 * i)) & 0xFF);
+            std::ofstream (wav, std::ios::binary).write (bytes.data(), static_cast<std::streamsize> (bytes.size()));
+
+            const bool valid = text.find ('\xff') == std::string::npos;
+            if (valid)
+            {
+                cli::AudioFileReader reader (wav);
+                CHECK (reader.lengthInSamples() == 100);
+            }
+            else
+                CHECK_THROWS_WITH (cli::AudioFileReader (wav), Catch::Contains ("metadata chunk is not valid UTF-8"));
+            std::remove (wav.c_str());
+        }
+}
+
 TEST_CASE ("audio files found by the fuzzer are read or refused with an AudioFileError", "[cli][audio]")
 {
     const std::string folder = SONOTYPE_SOURCE_DIR "/Tests/fuzz/regressions/audio_file/";
-    for (const char* name : { "wav-10770-channels.wav" })
+    for (const char* name : { "wav-10770-channels.wav", "wav-ixml-utf8-overread.wav" })
     {
         INFO (name);
         ScopedAddressSpaceLimit limit (std::size_t { 512 } << 20);
