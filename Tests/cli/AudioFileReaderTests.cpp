@@ -168,10 +168,18 @@ TEST_CASE ("a WAV whose iXML or axml metadata is not valid UTF-8 is refused; val
         }
 }
 
+TEST_CASE ("a WAV metadata chunk claiming more bytes than the file holds is refused", "[cli][audio]")
+{
+    // Found by the fuzzer: 83 bytes claiming a 1.8 GB "cue " chunk; JUCE allocated it and made
+    // tens of millions of metadata entries (40 s, gigabytes).
+    const auto path = std::string (SONOTYPE_SOURCE_DIR) + "/Tests/fuzz/regressions/audio_file/wav-cue-chunk-1.8gb.wav";
+    CHECK_THROWS_WITH (cli::AudioFileReader (path), Catch::Contains ("'cue ' chunk claims 1819569510 bytes"));
+}
+
 TEST_CASE ("audio files found by the fuzzer are read or refused with an AudioFileError", "[cli][audio]")
 {
     const std::string folder = SONOTYPE_SOURCE_DIR "/Tests/fuzz/regressions/audio_file/";
-    for (const char* name : { "wav-10770-channels.wav", "wav-ixml-utf8-overread.wav" })
+    for (const char* name : { "wav-10770-channels.wav", "wav-ixml-utf8-overread.wav", "wav-cue-chunk-1.8gb.wav" })
     {
         INFO (name);
         ScopedAddressSpaceLimit limit (std::size_t { 512 } << 20);
