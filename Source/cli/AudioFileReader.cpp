@@ -42,6 +42,48 @@ namespace
         }
         return -1;
     }
+
+    /** Refuses WAV metadata chunks that JUCE 7 would mishandle, before JUCE opens the file (found by
+        Tests/fuzz/AudioFileFuzzer.cpp); walks the chunks as JUCE does. */
+    void checkWavXmlChunks (const std::string& path)
+    {
+        std::ifstream file (path, std::ios::binary | std::ios::ate);
+        const auto fileSize = static_cast<int64_t> (file.tellg());
+        unsigned char header[12];
+        if (fileSize < 12 || ! file.seekg (0) || ! file.read (reinterpret_cast<char*> (header), 12))
+            return;
+        if ((std::memcmp (header, "RIFF", 4) != 0 && std::memcmp (header, "RF64", 4) != 0) || std::memcmp (header + 8, "WAVE", 4) != 0)
+            return;
+        int64_t position = 12;
+        unsigned char chunk[8];
+        while (file.seekg (position) && file.read (reinterpret_cast<char*> (chunk), 8))
+        {
+            const uint32_t size = readLE32 (chunk + 4);
+            // JUCE allocates and walks the chunks it reads as metadata by their claimed size (an
+            // 83-byte file claiming a 1.8 GB "cue " chunk took 40 s and gigabytes): refuse a claim
+            // beyond the end of the file (only the audio data may be cut short).
+            static constexpr const char* metadataChunks[] = { "fmt ", "bext", "smpl", "inst", "INST", "cue ", "axml", "iXML", "LIST", "acid", "Trkn" };
+            for (const char* id : metadataChunks)
+                if (std::memcmp (chunk, id, 4) == 0 && static_cast<int64_t> (size) > fileSize - position - 8)
+                    throw AudioFileError (std::string ("its '") + id + "' chunk claims " + std::to_string (size) + " bytes but the file has "
+                                          + std::to_string (fileSize - position - 8) + " left (damaged file)");
+            const bool ixml = std::memcmp (chunk, "iXML", 4) == 0, axml = std::memcmp (chunk, "axml", 4) == 0;
+            // JUCE parses "iXML" and "axml" with its XML parser, which reads past the end of its
+            // string on malformed UTF-8.
+            if (ixml || axml)
+            {
+                const auto length = std::min<int64_t> (size, fileSize - position - 8);
+                if (length > (int64_t { 1 } << 24))
+                    throw AudioFileError (std::string ("its ") + (ixml ? "iXML" : "axml") + " metadata chunk is larger than 16 MB");
+                std::string text (static_cast<std::size_t> (std::max<int64_t> (length, 0)), '\0');
+                file.read (text.data(), static_cast<std::streamsize> (text.size()));
+                if (! juce::CharPointer_UTF8::isValidString (text.data(), static_cast<int> (text.size())))
+                    throw AudioFileError (std::string ("its ") + (ixml ? "iXML" : "axml") + " metadata chunk is not valid UTF-8 (damaged file)");
+                file.clear();
+            }
+            position += 8 + static_cast<int64_t> (size) + (size & 1u);
+        }
+    }
 } // namespace
 
 bool hasAudioExtension (const std::string& path)
@@ -60,6 +102,7 @@ AudioFileReader::AudioFileReader (const std::string& path)
     const juce::File file (juce::File::getCurrentWorkingDirectory().getChildFile (juce::String (path)));
     if (! file.existsAsFile())
         throw AudioFileError (file.isDirectory() ? "is a folder" : "no such file");
+    checkWavXmlChunks (file.getFullPathName().toStdString());
     juce::AudioFormatManager formats;
     formats.registerBasicFormats();
     reader_.reset (formats.createReaderFor (file));
@@ -70,6 +113,12 @@ AudioFileReader::AudioFileReader (const std::string& path)
     length_ = reader_->lengthInSamples;
     if (numChannels_ < 1 || ! (sampleRate_ > 0.0))
         throw AudioFileError ("the header gives no channels or no sample rate");
+    // JUCE 7's WAV and AIFF readers never finish reading a file whose frame is larger than their
+    // 5760-byte buffer (over 720 channels of 64-bit samples); real recordings have far fewer.
+    constexpr int kMaxChannels = 256;
+    if (numChannels_ > kMaxChannels)
+        throw AudioFileError ("the header gives " + std::to_string (numChannels_) + " channels; at most " + std::to_string (kMaxChannels)
+                              + " are supported");
     if (length_ <= 0)
         throw AudioFileError ("holds no audio (zero length)");
 
@@ -87,7 +136,9 @@ AudioFileReader::AudioFileReader (const std::string& path)
                 throw AudioFileError ("holds no audio: " + truncation_);
         }
     }
-    buffer_ = std::make_unique<juce::AudioBuffer<float>> (numChannels_, 65536);
+    // The read buffer holds at most kMaxBufferedSamples samples over all channels.
+    constexpr int kMaxBufferedSamples = 1 << 20, kMaxBlockSamples = 65536;
+    buffer_ = std::make_unique<juce::AudioBuffer<float>> (numChannels_, std::clamp (kMaxBufferedSamples / numChannels_, 1, kMaxBlockSamples));
 }
 
 AudioFileReader::~AudioFileReader() = default;

@@ -3,6 +3,7 @@
 #include "plugin/PluginParameters.h"
 #include "resources/BuiltinModel.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace sonotype::plugin
@@ -32,6 +33,22 @@ namespace
         catch (...)
         {
         }
+    }
+
+    /** juce::AudioProcessor::getXmlFromBinary, refusing text that is not valid UTF-8: JUCE 7's XML
+        parser reads past the end of its string on a malformed multi-byte sequence (a heap overflow
+        found by Tests/fuzz/PluginStateFuzzer.cpp). */
+    std::unique_ptr<juce::XmlElement> xmlFromState (const void* data, int sizeInBytes)
+    {
+        constexpr juce::uint32 kMagicXmlNumber = 0x21324356; // as copyXmlToBinary writes it
+        if (data == nullptr || sizeInBytes <= 8 || juce::ByteOrder::littleEndianInt (data) != kMagicXmlNumber)
+            return {};
+        const auto* text = static_cast<const char*> (data) + 8;
+        const auto length = static_cast<int> (std::min<juce::uint32> (juce::ByteOrder::littleEndianInt (static_cast<const char*> (data) + 4),
+                                                                      static_cast<juce::uint32> (sizeInBytes - 8)));
+        if (length <= 0 || ! juce::CharPointer_UTF8::isValidString (text, length))
+            return {};
+        return juce::parseXML (juce::String::fromUTF8 (text, length));
     }
 } // namespace
 
@@ -534,7 +551,7 @@ void SonotypeProcessor::getStateInformation (juce::MemoryBlock& destData)
 void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
 {
     // Never fails to load a session: what cannot be restored is reported and left at its default.
-    const auto xml = getXmlFromBinary (data, sizeInBytes);
+    const auto xml = xmlFromState (data, sizeInBytes);
     if (xml == nullptr || ! xml->hasTagName (parameters.state.getType()))
     {
         setStatus ("The saved state could not be read; using defaults", true);
