@@ -62,7 +62,7 @@ namespace
             // JUCE allocates and walks the chunks it reads as metadata by their claimed size (an
             // 83-byte file claiming a 1.8 GB "cue " chunk took 40 s and gigabytes): refuse a claim
             // beyond the end of the file (only the audio data may be cut short).
-            static constexpr const char* metadataChunks[] = { "fmt ", "bext", "smpl", "inst", "INST", "cue ", "axml", "iXML", "LIST", "acid", "Trkn" };
+            static constexpr const char* metadataChunks[] = { "bext", "smpl", "inst", "INST", "cue ", "axml", "iXML", "LIST", "acid", "Trkn" };
             for (const char* id : metadataChunks)
                 if (std::memcmp (chunk, id, 4) == 0 && static_cast<int64_t> (size) > fileSize - position - 8)
                     throw AudioFileError (std::string ("its '") + id + "' chunk claims " + std::to_string (size) + " bytes but the file has "
