@@ -1,5 +1,7 @@
 #include "plugin/SonotypeProcessor.h"
 
+#include "plugin/SavedStateText.h"
+
 #include "plugin/PluginParameters.h"
 #include "resources/BuiltinModel.h"
 
@@ -35,9 +37,9 @@ namespace
         }
     }
 
-    /** juce::AudioProcessor::getXmlFromBinary, refusing text that is not valid UTF-8: JUCE 7's XML
-        parser reads past the end of its string on a malformed multi-byte sequence (a heap overflow
-        found by Tests/fuzz/PluginStateFuzzer.cpp). */
+    /** juce::AudioProcessor::getXmlFromBinary, refusing text that is not what the plugin writes
+        (SavedStateText.h): JUCE 7's XML parser reads past the end of its string on malformed UTF-8
+        and never returns on some valid texts (both found by Tests/fuzz/PluginStateFuzzer.cpp). */
     std::unique_ptr<juce::XmlElement> xmlFromState (const void* data, int sizeInBytes)
     {
         constexpr juce::uint32 kMagicXmlNumber = 0x21324356; // as copyXmlToBinary writes it
@@ -46,9 +48,12 @@ namespace
         const auto* text = static_cast<const char*> (data) + 8;
         const auto length = static_cast<int> (std::min<juce::uint32> (juce::ByteOrder::littleEndianInt (static_cast<const char*> (data) + 4),
                                                                       static_cast<juce::uint32> (sizeInBytes - 8)));
-        if (length <= 0 || ! juce::CharPointer_UTF8::isValidString (text, length))
+        // JUCE's text ends at the first NUL (copyXmlToBinary stores one); so does the check.
+        auto view = std::string_view (text, static_cast<std::size_t> (std::max (length, 0)));
+        view = view.substr (0, view.find ('\0'));
+        if (view.empty() || ! isPlainStateXml (view))
             return {};
-        return juce::parseXML (juce::String::fromUTF8 (text, length));
+        return juce::parseXML (juce::String::fromUTF8 (view.data(), static_cast<int> (view.size())));
     }
 } // namespace
 

@@ -172,7 +172,7 @@ def test_bad_inputs(model, tmp_path):
     assert f"{tmp_path / 'missing.wav'}: no such file or folder" in err
     assert f"{empty}: holds no audio" in err
     assert f"{fake}: not a readable audio file" in err
-    assert f"{truncated_header}: its 'fmt ' chunk claims 16 bytes but the file has 10 left (damaged file)" in err
+    assert f"{truncated_header}: not a readable audio file" in err
     assert f"{short_data}: the header claims 19200 samples but the file holds 8000" in err
     assert f"{nan_wav}: 2 NaN or infinite samples were replaced by 0" in err
     assert f"{tmp_path / 'no_audio'}: no audio files" in err
