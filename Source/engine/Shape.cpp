@@ -114,6 +114,8 @@ bool broadcastsTo (const Shape& from, const Shape& to) noexcept
 std::array<int64_t, kMaxRank> broadcastStrides (const Shape& from, const Shape& to) noexcept
 {
     std::array<int64_t, kMaxRank> result {};
+    if (! broadcastsTo (from, to))
+        return result; // callers check first; never index outside the array for shapes that do not fit
     const auto fromStrides = from.strides();
     const int offset = to.rank() - from.rank();
     for (int axis = 0; axis < from.rank(); ++axis)

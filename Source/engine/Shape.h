@@ -58,7 +58,8 @@ Shape broadcastShapes (const Shape& a, const Shape& b);
 /** Whether `from` broadcasts to `to` under NumPy rules. */
 bool broadcastsTo (const Shape& from, const Shape& to) noexcept;
 
-/** Strides to read `from` as if it had shape `to` (0 on broadcast axes), aligned to `to`'s rank. */
+/** Strides to read `from` as if it had shape `to` (0 on broadcast axes), aligned to `to`'s rank;
+    all zero if `from` does not broadcast to `to` (check with broadcastsTo first). */
 std::array<int64_t, kMaxRank> broadcastStrides (const Shape& from, const Shape& to) noexcept;
 
 } // namespace sonotype::engine

@@ -120,13 +120,15 @@ namespace
     class Binary final : public Op
     {
     public:
-        explicit Binary (const OpArgs& args)
-            : out_ (args.output (0)),
-              strides_ { broadcastStrides (args.input (0), out_), broadcastStrides (args.input (1), out_) },
-              aFull_ (args.input (0) == out_), bFull_ (args.input (1) == out_),
-              aScalar_ (args.input (0).numElements() == 1), bScalar_ (args.input (1).numElements() == 1)
+        explicit Binary (const OpArgs& args) : out_ (args.output (0))
         {
+            // The declared output must be the broadcast shape before any stride is derived from it.
             args.checkOutput (0, broadcastShapes (args.input (0), args.input (1)));
+            strides_ = { broadcastStrides (args.input (0), out_), broadcastStrides (args.input (1), out_) };
+            aFull_ = args.input (0) == out_;
+            bFull_ = args.input (1) == out_;
+            aScalar_ = args.input (0).numElements() == 1;
+            bScalar_ = args.input (1).numElements() == 1;
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
@@ -158,18 +160,17 @@ namespace
 
     private:
         Shape out_;
-        std::array<Strides, 2> strides_;
-        bool aFull_, bFull_, aScalar_, bScalar_;
+        std::array<Strides, 2> strides_ {};
+        bool aFull_ = false, bFull_ = false, aScalar_ = false, bScalar_ = false;
     };
 
     class Where final : public Op
     {
     public:
-        explicit Where (const OpArgs& args)
-            : out_ (args.output (0)),
-              strides_ { broadcastStrides (args.input (0), out_), broadcastStrides (args.input (1), out_), broadcastStrides (args.input (2), out_) }
+        explicit Where (const OpArgs& args) : out_ (args.output (0))
         {
             args.checkOutput (0, broadcastShapes (broadcastShapes (args.input (0), args.input (1)), args.input (2)));
+            strides_ = { broadcastStrides (args.input (0), out_), broadcastStrides (args.input (1), out_), broadcastStrides (args.input (2), out_) };
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
@@ -186,7 +187,7 @@ namespace
 
     private:
         Shape out_;
-        std::array<Strides, 3> strides_;
+        std::array<Strides, 3> strides_ {};
     };
 } // namespace
 

@@ -136,6 +136,13 @@ def corpus():
     add(entry("output_never_computed", "graph output 5 is neither a graph input, a stored tensor nor computed by a node",
               "an output that is an input-kind value missing from the graph's inputs (read uninitialised)", with_graph(uncomputed_output)))
 
+    def rank_above_output(g):
+        g["values"].append({"shape": [1, 3], "kind": "node"})
+        g["nodes"].append({"op": "add", "inputs": [0, 0], "outputs": [5]})  # [1, 8, 11] + [1, 8, 11] declared [1, 3]
+    add(entry("binary_rank_above_output", "output 0 is declared [1, 3] but the inputs give [1, 8, 11]",
+              "an elementwise op whose inputs have more axes than its declared output (strides were derived before the check: an out-of-bounds write, found by the engine fuzzer)",
+              with_graph(rank_above_output)))
+
     def cycle(g):
         g["nodes"][0]["inputs"] = [4]
     add(entry("graph_cycle", "uses value 4 before it is computed", "a node reading a later node's output", with_graph(cycle)))
