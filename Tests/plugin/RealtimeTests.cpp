@@ -10,6 +10,20 @@
 using namespace sonotype;
 using namespace sonotype::testing;
 
+namespace
+{
+/** processBlock, adding what it allocated, freed and locked (on this thread) to `counts`. */
+void processCounted (plugin::SonotypeProcessor& processor, juce::AudioBuffer<float>& buffer, juce::MidiBuffer& midi, AllocationCounts& counts)
+{
+    ScopedAllocationCounter counter;
+    processor.processBlock (buffer, midi);
+    const auto c = counter.counts();
+    counts.allocations += c.allocations;
+    counts.frees += c.frees;
+    counts.locks += c.locks;
+}
+} // namespace
+
 TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[plugin][realtime]")
 {
     TestProcessor processor;
@@ -41,14 +55,7 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
             for (int i = 0; i < n; ++i)
                 buffer.setSample (c, i, signal[static_cast<std::size_t> ((position + i) % static_cast<int64_t> (signal.size()))]);
         midi.clear();
-        {
-            ScopedAllocationCounter counter;
-            processor.processBlock (buffer, midi);
-            const auto c = counter.counts();
-            counts.allocations += c.allocations;
-            counts.frees += c.frees;
-            counts.locks += c.locks;
-        }
+        processCounted (processor, buffer, midi, counts);
         midiEvents += midi.getNumEvents();
         position += n;
         sincePause += n;
@@ -89,13 +96,7 @@ TEST_CASE ("offline, processBlock waits for the worker but allocates and frees n
         for (int c = 0; c < 2; ++c)
             std::copy_n (signal.data() + position, n, buffer.getWritePointer (c));
         midi.clear();
-        {
-            ScopedAllocationCounter counter;
-            processor.processBlock (buffer, midi);
-            const auto c = counter.counts();
-            counts.allocations += c.allocations;
-            counts.frees += c.frees;
-        }
+        processCounted (processor, buffer, midi, counts);
         midiEvents += midi.getNumEvents();
         position += static_cast<std::size_t> (n);
     }
