@@ -14,6 +14,21 @@ using namespace sonotype::testing;
 
 namespace
 {
+/** Sends samples [position, position + n) of left/right through the plugin (its MIDI into `midi`);
+    returns whether both channels came back bit for bit. */
+bool processStereoBlock (juce::AudioProcessor& plugin, const std::vector<float>& left, const std::vector<float>& right, std::size_t position,
+                         int n, juce::AudioBuffer<float>& buffer, juce::MidiBuffer& midi)
+{
+    buffer.setSize (2, n, false, false, true);
+    std::copy_n (left.data() + position, n, buffer.getWritePointer (0));
+    std::copy_n (right.data() + position, n, buffer.getWritePointer (1));
+    midi.clear();
+    plugin.processBlock (buffer, midi);
+    const auto bytes = sizeof (float) * static_cast<std::size_t> (n);
+    return std::memcmp (buffer.getReadPointer (0), left.data() + position, bytes) == 0
+           && std::memcmp (buffer.getReadPointer (1), right.data() + position, bytes) == 0;
+}
+
 std::unique_ptr<juce::AudioPluginInstance> loadPlugin (double rate, int blockSize)
 {
     juce::VST3PluginFormat format;
@@ -76,13 +91,7 @@ TEST_CASE ("VST3: bit-exact pass-through, MIDI naming the clips, in random block
     while (position < left.size())
     {
         const int n = static_cast<int> (std::min<std::size_t> (std::uniform_int_distribution<int> (1, maxBlock) (random), left.size() - position));
-        buffer.setSize (2, n, false, false, true);
-        std::copy_n (left.data() + position, n, buffer.getWritePointer (0));
-        std::copy_n (right.data() + position, n, buffer.getWritePointer (1));
-        midi.clear();
-        plugin->processBlock (buffer, midi);
-        mismatches += static_cast<std::size_t> (std::memcmp (buffer.getReadPointer (0), left.data() + position, sizeof (float) * static_cast<std::size_t> (n)) != 0);
-        mismatches += static_cast<std::size_t> (std::memcmp (buffer.getReadPointer (1), right.data() + position, sizeof (float) * static_cast<std::size_t> (n)) != 0);
+        mismatches += processStereoBlock (*plugin, left, right, position, n, buffer, midi) ? 0 : 1;
         for (const auto metadata : midi)
             if (metadata.getMessage().isNoteOn())
                 notes.push_back (metadata.getMessage().getNoteNumber());
@@ -153,12 +162,7 @@ std::vector<HostedMidi> bounceVst3 (const std::vector<float>& left, const std::v
     {
         const auto size = fixed ? static_cast<std::size_t> (maxBlock) : static_cast<std::size_t> (std::uniform_int_distribution<int> (1, maxBlock) (random));
         const int n = static_cast<int> (std::min (size, left.size() - position));
-        buffer.setSize (2, n, false, false, true);
-        std::copy_n (left.data() + position, n, buffer.getWritePointer (0));
-        std::copy_n (right.data() + position, n, buffer.getWritePointer (1));
-        midi.clear();
-        plugin->processBlock (buffer, midi);
-        mismatches += static_cast<std::size_t> (std::memcmp (buffer.getReadPointer (0), left.data() + position, sizeof (float) * static_cast<std::size_t> (n)) != 0);
+        mismatches += processStereoBlock (*plugin, left, right, position, n, buffer, midi) ? 0 : 1;
         for (const auto metadata : midi)
         {
             const auto message = metadata.getMessage();
