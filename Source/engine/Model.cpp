@@ -173,12 +173,14 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         if (const auto* source = json.find ("source"); source != nullptr && source->isString())
             node.source = source->asString();
         std::vector<std::optional<Shape>> inputShapes;
+        std::vector<const float*> constants;
         for (const auto& item : array (json, "inputs", where))
         {
             if (item.isNull())
             {
                 node.inputs.push_back (-1);
                 inputShapes.emplace_back();
+                constants.push_back (nullptr);
                 continue;
             }
             const int v = valueId (item, values.size(), where);
@@ -186,6 +188,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
                 throw ModelError (where + ": uses value " + std::to_string (v) + " before it is computed");
             node.inputs.push_back (v);
             inputShapes.emplace_back (shapes[static_cast<std::size_t> (v)]);
+            constants.push_back (locations_[static_cast<std::size_t> (v)].stored);
         }
         std::vector<Shape> outputShapes;
         for (const auto& item : array (json, "outputs", where))
@@ -201,13 +204,19 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError (where + ": has no outputs");
         try
         {
-            node.kernel = createOp (OpArgs (node.op, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget));
+            node.kernel = createOp (OpArgs (node.op, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget, std::move (constants)));
         }
         catch (const std::exception& e)
         {
             throw ModelError (where + (node.source.empty() ? "" : " from " + node.source) + ": " + e.what());
         }
-        if (! node.kernel->aliasesInput())
+        if (node.kernel->aliasesInput())
+        {
+            // A reshape of a stored tensor is stored data too (plan() places the rest).
+            if (! node.inputs.empty() && node.inputs[0] >= 0)
+                locations_[static_cast<std::size_t> (node.outputs[0])].stored = locations_[static_cast<std::size_t> (node.inputs[0])].stored;
+        }
+        else
         {
             // What run() costs: the op's own work and one pass over each operand.
             double work = node.kernel->work();
@@ -217,6 +226,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             for (int v : node.outputs)
                 work += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
             info_.opsPerRun += work;
+            info_.multiplyAdds += node.kernel->multiplyAdds();
             if (work > heaviestWork)
             {
                 heaviestWork = work;
@@ -313,6 +323,7 @@ void Model::plan (const std::vector<Shape>& shapes, LoadBudget& budget)
         for (int v : node.outputs)
             first[static_cast<std::size_t> (v)] = last[static_cast<std::size_t> (v)] = n;
         scratchFloats_ = std::max (scratchFloats_, node.kernel->scratchFloats());
+        info_.activationBytesWithoutReuse += AlignedBuffer::roundUp (node.kernel->scratchFloats()) * sizeof (float);
     }
     // Outputs are read after run(); inputs are written once and must survive run() unchanged.
     for (int v : outputs_)

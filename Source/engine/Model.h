@@ -25,9 +25,10 @@ struct ModelInfo
     std::size_t numParameters = 0;           // floats stored in the file
     std::size_t numNodes = 0;
     std::size_t activationBytes = 0;         // per Session
-    std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer were shared
+    std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer (nor any op's scratch) were shared
     std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session included)
     double opsPerRun = 0.0;                  // operations per Session::run(): multiply-adds, taps, elements visited
+    double multiplyAdds = 0.0;               // multiply-adds of the products and convolutions per run (FLOPs / 2)
 };
 
 class Model

@@ -23,12 +23,15 @@ class OpArgs
 {
 public:
     OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs,
-            LoadBudget& budget);
+            LoadBudget& budget, std::vector<const float*> constants = {});
 
     const std::string& op() const noexcept { return op_; }
     std::size_t numInputs() const noexcept { return inputs_.size(); }
     bool hasInput (std::size_t i) const noexcept { return i < inputs_.size() && inputs_[i].has_value(); }
     const Shape& input (std::size_t i) const;  // throws if absent
+    /** Input i's values when they are stored in the model file (weights), else nullptr: an op may
+        prepare them at load (pack them for its kernel). They never change after load. */
+    const float* constant (std::size_t i) const noexcept { return i < constants_.size() ? constants_[i] : nullptr; }
     std::size_t numOutputs() const noexcept { return outputs_.size(); }
     const Shape& output (std::size_t i) const;
 
@@ -60,6 +63,7 @@ private:
     std::vector<std::optional<Shape>> inputs_;
     std::vector<Shape> outputs_;
     LoadBudget* budget_;
+    std::vector<const float*> constants_;
 };
 
 class Op
@@ -71,6 +75,9 @@ public:
         product, taps of a pooling window), computed at load: the model adds the passes over the
         operands and refuses a graph whose total exceeds LoadLimits::maxOpsPerRun. */
     virtual double work() const noexcept { return 0.0; }
+
+    /** Multiply-adds of the products and convolutions in one run() (FLOPs are twice this). */
+    virtual double multiplyAdds() const noexcept { return 0.0; }
 
     /** Floats of temporary memory run() needs (shared between ops, not kept across calls). */
     virtual std::size_t scratchFloats() const noexcept { return 0; }

@@ -7,8 +7,6 @@
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
-#include <cmath>
-#include <limits>
 
 namespace sonotype::engine::kernels
 {
@@ -71,6 +69,10 @@ namespace
         }
 
         double work() const noexcept override { return work_; }
+        double multiplyAdds() const noexcept override
+        {
+            return static_cast<double> (numBatches_) * static_cast<double> (l_) * static_cast<double> (s_) * static_cast<double> (d_ + dv_);
+        }
 
         std::size_t scratchFloats() const noexcept override
         {
@@ -93,8 +95,7 @@ namespace
                 else
                     std::fill (p, p + l_ * s_, 0.0f);
                 scores_.run (in[0] + b * l_ * d_, d_, false, in[1] + b * s_ * d_, d_, true, p, s_, scale_, gemmScratch);
-                for (int64_t i = 0; i < l_; ++i)
-                    softmaxRow (p + i * s_);
+                scores_.kernels().softmaxRows (p, l_, s_, s_);
                 float* y = out[0] + b * l_ * dv_;
                 std::fill (y, y + l_ * dv_, 0.0f);
                 values_.run (p, s_, false, in[2] + b * s_ * dv_, dv_, false, y, dv_, 1.0f, gemmScratch);
@@ -102,27 +103,6 @@ namespace
         }
 
     private:
-        void softmaxRow (float* row) const noexcept
-        {
-            float maximum = -std::numeric_limits<float>::infinity();
-            for (int64_t j = 0; j < s_; ++j)
-                maximum = std::max (maximum, row[j]);
-            if (maximum == -std::numeric_limits<float>::infinity())
-            {
-                std::fill (row, row + s_, 0.0f);
-                return;
-            }
-            double sum = 0.0;
-            for (int64_t j = 0; j < s_; ++j)
-            {
-                row[j] = std::exp (row[j] - maximum);
-                sum += row[j];
-            }
-            const auto inverse = static_cast<float> (1.0 / sum);
-            for (int64_t j = 0; j < s_; ++j)
-                row[j] *= inverse;
-        }
-
         int64_t l_ = 0, s_ = 0, d_ = 0, dv_ = 0, numBatches_ = 1;
         float scale_ = 1.0f;
         bool withWeights_ = false, hasMask_ = false;

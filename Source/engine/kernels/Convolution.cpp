@@ -5,6 +5,7 @@
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace sonotype::engine::kernels
@@ -81,6 +82,20 @@ namespace
                 throw ModelError ("the conv column buffer would hold more than 2^40 floats");
             colFloats_ = direct_ ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (columns));
             plan_ = GemmPlan (outChannels_ / groups_, spatialOut, patch);
+            // The weights, one [cout / groups, patch] matrix per group, are packed once, here.
+            if (const float* weights = args.constant (1); weights != nullptr)
+                for (int64_t g = 0; g < groups_; ++g)
+                    packedWeights_.push_back (
+                        PackedOperand::left (plan_, outChannels_ / groups_, patch, { weights + g * (outChannels_ / groups_) * patch, patch, false, nullptr }, args));
+            // On a packing path, the columns are written straight into the product's packed
+            // layout, a chunk of output positions at a time (about 512 KiB, to stay in cache).
+            panelColumns_ = plan_.kernels().packedColumns;
+            if (panelColumns_ > 0 && args.constant (1) != nullptr)
+            {
+                const int64_t fit = (int64_t { 1 } << 17) / std::max<int64_t> (patch, 1) / panelColumns_ * panelColumns_;
+                chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (spatialOut + panelColumns_ - 1) / panelColumns_ * panelColumns_);
+                colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
+            }
             // Per batch and group: the column copy, the bias fill and the product.
             work_ = static_cast<double> (batches_) * static_cast<double> (groups_)
                     * (static_cast<double> (columns) * (1.0 + static_cast<double> (outChannels_ / groups_))
@@ -89,6 +104,11 @@ namespace
 
         std::size_t scratchFloats() const noexcept override { return colFloats_ + plan_.scratchFloats(); }
         double work() const noexcept override { return work_; }
+        double multiplyAdds() const noexcept override
+        {
+            return static_cast<double> (batches_) * static_cast<double> (outChannels_) * static_cast<double> (outH_ * outW_)
+                   * static_cast<double> (inChannels_ / groups_) * static_cast<double> (kH_ * kW_);
+        }
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
@@ -100,16 +120,30 @@ namespace
                 for (int64_t g = 0; g < groups_; ++g)
                 {
                     const float* x = in[0] + (n * inChannels_ + g * cinG) * inH_ * inW_;
+                    float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
+                    for (int64_t c = 0; c < coutG; ++c)
+                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, hasBias_ ? in[2][g * coutG + c] : 0.0f);
+                    if (chunk_ > 0 && ! packedWeights_.empty())
+                    {
+                        const float* weights = packedWeights_[static_cast<std::size_t> (g)].data();
+                        for (int64_t j0 = 0; j0 < spatialOut; j0 += chunk_)
+                        {
+                            const int64_t count = std::min (chunk_, spatialOut - j0);
+                            packColumns (x, cinG, j0, count, col);
+                            plan_.kernels().gemm (coutG, count, patch, { in[1] + g * coutG * patch, patch, false, weights }, { col, 0, false, col },
+                                                  y + j0, spatialOut, 1.0f, gemmScratch);
+                        }
+                        continue;
+                    }
                     const float* columns = x;
                     if (! direct_)
                     {
                         im2col (x, cinG, col);
                         columns = col;
                     }
-                    float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
-                    for (int64_t c = 0; c < coutG; ++c)
-                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, hasBias_ ? in[2][g * coutG + c] : 0.0f);
-                    plan_.run (in[1] + g * coutG * patch, patch, false, columns, spatialOut, false, y, spatialOut, 1.0f, gemmScratch);
+                    const float* packed = packedWeights_.empty() ? nullptr : packedWeights_[static_cast<std::size_t> (g)].data();
+                    plan_.run ({ in[1] + g * coutG * patch, patch, false, packed }, { columns, spatialOut, false, nullptr }, y, spatialOut, 1.0f,
+                               gemmScratch);
                 }
         }
 
@@ -123,6 +157,56 @@ namespace
             if (padded < span)
                 return 0;
             return (padded - span) / stride + 1;
+        }
+
+        /** The columns of output positions [j0, j0 + count) in the packed-B layout: panels of
+            panelColumns_ positions, each patch rows (channel, ky, kx) of panelColumns_ floats. */
+        void packColumns (const float* x, int64_t channels, int64_t j0, int64_t count, float* out) const noexcept
+        {
+            const int64_t nr = panelColumns_, patch = channels * kH_ * kW_;
+            for (int64_t panel = 0; panel < count; panel += nr)
+            {
+                float* dst = out + (panel / nr) * patch * nr;
+                const int64_t columns = std::min (nr, count - panel);
+                const int64_t oyStart = (j0 + panel) / outW_, oxStart = (j0 + panel) % outW_;
+                int64_t p = 0;
+                for (int64_t c = 0; c < channels; ++c)
+                    for (int64_t ky = 0; ky < kH_; ++ky)
+                        for (int64_t kx = 0; kx < kW_; ++kx, ++p)
+                        {
+                            float* d = dst + p * nr;
+                            const float* plane = x + c * inH_ * inW_;
+                            int64_t done = 0, oy = oyStart, ox = oxStart;
+                            while (done < columns)
+                            {
+                                // One run of output positions along a row: their inputs lie on one input row.
+                                const int64_t run = std::min (columns - done, outW_ - ox);
+                                const int64_t iy = oy * strideH_ - padH_ + ky * dilH_;
+                                float* segment = d + done;
+                                if (iy < 0 || iy >= inH_)
+                                    std::fill (segment, segment + run, 0.0f);
+                                else
+                                {
+                                    const float* src = plane + iy * inW_;
+                                    const int64_t base = ox * strideW_ - padW_ + kx * dilW_; // ix of the run's first position
+                                    // Positions t with 0 <= base + t * stride < inW read the input; the rest are padding.
+                                    const int64_t first = base >= 0 ? 0 : std::min (run, (-base + strideW_ - 1) / strideW_);
+                                    const int64_t end = base >= inW_ ? first : std::max (first, std::min (run, (inW_ - 1 - base) / strideW_ + 1));
+                                    std::fill (segment, segment + first, 0.0f);
+                                    if (strideW_ == 1)
+                                        std::copy (src + base + first, src + base + end, segment + first);
+                                    else
+                                        for (int64_t t = first; t < end; ++t)
+                                            segment[t] = src[base + t * strideW_];
+                                    std::fill (segment + end, segment + run, 0.0f);
+                                }
+                                done += run;
+                                ox = 0;
+                                ++oy;
+                            }
+                            std::fill (d + columns, d + nr, 0.0f);
+                        }
+            }
         }
 
         void im2col (const float* x, int64_t channels, float* col) const noexcept
@@ -149,8 +233,10 @@ namespace
         int64_t inH_ = 1, inW_ = 1, kH_ = 1, kW_ = 1, strideH_ = 1, strideW_ = 1, padH_ = 0, padW_ = 0, dilH_ = 1, dilW_ = 1;
         int64_t outH_ = 1, outW_ = 1;
         std::size_t colFloats_ = 0;
+        int64_t panelColumns_ = 0, chunk_ = 0;
         double work_ = 0.0;
         GemmPlan plan_;
+        std::vector<PackedOperand> packedWeights_;
     };
 } // namespace
 

@@ -56,6 +56,9 @@ namespace
             folded_ = bBatch.rank() == 0 && ! transA_;
             numBatches_ = batch_.numElements();
             plan_ = folded_ ? GemmPlan (m_ * numBatches_, n_, k_) : GemmPlan (m_, n_, k_);
+            // Weights (b stored in the file, shared by every batch) are packed once, here.
+            if (bBatch.rank() == 0 && args.constant (1) != nullptr)
+                packedB_ = PackedOperand::right (plan_, k_, n_, { args.constant (1), transB_ ? k_ : n_, transB_, nullptr }, args);
             const Shape aMatrices = aBatch, bMatrices = bBatch;
             aStrides_ = broadcastStrides (aMatrices, batch_);
             bStrides_ = broadcastStrides (bMatrices, batch_);
@@ -63,6 +66,7 @@ namespace
         }
 
         double work() const noexcept override { return work_; }
+        double multiplyAdds() const noexcept override { return work_; }
 
         std::size_t scratchFloats() const noexcept override { return plan_.scratchFloats(); }
 
@@ -83,14 +87,15 @@ namespace
             const int64_t ldb = transB_ ? k_ : n_;
             if (folded_)
             {
-                plan_.run (in[0], lda, false, in[1], ldb, transB_, y, n_, alpha_, scratch);
+                plan_.run ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, alpha_, scratch);
                 return;
             }
             const int64_t aMatrix = m_ * k_, bMatrix = k_ * n_, outMatrix = m_ * n_;
             const std::array<Strides, 2> strides { aStrides_, bStrides_ };
             int64_t batch = 0;
             auto body = [&] (int64_t aIndex, int64_t bIndex) {
-                plan_.run (in[0] + aIndex * aMatrix, lda, transA_, in[1] + bIndex * bMatrix, ldb, transB_, y + batch * outMatrix, n_, alpha_, scratch);
+                plan_.run ({ in[0] + aIndex * aMatrix, lda, transA_, nullptr }, { in[1] + bIndex * bMatrix, ldb, transB_, packedB_.data() },
+                           y + batch * outMatrix, n_, alpha_, scratch);
                 ++batch;
             };
             const auto last = static_cast<std::size_t> (std::max (batch_.rank() - 1, 0));
@@ -108,6 +113,7 @@ namespace
         Shape batch_, out_, c_;
         Strides aStrides_ {}, bStrides_ {};
         GemmPlan plan_;
+        PackedOperand packedB_;
     };
 } // namespace
 
