@@ -95,6 +95,22 @@ namespace
                 const int64_t fit = (int64_t { 1 } << 17) / std::max<int64_t> (patch, 1) / panelColumns_ * panelColumns_;
                 chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (spatialOut + panelColumns_ - 1) / panelColumns_ * panelColumns_);
                 colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
+                if (strideH_ == 1 && strideW_ == 1)
+                {
+                    // Stride 1: the input is copied once into a zero-padded plane, where the inputs
+                    // of consecutive output positions are consecutive floats for every tap, so the
+                    // packed columns are plain copies. The product then covers the padded width
+                    // (paddedW - outW extra positions per output row, dropped when copied out).
+                    const char* what = "the conv's padded input";
+                    paddedH_ = checkedAdd (inH_, 2 * padH_, what);
+                    paddedW_ = checkedAdd (inW_, 2 * padW_, what);
+                    const int64_t cinG = inChannels_ / groups_;
+                    paddedFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (cinG, checkedMul (paddedH_, paddedW_, what), what)));
+                    shiftedColumns_ = outH_ * paddedW_ - (paddedW_ - outW_);
+                    chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (shiftedColumns_ + panelColumns_ - 1) / panelColumns_ * panelColumns_);
+                    colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
+                    chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
+                }
             }
             // Per batch and group: the column copy, the bias fill and the product.
             work_ = static_cast<double> (batches_) * static_cast<double> (groups_)
@@ -102,7 +118,7 @@ namespace
                        + static_cast<double> (outChannels_ / groups_) * static_cast<double> (spatialOut));
         }
 
-        std::size_t scratchFloats() const noexcept override { return colFloats_ + plan_.scratchFloats(); }
+        std::size_t scratchFloats() const noexcept override { return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats(); }
         double work() const noexcept override { return work_; }
         double multiplyAdds() const noexcept override
         {
@@ -115,12 +131,18 @@ namespace
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
             const int64_t patch = cinG * kH_ * kW_, spatialOut = outH_ * outW_;
             float* col = scratch;
-            float* gemmScratch = scratch + colFloats_;
+            float* gemmScratch = scratch + colFloats_ + paddedFloats_ + chunkOutFloats_;
             for (int64_t n = 0; n < batches_; ++n)
                 for (int64_t g = 0; g < groups_; ++g)
                 {
                     const float* x = in[0] + (n * inChannels_ + g * cinG) * inH_ * inW_;
                     float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
+                    if (paddedFloats_ > 0)
+                    {
+                        runShifted (x, y, { in[1] + g * coutG * patch, patch, false, packedWeights_[static_cast<std::size_t> (g)].data() },
+                                    hasBias_ ? in[2] + g * coutG : nullptr, scratch, gemmScratch);
+                        continue;
+                    }
                     for (int64_t c = 0; c < coutG; ++c)
                         std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, hasBias_ ? in[2][g * coutG + c] : 0.0f);
                     if (chunk_ > 0 && ! packedWeights_.empty())
@@ -159,6 +181,67 @@ namespace
             return (padded - span) / stride + 1;
         }
 
+        /** Stride 1 (see the constructor): pad, then per chunk of padded-width positions pack the
+            columns by plain copies, multiply, and copy the valid positions out. */
+        void runShifted (const float* x, float* y, const GemmOperand& weights, const float* bias, float* scratch, float* gemmScratch) const noexcept
+        {
+            const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_, patch = cinG * kH_ * kW_;
+            const int64_t nr = panelColumns_, plane = paddedH_ * paddedW_;
+            float* col = scratch;
+            float* padded = col + colFloats_;
+            float* chunkOut = padded + paddedFloats_;
+            for (int64_t c = 0; c < cinG; ++c)
+            {
+                float* dst = padded + c * plane;
+                std::fill (dst, dst + padH_ * paddedW_, 0.0f);
+                for (int64_t iy = 0; iy < inH_; ++iy)
+                {
+                    float* row = dst + (iy + padH_) * paddedW_;
+                    std::fill (row, row + padW_, 0.0f);
+                    std::copy (x + (c * inH_ + iy) * inW_, x + (c * inH_ + iy + 1) * inW_, row + padW_);
+                    std::fill (row + padW_ + inW_, row + paddedW_, 0.0f);
+                }
+                std::fill (dst + (padH_ + inH_) * paddedW_, dst + plane, 0.0f);
+            }
+            for (int64_t j0 = 0; j0 < shiftedColumns_; j0 += chunk_)
+            {
+                const int64_t count = std::min (chunk_, shiftedColumns_ - j0);
+                for (int64_t panel = 0; panel < count; panel += nr)
+                {
+                    float* dst = col + (panel / nr) * patch * nr;
+                    const int64_t columns = std::min (nr, count - panel);
+                    int64_t p = 0;
+                    for (int64_t c = 0; c < cinG; ++c)
+                        for (int64_t ky = 0; ky < kH_; ++ky)
+                            for (int64_t kx = 0; kx < kW_; ++kx, ++p)
+                            {
+                                const float* src = padded + c * plane + ky * dilH_ * paddedW_ + kx * dilW_ + j0 + panel;
+                                float* d = dst + p * nr;
+                                for (int64_t t = 0; t < columns; ++t)
+                                    d[t] = src[t];
+                                for (int64_t t = columns; t < nr; ++t)
+                                    d[t] = 0.0f;
+                            }
+                }
+                for (int64_t co = 0; co < coutG; ++co)
+                    std::fill (chunkOut + co * count, chunkOut + (co + 1) * count, bias != nullptr ? bias[co] : 0.0f);
+                plan_.kernels().gemm (coutG, count, patch, weights, { col, 0, false, col }, chunkOut, count, 1.0f, gemmScratch);
+                for (int64_t co = 0; co < coutG; ++co)
+                {
+                    const float* from = chunkOut + co * count - j0;
+                    float* to = y + co * outH_ * outW_;
+                    for (int64_t j = j0; j < j0 + count;)
+                    {
+                        const int64_t oy = j / paddedW_, ox = j % paddedW_;
+                        const int64_t length = std::min (paddedW_ - ox, j0 + count - j);
+                        for (int64_t t = 0, valid = std::min (length, std::max<int64_t> (outW_ - ox, 0)); t < valid; ++t)
+                            to[oy * outW_ + ox + t] = from[j + t];
+                        j += length;
+                    }
+                }
+            }
+        }
+
         /** The columns of output positions [j0, j0 + count) in the packed-B layout: panels of
             panelColumns_ positions, each patch rows (channel, ky, kx) of panelColumns_ floats. */
         void packColumns (const float* x, int64_t channels, int64_t j0, int64_t count, float* out) const noexcept
@@ -192,13 +275,18 @@ namespace
                                     // Positions t with 0 <= base + t * stride < inW read the input; the rest are padding.
                                     const int64_t first = base >= 0 ? 0 : std::min (run, (-base + strideW_ - 1) / strideW_);
                                     const int64_t end = base >= inW_ ? first : std::max (first, std::min (run, (inW_ - 1 - base) / strideW_ + 1));
-                                    std::fill (segment, segment + first, 0.0f);
+                                    // Plain loops: a run is at most one panel wide, too short for memcpy calls.
+                                    for (int64_t t = 0; t < first; ++t)
+                                        segment[t] = 0.0f;
+                                    const float* from = src + base;
                                     if (strideW_ == 1)
-                                        std::copy (src + base + first, src + base + end, segment + first);
+                                        for (int64_t t = first; t < end; ++t)
+                                            segment[t] = from[t];
                                     else
                                         for (int64_t t = first; t < end; ++t)
-                                            segment[t] = src[base + t * strideW_];
-                                    std::fill (segment + end, segment + run, 0.0f);
+                                            segment[t] = from[t * strideW_];
+                                    for (int64_t t = end; t < run; ++t)
+                                        segment[t] = 0.0f;
                                 }
                                 done += run;
                                 ox = 0;
@@ -234,6 +322,8 @@ namespace
         int64_t outH_ = 1, outW_ = 1;
         std::size_t colFloats_ = 0;
         int64_t panelColumns_ = 0, chunk_ = 0;
+        int64_t paddedH_ = 0, paddedW_ = 0, shiftedColumns_ = 0; // the stride-1 path
+        std::size_t paddedFloats_ = 0, chunkOutFloats_ = 0;
         double work_ = 0.0;
         GemmPlan plan_;
         std::vector<PackedOperand> packedWeights_;
