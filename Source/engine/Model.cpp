@@ -285,6 +285,19 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError ("frontend metadata is not a JSON object");
         info_.frontendJson = frontend->second;
     }
+    // Outputs nothing reads (attention's probabilities, say) need not be computed.
+    std::vector<bool> read (values.size(), false);
+    for (const auto& node : nodes_)
+        for (int v : node.inputs)
+            if (v >= 0)
+                read[static_cast<std::size_t> (v)] = true;
+    for (int v : outputs_)
+        read[static_cast<std::size_t> (v)] = true;
+    for (auto& node : nodes_)
+        for (std::size_t i = 1; i < node.outputs.size(); ++i)
+            if (! read[static_cast<std::size_t> (node.outputs[i])])
+                node.kernel->outputUnused (i);
+
     info_.metadata = metadata;
     info_.numParameters = file_.numWeightFloats();
     info_.numNodes = nodes_.size();

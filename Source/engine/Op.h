@@ -86,6 +86,10 @@ public:
         run() is never called. */
     virtual bool aliasesInput() const noexcept { return false; }
 
+    /** Told at load that nothing reads output i (not output 0): an op may then skip computing it,
+        and must leave its buffer alone. Called before scratchFloats(). */
+    virtual void outputUnused (std::size_t /*i*/) noexcept {}
+
     virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
 };
 

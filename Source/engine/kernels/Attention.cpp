@@ -1,5 +1,6 @@
-// Fused scaled-dot-product attention: softmax(scale * q @ k^T + mask) @ v per batch/head,
-// with the probabilities optionally written out (nn.MultiheadAttention's need_weights).
+// Fused scaled-dot-product attention: softmax(scale * q @ k^T + mask) @ v per batch/head, on the
+// active path's attention kernel; with the probabilities written out (nn.MultiheadAttention's
+// need_weights), as two products around a softmax.
 // A row whose keys are all masked gets zero probabilities (as PyTorch's fused kernels do).
 #include "engine/AlignedBuffer.h"
 #include "engine/kernels/Broadcast.h"
@@ -69,6 +70,11 @@ namespace
         }
 
         double work() const noexcept override { return work_; }
+        void outputUnused (std::size_t i) noexcept override
+        {
+            if (i == 1)
+                withWeights_ = false; // nobody reads the probabilities: the fused kernel may run
+        }
         double multiplyAdds() const noexcept override
         {
             return static_cast<double> (numBatches_) * static_cast<double> (l_) * static_cast<double> (s_) * static_cast<double> (d_ + dv_);
@@ -76,11 +82,22 @@ namespace
 
         std::size_t scratchFloats() const noexcept override
         {
+            if (! withWeights_)
+                return scores_.kernels().attentionScratchFloats (s_, d_);
             return scoreFloats_ + std::max (scores_.scratchFloats(), values_.scratchFloats());
         }
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
+            if (! withWeights_)
+            {
+                // The fused kernel: no score matrix, no packing.
+                for (int64_t b = 0; b < numBatches_; ++b)
+                    scores_.kernels().attention (in[0] + b * l_ * d_, in[1] + b * s_ * d_, in[2] + b * s_ * dv_, out[0] + b * l_ * dv_, l_, s_, d_, dv_,
+                                                 scale_, hasMask_ ? in[3] + maskOffsets_[static_cast<std::size_t> (b)] : nullptr, maskRow_, maskColumn_,
+                                                 scratch);
+                return;
+            }
             float* gemmScratch = scratch + scoreFloats_;
             for (int64_t b = 0; b < numBatches_; ++b)
             {

@@ -2,6 +2,7 @@
 // registers the including file is compiled for (Kernels*.cpp).
 #pragma once
 
+#include "engine/kernels/vector/AttentionKernel.h"
 #include "engine/kernels/vector/PackedGemm.h"
 #include "engine/kernels/vector/RowKernels.h"
 
@@ -24,6 +25,8 @@ namespace
         table.packedColumns = Gemm::kColumns;
         table.softmaxRows = &softmaxRowsImpl;
         table.layerNormRows = &layerNormRowsImpl;
+        table.attentionScratchFloats = &attentionScratchFloatsImpl;
+        table.attention = &attentionImpl;
         table.geluErf = &geluErfImpl;
         table.geluTanh = &geluTanhImpl;
         table.exp = &expImpl;

@@ -49,6 +49,9 @@ namespace
         {
             return _mm512_mask_blend_ps (_mm512_cmp_ps_mask (x, limit, _CMP_LT_OQ), otherwise, ifLess);
         }
+        /** The first `count` (0 < count < width) floats at p, zeros above; reads nothing beyond. */
+        static Reg loadFirst (const float* p, int count) noexcept { return _mm512_maskz_loadu_ps (static_cast<__mmask16> ((1u << count) - 1u), p); }
+        static void storeFirst (float* p, Reg v, int count) noexcept { _mm512_mask_storeu_ps (p, static_cast<__mmask16> ((1u << count) - 1u), v); }
         static float sum (Reg a) noexcept { return _mm512_reduce_add_ps (a); }
         static float maximum (Reg a) noexcept { return _mm512_reduce_max_ps (a); }
     };
@@ -84,6 +87,12 @@ namespace
         {
             return _mm256_blendv_ps (otherwise, ifLess, _mm256_cmp_ps (x, limit, _CMP_LT_OQ));
         }
+        static __m256i firstLanes (int count) noexcept
+        {
+            return _mm256_cmpgt_epi32 (_mm256_set1_epi32 (count), _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7));
+        }
+        static Reg loadFirst (const float* p, int count) noexcept { return _mm256_maskload_ps (p, firstLanes (count)); }
+        static void storeFirst (float* p, Reg v, int count) noexcept { _mm256_maskstore_ps (p, firstLanes (count), v); }
         static float sum (Reg a) noexcept
         {
             __m128 s = _mm_add_ps (_mm256_castps256_ps128 (a), _mm256_extractf128_ps (a, 1));
@@ -133,6 +142,20 @@ namespace
         {
             const Reg mask = _mm_cmplt_ps (x, limit);
             return _mm_or_ps (_mm_and_ps (mask, ifLess), _mm_andnot_ps (mask, otherwise));
+        }
+        static Reg loadFirst (const float* p, int count) noexcept
+        {
+            alignas (16) float lanes[4] = {};
+            for (int i = 0; i < count; ++i)
+                lanes[i] = p[i];
+            return _mm_load_ps (lanes);
+        }
+        static void storeFirst (float* p, Reg v, int count) noexcept
+        {
+            alignas (16) float lanes[4];
+            _mm_store_ps (lanes, v);
+            for (int i = 0; i < count; ++i)
+                p[i] = lanes[i];
         }
         static float sum (Reg a) noexcept
         {
