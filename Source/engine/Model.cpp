@@ -2,6 +2,7 @@
 
 #include "engine/Json.h"
 #include "engine/ModelError.h"
+#include "engine/kernels/Kernels.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -285,6 +286,8 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError ("frontend metadata is not a JSON object");
         info_.frontendJson = frontend->second;
     }
+    fuse (values.size(), budget);
+
     // Outputs nothing reads (attention's probabilities, say) need not be computed.
     std::vector<bool> read (values.size(), false);
     for (const auto& node : nodes_)
@@ -303,6 +306,53 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
     info_.numNodes = nodes_.size();
     plan (shapes, budget);
     info_.loadBytes = budget.usedBytes();
+}
+
+void Model::fuse (std::size_t numValues, LoadBudget& budget)
+{
+    // Who reads each value, and who computes it; graph outputs count as readers.
+    std::vector<int> readers (numValues, 0), producer (numValues, -1);
+    for (std::size_t n = 0; n < nodes_.size(); ++n)
+    {
+        for (int v : nodes_[n].inputs)
+            if (v >= 0)
+                ++readers[static_cast<std::size_t> (v)];
+        for (int v : nodes_[n].outputs)
+            producer[static_cast<std::size_t> (v)] = static_cast<int> (n);
+    }
+    for (int v : outputs_)
+        ++readers[static_cast<std::size_t> (v)];
+    // A node that is the only reader of a single-output producer's value may be absorbed by it:
+    // then it becomes an alias of that value (the planner gives both one buffer).
+    for (auto& node : nodes_)
+    {
+        if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1)
+            continue;
+        const auto source = static_cast<std::size_t> (node.inputs[0]);
+        if (readers[source] != 1 || producer[source] < 0)
+            continue;
+        auto& from = nodes_[static_cast<std::size_t> (producer[source])];
+        if (from.outputs.size() != 1)
+            continue;
+        bool fused = false;
+        if (node.op == "batch_norm")
+        {
+            std::vector<const float*> constants;
+            for (int v : node.inputs)
+                constants.push_back (v < 0 ? nullptr : locations_[static_cast<std::size_t> (v)].stored);
+            std::vector<float> scale, shift;
+            fused = node.kernel->scaleShift (constants, scale, shift) && from.kernel->foldScaleShift (scale, shift, budget);
+        }
+        else if (node.op == "relu")
+            fused = from.kernel->fuseRelu();
+        if (fused)
+        {
+            node.kernel = kernels::makeAlias();
+            node.fusedInto = from.op;
+            // Its output is now the producer's: a following op may be absorbed by that one too.
+            producer[static_cast<std::size_t> (node.outputs[0])] = producer[source];
+        }
+    }
 }
 
 void Model::plan (const std::vector<Shape>& shapes, LoadBudget& budget)

@@ -61,6 +61,7 @@ public:
         std::string op, source;
         std::vector<int> inputs, outputs; // input -1 = absent optional input
         std::unique_ptr<Op> kernel;
+        std::string fusedInto; // the op that computes this node's output too (a BatchNorm folded into a conv)
     };
     const std::vector<Node>& nodes() const noexcept { return nodes_; }
     const std::vector<int>& inputValues() const noexcept { return inputs_; }
@@ -77,6 +78,7 @@ private:
     static std::shared_ptr<const Model> fromFile (ModelFile file, const std::string& name, LoadBudget& budget);
     void build (const std::string& graphJson, LoadBudget& budget);
     void plan (const std::vector<Shape>& shapes, LoadBudget& budget);
+    void fuse (std::size_t numValues, LoadBudget& budget);
 
     ModelFile file_;
     ModelInfo info_;

@@ -90,6 +90,20 @@ public:
         and must leave its buffer alone. Called before scratchFloats(). */
     virtual void outputUnused (std::size_t /*i*/) noexcept {}
 
+    // ----- fusion at load (Model::build): an op absorbs the one op that reads its output --------
+    /** When this op is y = x * scale[c] + shift[c] over axis 1 with constant scale and shift
+        (eval-mode BatchNorm), writes them and returns true. `constants` are the node's inputs'
+        stored values (null where not stored). */
+    virtual bool scaleShift (const std::vector<const float*>& /*constants*/, std::vector<float>& /*scale*/, std::vector<float>& /*shift*/) const
+    {
+        return false;
+    }
+    /** Folds a following per-channel scale and shift (over axis 1) into this op's weights; false
+        if this op cannot (then nothing changed). Claims what it keeps from the load budget. */
+    virtual bool foldScaleShift (const std::vector<float>& /*scale*/, const std::vector<float>& /*shift*/, LoadBudget&) { return false; }
+    /** Applies a following ReLU to its output itself; false if it cannot. */
+    virtual bool fuseRelu() noexcept { return false; }
+
     virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
 };
 

@@ -3,6 +3,7 @@
 #include "engine/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
+#include "engine/LoadBudget.h"
 #include "engine/ModelError.h"
 
 #include <algorithm>
@@ -71,6 +72,8 @@ namespace
             if (args.hasInput (2) && args.input (2) != Shape { outChannels_ })
                 throw ModelError ("conv bias " + args.input (2).toString() + " should be [" + std::to_string (outChannels_) + "]");
             hasBias_ = args.hasInput (2);
+            weightData_ = args.constant (1);
+            biasData_ = args.constant (2);
 
             direct_ = kH_ == 1 && kW_ == 1 && strideH_ == 1 && strideW_ == 1 && padH_ == 0 && padW_ == 0;
             // The weight's per-group patch (w[1] * kH * kW) and the output's spatial size are
@@ -118,6 +121,39 @@ namespace
                        + static_cast<double> (outChannels_ / groups_) * static_cast<double> (spatialOut));
         }
 
+        bool foldScaleShift (const std::vector<float>& scale, const std::vector<float>& shift, LoadBudget& budget) override
+        {
+            if (! batched_ || weightData_ == nullptr || (hasBias_ && biasData_ == nullptr) || relu_
+                || static_cast<int64_t> (scale.size()) != outChannels_ || static_cast<int64_t> (shift.size()) != outChannels_)
+                return false;
+            const int64_t patch = inChannels_ / groups_ * kH_ * kW_;
+            budget.claim (static_cast<std::uint64_t> (outChannels_ * (patch + 1)), sizeof (float), "a convolution's folded weights");
+            AlignedBuffer weights (static_cast<std::size_t> (outChannels_ * patch)), bias (static_cast<std::size_t> (outChannels_));
+            for (int64_t co = 0; co < outChannels_; ++co)
+            {
+                const auto c = static_cast<std::size_t> (co);
+                for (int64_t p = 0; p < patch; ++p)
+                    weights.data()[co * patch + p] = weightData_[co * patch + p] * scale[c];
+                bias.data()[co] = (hasBias_ ? biasData_[co] : 0.0f) * scale[c] + shift[c];
+            }
+            ownedWeights_ = std::move (weights);
+            ownedBias_ = std::move (bias);
+            weightData_ = ownedWeights_.data();
+            biasData_ = ownedBias_.data();
+            hasBias_ = true;
+            const int64_t coutG = outChannels_ / groups_;
+            for (std::size_t g = 0; g < packedWeights_.size(); ++g)
+                packedWeights_[g] = PackedOperand::left (plan_, coutG, patch,
+                                                         { weightData_ + static_cast<int64_t> (g) * coutG * patch, patch, false, nullptr }, budget);
+            return true;
+        }
+
+        bool fuseRelu() noexcept override
+        {
+            relu_ = true;
+            return true;
+        }
+
         std::size_t scratchFloats() const noexcept override { return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats(); }
         double work() const noexcept override { return work_; }
         double multiplyAdds() const noexcept override
@@ -128,6 +164,9 @@ namespace
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
+            // Weights and bias folded at load (a BatchNorm absorbed) replace the graph's.
+            const float* weightInput = ownedWeights_.size() > 0 ? ownedWeights_.data() : in[1];
+            const float* biasInput = ownedBias_.size() > 0 ? ownedBias_.data() : (hasBias_ ? in[2] : nullptr);
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
             const int64_t patch = cinG * kH_ * kW_, spatialOut = outH_ * outW_;
             float* col = scratch;
@@ -139,12 +178,12 @@ namespace
                     float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
                     if (paddedFloats_ > 0)
                     {
-                        runShifted (x, y, { in[1] + g * coutG * patch, patch, false, packedWeights_[static_cast<std::size_t> (g)].data() },
-                                    hasBias_ ? in[2] + g * coutG : nullptr, scratch, gemmScratch);
+                        runShifted (x, y, { weightInput + g * coutG * patch, patch, false, packedWeights_[static_cast<std::size_t> (g)].data() },
+                                    biasInput != nullptr ? biasInput + g * coutG : nullptr, scratch, gemmScratch);
                         continue;
                     }
                     for (int64_t c = 0; c < coutG; ++c)
-                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, hasBias_ ? in[2][g * coutG + c] : 0.0f);
+                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, biasInput != nullptr ? biasInput[g * coutG + c] : 0.0f);
                     if (chunk_ > 0 && ! packedWeights_.empty())
                     {
                         const float* weights = packedWeights_[static_cast<std::size_t> (g)].data();
@@ -152,22 +191,30 @@ namespace
                         {
                             const int64_t count = std::min (chunk_, spatialOut - j0);
                             packColumns (x, cinG, j0, count, col);
-                            plan_.kernels().gemm (coutG, count, patch, { in[1] + g * coutG * patch, patch, false, weights }, { col, 0, false, col },
+                            plan_.kernels().gemm (coutG, count, patch, { weightInput + g * coutG * patch, patch, false, weights }, { col, 0, false, col },
                                                   y + j0, spatialOut, 1.0f, gemmScratch);
                         }
-                        continue;
                     }
-                    const float* columns = x;
-                    if (! direct_)
+                    else
                     {
-                        im2col (x, cinG, col);
-                        columns = col;
+                        const float* columns = x;
+                        if (! direct_)
+                        {
+                            im2col (x, cinG, col);
+                            columns = col;
+                        }
+                        const float* packed = packedWeights_.empty() ? nullptr : packedWeights_[static_cast<std::size_t> (g)].data();
+                        plan_.run ({ weightInput + g * coutG * patch, patch, false, packed }, { columns, spatialOut, false, nullptr }, y, spatialOut,
+                                   1.0f, gemmScratch);
                     }
-                    const float* packed = packedWeights_.empty() ? nullptr : packedWeights_[static_cast<std::size_t> (g)].data();
-                    plan_.run ({ in[1] + g * coutG * patch, patch, false, packed }, { columns, spatialOut, false, nullptr }, y, spatialOut, 1.0f,
-                               gemmScratch);
+                    if (relu_)
+                        for (int64_t i = 0; i < coutG * spatialOut; ++i)
+                            y[i] = relu (y[i]);
                 }
         }
+
+        /** A fused ReLU: as the relu op, NaN stays NaN. */
+        static float relu (float v) noexcept { return (v > 0.0f || v != v) ? v : 0.0f; }
 
     private:
         // (in + 2 pad - dilation (kernel - 1) - 1) / stride + 1, as torch, with every step checked.
@@ -234,8 +281,13 @@ namespace
                     {
                         const int64_t oy = j / paddedW_, ox = j % paddedW_;
                         const int64_t length = std::min (paddedW_ - ox, j0 + count - j);
-                        for (int64_t t = 0, valid = std::min (length, std::max<int64_t> (outW_ - ox, 0)); t < valid; ++t)
-                            to[oy * outW_ + ox + t] = from[j + t];
+                        const int64_t valid = std::min (length, std::max<int64_t> (outW_ - ox, 0));
+                        if (relu_)
+                            for (int64_t t = 0; t < valid; ++t)
+                                to[oy * outW_ + ox + t] = relu (from[j + t]);
+                        else
+                            for (int64_t t = 0; t < valid; ++t)
+                                to[oy * outW_ + ox + t] = from[j + t];
                         j += length;
                     }
                 }
@@ -316,7 +368,9 @@ namespace
                     }
         }
 
-        bool batched_ = true, hasBias_ = false, direct_ = false;
+        bool batched_ = true, hasBias_ = false, direct_ = false, relu_ = false;
+        const float *weightData_ = nullptr, *biasData_ = nullptr; // stored (or folded) values, known at load
+        AlignedBuffer ownedWeights_, ownedBias_;                  // after a fold
         int64_t groups_ = 1, batches_ = 1, inChannels_ = 0, outChannels_ = 0;
         int64_t inH_ = 1, inW_ = 1, kH_ = 1, kW_ = 1, strideH_ = 1, strideW_ = 1, padH_ = 0, padW_ = 0, dilH_ = 1, dilW_ = 1;
         int64_t outH_ = 1, outW_ = 1;

@@ -1,6 +1,7 @@
 #include "engine/kernels/Gemm.h"
 
 #include "engine/CpuDispatch.h"
+#include "engine/LoadBudget.h"
 #include "engine/Op.h"
 
 // GCC 12 warns "'__Y' may be used uninitialized" inside its own AVX-512 intrinsics
@@ -93,11 +94,25 @@ GemmPlan::GemmPlan (int64_t m, int64_t n, int64_t k) : m_ (m), n_ (n), k_ (k), t
 
 PackedOperand PackedOperand::left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, const OpArgs& args)
 {
-    PackedOperand packed;
     const auto floats = plan.kernels().packedAFloats (m, k);
     if (floats == 0 || a.data == nullptr)
-        return packed;
+        return {};
     args.claimTable (floats, sizeof (float), "packed weights");
+    return packLeft (plan, m, k, a, floats);
+}
+
+PackedOperand PackedOperand::left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, LoadBudget& budget)
+{
+    const auto floats = plan.kernels().packedAFloats (m, k);
+    if (floats == 0 || a.data == nullptr)
+        return {};
+    budget.claim (floats, sizeof (float), "packed weights");
+    return packLeft (plan, m, k, a, floats);
+}
+
+PackedOperand PackedOperand::packLeft (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, std::size_t floats)
+{
+    PackedOperand packed;
     packed.buffer_ = AlignedBuffer (floats);
     plan.kernels().packA (m, k, a, packed.buffer_.data());
     return packed;

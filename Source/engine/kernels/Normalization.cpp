@@ -71,6 +71,24 @@ namespace
             inner_ = in.product (2, in.rank());
         }
 
+        bool scaleShift (const std::vector<const float*>& constants, std::vector<float>& scale, std::vector<float>& shift) const override
+        {
+            const auto stored = [&] (std::size_t i) { return i < constants.size() ? constants[i] : nullptr; };
+            if (stored (1) == nullptr || stored (2) == nullptr || (hasWeight_ && stored (3) == nullptr) || (hasBias_ && stored (4) == nullptr))
+                return false;
+            scale.resize (static_cast<std::size_t> (channels_));
+            shift.resize (static_cast<std::size_t> (channels_));
+            for (int64_t c = 0; c < channels_; ++c)
+            {
+                const auto i = static_cast<std::size_t> (c);
+                // The same float arithmetic as run().
+                const float invstd = 1.0f / std::sqrt (stored (2)[i] + static_cast<float> (eps_));
+                scale[i] = hasWeight_ ? stored (3)[i] * invstd : invstd;
+                shift[i] = (hasBias_ ? stored (4)[i] : 0.0f) - stored (1)[i] * scale[i];
+            }
+            return true;
+        }
+
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
             const float *mean = in[1], *var = in[2];
