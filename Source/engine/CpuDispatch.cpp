@@ -6,6 +6,12 @@ namespace sonotype::engine
 {
 namespace
 {
+#if defined(__aarch64__)
+    constexpr const char* kBaselineDescription = "any arm64 CPU (NEON)";
+#else
+    constexpr const char* kBaselineDescription = "any x86-64 CPU (SSE2)";
+#endif
+
     bool cpuRuns (Isa isa) noexcept
     {
 #if defined(__x86_64__) || defined(_M_X64)
@@ -36,7 +42,7 @@ namespace
 
     std::vector<CompiledPath> compiledPaths()
     {
-        std::vector<CompiledPath> paths { { Isa::baseline, "baseline", "any x86-64 CPU (SSE2)", &kernels::baselineKernels } };
+        std::vector<CompiledPath> paths { { Isa::baseline, "baseline", kBaselineDescription, &kernels::baselineKernels } };
 #if defined(__x86_64__) || defined(_M_X64)
         paths.push_back ({ Isa::avx2, "avx2", "AVX2 and FMA", &kernels::avx2Kernels });
         paths.push_back ({ Isa::avx512, "avx512", "AVX-512 F, BW, DQ, VL", &kernels::avx512Kernels });

@@ -1,5 +1,6 @@
 // One SIMD register of floats for the instruction set this translation unit is compiled for
-// (AVX-512, AVX2 + FMA, or SSE2). Included only by the per-ISA kernel files (Kernels*.cpp).
+// (AVX-512, AVX2 + FMA, SSE2 on x86-64; NEON on arm64). Included only by the kernel files
+// (Kernels*.cpp).
 //
 // Everything here and in the other headers of this folder sits in an anonymous namespace and uses
 // only intrinsics and __builtin functions: each kernel file gets its own private copy, compiled
@@ -7,7 +8,11 @@
 // baseline path (as it may for inline functions and templates with external linkage).
 #pragma once
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#else
 #include <immintrin.h>
+#endif
 
 namespace sonotype::engine::kernels
 {
@@ -107,6 +112,47 @@ namespace
             s = _mm_max_ss (s, _mm_shuffle_ps (s, s, 1));
             return _mm_cvtss_f32 (s);
         }
+    };
+#elif defined(__aarch64__)
+    // arm64 (Apple silicon, Graviton...): NEON is part of the baseline, with fused multiply-add.
+    struct Vec
+    {
+        using Reg = float32x4_t;
+        static constexpr int width = 4;
+        static constexpr const char* isa = "neon";
+        static Reg zero() noexcept { return vdupq_n_f32 (0.0f); }
+        static Reg set1 (float v) noexcept { return vdupq_n_f32 (v); }
+        static Reg load (const float* p) noexcept { return vld1q_f32 (p); }
+        static void store (float* p, Reg v) noexcept { vst1q_f32 (p, v); }
+        static Reg add (Reg a, Reg b) noexcept { return vaddq_f32 (a, b); }
+        static Reg sub (Reg a, Reg b) noexcept { return vsubq_f32 (a, b); }
+        static Reg mul (Reg a, Reg b) noexcept { return vmulq_f32 (a, b); }
+        static Reg div (Reg a, Reg b) noexcept { return vdivq_f32 (a, b); }
+        static Reg fma (Reg a, Reg b, Reg c) noexcept { return vfmaq_f32 (c, a, b); }
+        // As SSE: the second operand when either is NaN.
+        static Reg max (Reg a, Reg b) noexcept { return vbslq_f32 (vcgtq_f32 (a, b), a, b); }
+        static Reg min (Reg a, Reg b) noexcept { return vbslq_f32 (vcltq_f32 (a, b), a, b); }
+        static Reg abs (Reg a) noexcept { return vabsq_f32 (a); }
+        static Reg copySign (Reg magnitude, Reg sign) noexcept { return vbslq_f32 (vdupq_n_u32 (0x80000000u), sign, magnitude); }
+        static Reg roundToNearest (Reg a) noexcept { return vrndnq_f32 (a); }
+        static Reg pow2 (Reg n) noexcept { return vreinterpretq_f32_s32 (vshlq_n_s32 (vaddq_s32 (vcvtq_s32_f32 (n), vdupq_n_s32 (127)), 23)); }
+        static Reg selectLess (Reg x, Reg limit, Reg ifLess, Reg otherwise) noexcept { return vbslq_f32 (vcltq_f32 (x, limit), ifLess, otherwise); }
+        static Reg loadFirst (const float* p, int count) noexcept
+        {
+            float lanes[4] = {};
+            for (int i = 0; i < count; ++i)
+                lanes[i] = p[i];
+            return vld1q_f32 (lanes);
+        }
+        static void storeFirst (float* p, Reg v, int count) noexcept
+        {
+            float lanes[4];
+            vst1q_f32 (lanes, v);
+            for (int i = 0; i < count; ++i)
+                p[i] = lanes[i];
+        }
+        static float sum (Reg a) noexcept { return vaddvq_f32 (a); }
+        static float maximum (Reg a) noexcept { return vmaxvq_f32 (a); }
     };
 #else
     // x86-64 baseline: SSE2, no FMA (a * b + c rounds twice).
