@@ -1,0 +1,69 @@
+"""Exports every benchmark model for every contender into a work folder:
+
+  WORK/KEY/model.safetensors   our exporter (Training/sonotype/export) - the built-in model: the committed file
+  WORK/KEY/model.onnx          torch.onnx.export (with autograd on: PyTorch 1.13's fast-path encoder op has no ONNX form)
+  WORK/KEY/input.f32, .npy     the input (batch 1), raw float32 / .npy
+  WORK/KEY/reference.f32       PyTorch eager's output under torch.inference_mode(), one thread
+  WORK/manifest.json           per model: shapes, parameters, FLOPs, files
+
+The peers rebuild the nn.Module from zoo.py by its key (deterministic seeds); every contender's output
+is compared with reference.f32 by the driver.
+"""
+
+import json
+import os
+import shutil
+import time
+import warnings
+
+import numpy as np
+import torch
+
+import zoo
+from sonotype.export import export_model
+
+
+def prepare_model(model_def: zoo.BenchModel, folder: str) -> dict:
+    os.makedirs(folder, exist_ok=True)
+    model, x = model_def.make()
+    with torch.inference_mode():
+        reference = model(x)
+    x.numpy().astype(np.float32).tofile(os.path.join(folder, "input.f32"))
+    np.save(os.path.join(folder, "input.npy"), x.numpy().astype(np.float32))
+    reference.numpy().astype(np.float32).tofile(os.path.join(folder, "reference.f32"))
+
+    sonotype_file = os.path.join(folder, "model.safetensors")
+    if model_def.committed_file:
+        shutil.copyfile(model_def.committed_file, sonotype_file)
+    else:
+        export_model(model, x, sonotype_file)
+
+    onnx_file = os.path.join(folder, "model.onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), onnx_file, input_names=["input"], output_names=["output"], opset_version=17,
+                          do_constant_folding=True)
+
+    return {
+        "key": model_def.key,
+        "title": model_def.title,
+        "group": model_def.group,
+        "input_shape": list(x.shape),
+        "output_shape": list(reference.shape),
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+        "flops_python": zoo.count_flops(model, x),
+        "folder": folder,
+    }
+
+
+def prepare(models, work: str) -> dict:
+    torch.set_num_threads(1)
+    os.makedirs(work, exist_ok=True)
+    manifest = {}
+    for model_def in models:
+        start = time.monotonic()
+        manifest[model_def.key] = prepare_model(model_def, os.path.join(work, model_def.key))
+        print(f"  exported {model_def.key} ({time.monotonic() - start:.1f} s)", flush=True)
+    with open(os.path.join(work, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest
