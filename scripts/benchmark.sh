@@ -17,6 +17,7 @@ command -v node > /dev/null || need+=(nodejs)
 command -v npm > /dev/null || need+=(npm)
 dpkg-query -W -f='${Status}' libbenchmark-dev 2> /dev/null | grep -q "install ok installed" || need+=(libbenchmark-dev)
 /usr/bin/python3 -c "import matplotlib" 2> /dev/null || need+=(python3-matplotlib)
+[[ -x /usr/bin/time ]] || need+=(time)
 if ((${#need[@]})); then
     echo "benchmark.sh: installing ${need[*]}"
     sudo_cmd=()

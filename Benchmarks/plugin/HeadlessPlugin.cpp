@@ -2,8 +2,9 @@
 // the built-in model, prepares it (48 kHz, 512-frame stereo blocks), processes SECONDS of audio at
 // the pace of real time (so the analysis worker runs as it would live) and prints one JSON object:
 //   {"seconds": S, "windows_run": N, "maxrss_before_kib": A, "maxrss_kib": B}
-// maxrss is getrusage(RUSAGE_SELF).ru_maxrss: the process's peak resident set, JUCE and the
-// built-in model included ("before": after JUCE's initialisation, before the processor exists).
+// maxrss is VmHWM of /proc/self/status: this program's peak resident set, JUCE and the built-in
+// model included ("before": after JUCE's initialisation, before the processor exists). Not
+// getrusage's ru_maxrss: Linux carries that over exec() from the process that started this one.
 #include "plugin/SonotypeProcessor.h"
 
 #include <juce_events/juce_events.h>
@@ -12,7 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <sys/resource.h>
+#include <fstream>
+#include <string>
 #include <thread>
 
 namespace
@@ -27,9 +29,12 @@ public:
 
 long maxRssKib()
 {
-    rusage usage {};
-    getrusage (RUSAGE_SELF, &usage);
-    return usage.ru_maxrss;
+    std::ifstream status ("/proc/self/status");
+    std::string line;
+    while (std::getline (status, line))
+        if (line.rfind ("VmHWM:", 0) == 0)
+            return std::atol (line.c_str() + 6);
+    return -1;
 }
 
 } // namespace

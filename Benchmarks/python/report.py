@@ -271,7 +271,7 @@ def write(results, report_path: str, plot_path: str):
         add("| path | µs per second of audio | × real time (one core) |")
         add("|---|---:|---:|")
         titles = {"BM_LogMelStream": "log-mel, streaming at the default hop 0.25 s (frames shared between windows)",
-                  "BM_LogMelWindow": "log-mel, one 1 s window from scratch",
+                  "BM_LogMelWindow": "log-mel, 1 s windows from scratch with no overlap (hop = window)",
                   "BM_AnalyzerPath": "WindowAnalyzer: resample 48→16 kHz + log-mel + model, one window per 0.25 s hop"}
         for name, title in titles.items():
             if name in figures:

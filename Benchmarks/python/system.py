@@ -7,6 +7,7 @@ import math
 import os
 import re
 import subprocess
+import tempfile
 import time
 import wave
 from typing import Optional
@@ -111,19 +112,17 @@ def make_audio(folder: str, num_files: int, seconds: float, rate: int = 44100) -
 
 
 def run_with_rusage(command, env=None) -> dict:
-    """Runs a command to completion; its stdout, wall seconds and its own peak RSS in KiB (os.wait4,
-    before Popen could reap it)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    # Read the pipes on this thread while the child runs; the outputs here are small (--summary).
-    stdout = process.stdout.read()
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - start
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}): {stderr.decode()[-2000:]}")
-    return {"wall_s": wall, "stdout": stdout.decode(), "maxrss_kib": usage.ru_maxrss}
+    """Runs a command to completion; its stdout, wall seconds and its peak RSS in KiB, as GNU time
+    reports it (a child of this Python process would inherit the driver's own peak: Linux carries
+    ru_maxrss over exec())."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        start = time.perf_counter()
+        result = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name] + list(command), capture_output=True, env=env)
+        wall = time.perf_counter() - start
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.decode()[-2000:]}")
+        maxrss = int(rss.read().strip().splitlines()[-1])
+    return {"wall_s": wall, "stdout": result.stdout.decode(), "maxrss_kib": maxrss}
 
 
 def classify_throughput(cli: str, audio_folder: str, audio_seconds: float, repeats: int) -> dict:
