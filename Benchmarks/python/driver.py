@@ -36,8 +36,8 @@ def parse_arguments():
     parser.add_argument("--quick", action="store_true", help="a few minutes: 4 models, 4 rounds, short system benchmarks")
     parser.add_argument("--models", help="comma-separated model keys (see --list)")
     parser.add_argument("--list", action="store_true", help="list the model keys and exit")
-    parser.add_argument("--rounds", type=int, help="latency rounds per model (default 12; quick 4)")
-    parser.add_argument("--batch-seconds", type=float, help="time each contender runs per round (default 0.15 s; quick 0.08)")
+    parser.add_argument("--rounds", type=int, help="latency rounds per model (default 15; quick 4)")
+    parser.add_argument("--batch-seconds", type=float, help="time each contender runs per round (default 0.2 s; quick 0.08)")
     parser.add_argument("--contenders", default=",".join(CONTENDERS), help="subset of " + ",".join(CONTENDERS))
     parser.add_argument("--skip-system", action="store_true", help="latency only (no push/front end/classify/RSS)")
     parser.add_argument("--report", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
@@ -57,8 +57,8 @@ def main():
     args.bench_bin = os.path.abspath(args.bench_bin)
     cli = os.path.abspath(args.cli or os.path.join(args.bench_bin, "sonotype"))
     work = os.path.abspath(args.work or os.path.join(args.bench_bin, "bench-work"))
-    rounds = args.rounds or (4 if args.quick else 12)
-    batch_s = args.batch_seconds or (0.08 if args.quick else 0.15)
+    rounds = args.rounds or (4 if args.quick else 15)
+    batch_s = args.batch_seconds or (0.08 if args.quick else 0.2)
     contenders = [c for c in args.contenders.split(",") if c]
     unknown = [c for c in contenders if c not in CONTENDERS]
     if unknown:
