@@ -5,6 +5,7 @@
 #   sonotype_bench_peak     one core's peak GFLOP/s per ISA (independent multiply-add chains)
 #   sonotype_bench_runtime  Google Benchmark: StreamingRuntime::push() per block size, the log-mel front end
 #   sonotype_bench_plugin   a headless SonotypeProcessor: processes audio, reports peak RSS
+#   sonotype_bench_libtorch the libtorch C++ peer (only where Debian's libtorch-dev is installed)
 find_package(benchmark REQUIRED)
 
 add_executable(sonotype_bench_worker Benchmarks/engine/ModelWorker.cpp)
@@ -19,5 +20,15 @@ target_link_libraries(sonotype_bench_runtime PRIVATE sonotype_runtime sonotype_r
 add_executable(sonotype_bench_plugin Benchmarks/plugin/HeadlessPlugin.cpp)
 target_link_libraries(sonotype_bench_plugin PRIVATE sonotype_plugin sonotype_warnings)
 
-add_custom_target(sonotype_benchmarks DEPENDS sonotype sonotype_bench_worker sonotype_bench_peak
-    sonotype_bench_runtime sonotype_bench_plugin)
+set(sonotype_benchmark_targets sonotype sonotype_bench_worker sonotype_bench_peak sonotype_bench_runtime sonotype_bench_plugin)
+
+find_package(Torch CONFIG QUIET)
+if(Torch_FOUND)
+    add_executable(sonotype_bench_libtorch Benchmarks/peers/libtorch/TorchScriptWorker.cpp)
+    target_link_libraries(sonotype_bench_libtorch PRIVATE ${TORCH_LIBRARIES} sonotype_warnings)
+    list(APPEND sonotype_benchmark_targets sonotype_bench_libtorch)
+else()
+    message(STATUS "Benchmarks: libtorch-dev not found, the libtorch C++ contender is left out")
+endif()
+
+add_custom_target(sonotype_benchmarks DEPENDS ${sonotype_benchmark_targets})

@@ -18,6 +18,8 @@ command -v npm > /dev/null || need+=(npm)
 dpkg-query -W -f='${Status}' libbenchmark-dev 2> /dev/null | grep -q "install ok installed" || need+=(libbenchmark-dev)
 /usr/bin/python3 -c "import matplotlib" 2> /dev/null || need+=(python3-matplotlib)
 [[ -x /usr/bin/time ]] || need+=(time)
+# libtorch C++ peer (runs the TorchScript file); the Python side's libtorch1.13 is the same library.
+dpkg-query -W -f='${Status}' libtorch-dev 2> /dev/null | grep -q "install ok installed" || need+=(libtorch-dev)
 if ((${#need[@]})); then
     echo "benchmark.sh: installing ${need[*]}"
     sudo_cmd=()

@@ -38,7 +38,8 @@ def parse_arguments():
     parser.add_argument("--list", action="store_true", help="list the model keys and exit")
     parser.add_argument("--rounds", type=int, help="latency rounds per model (default 15; quick 4)")
     parser.add_argument("--batch-seconds", type=float, help="time each contender runs per round (default 0.2 s; quick 0.08)")
-    parser.add_argument("--contenders", default=",".join(CONTENDERS), help="subset of " + ",".join(CONTENDERS))
+    parser.add_argument("--contenders", help="subset of " + ",".join(CONTENDERS) + " (default: all; libtorch where "
+                        "sonotype_bench_libtorch was built, i.e. libtorch-dev is installed)")
     parser.add_argument("--skip-system", action="store_true", help="latency only (no push/front end/classify/RSS)")
     parser.add_argument("--report", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
     parser.add_argument("--plot", default=os.path.join(ROOT, "docs", "images", "benchmarks.png"))
@@ -59,7 +60,11 @@ def main():
     work = os.path.abspath(args.work or os.path.join(args.bench_bin, "bench-work"))
     rounds = args.rounds or (4 if args.quick else 15)
     batch_s = args.batch_seconds or (0.08 if args.quick else 0.2)
-    contenders = [c for c in args.contenders.split(",") if c]
+    if args.contenders:
+        contenders = [c for c in args.contenders.split(",") if c]
+    else:
+        has_libtorch = os.path.exists(os.path.join(args.bench_bin, "sonotype_bench_libtorch"))
+        contenders = [c for c in CONTENDERS if c != "libtorch" or has_libtorch]
     unknown = [c for c in contenders if c not in CONTENDERS]
     if unknown:
         raise SystemExit(f"unknown contender(s) {unknown}; known: {CONTENDERS}")

@@ -1,6 +1,7 @@
 """Exports every benchmark model for every contender into a work folder:
 
   WORK/KEY/model.safetensors   our exporter (Training/sonotype/export) - the built-in model: the committed file
+  WORK/KEY/model.pt            TorchScript (the trace; the libtorch C++ peer freezes and optimises it)
   WORK/KEY/model.onnx          torch.onnx.export (with autograd on: PyTorch 1.13's fast-path encoder op has no ONNX form)
   WORK/KEY/input.f32, .npy     the input (batch 1), raw float32 / .npy
   WORK/KEY/reference.f32       PyTorch eager's output under torch.inference_mode(), one thread
@@ -37,6 +38,15 @@ def prepare_model(model_def: zoo.BenchModel, folder: str) -> dict:
         shutil.copyfile(model_def.committed_file, sonotype_file)
     else:
         export_model(model, x, sonotype_file)
+
+    # TorchScript for the libtorch C++ peer (the Python TorchScript worker traces the same way itself).
+    torchscript_file = os.path.join(folder, "model.pt")
+    try:
+        with torch.no_grad():
+            traced = torch.jit.trace(model, (x,), check_trace=False)
+            torch.jit.save(traced, torchscript_file)  # frozen and optimised by the C++ worker
+    except (RuntimeError, TypeError) as error:  # the libtorch worker then reports the missing file
+        print(f"  {model_def.key}: no TorchScript file: {error}", flush=True)
 
     onnx_file = os.path.join(folder, "model.onnx")
     with warnings.catch_warnings():

@@ -9,6 +9,7 @@ import numpy as np
 from system import PEAK_FOR_PATH, fmt
 from workers import CONTENDERS, NAMES, ROOT
 
+SHORT = {"pytorch": "eager", "torchscript": "TorchScript", "libtorch": "libtorch", "ort": "ORT"}
 PEAK_NAMES = {"sse2": "SSE2 (multiply + add)", "avx2_fma": "AVX2 + FMA", "avx512f": "AVX-512F (FMA)"}
 
 
@@ -71,7 +72,7 @@ def plot(results, path: str):
 
     models = list(results["models"].values())
     contenders = [c for c in CONTENDERS if any(c in m.get("stats", {}) for m in models)]
-    colours = {"pytorch": "#e07b39", "torchscript": "#c9a227", "ort": "#4b8bbe", "sonotype": "#2e8b57"}
+    colours = {"pytorch": "#e07b39", "torchscript": "#c9a227", "libtorch": "#9467bd", "ort": "#4b8bbe", "sonotype": "#2e8b57"}
     height = 0.8 / max(1, len(contenders))
     figure, axis = plt.subplots(figsize=(10, 0.55 * len(models) * max(2, len(contenders)) / 2 + 1.5))
     for i, contender in enumerate(contenders):
@@ -188,14 +189,16 @@ def write(results, report_path: str, plot_path: str):
         "Ratios are the other contender's median over Sonotype's: above 1× Sonotype is faster. The ONNX Runtime "
         "ratio's bracket is the p10–p90 of the per-round ratios.")
     add("")
-    add("| model | params | MFLOP | PyTorch eager | TorchScript | ONNX Runtime | Sonotype | vs eager | vs TorchScript | vs ORT |")
-    add("|---|---:|---:|---|---|---|---|---:|---:|---:|")
+    peers = [c for c in CONTENDERS if c != "sonotype" and any(c in m.get("stats", {}) for m in models.values())]
+    add("| model | params | MFLOP | " + " | ".join(NAMES[c] for c in peers) + " | Sonotype | "
+        + " | ".join(f"vs {SHORT[c]}" for c in peers) + " |")
+    add("|---|---:|---:|" + "---|" * (len(peers) + 1) + "---:|" * len(peers))
     for entry in models.values():
         flops, _ = model_flops(entry)
         stats = entry.get("stats", {})
-        add(f"| {entry['title']} | {entry['parameters'] / 1e3:.0f}k | {flops / 1e6:.1f} | {cell(stats.get('pytorch'))} | "
-            f"{cell(stats.get('torchscript'))} | {cell(stats.get('ort'))} | **{cell(stats.get('sonotype'))}** | "
-            f"{ratio_cell(entry, 'pytorch')} | {ratio_cell(entry, 'torchscript')} | {ratio_cell(entry, 'ort', True)} |")
+        add(f"| {entry['title']} | {entry['parameters'] / 1e3:.0f}k | {flops / 1e6:.1f} | "
+            + " | ".join(cell(stats.get(c)) for c in peers) + f" | **{cell(stats.get('sonotype'))}** | "
+            + " | ".join(ratio_cell(entry, c, c == "ort") for c in peers) + " |")
     add("")
     add(f"![latency per model and contender]({os.path.relpath(plot_path, os.path.dirname(report_path))})")
     add("")
@@ -211,12 +214,13 @@ def write(results, report_path: str, plot_path: str):
     add("")
     add("Max abs difference of each contender's output from PyTorch eager's (`torch.inference_mode()`) on the same input.")
     add("")
-    add("| model | input | Sonotype | TorchScript | ONNX Runtime |")
-    add("|---|---|---:|---:|---:|")
+    compared = ["sonotype"] + [c for c in peers if c != "pytorch"]
+    add("| model | input | " + " | ".join(NAMES[c] for c in compared) + " |")
+    add("|---|---|" + "---:|" * len(compared))
     for entry in models.values():
         diffs = entry.get("max_abs_diff", {})
         add(f"| {entry['title']} | {entry['input_shape']} | "
-            + " | ".join(f"{diffs[c]:.2g}" if c in diffs else "-" for c in ("sonotype", "torchscript", "ort")) + " |")
+            + " | ".join(f"{diffs[c]:.2g}" if c in diffs else "-" for c in compared) + " |")
     add("")
 
     peak_value = peak.get(path_info["peak_key"])
@@ -357,13 +361,19 @@ def write(results, report_path: str, plot_path: str):
             "and puts its output here as soon as the CLI has it (Benchmarks/python/system.py `profile`).")
         add("")
 
-    add("## Not measured")
-    add("")
-    add("- libtorch C++ (Debian `libtorch-dev`) running the TorchScript file: not built (time); TorchScript from Python "
-        "above runs the same graph executor, plus the Python call overhead (a few µs per run).")
+    missing = []
+    if "libtorch" not in peers:
+        missing.append("libtorch C++ running the TorchScript file: not built here (Debian's `libtorch-dev` is not "
+                       "installed; scripts/benchmark.sh installs it). TorchScript from Python above runs the same graph "
+                       "executor, plus the Python call overhead (a few µs per run).")
     if not results.get("runtime"):
-        add("- push(), front end, classify throughput and memory: skipped in this run (`--skip-system`).")
-    add("")
+        missing.append("push(), front end, classify throughput and memory: skipped in this run (`--skip-system`).")
+    if missing:
+        add("## Not measured")
+        add("")
+        for item in missing:
+            add(f"- {item}")
+        add("")
     add("## Method")
     add("")
     add("- Models: the built-in model (Sonotype runs the committed `Resources/models/default.safetensors`; the peers an "

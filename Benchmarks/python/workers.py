@@ -19,8 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 PYTHON = "/usr/bin/python3"
 
-CONTENDERS = ("pytorch", "torchscript", "ort", "sonotype")
-NAMES = {"pytorch": "PyTorch eager", "torchscript": "TorchScript", "ort": "ONNX Runtime", "sonotype": "Sonotype"}
+CONTENDERS = ("pytorch", "torchscript", "libtorch", "ort", "sonotype")
+NAMES = {"pytorch": "PyTorch eager", "torchscript": "TorchScript", "libtorch": "libtorch C++", "ort": "ONNX Runtime",
+         "sonotype": "Sonotype"}
 
 
 class WorkerError(RuntimeError):
@@ -89,6 +90,9 @@ def start_worker(contender: str, entry: dict, bench_bin: str) -> Worker:
     elif contender in ("pytorch", "torchscript"):
         mode = "eager" if contender == "pytorch" else "torchscript"
         command = [PYTHON, os.path.join(HERE, "torch_worker.py"), mode, entry["key"], input_path, output_path]
+    elif contender == "libtorch":
+        command = [os.path.join(bench_bin, "sonotype_bench_libtorch"), os.path.join(folder, "model.pt"), input_path,
+                   output_path, ",".join(str(d) for d in entry["input_shape"])]
     elif contender == "ort":
         command = ["node", os.path.join(ROOT, "Benchmarks", "peers", "ort_worker.js"), os.path.join(folder, "model.onnx"),
                    input_path, output_path, str(entry["input_shape"]).replace(" ", "")]
