@@ -29,14 +29,14 @@ import zoo
 
 
 def parse_arguments():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="scripts/benchmark.sh", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench-bin", default=os.path.join(ROOT, "build-bench"), help="folder of the built benchmark programs")
     parser.add_argument("--cli", help="the sonotype CLI (default: BENCH_BIN/sonotype)")
     parser.add_argument("--work", help="scratch folder for exported models and audio (default: BENCH_BIN/bench-work)")
     parser.add_argument("--quick", action="store_true", help="a few minutes: 4 models, 4 rounds, short system benchmarks")
     parser.add_argument("--models", help="comma-separated model keys (see --list)")
     parser.add_argument("--list", action="store_true", help="list the model keys and exit")
-    parser.add_argument("--rounds", type=int, help="latency rounds per model (default 15; quick 4)")
+    parser.add_argument("--rounds", type=int, help="latency rounds per model (default 20; quick 4)")
     parser.add_argument("--batch-seconds", type=float, help="time each contender runs per round (default 0.2 s; quick 0.08)")
     parser.add_argument("--contenders", help="subset of " + ",".join(CONTENDERS) + " (default: all; libtorch where "
                         "sonotype_bench_libtorch was built, i.e. libtorch-dev is installed)")
@@ -58,7 +58,7 @@ def main():
     args.bench_bin = os.path.abspath(args.bench_bin)
     cli = os.path.abspath(args.cli or os.path.join(args.bench_bin, "sonotype"))
     work = os.path.abspath(args.work or os.path.join(args.bench_bin, "bench-work"))
-    rounds = args.rounds or (4 if args.quick else 15)
+    rounds = args.rounds or (4 if args.quick else 20)
     batch_s = args.batch_seconds or (0.08 if args.quick else 0.2)
     if args.contenders:
         contenders = [c for c in args.contenders.split(",") if c]
@@ -103,6 +103,9 @@ def main():
             entry["load_ms"] = summarise(measured["load_ms"])
         for contender, error in measured["errors"].items():
             log(f"  {contender}: {error}")
+        for contender, diff in measured["max_abs_diff"].items():
+            if diff > report.MAX_ABS_DIFF:
+                log(f"  {contender}: output differs from PyTorch eager by {diff:.3g} (more than {report.MAX_ABS_DIFF:g})")
         medians = {c: s["median"] for c, s in entry["stats"].items()}
         log("  " + "  ".join(f"{c} {m:.3f} ms" for c, m in medians.items()))
         entry["profile"] = system.profile(cli, entry["folder"], runs=20 if args.quick else 100)

@@ -7,7 +7,9 @@ from typing import List, Optional
 import numpy as np
 
 from system import PEAK_FOR_PATH, fmt
-from workers import CONTENDERS, NAMES, ROOT
+from workers import CONTENDERS, NAMES
+
+MAX_ABS_DIFF = 1e-4  # outputs further from PyTorch eager than this are flagged (the parity suite's bound is 1e-5)
 
 SHORT = {"pytorch": "eager", "torchscript": "TorchScript", "libtorch": "libtorch", "ort": "ORT"}
 PEAK_NAMES = {"sse2": "SSE2 (multiply + add)", "avx2_fma": "AVX2 + FMA", "avx512f": "AVX-512F (FMA)"}
@@ -62,6 +64,12 @@ def ratio_cell(entry, other: str, spread: bool = False) -> str:
         if bounds:
             text += f" ({bounds[0]:.2f}–{bounds[1]:.2f})"
     return text
+
+
+def diff_cell(diff: Optional[float]) -> str:
+    if diff is None:
+        return "-"
+    return f"**{diff:.2g} (> {MAX_ABS_DIFF:g})**" if diff > MAX_ABS_DIFF else f"{diff:.2g}"
 
 
 def plot(results, path: str):
@@ -220,7 +228,7 @@ def write(results, report_path: str, plot_path: str):
     for entry in models.values():
         diffs = entry.get("max_abs_diff", {})
         add(f"| {entry['title']} | {entry['input_shape']} | "
-            + " | ".join(f"{diffs[c]:.2g}" if c in diffs else "-" for c in compared) + " |")
+            + " | ".join(diff_cell(diffs.get(c)) for c in compared) + " |")
     add("")
 
     peak_value = peak.get(path_info["peak_key"])
@@ -374,6 +382,17 @@ def write(results, report_path: str, plot_path: str):
         for item in missing:
             add(f"- {item}")
         add("")
+    add("## How to run")
+    add("")
+    add("- `scripts/benchmark.sh` — the full run (every model, every contender, all system benchmarks); writes this file.")
+    add("- `scripts/benchmark.sh --quick` — a few minutes: 4 models, 4 rounds, short system benchmarks (indicative only).")
+    add("- `--models KEY,...` (keys: `--list`), `--rounds N`, `--contenders pytorch,ort,sonotype`, `--skip-system`, "
+        "`--report FILE --plot FILE.png` to write elsewhere; `--help` for the rest.")
+    add("- It builds into `build-bench/` (`SONOTYPE_BENCHMARKS=ON`, Release, no `-march=native`) and installs what it "
+        "needs (Debian packages `libbenchmark-dev`, `libtorch-dev`, `nodejs`, `npm`; npm `onnxruntime-node` from "
+        "`Benchmarks/peers/package-lock.json`). Close other work first: every contender is timed on one core, but the "
+        "machine's other load still shows in the spread.")
+    add("")
     add("## Method")
     add("")
     add("- Models: the built-in model (Sonotype runs the committed `Resources/models/default.safetensors`; the peers an "

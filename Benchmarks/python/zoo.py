@@ -4,7 +4,6 @@ Every contender runs the same weights on the same input: Sonotype the exported m
 model: the committed Resources/models/default.safetensors itself), the peers this module's nn.Module.
 """
 
-import json
 import math
 import os
 import sys
@@ -198,4 +197,6 @@ def count_flops(model: nn.Module, x: torch.Tensor) -> float:
 
 
 def describe(models: List[BenchModel]) -> str:
-    return json.dumps([{"key": m.key, "title": m.title, "input": m.input_shape} for m in models], indent=1)
+    quick = set(QUICK_MODELS)
+    return "\n".join(f"{m.key:20} {m.title}, input {list(m.input_shape)}{'  (--quick)' if m.key in quick else ''}"
+                     for m in models)
