@@ -94,6 +94,9 @@ def main():
         entry = manifest[model_def.key]
         log(f"latency {index + 1}/{len(models)}: {model_def.key} ({rounds} rounds)")
         measured = measure_model(entry, contenders, args.bench_bin, rounds, batch_s, load_repeats=5)
+        for contender, error in entry.get("export_errors", {}).items():  # the cause, rather than a missing file
+            if contender in measured["errors"]:
+                measured["errors"][contender] = error
         info = system.inspect(cli, os.path.join(entry["folder"], "model.safetensors"))
         entry = dict(entry, inspect={k: v for k, v in info.items() if k != "text"},
                      max_abs_diff=measured["max_abs_diff"], errors=measured["errors"],

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 import zoo
-from sonotype.export import export_model
+from sonotype.export import ExportError, export_model
 
 
 def prepare_model(model_def: zoo.BenchModel, folder: str) -> dict:
@@ -34,10 +34,14 @@ def prepare_model(model_def: zoo.BenchModel, folder: str) -> dict:
     reference.numpy().astype(np.float32).tofile(os.path.join(folder, "reference.f32"))
 
     sonotype_file = os.path.join(folder, "model.safetensors")
+    errors = {}
     if model_def.committed_file:
         shutil.copyfile(model_def.committed_file, sonotype_file)
     else:
-        export_model(model, x, sonotype_file)
+        try:
+            export_model(model, x, sonotype_file)
+        except ExportError as error:  # the Sonotype worker then fails on the missing file, and the report says so
+            errors["sonotype"] = f"export: {error}"
 
     # TorchScript for the libtorch C++ peer (the Python TorchScript worker traces the same way itself).
     torchscript_file = os.path.join(folder, "model.pt")
@@ -46,13 +50,18 @@ def prepare_model(model_def: zoo.BenchModel, folder: str) -> dict:
             traced = torch.jit.trace(model, (x,), check_trace=False)
             torch.jit.save(traced, torchscript_file)  # frozen and optimised by the C++ worker
     except (RuntimeError, TypeError) as error:  # the libtorch worker then reports the missing file
-        print(f"  {model_def.key}: no TorchScript file: {error}", flush=True)
+        errors["libtorch"] = f"torch.jit.trace: {error}"
 
     onnx_file = os.path.join(folder, "model.onnx")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (x,), onnx_file, input_names=["input"], output_names=["output"], opset_version=17,
-                          do_constant_folding=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (x,), onnx_file, input_names=["input"], output_names=["output"], opset_version=17,
+                              do_constant_folding=True)
+    except (RuntimeError, TypeError, torch.onnx.errors.OnnxExporterError) as error:
+        errors["ort"] = f"torch.onnx.export: {error}"
+    for contender, error in errors.items():
+        print(f"  {model_def.key}: {contender}: {error}", flush=True)
 
     return {
         "key": model_def.key,
@@ -63,6 +72,7 @@ def prepare_model(model_def: zoo.BenchModel, folder: str) -> dict:
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "flops_python": zoo.count_flops(model, x),
         "folder": folder,
+        "export_errors": errors,
     }
 
 

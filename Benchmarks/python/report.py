@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from system import PEAK_FOR_PATH, fmt
+from system import fmt, peak_key_for_path
 from workers import CONTENDERS, NAMES
 
 MAX_ABS_DIFF = 1e-4  # outputs further from PyTorch eager than this are flagged (the parity suite's bound is 1e-5)
@@ -19,7 +19,7 @@ def kernel_path(results) -> dict:
     info = results.get("inspect_builtin", {})
     if "kernels" in info:
         path = info["kernels"]
-        return {"path": path, "line": info.get("kernels_line", path), "peak_key": PEAK_FOR_PATH.get(path, "sse2"),
+        return {"path": path, "line": info.get("kernels_line", path), "peak_key": peak_key_for_path(path),
                 "reported": True}
     # No `kernels:` line: this engine has no runtime dispatch; the shipped flags are x86-64 baseline.
     return {"path": "baseline", "line": "not reported by `sonotype inspect` in this build (no runtime dispatch): "

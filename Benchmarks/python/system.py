@@ -39,7 +39,14 @@ def peak_gflops(bench_bin: str) -> dict:
     return json.loads(result.stdout)
 
 
-PEAK_FOR_PATH = {"baseline": "sse2", "sse2": "sse2", "avx2": "avx2_fma", "avx512": "avx512f", "avx512f": "avx512f"}
+def peak_key_for_path(path: str) -> str:
+    """The peak (sonotype_bench_peak's key) of a kernel path as `sonotype inspect` names it."""
+    name = "".join(ch for ch in path.lower() if ch.isalnum())
+    if "avx512" in name:
+        return "avx512f"
+    if "avx2" in name or "fma" in name:
+        return "avx2_fma"
+    return "sse2"
 
 
 def inspect(cli: str, model_path: str) -> dict:
