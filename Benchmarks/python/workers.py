@@ -35,8 +35,12 @@ class Worker:
         environment = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1",
                            PYTHONPATH=os.pathsep.join([HERE, os.path.join(ROOT, "Training")]))
         self.log = open(log_path, "w")
-        self.process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                        text=True, bufsize=1, env=environment, cwd=HERE)
+        try:
+            self.process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                            text=True, bufsize=1, env=environment, cwd=HERE)
+        except OSError:
+            self.log.close()
+            raise
         self._expect("ready")
 
     def _line(self) -> str:
@@ -116,7 +120,7 @@ def measure_model(entry: dict, contenders: Sequence[str], bench_bin: str, rounds
         for contender in contenders:
             try:
                 workers[contender] = start_worker(contender, entry, bench_bin)
-            except WorkerError as error:
+            except (WorkerError, OSError) as error:
                 result["errors"][contender] = str(error)
                 continue
             output = workers[contender].output()
@@ -135,7 +139,7 @@ def measure_model(entry: dict, contenders: Sequence[str], bench_bin: str, rounds
         for contender in names:
             result["times"][contender] = []
             result["round_medians"][contender] = []
-        for r in range(rounds):
+        for r in range(rounds if names else 0):
             order = names[r % len(names):] + names[: r % len(names)]
             for contender in order:
                 times = workers[contender].run(batches[contender])
