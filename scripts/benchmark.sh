@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 for argument in "$@"; do
-    if [[ $argument == --help || $argument == -h || $argument == --list ]]; then
+    if [[ $argument == --help || $argument == -h || $argument == --list || $argument == --render* ]]; then
         exec /usr/bin/python3 Benchmarks/python/driver.py "$@"
     fi
 done

@@ -41,6 +41,7 @@ def parse_arguments():
     parser.add_argument("--contenders", help="subset of " + ",".join(CONTENDERS) + " (default: all; libtorch where "
                         "sonotype_bench_libtorch was built, i.e. libtorch-dev is installed)")
     parser.add_argument("--skip-system", action="store_true", help="latency only (no push/front end/classify/RSS)")
+    parser.add_argument("--render", metavar="RESULTS_JSON", help="only write the report again from a run's results.json")
     parser.add_argument("--report", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
     parser.add_argument("--plot", default=os.path.join(ROOT, "docs", "images", "benchmarks.png"))
     return parser.parse_args()
@@ -54,6 +55,11 @@ def main():
     args = parse_arguments()
     if args.list:
         print(zoo.describe(zoo.all_models()))
+        return
+    if args.render:
+        with open(args.render) as f:
+            report.write(json.load(f), args.report, args.plot)
+        log(f"wrote {args.report} and {args.plot} from {args.render}")
         return
     args.bench_bin = os.path.abspath(args.bench_bin)
     cli = os.path.abspath(args.cli or os.path.join(args.bench_bin, "sonotype"))
