@@ -66,6 +66,11 @@ namespace
         }
 
         double work() const noexcept override { return work_; }
+        bool fuseRelu() noexcept override
+        {
+            relu_ = true;
+            return true;
+        }
         double multiplyAdds() const noexcept override { return work_; }
 
         std::size_t scratchFloats() const noexcept override { return plan_.scratchFloats(); }
@@ -88,6 +93,7 @@ namespace
             if (folded_)
             {
                 plan_.run ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, alpha_, scratch);
+                applyRelu (y);
                 return;
             }
             const int64_t aMatrix = m_ * k_, bMatrix = k_ * n_, outMatrix = m_ * n_;
@@ -103,10 +109,19 @@ namespace
                 for (int64_t j = 0; j < count; ++j)
                     body (offsets[0] + j * strides[0][last], offsets[1] + j * strides[1][last]);
             });
+            applyRelu (y);
+        }
+
+        /** A fused ReLU (Model::fuse), as the relu op: NaN stays NaN. */
+        void applyRelu (float* y) const noexcept
+        {
+            if (relu_)
+                for (int64_t i = 0, n = out_.numElements(); i < n; ++i)
+                    y[i] = (y[i] > 0.0f || y[i] != y[i]) ? y[i] : 0.0f;
         }
 
     private:
-        bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false;
+        bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false, relu_ = false;
         float alpha_ = 1.0f, beta_ = 1.0f;
         int64_t m_ = 0, n_ = 0, k_ = 0, numBatches_ = 1;
         double work_ = 0.0;
