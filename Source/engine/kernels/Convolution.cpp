@@ -98,20 +98,28 @@ namespace
                 const int64_t fit = (int64_t { 1 } << 17) / std::max<int64_t> (patch, 1) / panelColumns_ * panelColumns_;
                 chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (spatialOut + panelColumns_ - 1) / panelColumns_ * panelColumns_);
                 colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
-                if (strideH_ == 1 && strideW_ == 1)
+                if (strideH_ == 1 && strideW_ == 1 && plan_.kernels().shiftedGemm != nullptr)
                 {
                     // Stride 1: the input is copied once into a zero-padded plane, where the inputs
-                    // of consecutive output positions are consecutive floats for every tap, so the
-                    // packed columns are plain copies. The product then covers the padded width
-                    // (paddedW - outW extra positions per output row, dropped when copied out).
+                    // of consecutive output positions are consecutive floats for every tap: the
+                    // product reads its columns straight from there, each tap (channel, ky, kx) at
+                    // its own offset, and nothing is packed. It covers the padded width (paddedW -
+                    // outW extra positions per output row, dropped when copied out).
                     const char* what = "the conv's padded input";
                     paddedH_ = checkedAdd (inH_, 2 * padH_, what);
                     paddedW_ = checkedAdd (inW_, 2 * padW_, what);
                     const int64_t cinG = inChannels_ / groups_;
                     paddedFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (cinG, checkedMul (paddedH_, paddedW_, what), what)));
                     shiftedColumns_ = outH_ * paddedW_ - (paddedW_ - outW_);
-                    chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (shiftedColumns_ + panelColumns_ - 1) / panelColumns_ * panelColumns_);
-                    colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
+                    // Output chunks of about 128 KiB.
+                    const int64_t outFit = (int64_t { 1 } << 15) / (outChannels_ / groups_) / panelColumns_ * panelColumns_;
+                    chunk_ = std::min (std::max<int64_t> (outFit, panelColumns_), (shiftedColumns_ + panelColumns_ - 1) / panelColumns_ * panelColumns_);
+                    colFloats_ = 0;
+                    args.claimTable (static_cast<std::uint64_t> (patch), sizeof (int64_t), "conv tap offsets");
+                    for (int64_t c = 0; c < cinG; ++c)
+                        for (int64_t ky = 0; ky < kH_; ++ky)
+                            for (int64_t kx = 0; kx < kW_; ++kx)
+                                tapOffsets_.push_back (c * paddedH_ * paddedW_ + ky * dilH_ * paddedW_ + kx * dilW_);
                     chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
                 }
             }
@@ -179,7 +187,7 @@ namespace
                     if (paddedFloats_ > 0)
                     {
                         runShifted (x, y, { weightInput + g * coutG * patch, patch, false, packedWeights_[static_cast<std::size_t> (g)].data() },
-                                    biasInput != nullptr ? biasInput + g * coutG : nullptr, scratch, gemmScratch);
+                                    biasInput != nullptr ? biasInput + g * coutG : nullptr, scratch);
                         continue;
                     }
                     for (int64_t c = 0; c < coutG; ++c)
@@ -228,14 +236,13 @@ namespace
             return (padded - span) / stride + 1;
         }
 
-        /** Stride 1 (see the constructor): pad, then per chunk of padded-width positions pack the
-            columns by plain copies, multiply, and copy the valid positions out. */
-        void runShifted (const float* x, float* y, const GemmOperand& weights, const float* bias, float* scratch, float* gemmScratch) const noexcept
+        /** Stride 1 (see the constructor): pad, then per chunk of padded-width positions multiply
+            (the columns read in place) and copy the valid positions out. */
+        void runShifted (const float* x, float* y, const GemmOperand& weights, const float* bias, float* scratch) const noexcept
         {
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_, patch = cinG * kH_ * kW_;
-            const int64_t nr = panelColumns_, plane = paddedH_ * paddedW_;
-            float* col = scratch;
-            float* padded = col + colFloats_;
+            const int64_t plane = paddedH_ * paddedW_;
+            float* padded = scratch;
             float* chunkOut = padded + paddedFloats_;
             for (int64_t c = 0; c < cinG; ++c)
             {
@@ -253,26 +260,9 @@ namespace
             for (int64_t j0 = 0; j0 < shiftedColumns_; j0 += chunk_)
             {
                 const int64_t count = std::min (chunk_, shiftedColumns_ - j0);
-                for (int64_t panel = 0; panel < count; panel += nr)
-                {
-                    float* dst = col + (panel / nr) * patch * nr;
-                    const int64_t columns = std::min (nr, count - panel);
-                    int64_t p = 0;
-                    for (int64_t c = 0; c < cinG; ++c)
-                        for (int64_t ky = 0; ky < kH_; ++ky)
-                            for (int64_t kx = 0; kx < kW_; ++kx, ++p)
-                            {
-                                const float* src = padded + c * plane + ky * dilH_ * paddedW_ + kx * dilW_ + j0 + panel;
-                                float* d = dst + p * nr;
-                                for (int64_t t = 0; t < columns; ++t)
-                                    d[t] = src[t];
-                                for (int64_t t = columns; t < nr; ++t)
-                                    d[t] = 0.0f;
-                            }
-                }
                 for (int64_t co = 0; co < coutG; ++co)
                     std::fill (chunkOut + co * count, chunkOut + (co + 1) * count, bias != nullptr ? bias[co] : 0.0f);
-                plan_.kernels().gemm (coutG, count, patch, weights, { col, 0, false, col }, chunkOut, count, 1.0f, gemmScratch);
+                plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, padded + j0, tapOffsets_.data(), chunkOut, count);
                 for (int64_t co = 0; co < coutG; ++co)
                 {
                     const float* from = chunkOut + co * count - j0;
@@ -378,6 +368,7 @@ namespace
         int64_t panelColumns_ = 0, chunk_ = 0;
         int64_t paddedH_ = 0, paddedW_ = 0, shiftedColumns_ = 0; // the stride-1 path
         std::size_t paddedFloats_ = 0, chunkOutFloats_ = 0;
+        std::vector<int64_t> tapOffsets_; // per (channel, ky, kx): its input's offset in the padded planes
         double work_ = 0.0;
         GemmPlan plan_;
         std::vector<PackedOperand> packedWeights_;

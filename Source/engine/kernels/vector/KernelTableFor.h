@@ -23,6 +23,7 @@ namespace
         table.packA = &Gemm::packA;
         table.packB = &Gemm::packB;
         table.packedColumns = Gemm::kColumns;
+        table.shiftedGemm = &Gemm::shiftedGemm;
         table.softmaxRows = &softmaxRowsImpl;
         table.layerNormRows = &layerNormRowsImpl;
         table.attentionScratchFloats = &attentionScratchFloatsImpl;

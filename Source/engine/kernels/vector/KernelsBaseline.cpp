@@ -18,6 +18,7 @@ const KernelTable& baselineKernels() noexcept
         t.packA = nullptr;
         t.packB = nullptr;
         t.packedColumns = 0;
+        t.shiftedGemm = nullptr;
         return t;
     }();
     return table;

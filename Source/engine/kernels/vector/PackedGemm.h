@@ -142,6 +142,78 @@ namespace
                     c[r * ldc + j] += alpha * tile[r * kColumns + j];
         }
 
+        /** C tile += A panel * B, where B row p is input + offsets[p] + j (an implicit im2col). */
+        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, float* c, int64_t ldc,
+                                        int64_t rows, int64_t columns) noexcept
+        {
+            constexpr int W = Vec::width;
+            Reg left[kRows], right[kRows];
+#pragma GCC unroll 16
+            for (int r = 0; r < kRows; ++r)
+                left[r] = right[r] = Vec::zero();
+            const float* base = input + j;
+            if (columns == kColumns)
+                for (int64_t p = 0; p < depth; ++p)
+                {
+                    const float* b = base + offsets[p];
+                    const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
+#pragma GCC unroll 16
+                    for (int r = 0; r < kRows; ++r)
+                    {
+                        const Reg ar = Vec::set1 (a[r]);
+                        left[r] = Vec::fma (ar, b0, left[r]);
+                        right[r] = Vec::fma (ar, b1, right[r]);
+                    }
+                    a += kRows;
+                }
+            else // the last columns: read no float beyond them
+                for (int64_t p = 0; p < depth; ++p)
+                {
+                    const float* b = base + offsets[p];
+                    const Reg b0 = columns >= W ? Vec::load (b) : Vec::loadFirst (b, static_cast<int> (columns));
+                    const Reg b1 = columns > W ? Vec::loadFirst (b + W, static_cast<int> (columns - W)) : Vec::zero();
+#pragma GCC unroll 16
+                    for (int r = 0; r < kRows; ++r)
+                    {
+                        const Reg ar = Vec::set1 (a[r]);
+                        left[r] = Vec::fma (ar, b0, left[r]);
+                        right[r] = Vec::fma (ar, b1, right[r]);
+                    }
+                    a += kRows;
+                }
+            alignas (64) float tile[kRows * kColumns];
+            if (rows == kRows && columns == kColumns)
+            {
+#pragma GCC unroll 16
+                for (int r = 0; r < kRows; ++r)
+                {
+                    float* row = c + r * ldc;
+                    Vec::store (row, Vec::add (left[r], Vec::load (row)));
+                    Vec::store (row + W, Vec::add (right[r], Vec::load (row + W)));
+                }
+                return;
+            }
+            for (int r = 0; r < kRows; ++r)
+            {
+                Vec::store (tile + r * kColumns, left[r]);
+                Vec::store (tile + r * kColumns + W, right[r]);
+            }
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t col = 0; col < columns; ++col)
+                    c[r * ldc + col] += tile[r * kColumns + col];
+        }
+
+        /** C [m, n] += A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]: a
+            stride-1 convolution over a padded input without packing its columns. */
+        static void shiftedGemm (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, float* c,
+                                 int64_t ldc) noexcept
+        {
+            for (int64_t j0 = 0; j0 < n; j0 += kColumns)
+                for (int64_t i0 = 0; i0 < m; i0 += kRows)
+                    shiftedMicroKernel (k, packedA + (i0 / kRows) * k * kRows, input, offsets, j0, c + i0 * ldc + j0, ldc, smaller (kRows, m - i0),
+                                        smaller (kColumns, n - j0));
+        }
+
         static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
                           float* scratch) noexcept
         {
