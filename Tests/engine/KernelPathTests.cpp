@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -232,6 +233,47 @@ TEST_CASE ("every kernel path: softmax and LayerNorm rows of any length", "[engi
                 }
             }
             CHECK (worst < 1e-5);
+        }
+    }
+}
+
+TEST_CASE ("every packing kernel path: the implicit-im2col product reads each row at its offset", "[engine][kernels]")
+{
+    std::mt19937 random (11);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        const auto& k = *path.table;
+        if (k.shiftedGemm == nullptr)
+            continue;
+        INFO ("kernel path " << path.name);
+        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 } })
+        {
+            const int64_t m = shape[0], n = shape[1], depth = shape[2];
+            const auto input = randomValues (4000, random);
+            std::uniform_int_distribution<int64_t> offset (0, 4000 - n); // the last column read is input[offset + n - 1]
+            std::vector<int64_t> offsets (static_cast<std::size_t> (depth));
+            for (auto& o : offsets)
+                o = offset (random);
+            const auto a = randomValues (static_cast<std::size_t> (m * depth), random);
+            std::vector<float> packed (k.packedAFloats (m, depth));
+            k.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
+            const int64_t ldc = n + 3;
+            auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
+            const auto before = c;
+            k.shiftedGemm (m, n, depth, packed.data(), input.data(), offsets.data(), c.data(), ldc);
+            double worst = 0.0;
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < ldc; ++j)
+                {
+                    double expected = before[static_cast<std::size_t> (i * ldc + j)];
+                    if (j < n) // the 3 columns beyond n are left alone
+                        for (int64_t p = 0; p < depth; ++p)
+                            expected += static_cast<double> (a[static_cast<std::size_t> (i * depth + p)])
+                                        * input[static_cast<std::size_t> (offsets[static_cast<std::size_t> (p)] + j)];
+                    worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * ldc + j)]));
+                }
+            INFO ("m " << m << " n " << n << " k " << depth);
+            CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (depth)));
         }
     }
 }
