@@ -1,5 +1,6 @@
 // Max / average pooling and adaptive average pooling over the last 1 or 2 axes, as PyTorch's CPU kernels.
 #include "engine/CheckedArithmetic.h"
+#include "engine/CpuDispatch.h"
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
@@ -151,15 +152,7 @@ namespace
                     if (ky == 0 && kx == 0)
                         continue;
                     const float* tap = top + ky * dH_ * g_.inW + kx * dW_ - pW_;
-                    if (sW_ == 1)
-                        for (int64_t ox = x0; ox < x1; ++ox)
-                            row[ox] = (tap[ox] > row[ox] || tap[ox] != tap[ox]) ? tap[ox] : row[ox];
-                    else
-                        for (int64_t ox = x0; ox < x1; ++ox)
-                        {
-                            const float v = tap[ox * sW_];
-                            row[ox] = (v > row[ox] || v != v) ? v : row[ox];
-                        }
+                    kernels_->maxInto (tap + x0 * sW_, sW_, row + x0, x1 - x0);
                 }
         }
 
@@ -212,6 +205,7 @@ namespace
         Geometry g_;
         double work_ = 0.0;
         std::pair<int64_t, int64_t> interiorY_ {}, interiorX_ {};
+        const KernelTable* kernels_ = activeKernelPath().table;
     };
 
     class AdaptiveAvgPool final : public Op

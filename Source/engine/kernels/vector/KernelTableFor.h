@@ -28,6 +28,7 @@ namespace
         table.layerNormRows = &layerNormRowsImpl;
         table.attentionScratchFloats = &attentionScratchFloatsImpl;
         table.attention = &attentionImpl;
+        table.maxInto = &maxIntoImpl;
         table.geluErf = &geluErfImpl;
         table.geluTanh = &geluTanhImpl;
         table.exp = &expImpl;

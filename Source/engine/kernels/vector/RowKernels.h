@@ -127,6 +127,20 @@ namespace
         }
     }
 
+    inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
+    {
+        // Plain loops, vectorised by the compiler for this file's instruction set.
+        if (stride == 1)
+            for (int64_t i = 0; i < count; ++i)
+                row[i] = (tap[i] > row[i] || tap[i] != tap[i]) ? tap[i] : row[i];
+        else
+            for (int64_t i = 0; i < count; ++i)
+            {
+                const float v = tap[i * stride];
+                row[i] = (v > row[i] || v != v) ? v : row[i];
+            }
+    }
+
     inline void geluErfImpl (const float* x, float* y, int64_t count) noexcept
     {
         mapRegisters (x, y, count, [] (Reg v) noexcept {
