@@ -12,7 +12,9 @@ namespace sonotype::engine::kernels
 namespace
 {
     constexpr int64_t kKeyBlock = 2 * Vec::width; // keys whose scores one pass keeps in registers, per query row
-    constexpr int kQueryRows = 4;                  // query rows computed together: independent FMA chains
+    // Query rows computed together: 2 R independent accumulators in each loop (16 with AVX-512's 32
+    // registers, 8 with 16).
+    constexpr int kQueryRows = Vec::width >= 16 ? 8 : 4;
 
     inline int64_t paddedKeys (int64_t s) noexcept { return (s + kKeyBlock - 1) / kKeyBlock * kKeyBlock; }
 
@@ -51,7 +53,7 @@ namespace
                 for (int64_t c = 0; c < d; ++c)
                 {
                     const Reg k0 = Vec::load (keys + c * sp + j0), k1 = Vec::load (keys + c * sp + j0 + W);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
                     for (int r = 0; r < R; ++r)
                     {
                         const Reg qc = Vec::set1 (query[r][c]);
@@ -72,26 +74,39 @@ namespace
                         scores[r * sp + j] += mask[(i0 + r) * maskRow + j * maskColumn];
                 softmaxRowsImpl (scores + r * sp, 1, s, s);
             }
-            // out_i = sum_j p_ij v_j for R rows, a register of value columns at a time.
-            for (int64_t c0 = 0; c0 < dv; c0 += W)
+            // out_i = sum_j p_ij v_j for R rows, two registers of value columns at a time.
+            for (int64_t c0 = 0; c0 < dv; c0 += 2 * W)
             {
-                const int width = dv - c0 < W ? static_cast<int> (dv - c0) : W;
-                Reg acc[R];
+                const int64_t rest = dv - c0;
+                const int first = rest < W ? static_cast<int> (rest) : W;
+                const int second = rest <= W ? 0 : (rest < 2 * W ? static_cast<int> (rest - W) : W);
+                Reg acc0[R], acc1[R];
                 for (int r = 0; r < R; ++r)
-                    acc[r] = Vec::zero();
+                    acc0[r] = acc1[r] = Vec::zero();
                 for (int64_t j = 0; j < s; ++j)
                 {
-                    const Reg vj = width == W ? Vec::load (v + j * dv + c0) : Vec::loadFirst (v + j * dv + c0, width);
-#pragma GCC unroll 4
+                    const float* vj = v + j * dv + c0;
+                    const Reg v0 = first == W ? Vec::load (vj) : Vec::loadFirst (vj, first);
+                    const Reg v1 = second == W ? Vec::load (vj + W) : (second > 0 ? Vec::loadFirst (vj + W, second) : Vec::zero());
+#pragma GCC unroll 8
                     for (int r = 0; r < R; ++r)
-                        acc[r] = Vec::fma (Vec::set1 (scores[r * sp + j]), vj, acc[r]);
+                    {
+                        const Reg p = Vec::set1 (scores[r * sp + j]);
+                        acc0[r] = Vec::fma (p, v0, acc0[r]);
+                        acc1[r] = Vec::fma (p, v1, acc1[r]);
+                    }
                 }
                 for (int64_t r = 0; r < rows; ++r)
                 {
-                    if (width == W)
-                        Vec::store (out + (i0 + r) * dv + c0, acc[r]);
+                    float* y = out + (i0 + r) * dv + c0;
+                    if (first == W)
+                        Vec::store (y, acc0[r]);
                     else
-                        Vec::storeFirst (out + (i0 + r) * dv + c0, acc[r], width);
+                        Vec::storeFirst (y, acc0[r], first);
+                    if (second == W)
+                        Vec::store (y + W, acc1[r]);
+                    else if (second > 0)
+                        Vec::storeFirst (y + W, acc1[r], second);
                 }
             }
         }
