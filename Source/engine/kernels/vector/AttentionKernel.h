@@ -23,6 +23,70 @@ namespace
         return static_cast<std::size_t> (paddedKeys (s) * (d + kQueryRows));
     }
 
+    /** y[r, 0 .. width) = inverse[r] * sum_j p[r, j] v[j, 0 .. width) for R rows (rows of them stored), width <= W. */
+    inline void weightedRowsOne (const float* p, int64_t sp, const float* v, int64_t dv, int64_t s, int width, const float* inverse, float* y,
+                                 int64_t rows) noexcept
+    {
+        constexpr int W = Vec::width, R = kQueryRows;
+        Reg acc[R];
+        for (int r = 0; r < R; ++r)
+            acc[r] = Vec::zero();
+        for (int64_t j = 0; j < s; ++j)
+        {
+            const Reg vj = width == W ? Vec::load (v + j * dv) : Vec::loadFirst (v + j * dv, width);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+                acc[r] = Vec::fma (Vec::set1 (p[r * sp + j]), vj, acc[r]);
+        }
+        // All R rows with a constant bound (unrolled: the accumulators stay in registers), rows stored.
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r)
+        {
+            if (r >= rows)
+                break;
+            const Reg result = Vec::mul (acc[r], Vec::set1 (inverse[r]));
+            if (width == W)
+                Vec::store (y + r * dv, result);
+            else
+                Vec::storeFirst (y + r * dv, result, width);
+        }
+    }
+
+    /** As weightedRowsOne for W + second columns (0 < second <= W). */
+    inline void weightedRowsTwo (const float* p, int64_t sp, const float* v, int64_t dv, int64_t s, int second, const float* inverse, float* y,
+                                 int64_t rows) noexcept
+    {
+        constexpr int W = Vec::width, R = kQueryRows;
+        Reg acc0[R], acc1[R];
+        for (int r = 0; r < R; ++r)
+            acc0[r] = acc1[r] = Vec::zero();
+        for (int64_t j = 0; j < s; ++j)
+        {
+            const float* vj = v + j * dv;
+            const Reg v0 = Vec::load (vj);
+            const Reg v1 = second == W ? Vec::load (vj + W) : Vec::loadFirst (vj + W, second);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+            {
+                const Reg weight = Vec::set1 (p[r * sp + j]);
+                acc0[r] = Vec::fma (weight, v0, acc0[r]);
+                acc1[r] = Vec::fma (weight, v1, acc1[r]);
+            }
+        }
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r)
+        {
+            if (r >= rows)
+                break;
+            const Reg scale = Vec::set1 (inverse[r]);
+            Vec::store (y + r * dv, Vec::mul (acc0[r], scale));
+            if (second == W)
+                Vec::store (y + r * dv + W, Vec::mul (acc1[r], scale));
+            else
+                Vec::storeFirst (y + r * dv + W, Vec::mul (acc1[r], scale), second);
+        }
+    }
+
     inline void attentionImpl (const float* q, const float* k, const float* v, float* out, int64_t l, int64_t s, int64_t d, int64_t dv,
                                float scale, const float* mask, int64_t maskRow, int64_t maskColumn, float* scratch) noexcept
     {
@@ -67,47 +131,25 @@ namespace
                     Vec::store (scores + r * sp + j0 + W, Vec::mul (acc[r][1], factor));
                 }
             }
+            // Unnormalised probabilities: each row's output is divided by its sum at the end.
+            float inverseSums[R] = {};
             for (int64_t r = 0; r < rows; ++r)
             {
                 if (mask != nullptr)
                     for (int64_t j = 0; j < s; ++j)
                         scores[r * sp + j] += mask[(i0 + r) * maskRow + j * maskColumn];
-                softmaxRowsImpl (scores + r * sp, 1, s, s);
+                const float sum = expShiftedRow (scores + r * sp, s);
+                inverseSums[r] = sum == 0.0f ? 0.0f : 1.0f / sum; // a wholly masked row gives zeros, NaN stays NaN
             }
-            // out_i = sum_j p_ij v_j for R rows, two registers of value columns at a time.
+            // out_i = sum_j p_ij v_j / sum_i for R rows, two registers of value columns at a time.
             for (int64_t c0 = 0; c0 < dv; c0 += 2 * W)
             {
                 const int64_t rest = dv - c0;
-                const int first = rest < W ? static_cast<int> (rest) : W;
-                const int second = rest <= W ? 0 : (rest < 2 * W ? static_cast<int> (rest - W) : W);
-                Reg acc0[R], acc1[R];
-                for (int r = 0; r < R; ++r)
-                    acc0[r] = acc1[r] = Vec::zero();
-                for (int64_t j = 0; j < s; ++j)
-                {
-                    const float* vj = v + j * dv + c0;
-                    const Reg v0 = first == W ? Vec::load (vj) : Vec::loadFirst (vj, first);
-                    const Reg v1 = second == W ? Vec::load (vj + W) : (second > 0 ? Vec::loadFirst (vj + W, second) : Vec::zero());
-#pragma GCC unroll 8
-                    for (int r = 0; r < R; ++r)
-                    {
-                        const Reg p = Vec::set1 (scores[r * sp + j]);
-                        acc0[r] = Vec::fma (p, v0, acc0[r]);
-                        acc1[r] = Vec::fma (p, v1, acc1[r]);
-                    }
-                }
-                for (int64_t r = 0; r < rows; ++r)
-                {
-                    float* y = out + (i0 + r) * dv + c0;
-                    if (first == W)
-                        Vec::store (y, acc0[r]);
-                    else
-                        Vec::storeFirst (y, acc0[r], first);
-                    if (second == W)
-                        Vec::store (y + W, acc1[r]);
-                    else if (second > 0)
-                        Vec::storeFirst (y + W, acc1[r], second);
-                }
+                float* y = out + i0 * dv + c0;
+                if (rest <= W)
+                    weightedRowsOne (scores, sp, v + c0, dv, s, static_cast<int> (rest), inverseSums, y, rows);
+                else
+                    weightedRowsTwo (scores, sp, v + c0, dv, s, rest < 2 * W ? static_cast<int> (rest - W) : W, inverseSums, y, rows);
             }
         }
     }
