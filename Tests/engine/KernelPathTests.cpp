@@ -260,12 +260,13 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
             const int64_t ldc = n + 3;
             auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
             const auto before = c;
-            k.shiftedGemm (m, n, depth, packed.data(), input.data(), offsets.data(), c.data(), ldc);
+            const auto bias = randomValues (static_cast<std::size_t> (m), random);
+            k.shiftedGemm (m, n, depth, packed.data(), input.data(), offsets.data(), bias.data(), c.data(), ldc);
             double worst = 0.0;
             for (int64_t i = 0; i < m; ++i)
                 for (int64_t j = 0; j < ldc; ++j)
                 {
-                    double expected = before[static_cast<std::size_t> (i * ldc + j)];
+                    double expected = j < n ? bias[static_cast<std::size_t> (i)] : before[static_cast<std::size_t> (i * ldc + j)];
                     if (j < n) // the 3 columns beyond n are left alone
                         for (int64_t p = 0; p < depth; ++p)
                             expected += static_cast<double> (a[static_cast<std::size_t> (i * depth + p)])

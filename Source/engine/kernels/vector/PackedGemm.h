@@ -142,15 +142,16 @@ namespace
                     c[r * ldc + j] += alpha * tile[r * kColumns + j];
         }
 
-        /** C tile += A panel * B, where B row p is input + offsets[p] + j (an implicit im2col). */
-        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, float* c, int64_t ldc,
-                                        int64_t rows, int64_t columns) noexcept
+        /** C tile = bias (per row; zero if null) + A panel * B, where B row p is input + offsets[p] + j
+            (an implicit im2col). */
+        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
+                                        float* c, int64_t ldc, int64_t rows, int64_t columns) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[kRows], right[kRows];
 #pragma GCC unroll 16
             for (int r = 0; r < kRows; ++r)
-                left[r] = right[r] = Vec::zero();
+                left[r] = right[r] = Vec::set1 (bias != nullptr && r < rows ? bias[r] : 0.0f);
             const float* base = input + j;
             if (columns == kColumns)
                 for (int64_t p = 0; p < depth; ++p)
@@ -187,9 +188,8 @@ namespace
 #pragma GCC unroll 16
                 for (int r = 0; r < kRows; ++r)
                 {
-                    float* row = c + r * ldc;
-                    Vec::store (row, Vec::add (left[r], Vec::load (row)));
-                    Vec::store (row + W, Vec::add (right[r], Vec::load (row + W)));
+                    Vec::store (c + r * ldc, left[r]);
+                    Vec::store (c + r * ldc + W, right[r]);
                 }
                 return;
             }
@@ -200,18 +200,18 @@ namespace
             }
             for (int64_t r = 0; r < rows; ++r)
                 for (int64_t col = 0; col < columns; ++col)
-                    c[r * ldc + col] += tile[r * kColumns + col];
+                    c[r * ldc + col] = tile[r * kColumns + col];
         }
 
-        /** C [m, n] += A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]: a
-            stride-1 convolution over a padded input without packing its columns. */
-        static void shiftedGemm (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, float* c,
-                                 int64_t ldc) noexcept
+        /** C [m, n] = bias[m] + A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]:
+            a stride-1 convolution over a padded input without packing its columns. */
+        static void shiftedGemm (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets,
+                                 const float* bias, float* c, int64_t ldc) noexcept
         {
             for (int64_t j0 = 0; j0 < n; j0 += kColumns)
                 for (int64_t i0 = 0; i0 < m; i0 += kRows)
-                    shiftedMicroKernel (k, packedA + (i0 / kRows) * k * kRows, input, offsets, j0, c + i0 * ldc + j0, ldc, smaller (kRows, m - i0),
-                                        smaller (kColumns, n - j0));
+                    shiftedMicroKernel (k, packedA + (i0 / kRows) * k * kRows, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr,
+                                        c + i0 * ldc + j0, ldc, smaller (kRows, m - i0), smaller (kColumns, n - j0));
         }
 
         static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
