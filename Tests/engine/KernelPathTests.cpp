@@ -334,3 +334,34 @@ TEST_CASE ("every kernel path: fused attention of any head size, with and withou
             }
     }
 }
+
+TEST_CASE ("every kernel path: max pooling rows with strides 1, 2 and 3, NaN winning", "[engine][kernels]")
+{
+    std::mt19937 random (9);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        for (int64_t stride : { 1, 2, 3 })
+            for (int64_t count : { 1, 7, 16, 17, 33, 50 })
+            {
+                INFO ("stride " << stride << " count " << count);
+                // The tap holds exactly the floats the row reads: (count - 1) * stride + 1.
+                auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
+                auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
+                tap[0] = std::numeric_limits<float>::quiet_NaN();
+                row[static_cast<std::size_t> (count - 1)] = std::numeric_limits<float>::quiet_NaN();
+                const auto before = row;
+                path.table->maxInto (tap.data(), stride, row.data(), count);
+                for (int64_t i = 0; i < count; ++i)
+                {
+                    const float a = before[static_cast<std::size_t> (i)], b = tap[static_cast<std::size_t> (i * stride)];
+                    const float got = row[static_cast<std::size_t> (i)];
+                    if (std::isnan (a) || std::isnan (b))
+                        CHECK (std::isnan (got));
+                    else
+                        CHECK (got == std::max (a, b));
+                }
+                CHECK (row.back() == before.back()); // nothing written beyond the row
+            }
+    }
+}

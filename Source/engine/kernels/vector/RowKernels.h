@@ -139,16 +139,36 @@ namespace
 
     inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
     {
-        // Plain loops, vectorised by the compiler for this file's instruction set.
+        constexpr int W = Vec::width;
+        int64_t i = 0;
         if (stride == 1)
-            for (int64_t i = 0; i < count; ++i)
-                row[i] = (tap[i] > row[i] || tap[i] != tap[i]) ? tap[i] : row[i];
-        else
-            for (int64_t i = 0; i < count; ++i)
+            for (; i + W <= count; i += W)
+                Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), Vec::load (tap + i)));
+        else if (stride == 2) // the even floats of two registers; a last register is read only as far as needed
+            for (; i < count; i += W)
             {
-                const float v = tap[i * stride];
-                row[i] = (v > row[i] || v != v) ? v : row[i];
+                const int64_t rest = count - i;
+                if (rest > W)
+                {
+                    Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), Vec::evenLanes (Vec::load (tap + 2 * i), Vec::load (tap + 2 * i + W))));
+                    continue;
+                }
+                const int64_t span = 2 * rest - 1; // floats from tap[2 i] to tap[2 (count - 1)]
+                const Reg low = span >= W ? Vec::load (tap + 2 * i) : Vec::loadFirst (tap + 2 * i, static_cast<int> (span));
+                const Reg high = span > W ? Vec::loadFirst (tap + 2 * i + W, static_cast<int> (span - W)) : Vec::zero();
+                const Reg taps = Vec::evenLanes (low, high);
+                if (rest == W)
+                    Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), taps));
+                else
+                    Vec::storeFirst (row + i, Vec::maxNaN (Vec::loadFirst (row + i, static_cast<int> (rest)), taps), static_cast<int> (rest));
+                i = count;
+                break;
             }
+        for (; i < count; ++i)
+        {
+            const float v = tap[i * stride];
+            row[i] = (v > row[i] || v != v) ? v : row[i];
+        }
     }
 
     inline void geluErfImpl (const float* x, float* y, int64_t count) noexcept
