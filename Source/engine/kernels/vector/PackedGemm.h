@@ -18,7 +18,7 @@ namespace
         static constexpr int kRows = Rows;                 // MR
         static constexpr int kColumns = 2 * Vec::width;    // NR
         static constexpr int64_t kDepthBlock = 256;        // KC
-        static constexpr int64_t kRowBlock = Rows * 8;     // MC, a multiple of MR
+        static constexpr int64_t kRowBlock = Rows * 24;    // MC, a multiple of MR (B streams once for up to 24 panels of rows)
         static constexpr int64_t kColumnBlock = 1024;      // NC, a multiple of NR (a packed block of B: 1 MiB)
 
         static int64_t roundUp (int64_t value, int64_t step) noexcept { return (value + step - 1) / step * step; }
@@ -98,8 +98,11 @@ namespace
         static void packA (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept { packABlock (a, 0, m, 0, k, packed); }
         static void packB (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept { packBBlock (b, 0, k, 0, n, packed); }
 
-        /** C tile (rows x columns of it valid) += alpha * A panel * B panel over `depth`. */
-        static void microKernel (int64_t depth, const float* a, const float* b, float* c, int64_t ldc, float alpha, int64_t rows, int64_t columns) noexcept
+        /** C tile (rows x columns of it valid) += alpha * A panel * B panel over `depth`. With
+            `next` (the B panel the following tiles will read), fetches it into cache meanwhile:
+            a weight panel that comes from memory arrives while this one is multiplied. */
+        static void microKernel (int64_t depth, const float* a, const float* b, float* c, int64_t ldc, float alpha, int64_t rows, int64_t columns,
+                                 const float* next = nullptr) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[kRows], right[kRows];
@@ -108,6 +111,11 @@ namespace
                 left[r] = right[r] = Vec::zero();
             for (int64_t p = 0; p < depth; ++p)
             {
+                if (next != nullptr)
+                {
+                    __builtin_prefetch (next + p * kColumns);
+                    __builtin_prefetch (next + p * kColumns + kColumns - 1);
+                }
                 const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
 #pragma GCC unroll 16
                 for (int r = 0; r < kRows; ++r)
@@ -257,9 +265,13 @@ namespace
                             strideA = depth * kRows;
                         }
                         for (int64_t jr = 0; jr < columns; jr += kColumns)
+                        {
+                            const float* panelB = panelsB + (jr / kColumns) * strideB;
+                            const float* nextB = b.packed != nullptr && jr + kColumns < columns ? panelB + strideB : nullptr;
                             for (int64_t ir = 0; ir < rows; ir += kRows)
-                                microKernel (depth, panelsA + (ir / kRows) * strideA, panelsB + (jr / kColumns) * strideB,
-                                             c + (i0 + ir) * ldc + j0 + jr, ldc, alpha, smaller (kRows, rows - ir), smaller (kColumns, columns - jr));
+                                microKernel (depth, panelsA + (ir / kRows) * strideA, panelB, c + (i0 + ir) * ldc + j0 + jr, ldc, alpha,
+                                             smaller (kRows, rows - ir), smaller (kColumns, columns - jr), ir == 0 ? nextB : nullptr);
+                        }
                     }
                 }
             }
