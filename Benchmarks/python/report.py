@@ -181,12 +181,14 @@ def write(results, report_path: str, plot_path: str):
     kind = "**quick run** (subset, few rounds: indicative only)" if results["quick"] else "full run"
     add(f"- Run: {results['date']}, commit `{results['commit']}`, {kind}, `{results['command']}`, "
         f"{results['duration_s'] / 60:.1f} min.")
-    add(f"- CPU: **{cpu['model']}**, {cpu['cores']} logical cores; SIMD flags: {', '.join(cpu['simd'])}.")
+    ids = f" (family/model/stepping {cpu['family_model_stepping']})" if cpu.get("family_model_stepping") else ""
+    add(f"- CPU: **{cpu['model']}**{ids}, {cpu['cores']} logical cores; SIMD flags: {', '.join(cpu['simd'])}.")
     add(f"- Engine kernel path: **{path_info['path']}** — {path_info['line']}. Binaries as shipped: Release, no `-march=native`.")
     add("- One core's measured peak (float32, independent multiply-add chains, `sonotype_bench_peak`): "
         + ", ".join(f"{PEAK_NAMES.get(k, k)} {v:.0f} GFLOP/s" for k, v in peak.items()) + ".")
     add(f"- Peers: PyTorch {versions.get('torch')} (eager under `torch.inference_mode()`; TorchScript: trace, freeze, "
-        f"`optimize_for_inference`), ONNX Runtime {versions.get('onnxruntime-node')} via npm `onnxruntime-node` "
+        f"`optimize_for_inference`; libtorch C++: the same traced module, frozen and optimised in C++, where Debian's "
+        f"`libtorch-dev` is installed), ONNX Runtime {versions.get('onnxruntime-node')} via npm `onnxruntime-node` "
         f"(node {versions.get('node')}, graph optimisation level all). **One thread for every contender, batch 1.**")
     add("")
     add("## Latency per inference")

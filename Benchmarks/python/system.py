@@ -21,17 +21,20 @@ SIMD_FLAGS = ("sse2", "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512
 
 
 def cpu_info() -> dict:
-    model, flags = "unknown", set()
+    model, flags, ids = "unknown", set(), []
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("model name") and model == "unknown":
                     model = line.split(":", 1)[1].strip()
+                elif line.split(":")[0].strip() in ("cpu family", "model", "stepping") and len(ids) < 3:
+                    ids.append(line.split(":", 1)[1].strip())
                 elif line.startswith("flags") and not flags:
                     flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return {"model": model, "cores": os.cpu_count(), "simd": [f for f in SIMD_FLAGS if f in flags]}
+    return {"model": model, "cores": os.cpu_count(), "simd": [f for f in SIMD_FLAGS if f in flags],
+            "family_model_stepping": "/".join(ids)}
 
 
 def peak_gflops(bench_bin: str) -> dict:
