@@ -17,6 +17,7 @@ add_executable(sonotype_tests
     Tests/engine/EngineTests.cpp
     Tests/engine/HostileModelTests.cpp
     Tests/engine/JsonTests.cpp
+    Tests/engine/KernelPathTests.cpp
     Tests/engine/ModelFileTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
@@ -56,6 +57,23 @@ foreach(test_file IN LISTS SONOTYPE_PYTHON_TESTS)
         COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${test_file}"
         WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
     set_tests_properties(python_${test_name} PROPERTIES ENVIRONMENT "${SONOTYPE_TEST_ENV}")
+endforeach()
+# The parity suite and the real-time test once more on each lower kernel path the CPU runs
+# (engine/CpuDispatch.h; the default run above takes the best one). The parity suite skips itself
+# where the CPU does not run the path (the engine would fall back to its best one).
+foreach(kernel_path IN ITEMS baseline avx2)
+    if(NOT SONOTYPE_SANITIZE)
+        add_test(NAME "Session::run allocation-free on the ${kernel_path} kernels"
+            COMMAND sonotype_tests "Session::run makes no allocations and takes no locks")
+        set_tests_properties("Session::run allocation-free on the ${kernel_path} kernels" PROPERTIES
+            ENVIRONMENT "SONOTYPE_KERNELS=${kernel_path}" FIXTURES_REQUIRED exported_models)
+    endif()
+    foreach(test_name IN ITEMS test_parity_layers test_parity_seed_models test_parity_transformer test_seed_layernorm_numbers)
+        add_test(NAME python_${test_name}_${kernel_path}
+            COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${CMAKE_SOURCE_DIR}/Training/tests/${test_name}.py"
+            WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+        set_tests_properties(python_${test_name}_${kernel_path} PROPERTIES ENVIRONMENT "${SONOTYPE_TEST_ENV};SONOTYPE_KERNELS=${kernel_path}")
+    endforeach()
 endforeach()
 
 # The JUCE layers: processor, GUI (under Xvfb: xvfb-run), OSC. One executable, its own main with

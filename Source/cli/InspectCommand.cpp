@@ -2,6 +2,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
+#include "engine/CpuDispatch.h"
 #include "engine/Model.h"
 #include "engine/ModelError.h"
 #include "resources/BuiltinModel.h"
@@ -82,6 +83,15 @@ int inspectCommand (const std::vector<std::string>& args)
     char work[64];
     std::snprintf (work, sizeof work, "%.1f M", info.opsPerRun / 1e6);
     std::cout << "work:        " << work << " operations per run (multiply-adds, pooling taps, elements visited)\n";
+    std::snprintf (work, sizeof work, "%.1f", 2.0 * info.multiplyAdds / 1e6);
+    std::cout << "flops:       " << work << " MFLOP per run (2 x multiply-adds of products and convolutions)\n";
+    const auto& path = engine::activeKernelPath();
+    std::cout << "kernels:     " << path.name << " (" << path.description << "; this CPU runs:";
+    for (const auto& supported : engine::supportedKernelPaths())
+        std::cout << " " << supported.name;
+    std::cout << "; SONOTYPE_KERNELS picks a lower one)\n";
+    if (! engine::kernelPathNote().empty())
+        std::cout << "             " << engine::kernelPathNote() << "\n";
     std::cout << "load memory: " << kibibytes (info.loadBytes) << " (header, weights, tables, one session)\n";
     return 0;
 }

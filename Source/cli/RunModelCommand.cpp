@@ -2,6 +2,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
+#include "cli/ModelProfile.h"
 #include "cli/Npy.h"
 #include "engine/ModelError.h"
 #include "engine/Session.h"
@@ -14,23 +15,27 @@ namespace sonotype::cli
 {
 namespace
 {
-    constexpr const char* kHelp = R"(usage: sonotype run-model MODEL.safetensors --input IN.npy --output OUT.npy [--output-index N]
+    constexpr const char* kHelp = R"(usage: sonotype run-model MODEL.safetensors --input IN.npy [--output OUT.npy] [--output-index N]
+                          [--benchmark N] [--profile]
 
 Runs the model's graph on a float32 .npy array of the model's input shape and writes
-output N (default 0) as a float32 .npy array. Used to check parity with PyTorch.
+output N (default 0) as a float32 .npy array. Used to check parity with PyTorch, and to
+time a model and see where its time goes.
 
 options:
   --input IN.npy       float32 array, shape exactly the exported input shape
-  --output OUT.npy     where to write the output
+  --output OUT.npy     where to write the output (none written without it)
   --output-index N     which model output to write (default 0)
   --benchmark N        also run the model N more times and print the mean time per run to stderr
+  --profile            time every node over the benchmark's runs (100 without --benchmark) and
+                       print the time per op kind and the slowest nodes to stdout
   --help               show this help
 )";
 } // namespace
 
 int runModelCommand (const std::vector<std::string>& args)
 {
-    const Arguments arguments (args, withModelLimitOptions ({ "--input", "--output", "--output-index", "--benchmark" }), { "--help" });
+    const Arguments arguments (args, withModelLimitOptions ({ "--input", "--output", "--output-index", "--benchmark" }), { "--help", "--profile" });
     if (arguments.flag ("--help"))
     {
         std::cout << kHelp << kModelLimitHelp;
@@ -39,7 +44,7 @@ int runModelCommand (const std::vector<std::string>& args)
     if (arguments.positionals().size() != 1)
         throw UsageError ("run-model needs exactly one MODEL file (see sonotype run-model --help)");
     const auto& inputPath = arguments.value ("--input");
-    const auto& outputPath = arguments.value ("--output");
+    const auto outputPath = arguments.valueOr ("--output", "");
     std::size_t outputIndex = 0;
     try
     {
@@ -73,9 +78,9 @@ int runModelCommand (const std::vector<std::string>& args)
     engine::Session session (model);
     std::copy (input.data.begin(), input.data.end(), session.input (0).begin());
     session.run();
+    int runs = arguments.has ("--benchmark") ? 0 : 100;
     if (arguments.has ("--benchmark"))
     {
-        int runs = 0;
         try
         {
             runs = std::stoi (arguments.value ("--benchmark"));
@@ -85,12 +90,19 @@ int runModelCommand (const std::vector<std::string>& args)
         }
         if (runs < 1 || runs > 1000000)
             throw UsageError ("--benchmark must be a number of runs from 1 to 1000000");
+    }
+    if (arguments.flag ("--profile"))
+        printProfile (session, runs, std::cout);
+    else if (arguments.has ("--benchmark"))
+    {
         const auto started = std::chrono::steady_clock::now();
         for (int i = 0; i < runs; ++i)
             session.run();
         const auto elapsed = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
         std::cerr << "benchmark: " << runs << " runs, mean " << elapsed / runs << " ms per run (one thread)\n";
     }
+    if (outputPath.empty())
+        return 0;
     const auto output = session.output (outputIndex);
     NpyArray result;
     const auto& shape = info.outputShapes[outputIndex];

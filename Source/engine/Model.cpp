@@ -2,6 +2,7 @@
 
 #include "engine/Json.h"
 #include "engine/ModelError.h"
+#include "engine/kernels/Kernels.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -173,12 +174,14 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         if (const auto* source = json.find ("source"); source != nullptr && source->isString())
             node.source = source->asString();
         std::vector<std::optional<Shape>> inputShapes;
+        std::vector<const float*> constants;
         for (const auto& item : array (json, "inputs", where))
         {
             if (item.isNull())
             {
                 node.inputs.push_back (-1);
                 inputShapes.emplace_back();
+                constants.push_back (nullptr);
                 continue;
             }
             const int v = valueId (item, values.size(), where);
@@ -186,6 +189,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
                 throw ModelError (where + ": uses value " + std::to_string (v) + " before it is computed");
             node.inputs.push_back (v);
             inputShapes.emplace_back (shapes[static_cast<std::size_t> (v)]);
+            constants.push_back (locations_[static_cast<std::size_t> (v)].stored);
         }
         std::vector<Shape> outputShapes;
         for (const auto& item : array (json, "outputs", where))
@@ -201,13 +205,19 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError (where + ": has no outputs");
         try
         {
-            node.kernel = createOp (OpArgs (node.op, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget));
+            node.kernel = createOp (OpArgs (node.op, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget, std::move (constants)));
         }
         catch (const std::exception& e)
         {
             throw ModelError (where + (node.source.empty() ? "" : " from " + node.source) + ": " + e.what());
         }
-        if (! node.kernel->aliasesInput())
+        if (node.kernel->aliasesInput())
+        {
+            // A reshape of a stored tensor is stored data too (plan() places the rest).
+            if (! node.inputs.empty() && node.inputs[0] >= 0)
+                locations_[static_cast<std::size_t> (node.outputs[0])].stored = locations_[static_cast<std::size_t> (node.inputs[0])].stored;
+        }
+        else
         {
             // What run() costs: the op's own work and one pass over each operand.
             double work = node.kernel->work();
@@ -217,6 +227,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             for (int v : node.outputs)
                 work += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
             info_.opsPerRun += work;
+            info_.multiplyAdds += node.kernel->multiplyAdds();
             if (work > heaviestWork)
             {
                 heaviestWork = work;
@@ -275,11 +286,73 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError ("frontend metadata is not a JSON object");
         info_.frontendJson = frontend->second;
     }
+    fuse (values.size(), budget);
+
+    // Outputs nothing reads (attention's probabilities, say) need not be computed.
+    std::vector<bool> read (values.size(), false);
+    for (const auto& node : nodes_)
+        for (int v : node.inputs)
+            if (v >= 0)
+                read[static_cast<std::size_t> (v)] = true;
+    for (int v : outputs_)
+        read[static_cast<std::size_t> (v)] = true;
+    for (auto& node : nodes_)
+        for (std::size_t i = 1; i < node.outputs.size(); ++i)
+            if (! read[static_cast<std::size_t> (node.outputs[i])])
+                node.kernel->outputUnused (i);
+
     info_.metadata = metadata;
     info_.numParameters = file_.numWeightFloats();
     info_.numNodes = nodes_.size();
     plan (shapes, budget);
     info_.loadBytes = budget.usedBytes();
+}
+
+void Model::fuse (std::size_t numValues, LoadBudget& budget)
+{
+    // Who reads each value, and who computes it; graph outputs count as readers.
+    std::vector<int> readers (numValues, 0), producer (numValues, -1);
+    for (std::size_t n = 0; n < nodes_.size(); ++n)
+    {
+        for (int v : nodes_[n].inputs)
+            if (v >= 0)
+                ++readers[static_cast<std::size_t> (v)];
+        for (int v : nodes_[n].outputs)
+            producer[static_cast<std::size_t> (v)] = static_cast<int> (n);
+    }
+    for (int v : outputs_)
+        ++readers[static_cast<std::size_t> (v)];
+    // A node that is the only reader of a single-output producer's value may be absorbed by it:
+    // then it becomes an alias of that value (the planner gives both one buffer).
+    for (auto& node : nodes_)
+    {
+        if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1)
+            continue;
+        const auto source = static_cast<std::size_t> (node.inputs[0]);
+        if (readers[source] != 1 || producer[source] < 0)
+            continue;
+        auto& from = nodes_[static_cast<std::size_t> (producer[source])];
+        if (from.outputs.size() != 1)
+            continue;
+        bool fused = false;
+        if (node.op == "batch_norm")
+        {
+            std::vector<const float*> constants;
+            for (int v : node.inputs)
+                constants.push_back (v < 0 ? nullptr : locations_[static_cast<std::size_t> (v)].stored);
+            std::vector<float> scale, shift;
+            fused = node.kernel->scaleShift (constants, scale, shift) && from.kernel->foldScaleShift (scale, shift, budget);
+        }
+        else if (node.op == "relu")
+            fused = from.kernel->fuseRelu();
+        if (fused)
+        {
+            node.kernel = kernels::makeAlias();
+            node.fusedInto = from.op;
+            // Its output is now the producer's: a following op may be absorbed by that one too.
+            producer[static_cast<std::size_t> (node.outputs[0])] = producer[source];
+        }
+    }
 }
 
 void Model::plan (const std::vector<Shape>& shapes, LoadBudget& budget)
@@ -313,6 +386,7 @@ void Model::plan (const std::vector<Shape>& shapes, LoadBudget& budget)
         for (int v : node.outputs)
             first[static_cast<std::size_t> (v)] = last[static_cast<std::size_t> (v)] = n;
         scratchFloats_ = std::max (scratchFloats_, node.kernel->scratchFloats());
+        info_.activationBytesWithoutReuse += AlignedBuffer::roundUp (node.kernel->scratchFloats()) * sizeof (float);
     }
     // Outputs are read after run(); inputs are written once and must survive run() unchanged.
     for (int v : outputs_)

@@ -25,9 +25,10 @@ struct ModelInfo
     std::size_t numParameters = 0;           // floats stored in the file
     std::size_t numNodes = 0;
     std::size_t activationBytes = 0;         // per Session
-    std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer were shared
+    std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer (nor any op's scratch) were shared
     std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session included)
     double opsPerRun = 0.0;                  // operations per Session::run(): multiply-adds, taps, elements visited
+    double multiplyAdds = 0.0;               // multiply-adds of the products and convolutions per run (FLOPs / 2)
 };
 
 class Model
@@ -60,6 +61,7 @@ public:
         std::string op, source;
         std::vector<int> inputs, outputs; // input -1 = absent optional input
         std::unique_ptr<Op> kernel;
+        std::string fusedInto; // the op that computes this node's output too (a BatchNorm folded into a conv)
     };
     const std::vector<Node>& nodes() const noexcept { return nodes_; }
     const std::vector<int>& inputValues() const noexcept { return inputs_; }
@@ -76,6 +78,7 @@ private:
     static std::shared_ptr<const Model> fromFile (ModelFile file, const std::string& name, LoadBudget& budget);
     void build (const std::string& graphJson, LoadBudget& budget);
     void plan (const std::vector<Shape>& shapes, LoadBudget& budget);
+    void fuse (std::size_t numValues, LoadBudget& budget);
 
     ModelFile file_;
     ModelInfo info_;

@@ -23,12 +23,15 @@ class OpArgs
 {
 public:
     OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs,
-            LoadBudget& budget);
+            LoadBudget& budget, std::vector<const float*> constants = {});
 
     const std::string& op() const noexcept { return op_; }
     std::size_t numInputs() const noexcept { return inputs_.size(); }
     bool hasInput (std::size_t i) const noexcept { return i < inputs_.size() && inputs_[i].has_value(); }
     const Shape& input (std::size_t i) const;  // throws if absent
+    /** Input i's values when they are stored in the model file (weights), else nullptr: an op may
+        prepare them at load (pack them for its kernel). They never change after load. */
+    const float* constant (std::size_t i) const noexcept { return i < constants_.size() ? constants_[i] : nullptr; }
     std::size_t numOutputs() const noexcept { return outputs_.size(); }
     const Shape& output (std::size_t i) const;
 
@@ -60,6 +63,7 @@ private:
     std::vector<std::optional<Shape>> inputs_;
     std::vector<Shape> outputs_;
     LoadBudget* budget_;
+    std::vector<const float*> constants_;
 };
 
 class Op
@@ -72,12 +76,33 @@ public:
         operands and refuses a graph whose total exceeds LoadLimits::maxOpsPerRun. */
     virtual double work() const noexcept { return 0.0; }
 
+    /** Multiply-adds of the products and convolutions in one run() (FLOPs are twice this). */
+    virtual double multiplyAdds() const noexcept { return 0.0; }
+
     /** Floats of temporary memory run() needs (shared between ops, not kept across calls). */
     virtual std::size_t scratchFloats() const noexcept { return 0; }
 
     /** True when output 0 is input 0's memory under another shape: the planner aliases it and
         run() is never called. */
     virtual bool aliasesInput() const noexcept { return false; }
+
+    /** Told at load that nothing reads output i (not output 0): an op may then skip computing it,
+        and must leave its buffer alone. Called before scratchFloats(). */
+    virtual void outputUnused (std::size_t /*i*/) noexcept {}
+
+    // ----- fusion at load (Model::build): an op absorbs the one op that reads its output --------
+    /** When this op is y = x * scale[c] + shift[c] over axis 1 with constant scale and shift
+        (eval-mode BatchNorm), writes them and returns true. `constants` are the node's inputs'
+        stored values (null where not stored). */
+    virtual bool scaleShift (const std::vector<const float*>& /*constants*/, std::vector<float>& /*scale*/, std::vector<float>& /*shift*/) const
+    {
+        return false;
+    }
+    /** Folds a following per-channel scale and shift (over axis 1) into this op's weights; false
+        if this op cannot (then nothing changed). Claims what it keeps from the load budget. */
+    virtual bool foldScaleShift (const std::vector<float>& /*scale*/, const std::vector<float>& /*shift*/, LoadBudget&) { return false; }
+    /** Applies a following ReLU to its output itself; false if it cannot. */
+    virtual bool fuseRelu() noexcept { return false; }
 
     virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
 };

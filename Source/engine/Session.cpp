@@ -1,5 +1,7 @@
 #include "engine/Session.h"
 
+#include <chrono>
+
 namespace sonotype::engine
 {
 
@@ -7,11 +9,13 @@ Session::Session (std::shared_ptr<const Model> model)
     : model_ (std::move (model)), arena_ (model_->arenaFloats() + model_->scratchFloats())
 {
     scratch_ = arena_.data() + model_->arenaFloats();
-    for (const auto& node : model_->nodes())
+    const auto& nodes = model_->nodes();
+    for (std::size_t n = 0; n < nodes.size(); ++n)
     {
+        const auto& node = nodes[n];
         if (node.kernel->aliasesInput())
             continue;
-        steps_.push_back ({ node.kernel.get(), inputPointers_.size(), outputPointers_.size() });
+        steps_.push_back ({ node.kernel.get(), n, inputPointers_.size(), outputPointers_.size() });
         for (int value : node.inputs)
             inputPointers_.push_back (value < 0 ? nullptr : pointer (value));
         for (int value : node.outputs)
@@ -41,6 +45,18 @@ void Session::run() noexcept
 {
     for (const auto& step : steps_)
         step.op->run (inputPointers_.data() + step.firstInput, outputPointers_.data() + step.firstOutput, scratch_);
+}
+
+void Session::runTimed (std::span<double> secondsPerNode) noexcept
+{
+    using Clock = std::chrono::steady_clock;
+    for (const auto& step : steps_)
+    {
+        const auto started = Clock::now();
+        step.op->run (inputPointers_.data() + step.firstInput, outputPointers_.data() + step.firstOutput, scratch_);
+        if (step.node < secondsPerNode.size())
+            secondsPerNode[step.node] += std::chrono::duration<double> (Clock::now() - started).count();
+    }
 }
 
 } // namespace sonotype::engine

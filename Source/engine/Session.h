@@ -25,11 +25,15 @@ public:
     /** Computes the outputs from the inputs. Real-time safe: no allocation, locks or system calls. */
     void run() noexcept;
 
+    /** run(), timing each node: adds the seconds node i took to secondsPerNode[i] (indices of
+        model().nodes(); nodes that alias their input take no time). For profiling, not real time. */
+    void runTimed (std::span<double> secondsPerNode) noexcept;
+
 private:
     struct Step
     {
         const Op* op;
-        std::size_t firstInput, firstOutput;
+        std::size_t node, firstInput, firstOutput;
     };
     const float* pointer (int value) const noexcept;
 

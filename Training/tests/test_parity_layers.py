@@ -49,6 +49,17 @@ CASES = {
     "conv2d_stride_pad": (lambda: nn.Conv2d(3, 5, (3, 5), stride=(2, 1), padding=(1, 2)), (2, 3, 11, 13)),
     "conv2d_same_dilation": (lambda: nn.Conv2d(3, 4, 3, padding="same", dilation=2), (1, 3, 9, 9)),
     "conv2d_depthwise": (lambda: nn.Conv2d(4, 8, 3, groups=4), (1, 4, 8, 8)),
+    # the engine folds BatchNorm into the convolution before it and runs a ReLU in its output pass
+    "conv2d_bn_relu": (lambda: nn.Sequential(nn.Conv2d(3, 20, 3, padding=1), with_running_stats(nn.BatchNorm2d(20)), nn.ReLU()),
+                       (2, 3, 17, 40)),
+    "conv2d_no_bias_bn_no_affine_relu_strided": (lambda: nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, bias=False),
+                                                                       with_running_stats(nn.BatchNorm2d(8, affine=False)), nn.ReLU()),
+                                                 (1, 3, 15, 21)),
+    "conv1d_groups_bn_relu": (lambda: nn.Sequential(nn.Conv1d(6, 12, 3, groups=3, padding=2, dilation=2),
+                                                    with_running_stats(nn.BatchNorm1d(12)), nn.ReLU()), (1, 6, 70)),
+    # the conv's output read twice: nothing may be folded into it
+    "conv2d_output_also_read_by_bn": (lambda: Lambda(lambda x, conv, bn: (lambda y: bn(y) + y.relu())(conv(x)), nn.Conv2d(2, 4, 3),
+                                                     with_running_stats(nn.BatchNorm2d(4))), (1, 2, 9, 9)),
     # pooling
     "max_pool1d": (lambda: nn.MaxPool1d(3, stride=2, padding=1), (1, 4, 17)),
     "max_pool2d": (lambda: nn.MaxPool2d(2), (1, 3, 8, 10)),

@@ -1,5 +1,6 @@
-// Fused scaled-dot-product attention: softmax(scale * q @ k^T + mask) @ v per batch/head,
-// with the probabilities optionally written out (nn.MultiheadAttention's need_weights).
+// Fused scaled-dot-product attention: softmax(scale * q @ k^T + mask) @ v per batch/head, on the
+// active path's attention kernel; with the probabilities written out (nn.MultiheadAttention's
+// need_weights), as two products around a softmax.
 // A row whose keys are all masked gets zero probabilities (as PyTorch's fused kernels do).
 #include "engine/AlignedBuffer.h"
 #include "engine/kernels/Broadcast.h"
@@ -7,8 +8,6 @@
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
-#include <cmath>
-#include <limits>
 
 namespace sonotype::engine::kernels
 {
@@ -71,14 +70,34 @@ namespace
         }
 
         double work() const noexcept override { return work_; }
+        void outputUnused (std::size_t i) noexcept override
+        {
+            if (i == 1)
+                withWeights_ = false; // nobody reads the probabilities: the fused kernel may run
+        }
+        double multiplyAdds() const noexcept override
+        {
+            return static_cast<double> (numBatches_) * static_cast<double> (l_) * static_cast<double> (s_) * static_cast<double> (d_ + dv_);
+        }
 
         std::size_t scratchFloats() const noexcept override
         {
+            if (! withWeights_)
+                return scores_.kernels().attentionScratchFloats (s_, d_);
             return scoreFloats_ + std::max (scores_.scratchFloats(), values_.scratchFloats());
         }
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
+            if (! withWeights_)
+            {
+                // The fused kernel: no score matrix, no packing.
+                for (int64_t b = 0; b < numBatches_; ++b)
+                    scores_.kernels().attention (in[0] + b * l_ * d_, in[1] + b * s_ * d_, in[2] + b * s_ * dv_, out[0] + b * l_ * dv_, l_, s_, d_, dv_,
+                                                 scale_, hasMask_ ? in[3] + maskOffsets_[static_cast<std::size_t> (b)] : nullptr, maskRow_, maskColumn_,
+                                                 scratch);
+                return;
+            }
             float* gemmScratch = scratch + scoreFloats_;
             for (int64_t b = 0; b < numBatches_; ++b)
             {
@@ -93,8 +112,7 @@ namespace
                 else
                     std::fill (p, p + l_ * s_, 0.0f);
                 scores_.run (in[0] + b * l_ * d_, d_, false, in[1] + b * s_ * d_, d_, true, p, s_, scale_, gemmScratch);
-                for (int64_t i = 0; i < l_; ++i)
-                    softmaxRow (p + i * s_);
+                scores_.kernels().softmaxRows (p, l_, s_, s_);
                 float* y = out[0] + b * l_ * dv_;
                 std::fill (y, y + l_ * dv_, 0.0f);
                 values_.run (p, s_, false, in[2] + b * s_ * dv_, dv_, false, y, dv_, 1.0f, gemmScratch);
@@ -102,27 +120,6 @@ namespace
         }
 
     private:
-        void softmaxRow (float* row) const noexcept
-        {
-            float maximum = -std::numeric_limits<float>::infinity();
-            for (int64_t j = 0; j < s_; ++j)
-                maximum = std::max (maximum, row[j]);
-            if (maximum == -std::numeric_limits<float>::infinity())
-            {
-                std::fill (row, row + s_, 0.0f);
-                return;
-            }
-            double sum = 0.0;
-            for (int64_t j = 0; j < s_; ++j)
-            {
-                row[j] = std::exp (row[j] - maximum);
-                sum += row[j];
-            }
-            const auto inverse = static_cast<float> (1.0 / sum);
-            for (int64_t j = 0; j < s_; ++j)
-                row[j] *= inverse;
-        }
-
         int64_t l_ = 0, s_ = 0, d_ = 0, dv_ = 0, numBatches_ = 1;
         float scale_ = 1.0f;
         bool withWeights_ = false, hasMask_ = false;

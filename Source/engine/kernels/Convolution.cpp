@@ -3,8 +3,10 @@
 #include "engine/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
+#include "engine/LoadBudget.h"
 #include "engine/ModelError.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace sonotype::engine::kernels
@@ -70,6 +72,8 @@ namespace
             if (args.hasInput (2) && args.input (2) != Shape { outChannels_ })
                 throw ModelError ("conv bias " + args.input (2).toString() + " should be [" + std::to_string (outChannels_) + "]");
             hasBias_ = args.hasInput (2);
+            weightData_ = args.constant (1);
+            biasData_ = args.constant (2);
 
             direct_ = kH_ == 1 && kW_ == 1 && strideH_ == 1 && strideW_ == 1 && padH_ == 0 && padW_ == 0;
             // The weight's per-group patch (w[1] * kH * kW) and the output's spatial size are
@@ -81,37 +85,144 @@ namespace
                 throw ModelError ("the conv column buffer would hold more than 2^40 floats");
             colFloats_ = direct_ ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (columns));
             plan_ = GemmPlan (outChannels_ / groups_, spatialOut, patch);
+            // The weights, one [cout / groups, patch] matrix per group, are packed once, here.
+            if (const float* weights = args.constant (1); weights != nullptr)
+                for (int64_t g = 0; g < groups_; ++g)
+                    packedWeights_.push_back (
+                        PackedOperand::left (plan_, outChannels_ / groups_, patch, { weights + g * (outChannels_ / groups_) * patch, patch, false, nullptr }, args));
+            // On a packing path, the columns are written straight into the product's packed
+            // layout, a chunk of output positions at a time (about 512 KiB, to stay in cache).
+            panelColumns_ = plan_.kernels().packedColumns;
+            if (panelColumns_ > 0 && args.constant (1) != nullptr)
+            {
+                const int64_t fit = (int64_t { 1 } << 17) / std::max<int64_t> (patch, 1) / panelColumns_ * panelColumns_;
+                chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (spatialOut + panelColumns_ - 1) / panelColumns_ * panelColumns_);
+                colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
+                if (strideH_ == 1 && strideW_ == 1 && plan_.kernels().shiftedGemm != nullptr)
+                {
+                    // Stride 1: the input is copied once into a zero-padded plane, where the inputs
+                    // of consecutive output positions are consecutive floats for every tap: the
+                    // product reads its columns straight from there, each tap (channel, ky, kx) at
+                    // its own offset, and nothing is packed. It covers the padded width (paddedW -
+                    // outW extra positions per output row, dropped when copied out).
+                    const char* what = "the conv's padded input";
+                    paddedH_ = checkedAdd (inH_, 2 * padH_, what);
+                    paddedW_ = checkedAdd (inW_, 2 * padW_, what);
+                    const int64_t cinG = inChannels_ / groups_;
+                    paddedFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (cinG, checkedMul (paddedH_, paddedW_, what), what)));
+                    shiftedColumns_ = outH_ * paddedW_ - (paddedW_ - outW_);
+                    // Output chunks of about 128 KiB.
+                    const int64_t outFit = (int64_t { 1 } << 15) / (outChannels_ / groups_) / panelColumns_ * panelColumns_;
+                    chunk_ = std::min (std::max<int64_t> (outFit, panelColumns_), (shiftedColumns_ + panelColumns_ - 1) / panelColumns_ * panelColumns_);
+                    colFloats_ = 0;
+                    args.claimTable (static_cast<std::uint64_t> (patch), sizeof (int64_t), "conv tap offsets");
+                    for (int64_t c = 0; c < cinG; ++c)
+                        for (int64_t ky = 0; ky < kH_; ++ky)
+                            for (int64_t kx = 0; kx < kW_; ++kx)
+                                tapOffsets_.push_back (c * paddedH_ * paddedW_ + ky * dilH_ * paddedW_ + kx * dilW_);
+                    chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
+                }
+            }
             // Per batch and group: the column copy, the bias fill and the product.
             work_ = static_cast<double> (batches_) * static_cast<double> (groups_)
                     * (static_cast<double> (columns) * (1.0 + static_cast<double> (outChannels_ / groups_))
                        + static_cast<double> (outChannels_ / groups_) * static_cast<double> (spatialOut));
         }
 
-        std::size_t scratchFloats() const noexcept override { return colFloats_ + plan_.scratchFloats(); }
+        bool foldScaleShift (const std::vector<float>& scale, const std::vector<float>& shift, LoadBudget& budget) override
+        {
+            if (! batched_ || weightData_ == nullptr || (hasBias_ && biasData_ == nullptr) || relu_
+                || static_cast<int64_t> (scale.size()) != outChannels_ || static_cast<int64_t> (shift.size()) != outChannels_)
+                return false;
+            const int64_t patch = inChannels_ / groups_ * kH_ * kW_;
+            budget.claim (static_cast<std::uint64_t> (outChannels_ * (patch + 1)), sizeof (float), "a convolution's folded weights");
+            AlignedBuffer weights (static_cast<std::size_t> (outChannels_ * patch)), bias (static_cast<std::size_t> (outChannels_));
+            for (int64_t co = 0; co < outChannels_; ++co)
+            {
+                const auto c = static_cast<std::size_t> (co);
+                for (int64_t p = 0; p < patch; ++p)
+                    weights.data()[co * patch + p] = weightData_[co * patch + p] * scale[c];
+                bias.data()[co] = (hasBias_ ? biasData_[co] : 0.0f) * scale[c] + shift[c];
+            }
+            ownedWeights_ = std::move (weights);
+            ownedBias_ = std::move (bias);
+            weightData_ = ownedWeights_.data();
+            biasData_ = ownedBias_.data();
+            hasBias_ = true;
+            const int64_t coutG = outChannels_ / groups_;
+            for (std::size_t g = 0; g < packedWeights_.size(); ++g)
+                packedWeights_[g] = PackedOperand::left (plan_, coutG, patch,
+                                                         { weightData_ + static_cast<int64_t> (g) * coutG * patch, patch, false, nullptr }, budget);
+            return true;
+        }
+
+        bool fuseRelu() noexcept override
+        {
+            relu_ = true;
+            return true;
+        }
+
+        std::size_t scratchFloats() const noexcept override { return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats(); }
         double work() const noexcept override { return work_; }
+        double multiplyAdds() const noexcept override
+        {
+            return static_cast<double> (batches_) * static_cast<double> (outChannels_) * static_cast<double> (outH_ * outW_)
+                   * static_cast<double> (inChannels_ / groups_) * static_cast<double> (kH_ * kW_);
+        }
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
+            // Weights and bias folded at load (a BatchNorm absorbed) replace the graph's.
+            const float* weightInput = ownedWeights_.size() > 0 ? ownedWeights_.data() : in[1];
+            const float* biasInput = ownedBias_.size() > 0 ? ownedBias_.data() : (hasBias_ ? in[2] : nullptr);
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
             const int64_t patch = cinG * kH_ * kW_, spatialOut = outH_ * outW_;
             float* col = scratch;
-            float* gemmScratch = scratch + colFloats_;
+            float* gemmScratch = scratch + colFloats_ + paddedFloats_ + chunkOutFloats_;
             for (int64_t n = 0; n < batches_; ++n)
                 for (int64_t g = 0; g < groups_; ++g)
                 {
                     const float* x = in[0] + (n * inChannels_ + g * cinG) * inH_ * inW_;
-                    const float* columns = x;
-                    if (! direct_)
-                    {
-                        im2col (x, cinG, col);
-                        columns = col;
-                    }
                     float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
+                    if (paddedFloats_ > 0)
+                    {
+                        runShifted (x, y, { weightInput + g * coutG * patch, patch, false, packedWeights_[static_cast<std::size_t> (g)].data() },
+                                    biasInput != nullptr ? biasInput + g * coutG : nullptr, scratch);
+                        continue;
+                    }
                     for (int64_t c = 0; c < coutG; ++c)
-                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, hasBias_ ? in[2][g * coutG + c] : 0.0f);
-                    plan_.run (in[1] + g * coutG * patch, patch, false, columns, spatialOut, false, y, spatialOut, 1.0f, gemmScratch);
+                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, biasInput != nullptr ? biasInput[g * coutG + c] : 0.0f);
+                    if (chunk_ > 0 && ! packedWeights_.empty())
+                    {
+                        const float* weights = packedWeights_[static_cast<std::size_t> (g)].data();
+                        for (int64_t j0 = 0; j0 < spatialOut; j0 += chunk_)
+                        {
+                            const int64_t count = std::min (chunk_, spatialOut - j0);
+                            packColumns (x, cinG, j0, count, col);
+                            plan_.kernels().gemm (coutG, count, patch, { weightInput + g * coutG * patch, patch, false, weights }, { col, 0, false, col },
+                                                  y + j0, spatialOut, 1.0f, gemmScratch);
+                        }
+                    }
+                    else
+                    {
+                        const float* columns = x;
+                        if (! direct_)
+                        {
+                            im2col (x, cinG, col);
+                            columns = col;
+                        }
+                        const float* packed = packedWeights_.empty() ? nullptr : packedWeights_[static_cast<std::size_t> (g)].data();
+                        plan_.run ({ weightInput + g * coutG * patch, patch, false, packed }, { columns, spatialOut, false, nullptr }, y, spatialOut,
+                                   1.0f, gemmScratch);
+                    }
+                    if (relu_)
+                        for (int64_t i = 0; i < coutG * spatialOut; ++i)
+                            y[i] = relu (y[i]);
                 }
         }
+
+        /** A fused ReLU: as the relu op, NaN stays NaN. */
+        static float relu (float v) noexcept { return (v > 0.0f || v != v) ? v : 0.0f; }
 
     private:
         // (in + 2 pad - dilation (kernel - 1) - 1) / stride + 1, as torch, with every step checked.
@@ -123,6 +234,109 @@ namespace
             if (padded < span)
                 return 0;
             return (padded - span) / stride + 1;
+        }
+
+        /** Stride 1 (see the constructor): pad, then per chunk of padded-width positions multiply
+            (the columns read in place) and copy the valid positions out. */
+        void runShifted (const float* x, float* y, const GemmOperand& weights, const float* bias, float* scratch) const noexcept
+        {
+            const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_, patch = cinG * kH_ * kW_;
+            const int64_t plane = paddedH_ * paddedW_;
+            float* padded = scratch;
+            float* chunkOut = padded + paddedFloats_;
+            for (int64_t c = 0; c < cinG; ++c)
+            {
+                float* dst = padded + c * plane;
+                std::fill (dst, dst + padH_ * paddedW_, 0.0f);
+                for (int64_t iy = 0; iy < inH_; ++iy)
+                {
+                    float* row = dst + (iy + padH_) * paddedW_;
+                    std::fill (row, row + padW_, 0.0f);
+                    std::copy (x + (c * inH_ + iy) * inW_, x + (c * inH_ + iy + 1) * inW_, row + padW_);
+                    std::fill (row + padW_ + inW_, row + paddedW_, 0.0f);
+                }
+                std::fill (dst + (padH_ + inH_) * paddedW_, dst + plane, 0.0f);
+            }
+            for (int64_t j0 = 0; j0 < shiftedColumns_; j0 += chunk_)
+            {
+                const int64_t count = std::min (chunk_, shiftedColumns_ - j0);
+                for (int64_t co = 0; co < coutG; ++co)
+                    std::fill (chunkOut + co * count, chunkOut + (co + 1) * count, bias != nullptr ? bias[co] : 0.0f);
+                plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, padded + j0, tapOffsets_.data(), chunkOut, count);
+                for (int64_t co = 0; co < coutG; ++co)
+                {
+                    const float* from = chunkOut + co * count - j0;
+                    float* to = y + co * outH_ * outW_;
+                    for (int64_t j = j0; j < j0 + count;)
+                    {
+                        const int64_t oy = j / paddedW_, ox = j % paddedW_;
+                        const int64_t length = std::min (paddedW_ - ox, j0 + count - j);
+                        const int64_t valid = std::min (length, std::max<int64_t> (outW_ - ox, 0));
+                        if (relu_)
+                            for (int64_t t = 0; t < valid; ++t)
+                                to[oy * outW_ + ox + t] = relu (from[j + t]);
+                        else
+                            for (int64_t t = 0; t < valid; ++t)
+                                to[oy * outW_ + ox + t] = from[j + t];
+                        j += length;
+                    }
+                }
+            }
+        }
+
+        /** The columns of output positions [j0, j0 + count) in the packed-B layout: panels of
+            panelColumns_ positions, each patch rows (channel, ky, kx) of panelColumns_ floats. */
+        void packColumns (const float* x, int64_t channels, int64_t j0, int64_t count, float* out) const noexcept
+        {
+            const int64_t nr = panelColumns_, patch = channels * kH_ * kW_;
+            for (int64_t panel = 0; panel < count; panel += nr)
+            {
+                float* dst = out + (panel / nr) * patch * nr;
+                const int64_t columns = std::min (nr, count - panel);
+                const int64_t oyStart = (j0 + panel) / outW_, oxStart = (j0 + panel) % outW_;
+                int64_t p = 0;
+                for (int64_t c = 0; c < channels; ++c)
+                    for (int64_t ky = 0; ky < kH_; ++ky)
+                        for (int64_t kx = 0; kx < kW_; ++kx, ++p)
+                        {
+                            float* d = dst + p * nr;
+                            const float* plane = x + c * inH_ * inW_;
+                            int64_t done = 0, oy = oyStart, ox = oxStart;
+                            while (done < columns)
+                            {
+                                // One run of output positions along a row: their inputs lie on one input row.
+                                const int64_t run = std::min (columns - done, outW_ - ox);
+                                const int64_t iy = oy * strideH_ - padH_ + ky * dilH_;
+                                float* segment = d + done;
+                                if (iy < 0 || iy >= inH_)
+                                    std::fill (segment, segment + run, 0.0f);
+                                else
+                                {
+                                    const float* src = plane + iy * inW_;
+                                    const int64_t base = ox * strideW_ - padW_ + kx * dilW_; // ix of the run's first position
+                                    // Positions t with 0 <= base + t * stride < inW read the input; the rest are padding.
+                                    const int64_t first = base >= 0 ? 0 : std::min (run, (-base + strideW_ - 1) / strideW_);
+                                    const int64_t end = base >= inW_ ? first : std::max (first, std::min (run, (inW_ - 1 - base) / strideW_ + 1));
+                                    // Plain loops: a run is at most one panel wide, too short for memcpy calls.
+                                    for (int64_t t = 0; t < first; ++t)
+                                        segment[t] = 0.0f;
+                                    const float* from = src + base;
+                                    if (strideW_ == 1)
+                                        for (int64_t t = first; t < end; ++t)
+                                            segment[t] = from[t];
+                                    else
+                                        for (int64_t t = first; t < end; ++t)
+                                            segment[t] = from[t * strideW_];
+                                    for (int64_t t = end; t < run; ++t)
+                                        segment[t] = 0.0f;
+                                }
+                                done += run;
+                                ox = 0;
+                                ++oy;
+                            }
+                            std::fill (d + columns, d + nr, 0.0f);
+                        }
+            }
         }
 
         void im2col (const float* x, int64_t channels, float* col) const noexcept
@@ -144,13 +358,20 @@ namespace
                     }
         }
 
-        bool batched_ = true, hasBias_ = false, direct_ = false;
+        bool batched_ = true, hasBias_ = false, direct_ = false, relu_ = false;
+        const float *weightData_ = nullptr, *biasData_ = nullptr; // stored (or folded) values, known at load
+        AlignedBuffer ownedWeights_, ownedBias_;                  // after a fold
         int64_t groups_ = 1, batches_ = 1, inChannels_ = 0, outChannels_ = 0;
         int64_t inH_ = 1, inW_ = 1, kH_ = 1, kW_ = 1, strideH_ = 1, strideW_ = 1, padH_ = 0, padW_ = 0, dilH_ = 1, dilW_ = 1;
         int64_t outH_ = 1, outW_ = 1;
         std::size_t colFloats_ = 0;
+        int64_t panelColumns_ = 0, chunk_ = 0;
+        int64_t paddedH_ = 0, paddedW_ = 0, shiftedColumns_ = 0; // the stride-1 path
+        std::size_t paddedFloats_ = 0, chunkOutFloats_ = 0;
+        std::vector<int64_t> tapOffsets_; // per (channel, ky, kx): its input's offset in the padded planes
         double work_ = 0.0;
         GemmPlan plan_;
+        std::vector<PackedOperand> packedWeights_;
     };
 } // namespace
 

@@ -1,4 +1,6 @@
 // Unary and binary elementwise ops with NumPy broadcasting; formulas follow PyTorch's CPU kernels.
+// exp, sigmoid, silu, tanh and gelu run on the active path's vector kernels (kernels/vector/).
+#include "engine/CpuDispatch.h"
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
@@ -14,9 +16,6 @@ namespace
 
     // ----- unary functors -------------------------------------------------------------------
     struct Relu { float operator() (float x) const noexcept { return std::isnan (x) ? x : (x > 0.0f ? x : 0.0f); } };
-    struct Sigmoid { float operator() (float x) const noexcept { return 1.0f / (1.0f + std::exp (-x)); } };
-    struct Tanh { float operator() (float x) const noexcept { return std::tanh (x); } };
-    struct Exp { float operator() (float x) const noexcept { return std::exp (x); } };
     struct Exp2 { float operator() (float x) const noexcept { return std::exp2 (x); } };
     struct Log { float operator() (float x) const noexcept { return std::log (x); } };
     struct Log2 { float operator() (float x) const noexcept { return std::log2 (x); } };
@@ -30,7 +29,6 @@ namespace
     struct Sin { float operator() (float x) const noexcept { return std::sin (x); } };
     struct Cos { float operator() (float x) const noexcept { return std::cos (x); } };
     struct Reciprocal { float operator() (float x) const noexcept { return 1.0f / x; } };
-    struct Silu { float operator() (float x) const noexcept { return x / (1.0f + std::exp (-x)); } };
     struct Hardsigmoid { float operator() (float x) const noexcept { return std::min (std::max (x + 3.0f, 0.0f), 6.0f) / 6.0f; } };
     struct Hardswish { float operator() (float x) const noexcept { return x * std::min (std::max (x + 3.0f, 0.0f), 6.0f) / 6.0f; } };
     struct Sign { float operator() (float x) const noexcept { return std::isnan (x) ? x : static_cast<float> ((0.0f < x) - (x < 0.0f)); } };
@@ -45,20 +43,6 @@ namespace
         float operator() (float x) const noexcept { return x * beta > threshold ? x : std::log1p (std::exp (x * beta)) / beta; }
     };
     struct Mish { float operator() (float x) const noexcept { return x * std::tanh (Softplus {} (x)); } };
-    struct Gelu
-    {
-        bool tanhApproximation = false;
-        float operator() (float x) const noexcept
-        {
-            if (tanhApproximation)
-            {
-                constexpr float kBeta = 0.7978845608028654f; // sqrt(2 / pi)
-                constexpr float kKappa = 0.044715f;
-                return 0.5f * x * (1.0f + std::tanh (kBeta * (x + kKappa * x * x * x)));
-            }
-            return 0.5f * x * (1.0f + std::erf (x * 0.7071067811865476f));
-        }
-    };
     struct Clamp
     {
         float low = -std::numeric_limits<float>::infinity(), high = std::numeric_limits<float>::infinity();
@@ -92,6 +76,24 @@ namespace
         F f_;
         int64_t numElements_;
     };
+
+    /** A unary op on the active path's vector kernels (exp, sigmoid, silu, tanh, gelu). */
+    class VectorUnary final : public Op
+    {
+    public:
+        using Function = void (*) (const float*, float*, int64_t) noexcept;
+        VectorUnary (Function f, int64_t numElements) : f_ (f), numElements_ (numElements) {}
+        void run (const float* const* in, float* const* out, float*) const noexcept override { f_ (in[0], out[0], numElements_); }
+
+    private:
+        Function f_;
+        int64_t numElements_;
+    };
+
+    std::unique_ptr<Op> vectorUnary (VectorUnary::Function f, const OpArgs& args)
+    {
+        return std::make_unique<VectorUnary> (f, args.input (0).numElements());
+    }
 
     template <typename F>
     std::unique_ptr<Op> unary (F f, const OpArgs& args)
@@ -197,10 +199,11 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
     args.expectOutputs (1, 1);
     args.checkOutput (0, args.input (0));
     const auto& op = args.op();
+    const auto& kernels = *activeKernelPath().table;
     if (op == "relu") return unary (Relu {}, args);
-    if (op == "sigmoid") return unary (Sigmoid {}, args);
-    if (op == "tanh") return unary (Tanh {}, args);
-    if (op == "exp") return unary (Exp {}, args);
+    if (op == "sigmoid") return vectorUnary (kernels.sigmoid, args);
+    if (op == "tanh") return vectorUnary (kernels.tanh, args);
+    if (op == "exp") return vectorUnary (kernels.exp, args);
     if (op == "exp2") return unary (Exp2 {}, args);
     if (op == "log") return unary (Log {}, args);
     if (op == "log2") return unary (Log2 {}, args);
@@ -214,7 +217,7 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
     if (op == "sin") return unary (Sin {}, args);
     if (op == "cos") return unary (Cos {}, args);
     if (op == "reciprocal") return unary (Reciprocal {}, args);
-    if (op == "silu") return unary (Silu {}, args);
+    if (op == "silu") return vectorUnary (kernels.silu, args);
     if (op == "hardsigmoid") return unary (Hardsigmoid {}, args);
     if (op == "hardswish") return unary (Hardswish {}, args);
     if (op == "sign") return unary (Sign {}, args);
@@ -231,7 +234,7 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
         const auto approximate = args.text ("approximate", "none");
         if (approximate != "none" && approximate != "tanh")
             throw ModelError ("gelu approximate must be 'none' or 'tanh', not '" + approximate + "'");
-        return unary (Gelu { approximate == "tanh" }, args);
+        return vectorUnary (approximate == "tanh" ? kernels.geluTanh : kernels.geluErf, args);
     }
     if (op == "clamp")
     {

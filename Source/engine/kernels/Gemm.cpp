@@ -1,6 +1,8 @@
 #include "engine/kernels/Gemm.h"
 
-#include "engine/AlignedBuffer.h"
+#include "engine/CpuDispatch.h"
+#include "engine/LoadBudget.h"
+#include "engine/Op.h"
 
 // GCC 12 warns "'__Y' may be used uninitialized" inside its own AVX-512 intrinsics
 // (_mm512_undefined_ps, GCC bug 105593), reached through Eigen's AVX-512 packet code under
@@ -42,37 +44,90 @@ namespace
         Eigen::internal::general_matrix_matrix_product<Index, float, LhsOrder, false, float, RhsOrder, false, Eigen::RowMajor, 1>::run (
             m, n, k, a, lda, b, ldb, c, 1, ldc, alpha, blocking, nullptr);
     }
+
+    struct EigenBlocking
+    {
+        Index kc, mc, nc;
+        std::size_t sizeA, total;
+    };
+
+    EigenBlocking eigenBlocking (int64_t m, int64_t n, int64_t k) noexcept
+    {
+        // A row-major product runs as the transposed column-major one: Eigen's "rows" are our n.
+        Index kc = k, mc = n, nc = m;
+        Eigen::internal::computeProductBlockingSizes<float, float, 1> (kc, mc, nc, Index { 1 });
+        const auto sizeA = AlignedBuffer::roundUp (static_cast<std::size_t> (kc * mc));
+        return { kc, mc, nc, sizeA, sizeA + AlignedBuffer::roundUp (static_cast<std::size_t> (kc * nc)) };
+    }
 } // namespace
 
-GemmPlan::GemmPlan (int64_t m, int64_t n, int64_t k) : m_ (m), n_ (n), k_ (k)
+namespace kernels
 {
-    if (m == 0 || n == 0 || k == 0)
-        return; // run() does nothing
-    // A row-major product runs as the transposed column-major one: Eigen's "rows" are our n.
-    Index kc = k, mc = n, nc = m;
-    Eigen::internal::computeProductBlockingSizes<float, float, 1> (kc, mc, nc, Index { 1 });
-    kc_ = kc;
-    mc_ = mc;
-    nc_ = nc;
-    sizeA_ = AlignedBuffer::roundUp (static_cast<std::size_t> (kc_ * mc_));
-    scratchFloats_ = sizeA_ + AlignedBuffer::roundUp (static_cast<std::size_t> (kc_ * nc_));
+    std::size_t eigenGemmScratchFloats (int64_t m, int64_t n, int64_t k) noexcept
+    {
+        return m == 0 || n == 0 || k == 0 ? 0 : eigenBlocking (m, n, k).total;
+    }
+
+    void eigenGemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
+                    float* scratch) noexcept
+    {
+        // Blocking sizes depend only on the shape: the same as eigenGemmScratchFloats planned.
+        const auto sizes = eigenBlocking (m, n, k);
+        PlannedBlocking blocking (sizes.mc, sizes.nc, sizes.kc, scratch, scratch + sizes.sizeA);
+        constexpr int R = Eigen::RowMajor, C = Eigen::ColMajor;
+        if (! a.trans && ! b.trans)
+            product<R, R> (m, n, k, a.data, a.ld, b.data, b.ld, c, ldc, alpha, blocking);
+        else if (! a.trans && b.trans)
+            product<R, C> (m, n, k, a.data, a.ld, b.data, b.ld, c, ldc, alpha, blocking);
+        else if (a.trans && ! b.trans)
+            product<C, R> (m, n, k, a.data, a.ld, b.data, b.ld, c, ldc, alpha, blocking);
+        else
+            product<C, C> (m, n, k, a.data, a.ld, b.data, b.ld, c, ldc, alpha, blocking);
+    }
+} // namespace kernels
+
+GemmPlan::GemmPlan (int64_t m, int64_t n, int64_t k) : m_ (m), n_ (n), k_ (k), table_ (activeKernelPath().table)
+{
+    if (m != 0 && n != 0 && k != 0)
+        scratchFloats_ = AlignedBuffer::roundUp (table_->gemmScratchFloats (m, n, k));
 }
 
-void GemmPlan::run (const float* a, int64_t lda, bool transA, const float* b, int64_t ldb, bool transB, float* c, int64_t ldc, float alpha,
-                    float* scratch) const noexcept
+PackedOperand PackedOperand::left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, const OpArgs& args)
 {
-    if (m_ == 0 || n_ == 0 || k_ == 0)
-        return;
-    PlannedBlocking blocking (mc_, nc_, kc_, scratch, scratch + sizeA_);
-    constexpr int R = Eigen::RowMajor, C = Eigen::ColMajor;
-    if (! transA && ! transB)
-        product<R, R> (m_, n_, k_, a, lda, b, ldb, c, ldc, alpha, blocking);
-    else if (! transA && transB)
-        product<R, C> (m_, n_, k_, a, lda, b, ldb, c, ldc, alpha, blocking);
-    else if (transA && ! transB)
-        product<C, R> (m_, n_, k_, a, lda, b, ldb, c, ldc, alpha, blocking);
-    else
-        product<C, C> (m_, n_, k_, a, lda, b, ldb, c, ldc, alpha, blocking);
+    const auto floats = plan.kernels().packedAFloats (m, k);
+    if (floats == 0 || a.data == nullptr)
+        return {};
+    args.claimTable (floats, sizeof (float), "packed weights");
+    return packLeft (plan, m, k, a, floats);
+}
+
+PackedOperand PackedOperand::left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, LoadBudget& budget)
+{
+    const auto floats = plan.kernels().packedAFloats (m, k);
+    if (floats == 0 || a.data == nullptr)
+        return {};
+    budget.claim (floats, sizeof (float), "packed weights");
+    return packLeft (plan, m, k, a, floats);
+}
+
+PackedOperand PackedOperand::packLeft (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, std::size_t floats)
+{
+    PackedOperand packed;
+    packed.buffer_ = AlignedBuffer (floats);
+    plan.kernels().packA (m, k, a, packed.buffer_.data());
+    return packed;
+}
+
+PackedOperand PackedOperand::right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, const OpArgs& args)
+{
+    PackedOperand packed;
+    const auto floats = plan.kernels().packedBFloats (k, n);
+    if (floats == 0 || b.data == nullptr)
+        return packed;
+    args.claimTable (floats, sizeof (float), "packed weights");
+    packed.buffer_ = AlignedBuffer (floats);
+    plan.kernels().packB (k, n, b, packed.buffer_.data());
+    return packed;
 }
 
 } // namespace sonotype::engine

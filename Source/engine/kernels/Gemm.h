@@ -1,32 +1,72 @@
-// Matrix products through Eigen's GEBP kernel with blocking buffers planned at load time, so a
-// product never allocates (Eigen's own product expressions heap-allocate their packing buffers
-// beyond EIGEN_STACK_ALLOCATION_LIMIT).
+// Matrix products on the kernel path chosen at load (engine/CpuDispatch.h), with all scratch
+// planned at load so that a product never allocates; constant operands packed once at load.
 #pragma once
+
+#include "engine/AlignedBuffer.h"
+#include "engine/kernels/vector/KernelTable.h"
 
 #include <cstddef>
 #include <cstdint>
 
 namespace sonotype::engine
 {
+class LoadBudget;
+class OpArgs;
 
 class GemmPlan
 {
 public:
     GemmPlan() = default;
-    /** Plans C[m, n] += alpha * A[m, k] * B[k, n]. */
+    /** Plans C[m, n] += alpha * A[m, k] * B[k, n] on the active kernel path. */
     GemmPlan (int64_t m, int64_t n, int64_t k);
 
     std::size_t scratchFloats() const noexcept { return scratchFloats_; }
+    const kernels::KernelTable& kernels() const noexcept { return *table_; }
 
-    /** A is row-major [m, k] with row stride lda, or, with transA, row-major [k, m]; likewise B.
-        C is row-major [m, n] with row stride ldc and is accumulated into. */
-    void run (const float* a, int64_t lda, bool transA, const float* b, int64_t ldb, bool transB, float* c, int64_t ldc,
-              float alpha, float* scratch) const noexcept;
+    /** C is row-major [m, n] with row stride ldc and is accumulated into. */
+    void run (const kernels::GemmOperand& a, const kernels::GemmOperand& b, float* c, int64_t ldc, float alpha, float* scratch) const noexcept
+    {
+        if (m_ != 0 && n_ != 0 && k_ != 0)
+            table_->gemm (m_, n_, k_, a, b, c, ldc, alpha, scratch);
+    }
+
+    /** A is row-major [m, k] with row stride lda, or, with transA, row-major [k, m]; likewise B. */
+    void run (const float* a, int64_t lda, bool transA, const float* b, int64_t ldb, bool transB, float* c, int64_t ldc, float alpha,
+              float* scratch) const noexcept
+    {
+        run ({ a, lda, transA, nullptr }, { b, ldb, transB, nullptr }, c, ldc, alpha, scratch);
+    }
 
 private:
     int64_t m_ = 0, n_ = 0, k_ = 0;
-    int64_t kc_ = 0, mc_ = 0, nc_ = 0;
-    std::size_t sizeA_ = 0, scratchFloats_ = 0;
+    std::size_t scratchFloats_ = 0;
+    const kernels::KernelTable* table_ = nullptr;
 };
+
+/** A constant operand of a product (weights), packed once at load in the layout the active path's
+    micro-kernel reads; empty on a path that does not pack, and the product reads the original. */
+class PackedOperand
+{
+public:
+    PackedOperand() = default;
+    /** Packs op(A) [m, k] (left) or op(B) [k, n] (right), claiming its memory from the load budget. */
+    static PackedOperand left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, const OpArgs& args);
+    static PackedOperand left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, LoadBudget& budget);
+    static PackedOperand right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, const OpArgs& args);
+
+    const float* data() const noexcept { return buffer_.size() == 0 ? nullptr : buffer_.data(); }
+
+private:
+    static PackedOperand packLeft (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, std::size_t floats);
+    AlignedBuffer buffer_;
+};
+
+namespace kernels
+{
+    // The baseline path's product: Eigen's GEBP kernel with planned blocking buffers.
+    std::size_t eigenGemmScratchFloats (int64_t m, int64_t n, int64_t k) noexcept;
+    void eigenGemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
+                    float* scratch) noexcept;
+} // namespace kernels
 
 } // namespace sonotype::engine

@@ -13,6 +13,8 @@ std::unique_ptr<Op> makeWhere (const OpArgs&);
 
 // Layout.cpp
 std::unique_ptr<Op> makeReshape (const OpArgs&);
+/** An op whose output is its input's memory: what a node becomes once fused into its producer. */
+std::unique_ptr<Op> makeAlias();
 std::unique_ptr<Op> makePermute (const OpArgs&);
 std::unique_ptr<Op> makeExpand (const OpArgs&);
 std::unique_ptr<Op> makeSlice (const OpArgs&);

@@ -56,6 +56,9 @@ namespace
             folded_ = bBatch.rank() == 0 && ! transA_;
             numBatches_ = batch_.numElements();
             plan_ = folded_ ? GemmPlan (m_ * numBatches_, n_, k_) : GemmPlan (m_, n_, k_);
+            // Weights (b stored in the file, shared by every batch) are packed once, here.
+            if (bBatch.rank() == 0 && args.constant (1) != nullptr)
+                packedB_ = PackedOperand::right (plan_, k_, n_, { args.constant (1), transB_ ? k_ : n_, transB_, nullptr }, args);
             const Shape aMatrices = aBatch, bMatrices = bBatch;
             aStrides_ = broadcastStrides (aMatrices, batch_);
             bStrides_ = broadcastStrides (bMatrices, batch_);
@@ -63,6 +66,12 @@ namespace
         }
 
         double work() const noexcept override { return work_; }
+        bool fuseRelu() noexcept override
+        {
+            relu_ = true;
+            return true;
+        }
+        double multiplyAdds() const noexcept override { return work_; }
 
         std::size_t scratchFloats() const noexcept override { return plan_.scratchFloats(); }
 
@@ -83,14 +92,16 @@ namespace
             const int64_t ldb = transB_ ? k_ : n_;
             if (folded_)
             {
-                plan_.run (in[0], lda, false, in[1], ldb, transB_, y, n_, alpha_, scratch);
+                plan_.run ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, alpha_, scratch);
+                applyRelu (y);
                 return;
             }
             const int64_t aMatrix = m_ * k_, bMatrix = k_ * n_, outMatrix = m_ * n_;
             const std::array<Strides, 2> strides { aStrides_, bStrides_ };
             int64_t batch = 0;
             auto body = [&] (int64_t aIndex, int64_t bIndex) {
-                plan_.run (in[0] + aIndex * aMatrix, lda, transA_, in[1] + bIndex * bMatrix, ldb, transB_, y + batch * outMatrix, n_, alpha_, scratch);
+                plan_.run ({ in[0] + aIndex * aMatrix, lda, transA_, nullptr }, { in[1] + bIndex * bMatrix, ldb, transB_, packedB_.data() },
+                           y + batch * outMatrix, n_, alpha_, scratch);
                 ++batch;
             };
             const auto last = static_cast<std::size_t> (std::max (batch_.rank() - 1, 0));
@@ -98,16 +109,26 @@ namespace
                 for (int64_t j = 0; j < count; ++j)
                     body (offsets[0] + j * strides[0][last], offsets[1] + j * strides[1][last]);
             });
+            applyRelu (y);
+        }
+
+        /** A fused ReLU (Model::fuse), as the relu op: NaN stays NaN. */
+        void applyRelu (float* y) const noexcept
+        {
+            if (relu_)
+                for (int64_t i = 0, n = out_.numElements(); i < n; ++i)
+                    y[i] = (y[i] > 0.0f || y[i] != y[i]) ? y[i] : 0.0f;
         }
 
     private:
-        bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false;
+        bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false, relu_ = false;
         float alpha_ = 1.0f, beta_ = 1.0f;
         int64_t m_ = 0, n_ = 0, k_ = 0, numBatches_ = 1;
         double work_ = 0.0;
         Shape batch_, out_, c_;
         Strides aStrides_ {}, bStrides_ {};
         GemmPlan plan_;
+        PackedOperand packedB_;
     };
 } // namespace
 

@@ -1,4 +1,5 @@
 // LayerNorm over the trailing axes from `axis` on, and eval-mode BatchNorm over axis 1.
+#include "engine/CpuDispatch.h"
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
@@ -38,38 +39,14 @@ namespace
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
-            const float* weight = hasWeight_ ? in[1] : nullptr;
-            const float* bias = hasBias_ ? in[2] : nullptr;
-            for (int64_t r = 0; r < rows_; ++r)
-            {
-                const float* x = in[0] + r * size_;
-                float* y = out[0] + r * size_;
-                double sum = 0.0;
-                for (int64_t i = 0; i < size_; ++i)
-                    sum += x[i];
-                const double mean = sum / static_cast<double> (size_);
-                double squares = 0.0;
-                for (int64_t i = 0; i < size_; ++i)
-                    squares += (x[i] - mean) * (x[i] - mean);
-                const double variance = squares / static_cast<double> (size_);
-                const auto rstd = static_cast<float> (1.0 / std::sqrt (variance + eps_));
-                const auto meanF = static_cast<float> (mean);
-                for (int64_t i = 0; i < size_; ++i)
-                {
-                    float v = (x[i] - meanF) * rstd;
-                    if (weight != nullptr)
-                        v *= weight[i];
-                    if (bias != nullptr)
-                        v += bias[i];
-                    y[i] = v;
-                }
-            }
+            kernels_->layerNormRows (in[0], out[0], rows_, size_, hasWeight_ ? in[1] : nullptr, hasBias_ ? in[2] : nullptr, static_cast<float> (eps_));
         }
 
     private:
         double eps_ = 1e-5;
         bool hasWeight_ = false, hasBias_ = false;
         int64_t size_ = 0, rows_ = 0;
+        const KernelTable* kernels_ = activeKernelPath().table;
     };
 
     class BatchNorm final : public Op
@@ -92,6 +69,24 @@ namespace
             args.checkOutput (0, in);
             batches_ = in[0];
             inner_ = in.product (2, in.rank());
+        }
+
+        bool scaleShift (const std::vector<const float*>& constants, std::vector<float>& scale, std::vector<float>& shift) const override
+        {
+            const auto stored = [&] (std::size_t i) { return i < constants.size() ? constants[i] : nullptr; };
+            if (stored (1) == nullptr || stored (2) == nullptr || (hasWeight_ && stored (3) == nullptr) || (hasBias_ && stored (4) == nullptr))
+                return false;
+            scale.resize (static_cast<std::size_t> (channels_));
+            shift.resize (static_cast<std::size_t> (channels_));
+            for (int64_t c = 0; c < channels_; ++c)
+            {
+                const auto i = static_cast<std::size_t> (c);
+                // The same float arithmetic as run().
+                const float invstd = 1.0f / std::sqrt (stored (2)[i] + static_cast<float> (eps_));
+                scale[i] = hasWeight_ ? stored (3)[i] * invstd : invstd;
+                shift[i] = (hasBias_ ? stored (4)[i] : 0.0f) - stored (1)[i] * scale[i];
+            }
+            return true;
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override

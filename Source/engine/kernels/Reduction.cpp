@@ -1,6 +1,7 @@
 // Reductions over any set of axes (sum, mean, max, min, var), arg-reductions, softmax.
 // Sums accumulate in double: at least as accurate as PyTorch's float cascade sums.
 #include "engine/kernels/Broadcast.h"
+#include "engine/CpuDispatch.h"
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
@@ -190,6 +191,13 @@ namespace
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
             const int64_t n = view_.dim, stride = view_.inner;
+            if (stride == 1 && ! log_)
+            {
+                // Over the last axis: the vector kernel, in place on a copy.
+                std::copy (in[0], in[0] + view_.outer * n, out[0]);
+                kernels_->softmaxRows (out[0], view_.outer, n, n);
+                return;
+            }
             for (int64_t o = 0; o < view_.outer; ++o)
                 for (int64_t i = 0; i < view_.inner; ++i)
                 {
@@ -225,6 +233,7 @@ namespace
     private:
         AxisView view_;
         bool log_;
+        const KernelTable* kernels_ = activeKernelPath().table;
     };
 } // namespace
 

@@ -1,0 +1,71 @@
+// The vector kernels of one instruction set, as a table of functions: the engine's ops call
+// through the table of the path chosen at load (engine/CpuDispatch.h). Each table is built in its
+// own translation unit compiled for its instruction set (Kernels*.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sonotype::engine::kernels
+{
+
+/** One operand of a matrix product: row-major with row stride `ld` (of op(X) when `trans` is
+    false, of X when true), and optionally the same matrix packed once at load (packA/packB). */
+struct GemmOperand
+{
+    const float* data = nullptr;
+    int64_t ld = 0;
+    bool trans = false;
+    const float* packed = nullptr;
+};
+
+struct KernelTable
+{
+    /** Floats of scratch gemm() needs for an [m, k] x [k, n] product. */
+    std::size_t (*gemmScratchFloats) (int64_t m, int64_t n, int64_t k) noexcept;
+    /** C[m, n] (row stride ldc) += alpha * A[m, k] * B[k, n]. */
+    void (*gemm) (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
+                  float* scratch) noexcept;
+    /** Floats a packed left (A) or right (B) operand takes; 0 when this path does not pack. */
+    std::size_t (*packedAFloats) (int64_t m, int64_t k) noexcept;
+    std::size_t (*packedBFloats) (int64_t k, int64_t n) noexcept;
+    /** Columns of one panel of a packed B: packed B [k, n] is ceil(n / packedColumns) panels, each
+        k rows of packedColumns floats (zero-padded); 0 when this path does not pack. */
+    int packedColumns;
+    /** C [m, n] (row stride ldc) += A [m, k] packed by packA, times B with B [p, j] =
+        input[offsets[p] + j]: a stride-1 convolution's implicit im2col over a padded input (the
+        caller keeps every such index inside input). Null where the path does not pack. */
+    void (*shiftedGemm) (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, float* c,
+                         int64_t ldc) noexcept;
+    /** Packs A [m, k] (or B [k, n]) for gemm's `packed`: done once at load for constant operands. */
+    void (*packA) (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept;
+    void (*packB) (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept;
+
+    /** softmax over each of `rows` rows of `length` floats (row stride `stride`), in place; a row
+        whose maximum is -inf becomes zeros. */
+    void (*softmaxRows) (float* x, int64_t rows, int64_t length, int64_t stride) noexcept;
+    /** Floats of scratch attention() needs for s keys of dimension d. */
+    std::size_t (*attentionScratchFloats) (int64_t s, int64_t d) noexcept;
+    /** One batch/head of softmax(scale * q k^T + mask) v: q [l, d], k [s, d], v [s, dv] -> out
+        [l, dv]; mask (may be null) element (i, j) at i * maskRow + j * maskColumn. A row whose keys
+        are all masked gives zeros. */
+    void (*attention) (const float* q, const float* k, const float* v, float* out, int64_t l, int64_t s, int64_t d, int64_t dv, float scale,
+                       const float* mask, int64_t maskRow, int64_t maskColumn, float* scratch) noexcept;
+    /** LayerNorm of each row of `size` floats; weight and bias may be null. */
+    void (*layerNormRows) (const float* x, float* y, int64_t rows, int64_t size, const float* weight, const float* bias, float eps) noexcept;
+    /** row[i] = max(row[i], tap[i * stride]) for i < count, NaN winning (as torch's max pooling). */
+    void (*maxInto) (const float* tap, int64_t stride, float* row, int64_t count) noexcept;
+    /** y = gelu(x) with erf (PyTorch's default) or the tanh approximation. */
+    void (*geluErf) (const float* x, float* y, int64_t count) noexcept;
+    void (*geluTanh) (const float* x, float* y, int64_t count) noexcept;
+    void (*exp) (const float* x, float* y, int64_t count) noexcept;
+    void (*sigmoid) (const float* x, float* y, int64_t count) noexcept;
+    void (*silu) (const float* x, float* y, int64_t count) noexcept;
+    void (*tanh) (const float* x, float* y, int64_t count) noexcept;
+};
+
+const KernelTable& baselineKernels() noexcept;
+const KernelTable& avx2Kernels() noexcept;
+const KernelTable& avx512Kernels() noexcept;
+
+} // namespace sonotype::engine::kernels

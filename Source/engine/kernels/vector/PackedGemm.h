@@ -1,0 +1,269 @@
+// A packed matrix product in the style of GotoBLAS/BLIS (see VectorRegister.h for why an anonymous
+// namespace): A is packed in panels of kRows rows and B in panels of kColumns = 2 registers of
+// columns, both k-major, and a register-blocked micro-kernel computes each kRows x kColumns tile
+// of C with kRows * 2 accumulators. Constant operands (weights) are packed once at load, over the
+// whole of k; the others are packed per block into scratch.
+#pragma once
+
+#include "engine/kernels/vector/KernelTable.h"
+#include "engine/kernels/vector/VectorMath.h"
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    template <int Rows>
+    struct PackedGemm
+    {
+        static constexpr int kRows = Rows;                 // MR
+        static constexpr int kColumns = 2 * Vec::width;    // NR
+        static constexpr int64_t kDepthBlock = 256;        // KC
+        static constexpr int64_t kRowBlock = Rows * 8;     // MC, a multiple of MR
+        static constexpr int64_t kColumnBlock = 1024;      // NC, a multiple of NR (a packed block of B: 1 MiB)
+
+        static int64_t roundUp (int64_t value, int64_t step) noexcept { return (value + step - 1) / step * step; }
+        static int64_t smaller (int64_t a, int64_t b) noexcept { return a < b ? a : b; }
+        static std::size_t floats (int64_t count) noexcept { return static_cast<std::size_t> (roundUp (count, 16)); }
+
+        static std::size_t scratchFloats (int64_t m, int64_t n, int64_t k) noexcept
+        {
+            const int64_t kc = smaller (k, kDepthBlock);
+            return floats (roundUp (smaller (m, kRowBlock), kRows) * kc) + floats (roundUp (smaller (n, kColumnBlock), kColumns) * kc);
+        }
+        static std::size_t packedAFloats (int64_t m, int64_t k) noexcept { return floats (roundUp (m, kRows) * k); }
+        static std::size_t packedBFloats (int64_t k, int64_t n) noexcept { return floats (roundUp (n, kColumns) * k); }
+
+        /** A[i0 .. i0+rows, p0 .. p0+depth] into panels of kRows (zero-padded), k-major; panel stride depth * kRows. */
+        static void packABlock (const GemmOperand& a, int64_t i0, int64_t rows, int64_t p0, int64_t depth, float* out) noexcept
+        {
+            for (int64_t panel = 0; panel < rows; panel += kRows)
+            {
+                const int64_t count = smaller (kRows, rows - panel);
+                float* dst = out + (panel / kRows) * depth * kRows;
+                if (a.trans) // stored [k, m]: a panel row is contiguous
+                    for (int64_t p = 0; p < depth; ++p)
+                    {
+                        const float* src = a.data + (p0 + p) * a.ld + i0 + panel;
+                        for (int r = 0; r < kRows; ++r)
+                            dst[p * kRows + r] = r < count ? src[r] : 0.0f;
+                    }
+                else
+                    for (int r = 0; r < kRows; ++r)
+                    {
+                        const float* src = a.data + (i0 + panel + r) * a.ld + p0;
+                        if (r < count)
+                            for (int64_t p = 0; p < depth; ++p)
+                                dst[p * kRows + r] = src[p];
+                        else
+                            for (int64_t p = 0; p < depth; ++p)
+                                dst[p * kRows + r] = 0.0f;
+                    }
+            }
+        }
+
+        /** B[p0 .. p0+depth, j0 .. j0+columns] into panels of kColumns (zero-padded), k-major; panel stride depth * kColumns. */
+        static void packBBlock (const GemmOperand& b, int64_t p0, int64_t depth, int64_t j0, int64_t columns, float* out) noexcept
+        {
+            for (int64_t panel = 0; panel < columns; panel += kColumns)
+            {
+                const int64_t count = smaller (kColumns, columns - panel);
+                float* dst = out + (panel / kColumns) * depth * kColumns;
+                if (! b.trans) // stored [k, n]: a panel row is contiguous
+                    for (int64_t p = 0; p < depth; ++p)
+                    {
+                        const float* src = b.data + (p0 + p) * b.ld + j0 + panel;
+                        if (count == kColumns)
+                        {
+                            Vec::store (dst + p * kColumns, Vec::load (src));
+                            Vec::store (dst + p * kColumns + Vec::width, Vec::load (src + Vec::width));
+                        }
+                        else
+                            for (int c = 0; c < kColumns; ++c)
+                                dst[p * kColumns + c] = c < count ? src[c] : 0.0f;
+                    }
+                else
+                    for (int c = 0; c < kColumns; ++c)
+                    {
+                        const float* src = b.data + (j0 + panel + c) * b.ld + p0;
+                        if (c < count)
+                            for (int64_t p = 0; p < depth; ++p)
+                                dst[p * kColumns + c] = src[p];
+                        else
+                            for (int64_t p = 0; p < depth; ++p)
+                                dst[p * kColumns + c] = 0.0f;
+                    }
+            }
+        }
+
+        static void packA (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept { packABlock (a, 0, m, 0, k, packed); }
+        static void packB (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept { packBBlock (b, 0, k, 0, n, packed); }
+
+        /** C tile (rows x columns of it valid) += alpha * A panel * B panel over `depth`. */
+        static void microKernel (int64_t depth, const float* a, const float* b, float* c, int64_t ldc, float alpha, int64_t rows, int64_t columns) noexcept
+        {
+            constexpr int W = Vec::width;
+            Reg left[kRows], right[kRows];
+#pragma GCC unroll 16
+            for (int r = 0; r < kRows; ++r)
+                left[r] = right[r] = Vec::zero();
+            for (int64_t p = 0; p < depth; ++p)
+            {
+                const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
+#pragma GCC unroll 16
+                for (int r = 0; r < kRows; ++r)
+                {
+                    const Reg ar = Vec::set1 (a[r]);
+                    left[r] = Vec::fma (ar, b0, left[r]);
+                    right[r] = Vec::fma (ar, b1, right[r]);
+                }
+                a += kRows;
+                b += kColumns;
+            }
+            const Reg scale = Vec::set1 (alpha);
+            if (rows == kRows && columns == kColumns)
+            {
+#pragma GCC unroll 16
+                for (int r = 0; r < kRows; ++r)
+                {
+                    float* row = c + r * ldc;
+                    Vec::store (row, Vec::fma (scale, left[r], Vec::load (row)));
+                    Vec::store (row + W, Vec::fma (scale, right[r], Vec::load (row + W)));
+                }
+                return;
+            }
+            alignas (64) float tile[kRows * kColumns];
+            for (int r = 0; r < kRows; ++r)
+            {
+                Vec::store (tile + r * kColumns, left[r]);
+                Vec::store (tile + r * kColumns + W, right[r]);
+            }
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t j = 0; j < columns; ++j)
+                    c[r * ldc + j] += alpha * tile[r * kColumns + j];
+        }
+
+        /** C tile += A panel * B, where B row p is input + offsets[p] + j (an implicit im2col). */
+        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, float* c, int64_t ldc,
+                                        int64_t rows, int64_t columns) noexcept
+        {
+            constexpr int W = Vec::width;
+            Reg left[kRows], right[kRows];
+#pragma GCC unroll 16
+            for (int r = 0; r < kRows; ++r)
+                left[r] = right[r] = Vec::zero();
+            const float* base = input + j;
+            if (columns == kColumns)
+                for (int64_t p = 0; p < depth; ++p)
+                {
+                    const float* b = base + offsets[p];
+                    const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
+#pragma GCC unroll 16
+                    for (int r = 0; r < kRows; ++r)
+                    {
+                        const Reg ar = Vec::set1 (a[r]);
+                        left[r] = Vec::fma (ar, b0, left[r]);
+                        right[r] = Vec::fma (ar, b1, right[r]);
+                    }
+                    a += kRows;
+                }
+            else // the last columns: read no float beyond them
+                for (int64_t p = 0; p < depth; ++p)
+                {
+                    const float* b = base + offsets[p];
+                    const Reg b0 = columns >= W ? Vec::load (b) : Vec::loadFirst (b, static_cast<int> (columns));
+                    const Reg b1 = columns > W ? Vec::loadFirst (b + W, static_cast<int> (columns - W)) : Vec::zero();
+#pragma GCC unroll 16
+                    for (int r = 0; r < kRows; ++r)
+                    {
+                        const Reg ar = Vec::set1 (a[r]);
+                        left[r] = Vec::fma (ar, b0, left[r]);
+                        right[r] = Vec::fma (ar, b1, right[r]);
+                    }
+                    a += kRows;
+                }
+            alignas (64) float tile[kRows * kColumns];
+            if (rows == kRows && columns == kColumns)
+            {
+#pragma GCC unroll 16
+                for (int r = 0; r < kRows; ++r)
+                {
+                    float* row = c + r * ldc;
+                    Vec::store (row, Vec::add (left[r], Vec::load (row)));
+                    Vec::store (row + W, Vec::add (right[r], Vec::load (row + W)));
+                }
+                return;
+            }
+            for (int r = 0; r < kRows; ++r)
+            {
+                Vec::store (tile + r * kColumns, left[r]);
+                Vec::store (tile + r * kColumns + W, right[r]);
+            }
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t col = 0; col < columns; ++col)
+                    c[r * ldc + col] += tile[r * kColumns + col];
+        }
+
+        /** C [m, n] += A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]: a
+            stride-1 convolution over a padded input without packing its columns. */
+        static void shiftedGemm (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, float* c,
+                                 int64_t ldc) noexcept
+        {
+            for (int64_t j0 = 0; j0 < n; j0 += kColumns)
+                for (int64_t i0 = 0; i0 < m; i0 += kRows)
+                    shiftedMicroKernel (k, packedA + (i0 / kRows) * k * kRows, input, offsets, j0, c + i0 * ldc + j0, ldc, smaller (kRows, m - i0),
+                                        smaller (kColumns, n - j0));
+        }
+
+        static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
+                          float* scratch) noexcept
+        {
+            if (m <= 0 || n <= 0 || k <= 0)
+                return;
+            float* scratchA = scratch;
+            float* scratchB = scratch + floats (roundUp (smaller (m, kRowBlock), kRows) * smaller (k, kDepthBlock));
+            for (int64_t j0 = 0; j0 < n; j0 += kColumnBlock)
+            {
+                const int64_t columns = smaller (kColumnBlock, n - j0);
+                for (int64_t p0 = 0; p0 < k; p0 += kDepthBlock)
+                {
+                    const int64_t depth = smaller (kDepthBlock, k - p0);
+                    const float* panelsB;
+                    int64_t strideB;
+                    if (b.packed != nullptr)
+                    {
+                        panelsB = b.packed + (j0 / kColumns) * k * kColumns + p0 * kColumns;
+                        strideB = k * kColumns;
+                    }
+                    else
+                    {
+                        packBBlock (b, p0, depth, j0, columns, scratchB);
+                        panelsB = scratchB;
+                        strideB = depth * kColumns;
+                    }
+                    for (int64_t i0 = 0; i0 < m; i0 += kRowBlock)
+                    {
+                        const int64_t rows = smaller (kRowBlock, m - i0);
+                        const float* panelsA;
+                        int64_t strideA;
+                        if (a.packed != nullptr)
+                        {
+                            panelsA = a.packed + (i0 / kRows) * k * kRows + p0 * kRows;
+                            strideA = k * kRows;
+                        }
+                        else
+                        {
+                            packABlock (a, i0, rows, p0, depth, scratchA);
+                            panelsA = scratchA;
+                            strideA = depth * kRows;
+                        }
+                        for (int64_t jr = 0; jr < columns; jr += kColumns)
+                            for (int64_t ir = 0; ir < rows; ir += kRows)
+                                microKernel (depth, panelsA + (ir / kRows) * strideA, panelsB + (jr / kColumns) * strideB,
+                                             c + (i0 + ir) * ldc + j0 + jr, ldc, alpha, smaller (kRows, rows - ir), smaller (kColumns, columns - jr));
+                    }
+                }
+            }
+        }
+    };
+} // namespace
+} // namespace sonotype::engine::kernels

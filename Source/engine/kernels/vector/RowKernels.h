@@ -1,0 +1,183 @@
+// Softmax, LayerNorm and activations over rows, in float registers with vector accumulators
+// (see VectorRegister.h for why an anonymous namespace).
+#pragma once
+
+#include "engine/kernels/vector/VectorMath.h"
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    constexpr float kMinusInfinity = -__builtin_inff();
+
+    inline void softmaxRowsImpl (float* rows, int64_t numRows, int64_t length, int64_t stride) noexcept
+    {
+        constexpr int W = Vec::width;
+        for (int64_t r = 0; r < numRows; ++r)
+        {
+            float* x = rows + r * stride;
+            Reg maxima = Vec::set1 (kMinusInfinity);
+            int64_t i = 0;
+            for (; i + W <= length; i += W)
+                maxima = Vec::max (maxima, Vec::load (x + i));
+            float maximum = Vec::maximum (maxima);
+            for (int64_t j = i; j < length; ++j)
+                maximum = x[j] > maximum ? x[j] : maximum;
+            if (maximum == kMinusInfinity)
+            {
+                for (int64_t j = 0; j < length; ++j)
+                    x[j] = 0.0f;
+                continue;
+            }
+            const Reg m = Vec::set1 (maximum);
+            Reg sums = Vec::zero();
+            for (i = 0; i + W <= length; i += W)
+            {
+                const Reg e = vexp (Vec::sub (Vec::load (x + i), m));
+                Vec::store (x + i, e);
+                sums = Vec::add (sums, e);
+            }
+            if (i < length)
+            {
+                float tail[W];
+                for (int j = 0; j < W; ++j)
+                    tail[j] = i + j < length ? x[i + j] : kMinusInfinity;
+                const Reg e = vexp (Vec::sub (Vec::load (tail), m));
+                Vec::store (tail, e);
+                sums = Vec::add (sums, e);
+                for (int64_t j = i; j < length; ++j)
+                    x[j] = tail[j - i];
+            }
+            const Reg inverse = Vec::set1 (1.0f / Vec::sum (sums));
+            for (i = 0; i + W <= length; i += W)
+                Vec::store (x + i, Vec::mul (Vec::load (x + i), inverse));
+            const float scalarInverse = 1.0f / Vec::sum (sums);
+            for (; i < length; ++i)
+                x[i] *= scalarInverse;
+        }
+    }
+
+    inline float rowSum (const float* x, int64_t size, float shift) noexcept
+    {
+        constexpr int W = Vec::width;
+        Reg s0 = Vec::zero(), s1 = Vec::zero();
+        const Reg c = Vec::set1 (shift);
+        int64_t i = 0;
+        for (; i + 2 * W <= size; i += 2 * W)
+        {
+            s0 = Vec::add (s0, Vec::sub (Vec::load (x + i), c));
+            s1 = Vec::add (s1, Vec::sub (Vec::load (x + i + W), c));
+        }
+        float sum = Vec::sum (Vec::add (s0, s1));
+        for (; i < size; ++i)
+            sum += x[i] - shift;
+        return sum;
+    }
+
+    inline float rowSquares (const float* x, int64_t size, float mean) noexcept
+    {
+        constexpr int W = Vec::width;
+        Reg s0 = Vec::zero(), s1 = Vec::zero();
+        const Reg m = Vec::set1 (mean);
+        int64_t i = 0;
+        for (; i + 2 * W <= size; i += 2 * W)
+        {
+            const Reg d0 = Vec::sub (Vec::load (x + i), m), d1 = Vec::sub (Vec::load (x + i + W), m);
+            s0 = Vec::fma (d0, d0, s0);
+            s1 = Vec::fma (d1, d1, s1);
+        }
+        float sum = Vec::sum (Vec::add (s0, s1));
+        for (; i < size; ++i)
+            sum += (x[i] - mean) * (x[i] - mean);
+        return sum;
+    }
+
+    inline void layerNormRowsImpl (const float* input, float* output, int64_t rows, int64_t size, const float* weight, const float* bias,
+                                   float eps) noexcept
+    {
+        constexpr int W = Vec::width;
+        const auto n = static_cast<float> (size);
+        for (int64_t r = 0; r < rows; ++r)
+        {
+            const float* x = input + r * size;
+            float* y = output + r * size;
+            // Summing x - x[0] keeps the mean accurate for rows far from zero.
+            const float mean = x[0] + rowSum (x, size, x[0]) / n;
+            const float rstd = 1.0f / __builtin_sqrtf (rowSquares (x, size, mean) / n + eps);
+            const Reg m = Vec::set1 (mean), s = Vec::set1 (rstd);
+            int64_t i = 0;
+            for (; i + W <= size; i += W)
+            {
+                Reg v = Vec::mul (Vec::sub (Vec::load (x + i), m), s);
+                if (weight != nullptr)
+                    v = Vec::mul (v, Vec::load (weight + i));
+                if (bias != nullptr)
+                    v = Vec::add (v, Vec::load (bias + i));
+                Vec::store (y + i, v);
+            }
+            for (; i < size; ++i)
+            {
+                float v = (x[i] - mean) * rstd;
+                if (weight != nullptr)
+                    v *= weight[i];
+                if (bias != nullptr)
+                    v += bias[i];
+                y[i] = v;
+            }
+        }
+    }
+
+    inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
+    {
+        // Plain loops, vectorised by the compiler for this file's instruction set.
+        if (stride == 1)
+            for (int64_t i = 0; i < count; ++i)
+                row[i] = (tap[i] > row[i] || tap[i] != tap[i]) ? tap[i] : row[i];
+        else
+            for (int64_t i = 0; i < count; ++i)
+            {
+                const float v = tap[i * stride];
+                row[i] = (v > row[i] || v != v) ? v : row[i];
+            }
+    }
+
+    inline void geluErfImpl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept {
+            const Reg e = verf (Vec::mul (v, Vec::set1 (0.7071067811865476f)));
+            return Vec::mul (Vec::mul (Vec::set1 (0.5f), v), Vec::add (Vec::set1 (1.0f), e));
+        });
+    }
+
+    inline void geluTanhImpl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept {
+            const Reg cube = Vec::mul (Vec::mul (v, v), v);
+            const Reg inner = Vec::mul (Vec::set1 (0.7978845608028654f), Vec::fma (Vec::set1 (0.044715f), cube, v));
+            return Vec::mul (Vec::mul (Vec::set1 (0.5f), v), Vec::add (Vec::set1 (1.0f), vtanh (inner)));
+        });
+    }
+
+    inline void expImpl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept { return vexp (v); });
+    }
+
+    inline Reg vsigmoid (Reg v) noexcept { return Vec::div (Vec::set1 (1.0f), Vec::add (Vec::set1 (1.0f), vexp (Vec::sub (Vec::zero(), v)))); }
+
+    inline void sigmoidImpl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept { return vsigmoid (v); });
+    }
+
+    inline void siluImpl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept { return Vec::mul (v, vsigmoid (v)); });
+    }
+
+    inline void tanhImpl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept { return vtanh (v); });
+    }
+} // namespace
+} // namespace sonotype::engine::kernels

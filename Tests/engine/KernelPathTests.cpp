@@ -1,0 +1,279 @@
+// Every kernel path this CPU runs (engine/CpuDispatch.h), checked against double-precision
+// references: matrix products of awkward shapes with and without packed operands, exp, erf, tanh,
+// GELU, softmax and LayerNorm, NaN and infinities included.
+#include "engine/CpuDispatch.h"
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace sonotype;
+using engine::kernels::GemmOperand;
+using engine::kernels::KernelTable;
+
+namespace
+{
+    std::vector<float> randomValues (std::size_t count, std::mt19937& random)
+    {
+        std::normal_distribution<float> normal;
+        std::vector<float> values (count);
+        for (auto& v : values)
+            v = normal (random);
+        return values;
+    }
+
+    /** A [m, k] and B [k, n] stored as the operands say (transposed or not), C [m, n] += alpha A B. */
+    void checkProduct (const KernelTable& kernels, int64_t m, int64_t n, int64_t k, bool transA, bool transB, bool packA, bool packB,
+                       std::mt19937& random)
+    {
+        const auto a = randomValues (static_cast<std::size_t> (m * k), random);
+        const auto b = randomValues (static_cast<std::size_t> (k * n), random);
+        auto c = randomValues (static_cast<std::size_t> (m * n), random);
+        const auto before = c;
+        const GemmOperand left { a.data(), transA ? m : k, transA, nullptr };
+        const GemmOperand right { b.data(), transB ? k : n, transB, nullptr };
+        std::vector<float> packedA (kernels.packedAFloats (m, k)), packedB (kernels.packedBFloats (k, n));
+        GemmOperand usedA = left, usedB = right;
+        if (packA && ! packedA.empty())
+        {
+            kernels.packA (m, k, left, packedA.data());
+            usedA.packed = packedA.data();
+        }
+        if (packB && ! packedB.empty())
+        {
+            kernels.packB (k, n, right, packedB.data());
+            usedB.packed = packedB.data();
+        }
+        std::vector<float> scratch (kernels.gemmScratchFloats (m, n, k) + 64);
+        const float alpha = 0.75f;
+        kernels.gemm (m, n, k, usedA, usedB, c.data(), n, alpha, scratch.data());
+
+        double worst = 0.0;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j)
+            {
+                double sum = 0.0;
+                for (int64_t p = 0; p < k; ++p)
+                {
+                    const double x = transA ? a[static_cast<std::size_t> (p * m + i)] : a[static_cast<std::size_t> (i * k + p)];
+                    const double y = transB ? b[static_cast<std::size_t> (j * k + p)] : b[static_cast<std::size_t> (p * n + j)];
+                    sum += x * y;
+                }
+                const double expected = before[static_cast<std::size_t> (i * n + j)] + alpha * sum;
+                worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * n + j)]));
+            }
+        INFO ("m " << m << " n " << n << " k " << k << " transA " << transA << " transB " << transB << " packA " << packA << " packB " << packB);
+        CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k)));
+    }
+
+    using Map = void (*) (const float*, float*, int64_t) noexcept;
+
+    template <typename Reference>
+    double worstError (Map kernel, const std::vector<float>& x, Reference reference, bool relative)
+    {
+        std::vector<float> y (x.size());
+        kernel (x.data(), y.data(), static_cast<int64_t> (x.size()));
+        double worst = 0.0;
+        for (std::size_t i = 0; i < x.size(); ++i)
+        {
+            const double expected = reference (static_cast<double> (x[i]));
+            const double error = std::abs (expected - y[i]) / (relative ? std::max (std::abs (expected), 1e-30) : 1.0);
+            worst = std::max (worst, error);
+        }
+        return worst;
+    }
+
+    std::vector<float> grid (float from, float to, int count)
+    {
+        std::vector<float> values;
+        for (int i = 0; i <= count; ++i)
+            values.push_back (from + (to - from) * static_cast<float> (i) / static_cast<float> (count));
+        return values;
+    }
+} // namespace
+
+TEST_CASE ("the kernel path: the best this CPU runs unless SONOTYPE_KERNELS picks a lower one", "[engine][kernels]")
+{
+    const auto paths = engine::supportedKernelPaths();
+    REQUIRE (! paths.empty());
+    CHECK (std::string (paths.front().name) == "baseline");
+    const auto& active = engine::activeKernelPath();
+    bool found = false;
+    for (const auto& path : paths)
+        found = found || path.table == active.table;
+    CHECK (found);
+}
+
+TEST_CASE ("every kernel path: matrix products of any shape, packed or not, transposed or not", "[engine][kernels]")
+{
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        std::mt19937 random (7);
+        const int64_t shapes[][3] = { { 1, 1, 1 }, { 1, 12, 64 }, { 13, 37, 5 }, { 26, 64, 64 }, { 12, 32, 256 }, { 25, 33, 257 },
+                                      { 97, 130, 300 }, { 7, 1100, 20 }, { 64, 256, 100 } };
+        for (const auto& shape : shapes)
+            for (int variant = 0; variant < 8; ++variant)
+            {
+                const bool transA = (variant & 1) != 0, transB = (variant & 2) != 0, packed = (variant & 4) != 0;
+                checkProduct (*path.table, shape[0], shape[1], shape[2], transA, transB, packed, packed, random);
+            }
+        checkProduct (*path.table, 30, 70, 90, false, true, false, true, random); // weights packed, activations not
+        checkProduct (*path.table, 30, 70, 90, false, false, true, false, random);
+    }
+}
+
+TEST_CASE ("every kernel path: exp, GELU, tanh, sigmoid and SiLU match libm", "[engine][kernels]")
+{
+    const auto x = grid (-30.0f, 30.0f, 60001);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        const auto& k = *path.table;
+        CHECK (worstError (k.exp, grid (-87.0f, 88.0f, 100001), [] (double v) { return std::exp (v); }, true) < 4e-7);
+        CHECK (worstError (k.tanh, x, [] (double v) { return std::tanh (v); }, false) < 3e-7);
+        CHECK (worstError (k.tanh, grid (-0.1f, 0.1f, 20001), [] (double v) { return std::tanh (v); }, true) < 2e-6);
+        CHECK (worstError (k.sigmoid, x, [] (double v) { return 1.0 / (1.0 + std::exp (-v)); }, false) < 3e-7);
+        CHECK (worstError (k.silu, x, [] (double v) { return v / (1.0 + std::exp (-v)); }, false) < 4e-6);
+        CHECK (worstError (k.geluErf, x, [] (double v) { return 0.5 * v * (1.0 + std::erf (v / std::sqrt (2.0))); }, false) < 2e-6);
+        CHECK (worstError (k.geluTanh, x, [] (double v) { return 0.5 * v * (1.0 + std::tanh (0.7978845608028654 * (v + 0.044715 * v * v * v))); },
+                           false)
+               < 2e-6);
+
+        // Special values: exp underflows to 0; NaN stays NaN everywhere; tanh saturates.
+        const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+        const std::vector<float> special { nan, -inf, inf, -200.0f, 200.0f, 0.0f, -0.0f };
+        std::vector<float> y (special.size());
+        k.exp (special.data(), y.data(), 7);
+        CHECK (std::isnan (y[0]));
+        CHECK (y[1] == 0.0f);
+        CHECK (y[3] == 0.0f);
+        CHECK (y[5] == 1.0f);
+        for (Map f : { k.geluErf, k.geluTanh, k.tanh, k.sigmoid, k.silu })
+        {
+            f (special.data(), y.data(), 7);
+            CHECK (std::isnan (y[0]));
+        }
+        k.tanh (special.data(), y.data(), 7);
+        CHECK (y[1] == -1.0f);
+        CHECK (y[2] == 1.0f);
+        k.geluErf (special.data(), y.data(), 7);
+        CHECK (y[3] == 0.0f);
+        CHECK (y[4] == 200.0f);
+    }
+}
+
+TEST_CASE ("every kernel path: softmax and LayerNorm rows of any length", "[engine][kernels]")
+{
+    std::mt19937 random (3);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        for (int64_t length : { 1, 3, 16, 17, 26, 64, 101, 512 })
+        {
+            INFO ("length " << length);
+            const int64_t rows = 3, stride = length + 5;
+            auto x = randomValues (static_cast<std::size_t> (rows * stride), random);
+            for (auto& v : x)
+                v *= 8.0f;
+            if (length > 1)
+                x[static_cast<std::size_t> (length - 1)] = -std::numeric_limits<float>::infinity(); // a masked key in row 0
+            for (int64_t j = 0; j < length; ++j)
+                x[static_cast<std::size_t> (stride + j)] = -std::numeric_limits<float>::infinity(); // row 1 wholly masked
+            const auto original = x;
+            path.table->softmaxRows (x.data(), rows, length, stride);
+            double worst = 0.0;
+            for (int64_t r = 0; r < rows; ++r)
+            {
+                const float* in = original.data() + r * stride;
+                double maximum = -std::numeric_limits<double>::infinity(), sum = 0.0;
+                for (int64_t j = 0; j < length; ++j)
+                    maximum = std::max (maximum, static_cast<double> (in[j]));
+                for (int64_t j = 0; j < length; ++j)
+                    sum += std::exp (in[j] - maximum);
+                for (int64_t j = 0; j < length; ++j)
+                {
+                    const double expected = std::isinf (maximum) ? 0.0 : std::exp (in[j] - maximum) / sum;
+                    worst = std::max (worst, std::abs (expected - x[static_cast<std::size_t> (r * stride + j)]));
+                }
+                for (int64_t j = length; j < stride; ++j) // the gap between rows is untouched
+                    CHECK (x[static_cast<std::size_t> (r * stride + j)] == in[j]);
+            }
+            CHECK (worst < 1e-6);
+            if (length > 1)
+                CHECK (x[static_cast<std::size_t> (length - 1)] == 0.0f);
+
+            auto values = randomValues (static_cast<std::size_t> (rows * length), random);
+            for (auto& v : values)
+                v = v * 3.0f + 100.0f; // far from zero: the mean must still be accurate
+            const auto weight = randomValues (static_cast<std::size_t> (length), random);
+            const auto bias = randomValues (static_cast<std::size_t> (length), random);
+            std::vector<float> y (values.size());
+            path.table->layerNormRows (values.data(), y.data(), rows, length, weight.data(), bias.data(), 1e-5f);
+            worst = 0.0;
+            for (int64_t r = 0; r < rows; ++r)
+            {
+                double mean = 0.0, squares = 0.0;
+                for (int64_t j = 0; j < length; ++j)
+                    mean += values[static_cast<std::size_t> (r * length + j)];
+                mean /= static_cast<double> (length);
+                for (int64_t j = 0; j < length; ++j)
+                    squares += std::pow (values[static_cast<std::size_t> (r * length + j)] - mean, 2.0);
+                const double rstd = 1.0 / std::sqrt (squares / static_cast<double> (length) + 1e-5);
+                for (int64_t j = 0; j < length; ++j)
+                {
+                    const auto i = static_cast<std::size_t> (r * length + j);
+                    const auto w = static_cast<std::size_t> (j);
+                    const double expected = (values[i] - mean) * rstd * weight[w] + bias[w];
+                    worst = std::max (worst, std::abs (expected - y[i]) / (1.0 + std::abs (weight[w])));
+                }
+            }
+            CHECK (worst < 1e-5);
+        }
+    }
+}
+
+TEST_CASE ("every packing kernel path: the implicit-im2col product reads each row at its offset", "[engine][kernels]")
+{
+    std::mt19937 random (11);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        const auto& k = *path.table;
+        if (k.shiftedGemm == nullptr)
+            continue;
+        INFO ("kernel path " << path.name);
+        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 } })
+        {
+            const int64_t m = shape[0], n = shape[1], depth = shape[2];
+            const auto input = randomValues (4000, random);
+            std::uniform_int_distribution<int64_t> offset (0, 4000 - n); // the last column read is input[offset + n - 1]
+            std::vector<int64_t> offsets (static_cast<std::size_t> (depth));
+            for (auto& o : offsets)
+                o = offset (random);
+            const auto a = randomValues (static_cast<std::size_t> (m * depth), random);
+            std::vector<float> packed (k.packedAFloats (m, depth));
+            k.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
+            const int64_t ldc = n + 3;
+            auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
+            const auto before = c;
+            k.shiftedGemm (m, n, depth, packed.data(), input.data(), offsets.data(), c.data(), ldc);
+            double worst = 0.0;
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < ldc; ++j)
+                {
+                    double expected = before[static_cast<std::size_t> (i * ldc + j)];
+                    if (j < n) // the 3 columns beyond n are left alone
+                        for (int64_t p = 0; p < depth; ++p)
+                            expected += static_cast<double> (a[static_cast<std::size_t> (i * depth + p)])
+                                        * input[static_cast<std::size_t> (offsets[static_cast<std::size_t> (p)] + j)];
+                    worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * ldc + j)]));
+                }
+            INFO ("m " << m << " n " << n << " k " << depth);
+            CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (depth)));
+        }
+    }
+}
