@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from system import fmt, peak_key_for_path
+from system import fmt, op_kinds, peak_key_for_path
 from workers import CONTENDERS, NAMES
 
 MAX_ABS_DIFF = 1e-4  # outputs further from PyTorch eager than this are flagged (the parity suite's bound is 1e-5)
@@ -112,6 +112,24 @@ def plot(results, path: str):
     plt.close(figure)
 
 
+MATRIX_PRODUCT_OPS = ("gemm", "matmul")
+
+
+def profile_kinds(entry) -> dict:
+    profile = entry.get("profile", {})
+    if not profile.get("available"):
+        return {}
+    return profile.get("by_kind") or op_kinds(profile.get("text", ""))
+
+
+def matrix_product_gflops(entry) -> Optional[float]:
+    """GFLOP/s of the model's matrix products (gemm + matmul) in Sonotype's per-op profile, if any."""
+    kinds = profile_kinds(entry)
+    rows = [kinds[op] for op in MATRIX_PRODUCT_OPS if op in kinds and kinds[op]["mflop"]]
+    milliseconds = sum(r["ms"] for r in rows)
+    return sum(r["mflop"] for r in rows) / milliseconds if milliseconds > 0 else None
+
+
 def targets(results, path_info) -> List[tuple]:
     """The targets of issue 15 against this run's figures: (target, measured, met)."""
     rows = []
@@ -136,13 +154,19 @@ def targets(results, path_info) -> List[tuple]:
     large = [m for m in models.values() if m["group"] == "encoder" and m["input_shape"][-1] >= 256
              and m["input_shape"][1] >= 128 and "sonotype" in m.get("stats", {})]
     if large and peak:
-        fractions = [(model_flops(m)[0] / (m["stats"]["sonotype"]["median"] * 1e-3) / 1e9 / peak, m["title"]) for m in large]
-        low = min(fractions)
-        rows.append(("large encoders (d_model ≥ 256, ≥ 128 tokens): ≥ 60% of one core's peak for the dispatched ISA "
-                     "(measured here for the whole model; its matrix products alone run faster)",
-                     f"lowest {100 * low[0]:.0f}% ({low[1]}) of {peak:.0f} GFLOP/s, the {PEAK_NAMES[path_info['peak_key']]} "
-                     f"peak of the {path_info['path']} path; {100 * low[0] * peak / max(results['peak'].values()):.0f}% of "
-                     "this core's best ISA", low[0] >= 0.6))
+        products = [(matrix_product_gflops(m) / peak, m["title"]) for m in large if matrix_product_gflops(m)]
+        whole = min((model_flops(m)[0] / (m["stats"]["sonotype"]["median"] * 1e-3) / 1e9 / peak, m["title"]) for m in large)
+        where = f"of {peak:.0f} GFLOP/s, the {PEAK_NAMES[path_info['peak_key']]} peak of the {path_info['path']} path"
+        if products:
+            low = min(products)
+            rows.append(("large encoders (d_model ≥ 256, ≥ 128 tokens): matrix products (gemm + matmul, from "
+                         "`run-model --profile`) at ≥ 60% of one core's peak for the dispatched ISA",
+                         f"lowest {100 * low[0]:.0f}% ({low[1]}) {where}; whole model: lowest {100 * whole[0]:.0f}%",
+                         low[0] >= 0.6))
+        else:
+            rows.append(("large encoders (d_model ≥ 256, ≥ 128 tokens): ≥ 60% of one core's peak for the dispatched ISA "
+                         "(no per-op profile in this build: the whole model's rate, its matrix products alone run faster)",
+                         f"lowest {100 * whole[0]:.0f}% ({whole[1]}) {where}", whole[0] >= 0.6))
     runtime = results.get("runtime", {}).get("figures", {})
     push = {name: f["ns_per_frame"] for name, f in runtime.items() if name.startswith("BM_Push/") and "ns_per_frame" in f}
     if push:
@@ -348,6 +372,27 @@ def write(results, report_path: str, plot_path: str):
     add("")
     builtin = models.get("builtin") or next(iter(models.values()))
     prof = builtin.get("profile", {})
+    profiled = [m for m in models.values() if profile_kinds(m)]
+    if profiled:
+        kinds = []
+        for entry in profiled:
+            for op, row in sorted(profile_kinds(entry).items(), key=lambda item: -item[1]["ms"]):
+                if op not in kinds and row["share"] >= 0.02:
+                    kinds.append(op)
+        add("Where Sonotype's time goes (`sonotype run-model --profile`, share of the run per op kind; GFLOP/s of the "
+            "matrix products, gemm + matmul):")
+        add("")
+        add("| model | ms/run (profiled) | " + " | ".join(kinds) + " | other | matrix products GFLOP/s |")
+        add("|---|---:|" + "---:|" * (len(kinds) + 2))
+        for entry in profiled:
+            by_kind = profile_kinds(entry)
+            total = sum(r["ms"] for r in by_kind.values())
+            other = sum(r["share"] for op, r in by_kind.items() if op not in kinds)
+            gflops = matrix_product_gflops(entry)
+            add(f"| {entry['title']} | {total:.3g} | "
+                + " | ".join(f"{100 * by_kind[op]['share']:.0f}%" if op in by_kind else "-" for op in kinds)
+                + f" | {100 * other:.0f}% | " + (f"{gflops:.0f}" if gflops else "-") + " |")
+        add("")
     if prof.get("available"):
         add(f"`{prof['command']}` ({builtin['title']}):")
         add("")

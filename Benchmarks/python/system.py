@@ -73,9 +73,31 @@ def profile(cli: str, folder: str, runs: int) -> dict:
     """`sonotype run-model --profile` (per node and per op kind), if this build has it."""
     command = [cli, "run-model", os.path.join(folder, "model.safetensors"), "--input", os.path.join(folder, "input.npy"),
                "--output", os.path.join(folder, "profile_output.npy"), "--benchmark", str(runs), "--profile"]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     text = (result.stdout + result.stderr).strip()
-    return {"available": result.returncode == 0, "text": text, "command": " ".join(["sonotype"] + command[1:])}
+    shown = ["sonotype"] + [os.path.relpath(word, ROOT) if word.startswith(ROOT) else word for word in command[1:]]
+    return {"available": result.returncode == 0, "text": text, "command": " ".join(shown), "by_kind": op_kinds(text)}
+
+
+def op_kinds(text: str) -> dict:
+    """The "by op kind:" table of `run-model --profile`: {op: {"nodes", "ms", "share", "mflop", "gflops"}}."""
+    kinds, inside = {}, False
+    for line in text.splitlines():
+        if line.startswith("by op kind"):
+            inside = True
+            continue
+        if inside and not line.startswith(" "):
+            break
+        words = line.split()
+        if not inside or len(words) != 6 or words[0] == "op":
+            continue
+        try:
+            kinds[words[0]] = {"nodes": int(words[1]), "ms": float(words[2]), "share": float(words[3].rstrip("%")) / 100,
+                               "mflop": None if words[4] == "-" else float(words[4]),
+                               "gflops": None if words[5] == "-" else float(words[5])}
+        except ValueError:
+            continue
+    return kinds
 
 
 def runtime_benchmarks(bench_bin: str, min_time_s: float, repetitions: int) -> dict:
