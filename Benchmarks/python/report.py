@@ -7,7 +7,7 @@ from typing import List, Optional
 import numpy as np
 
 from system import fmt, op_kinds, peak_key_for_path
-from workers import CONTENDERS, NAMES
+from workers import LOWER_PATH_PREFIX, display_name
 
 MAX_ABS_DIFF = 1e-4  # outputs further from PyTorch eager than this are flagged (the parity suite's bound is 1e-5)
 
@@ -66,6 +66,12 @@ def ratio_cell(entry, other: str, spread: bool = False) -> str:
     return text
 
 
+def short_name(contender: str) -> str:
+    if contender.startswith(LOWER_PATH_PREFIX):
+        return contender[len(LOWER_PATH_PREFIX):] + " path"
+    return SHORT[contender]
+
+
 def diff_cell(diff: Optional[float]) -> str:
     if diff is None:
         return "-"
@@ -79,8 +85,9 @@ def plot(results, path: str):
     import matplotlib.ticker
 
     models = list(results["models"].values())
-    contenders = [c for c in CONTENDERS if any(c in m.get("stats", {}) for m in models)]
-    colours = {"pytorch": "#e07b39", "torchscript": "#c9a227", "libtorch": "#9467bd", "ort": "#4b8bbe", "sonotype": "#2e8b57"}
+    contenders = [c for c in results["contenders"] if any(c in m.get("stats", {}) for m in models)]
+    colours = {"pytorch": "#e07b39", "torchscript": "#c9a227", "libtorch": "#9467bd", "ort": "#4b8bbe", "sonotype": "#2e8b57",
+               "sonotype@avx2": "#7fbf8f", "sonotype@baseline": "#b8dcc0"}
     height = 0.8 / max(1, len(contenders))
     figure, axis = plt.subplots(figsize=(10, 0.55 * len(models) * max(2, len(contenders)) / 2 + 1.5))
     for i, contender in enumerate(contenders):
@@ -93,7 +100,7 @@ def plot(results, path: str):
             medians.append(stats["median"])
             lows.append(stats["median"] - stats["p10"])
             highs.append(stats["p90"] - stats["median"])
-        axis.barh(positions, medians, height=height, xerr=[lows, highs], color=colours[contender], label=NAMES[contender],
+        axis.barh(positions, medians, height=height, xerr=[lows, highs], color=colours.get(contender, "#98c9a3"), label=display_name(contender),
                   error_kw={"elinewidth": 0.8, "capsize": 1.5})
     axis.set_yticks(range(len(models)))
     axis.set_yticklabels([m["title"] for m in models], fontsize=8)
@@ -221,11 +228,12 @@ def write(results, report_path: str, plot_path: str):
         "contender, a persistent process holding the model, runs a batch of about "
         f"{results['batch_seconds']:.2f} s of inferences; the contender that starts the round changes every round. "
         "Ratios are the other contender's median over Sonotype's: above 1× Sonotype is faster. The ONNX Runtime "
-        "ratio's bracket is the p10–p90 of the per-round ratios.")
+        "ratio's bracket is the p10–p90 of the per-round ratios. \"Sonotype, PATH path\" is the same binary forced "
+        "onto a lower kernel path (`SONOTYPE_KERNELS=PATH`): its ratio is what the dispatch gains.")
     add("")
-    peers = [c for c in CONTENDERS if c != "sonotype" and any(c in m.get("stats", {}) for m in models.values())]
-    add("| model | params | MFLOP | " + " | ".join(NAMES[c] for c in peers) + " | Sonotype | "
-        + " | ".join(f"vs {SHORT[c]}" for c in peers) + " |")
+    peers = [c for c in results["contenders"] if c != "sonotype" and any(c in m.get("stats", {}) for m in models.values())]
+    add("| model | params | MFLOP | " + " | ".join(display_name(c) for c in peers) + " | Sonotype | "
+        + " | ".join(f"vs {short_name(c)}" for c in peers) + " |")
     add("|---|---:|---:|" + "---|" * (len(peers) + 1) + "---:|" * len(peers))
     for entry in models.values():
         flops, _ = model_flops(entry)
@@ -241,7 +249,7 @@ def write(results, report_path: str, plot_path: str):
         add("Contenders that failed (no timing):")
         add("")
         for title, contender, error in errors:
-            add(f"- {title}, {NAMES[contender]}: `{error[:300]}`")
+            add(f"- {title}, {display_name(contender)}: `{error[:300]}`")
         add("")
 
     add("## Outputs against PyTorch eager")
@@ -249,7 +257,7 @@ def write(results, report_path: str, plot_path: str):
     add("Max abs difference of each contender's output from PyTorch eager's (`torch.inference_mode()`) on the same input.")
     add("")
     compared = ["sonotype"] + [c for c in peers if c != "pytorch"]
-    add("| model | input | " + " | ".join(NAMES[c] for c in compared) + " |")
+    add("| model | input | " + " | ".join(display_name(c) for c in compared) + " |")
     add("|---|---|" + "---:|" * len(compared))
     for entry in models.values():
         diffs = entry.get("max_abs_diff", {})

@@ -69,6 +69,15 @@ def inspect(cli: str, model_path: str) -> dict:
     return info
 
 
+def lower_kernel_paths(info: dict) -> list:
+    """The kernel paths below the dispatched one that this CPU runs, from `inspect`'s kernels line
+    ("avx512 (...; this CPU runs: baseline avx2 avx512; ...)"), fastest first."""
+    match = re.search(r"this CPU runs:\s*([a-z0-9 ]+)", info.get("kernels_line", ""))
+    if not match or "kernels" not in info:
+        return []
+    return [p for p in reversed(match.group(1).split()) if p != info["kernels"]]
+
+
 def profile(cli: str, folder: str, runs: int) -> dict:
     """`sonotype run-model --profile` (per node and per op kind), if this build has it."""
     command = [cli, "run-model", os.path.join(folder, "model.safetensors"), "--input", os.path.join(folder, "input.npy"),
