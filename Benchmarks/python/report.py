@@ -89,7 +89,7 @@ def plot(results, path: str):
     colours = {"pytorch": "#e07b39", "torchscript": "#c9a227", "libtorch": "#9467bd", "ort": "#4b8bbe", "sonotype": "#2e8b57",
                "sonotype@avx2": "#7fbf8f", "sonotype@baseline": "#b8dcc0"}
     height = 0.8 / max(1, len(contenders))
-    figure, axis = plt.subplots(figsize=(10, 0.55 * len(models) * max(2, len(contenders)) / 2 + 1.5))
+    figure, axis = plt.subplots(figsize=(10, 1.8 + 0.11 * len(models) * max(2, len(contenders))))
     for i, contender in enumerate(contenders):
         medians, lows, highs, positions = [], [], [], []
         for j, entry in enumerate(models):
@@ -110,8 +110,8 @@ def plot(results, path: str):
     axis.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     axis.set_xlabel("latency per inference, ms (median, whiskers p10–p90; log scale; shorter is faster)")
-    axis.set_title(f"One thread, batch 1 — {results['cpu']['model']}", fontsize=10)
-    axis.legend(loc="lower right", fontsize=8)
+    axis.set_title(f"One thread, batch 1 — {results['cpu']['model']}", fontsize=10, pad=36)
+    axis.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False)
     axis.grid(axis="x", which="both", alpha=0.3)
     figure.tight_layout()
     os.makedirs(os.path.dirname(path), exist_ok=True)
