@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from workers import CONTENDERS, ROOT, measure_model, summarise
+from workers import CONTENDERS, LOWER_PATH_PREFIX, ROOT, is_known, measure_model, summarise
 
 import prepare  # noqa: E402  (after workers: sys.path holds Training/ through zoo)
 import report
@@ -40,6 +40,9 @@ def parse_arguments():
     parser.add_argument("--batch-seconds", type=float, help="time each contender runs per round (default 0.2 s; quick 0.08)")
     parser.add_argument("--contenders", help="subset of " + ",".join(CONTENDERS) + " (default: all; libtorch where "
                         "sonotype_bench_libtorch was built, i.e. libtorch-dev is installed)")
+    parser.add_argument("--paths", choices=("all", "dispatched"), help="all: Sonotype also on every lower kernel path "
+                        "this CPU runs (SONOTYPE_KERNELS), as extra contenders; dispatched: only the path it picks "
+                        "(default: all; quick: dispatched)")
     parser.add_argument("--skip-system", action="store_true", help="latency only (no push/front end/classify/RSS)")
     parser.add_argument("--render", metavar="RESULTS_JSON", help="only write the report again from a run's results.json")
     parser.add_argument("--report", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
@@ -71,9 +74,9 @@ def main():
     else:
         has_libtorch = os.path.exists(os.path.join(args.bench_bin, "sonotype_bench_libtorch"))
         contenders = [c for c in CONTENDERS if c != "libtorch" or has_libtorch]
-    unknown = [c for c in contenders if c not in CONTENDERS]
+    unknown = [c for c in contenders if not is_known(c)]
     if unknown:
-        raise SystemExit(f"unknown contender(s) {unknown}; known: {CONTENDERS}")
+        raise SystemExit(f"unknown contender(s) {unknown}; known: {CONTENDERS} and {LOWER_PATH_PREFIX}PATH")
     models = zoo.select(args.models, args.quick)
     started = time.monotonic()
 
@@ -91,6 +94,10 @@ def main():
     results["cpu"] = system.cpu_info()
     results["peak"] = system.peak_gflops(args.bench_bin)
     results["inspect_builtin"] = system.inspect(cli, zoo.BUILTIN_MODEL)
+    if (args.paths or ("dispatched" if args.quick else "all")) == "all" and "sonotype" in contenders:
+        lower = system.lower_kernel_paths(results["inspect_builtin"])
+        contenders = [c for c in contenders if c != "sonotype"] + [LOWER_PATH_PREFIX + p for p in lower] + ["sonotype"]
+        results["contenders"] = contenders
 
     log(f"exporting {len(models)} models")
     manifest = prepare.prepare(models, work)

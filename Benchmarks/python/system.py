@@ -21,17 +21,20 @@ SIMD_FLAGS = ("sse2", "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512
 
 
 def cpu_info() -> dict:
-    model, flags = "unknown", set()
+    model, flags, ids = "unknown", set(), []
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("model name") and model == "unknown":
                     model = line.split(":", 1)[1].strip()
+                elif line.split(":")[0].strip() in ("cpu family", "model", "stepping") and len(ids) < 3:
+                    ids.append(line.split(":", 1)[1].strip())
                 elif line.startswith("flags") and not flags:
                     flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return {"model": model, "cores": os.cpu_count(), "simd": [f for f in SIMD_FLAGS if f in flags]}
+    return {"model": model, "cores": os.cpu_count(), "simd": [f for f in SIMD_FLAGS if f in flags],
+            "family_model_stepping": "/".join(ids)}
 
 
 def peak_gflops(bench_bin: str) -> dict:
@@ -66,13 +69,44 @@ def inspect(cli: str, model_path: str) -> dict:
     return info
 
 
+def lower_kernel_paths(info: dict) -> list:
+    """The kernel paths below the dispatched one that this CPU runs, from `inspect`'s kernels line
+    ("avx512 (...; this CPU runs: baseline avx2 avx512; ...)"), fastest first."""
+    match = re.search(r"this CPU runs:\s*([a-z0-9 ]+)", info.get("kernels_line", ""))
+    if not match or "kernels" not in info:
+        return []
+    return [p for p in reversed(match.group(1).split()) if p != info["kernels"]]
+
+
 def profile(cli: str, folder: str, runs: int) -> dict:
     """`sonotype run-model --profile` (per node and per op kind), if this build has it."""
     command = [cli, "run-model", os.path.join(folder, "model.safetensors"), "--input", os.path.join(folder, "input.npy"),
                "--output", os.path.join(folder, "profile_output.npy"), "--benchmark", str(runs), "--profile"]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     text = (result.stdout + result.stderr).strip()
-    return {"available": result.returncode == 0, "text": text, "command": " ".join(["sonotype"] + command[1:])}
+    shown = ["sonotype"] + [os.path.relpath(word, ROOT) if word.startswith(ROOT) else word for word in command[1:]]
+    return {"available": result.returncode == 0, "text": text, "command": " ".join(shown), "by_kind": op_kinds(text)}
+
+
+def op_kinds(text: str) -> dict:
+    """The "by op kind:" table of `run-model --profile`: {op: {"nodes", "ms", "share", "mflop", "gflops"}}."""
+    kinds, inside = {}, False
+    for line in text.splitlines():
+        if line.startswith("by op kind"):
+            inside = True
+            continue
+        if inside and not line.startswith(" "):
+            break
+        words = line.split()
+        if not inside or len(words) != 6 or words[0] == "op":
+            continue
+        try:
+            kinds[words[0]] = {"nodes": int(words[1]), "ms": float(words[2]), "share": float(words[3].rstrip("%")) / 100,
+                               "mflop": None if words[4] == "-" else float(words[4]),
+                               "gflops": None if words[5] == "-" else float(words[5])}
+        except ValueError:
+            continue
+    return kinds
 
 
 def runtime_benchmarks(bench_bin: str, min_time_s: float, repetitions: int) -> dict:

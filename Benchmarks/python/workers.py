@@ -11,7 +11,7 @@ import os
 import select
 import subprocess
 import time
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -22,6 +22,19 @@ PYTHON = "/usr/bin/python3"
 CONTENDERS = ("pytorch", "torchscript", "libtorch", "ort", "sonotype")
 NAMES = {"pytorch": "PyTorch eager", "torchscript": "TorchScript", "libtorch": "libtorch C++", "ort": "ONNX Runtime",
          "sonotype": "Sonotype"}
+# Sonotype forced onto a lower kernel path than the one it dispatches to: "sonotype@avx2", "sonotype@baseline"
+# (the worker runs with SONOTYPE_KERNELS=PATH).
+LOWER_PATH_PREFIX = "sonotype@"
+
+
+def display_name(contender: str) -> str:
+    if contender.startswith(LOWER_PATH_PREFIX):
+        return f"Sonotype, {contender[len(LOWER_PATH_PREFIX):]} path"
+    return NAMES[contender]
+
+
+def is_known(contender: str) -> bool:
+    return contender in CONTENDERS or (contender.startswith(LOWER_PATH_PREFIX) and len(contender) > len(LOWER_PATH_PREFIX))
 
 
 class WorkerError(RuntimeError):
@@ -29,11 +42,14 @@ class WorkerError(RuntimeError):
 
 
 class Worker:
-    def __init__(self, name: str, command: Sequence[str], output_path: str, log_path: str, timeout_s: float = 300.0):
+    def __init__(self, name: str, command: Sequence[str], output_path: str, log_path: str, timeout_s: float = 300.0,
+                 extra_env: Optional[dict] = None):
         self.name, self.output_path, self.timeout_s = name, output_path, timeout_s
         self.log_path = log_path
         environment = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1",
                            PYTHONPATH=os.pathsep.join([HERE, os.path.join(ROOT, "Training")]))
+        environment.pop("SONOTYPE_KERNELS", None)
+        environment.update(extra_env or {})
         self.log = open(log_path, "w")
         try:
             self.process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
@@ -88,9 +104,12 @@ def start_worker(contender: str, entry: dict, bench_bin: str) -> Worker:
     folder = entry["folder"]
     input_path = os.path.join(folder, "input.f32")
     output_path = os.path.join(folder, f"output_{contender}.f32")
-    if contender == "sonotype":
+    extra_env = {}
+    if contender == "sonotype" or contender.startswith(LOWER_PATH_PREFIX):
         command = [os.path.join(bench_bin, "sonotype_bench_worker"), os.path.join(folder, "model.safetensors"), input_path,
                    output_path]
+        if contender != "sonotype":
+            extra_env["SONOTYPE_KERNELS"] = contender[len(LOWER_PATH_PREFIX):]
     elif contender in ("pytorch", "torchscript"):
         mode = "eager" if contender == "pytorch" else "torchscript"
         command = [PYTHON, os.path.join(HERE, "torch_worker.py"), mode, entry["key"], input_path, output_path]
@@ -102,7 +121,8 @@ def start_worker(contender: str, entry: dict, bench_bin: str) -> Worker:
                    input_path, output_path, str(entry["input_shape"]).replace(" ", "")]
     else:
         raise ValueError(contender)
-    return Worker(f"{contender} ({entry['key']})", command, output_path, os.path.join(folder, f"{contender}.log"))
+    return Worker(f"{contender} ({entry['key']})", command, output_path, os.path.join(folder, f"{contender}.log"),
+                  extra_env=extra_env)
 
 
 def batch_size(seconds_per_run: float, target_s: float) -> int:
