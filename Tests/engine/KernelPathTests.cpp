@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -363,5 +364,34 @@ TEST_CASE ("every kernel path: max pooling rows with strides 1, 2 and 3, NaN win
                 }
                 CHECK (row.back() == before.back()); // nothing written beyond the row
             }
+    }
+}
+
+TEST_CASE ("every kernel path: the fused ReLU's copy keeps NaN and gives +0 for -0, as the relu op", "[engine][kernels]")
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    std::vector<float> values;
+    for (int i = 0; i < 40; ++i) // long enough for the vector loop on every path, and a scalar tail
+        values.push_back (std::vector<float> { nan, -inf, inf, -0.0f, 0.0f, -2.5f, 3.5f }[static_cast<std::size_t> (i % 7)]);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        std::vector<float> out (values.size());
+        path.table->copy (values.data(), out.data(), static_cast<int64_t> (values.size()), true);
+        for (std::size_t i = 0; i < values.size(); ++i)
+        {
+            INFO ("value " << values[i] << " at " << i);
+            if (std::isnan (values[i]))
+                CHECK (std::isnan (out[i]));
+            else
+            {
+                const float expected = values[i] > 0.0f ? values[i] : 0.0f;
+                CHECK (out[i] == expected);
+                CHECK (std::signbit (out[i]) == std::signbit (expected));
+            }
+        }
+        path.table->copy (values.data(), out.data(), static_cast<int64_t> (values.size()), false);
+        for (std::size_t i = 0; i < values.size(); ++i)
+            CHECK ((std::isnan (values[i]) ? std::isnan (out[i]) : std::memcmp (&out[i], &values[i], sizeof (float)) == 0));
     }
 }

@@ -216,13 +216,9 @@ namespace
                                    1.0f, gemmScratch);
                     }
                     if (relu_)
-                        for (int64_t i = 0; i < coutG * spatialOut; ++i)
-                            y[i] = relu (y[i]);
+                        plan_.kernels().copy (y, y, coutG * spatialOut, true);
                 }
         }
-
-        /** A fused ReLU: as the relu op, NaN stays NaN. */
-        static float relu (float v) noexcept { return (v > 0.0f || v != v) ? v : 0.0f; }
 
     private:
         // (in + 2 pad - dilation (kernel - 1) - 1) / stride + 1, as torch, with every step checked.
@@ -270,12 +266,7 @@ namespace
                         const int64_t oy = j / paddedW_, ox = j % paddedW_;
                         const int64_t length = std::min (paddedW_ - ox, j0 + count - j);
                         const int64_t valid = std::min (length, std::max<int64_t> (outW_ - ox, 0));
-                        if (relu_)
-                            for (int64_t t = 0; t < valid; ++t)
-                                to[oy * outW_ + ox + t] = relu (from[j + t]);
-                        else
-                            for (int64_t t = 0; t < valid; ++t)
-                                to[oy * outW_ + ox + t] = from[j + t];
+                        plan_.kernels().copy (from + j, to + oy * outW_ + ox, valid, relu_);
                         j += length;
                     }
                 }

@@ -53,6 +53,8 @@ struct KernelTable
                        const float* mask, int64_t maskRow, int64_t maskColumn, float* scratch) noexcept;
     /** LayerNorm of each row of `size` floats; weight and bias may be null. */
     void (*layerNormRows) (const float* x, float* y, int64_t rows, int64_t size, const float* weight, const float* bias, float eps) noexcept;
+    /** to[i] = from[i], or relu(from[i]) (NaN stays NaN), for i < count. */
+    void (*copy) (const float* from, float* to, int64_t count, bool relu) noexcept;
     /** row[i] = max(row[i], tap[i * stride]) for i < count, NaN winning (as torch's max pooling). */
     void (*maxInto) (const float* tap, int64_t stride, float* row, int64_t count) noexcept;
     /** y = gelu(x) with erf (PyTorch's default) or the tanh approximation. */

@@ -29,6 +29,7 @@ namespace
         table.attentionScratchFloats = &attentionScratchFloatsImpl;
         table.attention = &attentionImpl;
         table.maxInto = &maxIntoImpl;
+        table.copy = &copyImpl;
         table.geluErf = &geluErfImpl;
         table.geluTanh = &geluTanhImpl;
         table.exp = &expImpl;

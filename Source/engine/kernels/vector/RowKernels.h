@@ -137,6 +137,20 @@ namespace
         }
     }
 
+    inline void copyImpl (const float* from, float* to, int64_t count, bool relu) noexcept // in place too
+    {
+        constexpr int W = Vec::width;
+        int64_t i = 0;
+        if (relu) // NaN passes through, -0 becomes +0: as the relu op
+            for (; i + W <= count; i += W)
+                Vec::store (to + i, Vec::maxNaN (Vec::load (from + i), Vec::zero()));
+        else
+            for (; i + W <= count; i += W)
+                Vec::store (to + i, Vec::load (from + i));
+        for (; i < count; ++i)
+            to[i] = relu && ! (from[i] > 0.0f || from[i] != from[i]) ? 0.0f : from[i];
+    }
+
     inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
     {
         constexpr int W = Vec::width;
