@@ -86,6 +86,10 @@ def main():
     try:
         results["commit"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                                            text=True).stdout.strip()
+        changed = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                  ":!docs/BENCHMARKS.md", ":!docs/images/benchmarks.png"], capture_output=True, text=True).stdout
+        if changed.strip():
+            results["commit"] += " + uncommitted changes"
     except OSError:
         results["commit"] = "?"
     results["versions"] = peer_versions()
