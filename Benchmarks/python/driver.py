@@ -81,7 +81,7 @@ def main():
     started = time.monotonic()
 
     results = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               "quick": args.quick, "rounds": rounds, "batch_seconds": batch_s, "contenders": contenders,
+               "quick": args.quick, "subset": bool(args.models), "rounds": rounds, "batch_seconds": batch_s, "contenders": contenders,
                "command": user_command(), "platform": platform.platform()}
     try:
         results["commit"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,

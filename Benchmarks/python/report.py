@@ -209,7 +209,12 @@ def write(results, report_path: str, plot_path: str):
     add("")
     add("Written by `scripts/benchmark.sh` (Benchmarks/python/driver.py) from one run; do not edit by hand — run it again.")
     add("")
-    kind = "**quick run** (subset, few rounds: indicative only)" if results["quick"] else "full run"
+    if results["quick"]:
+        kind = "**quick run** (subset, few rounds: indicative only)"
+    elif results.get("subset"):
+        kind = "**partial run** (the models named on the command line)"
+    else:
+        kind = "full run"
     add(f"- Run: {results['date']}, commit `{results['commit']}`, {kind}, `{results['command']}`, "
         f"{results['duration_s'] / 60:.1f} min.")
     ids = f" (family/model/stepping {cpu['family_model_stepping']})" if cpu.get("family_model_stepping") else ""
