@@ -129,6 +129,11 @@ def main():
         medians = {c: s["median"] for c, s in entry["stats"].items()}
         log("  " + "  ".join(f"{c} {m:.3f} ms" for c, m in medians.items()))
         entry["profile"] = system.profile(cli, entry["folder"], runs=20 if args.quick else 100)
+        if entry["profile"]["available"] and not entry["profile"]["by_kind"]:
+            log("  run-model --profile answered, but its 'by op kind' table could not be read (format changed?)")
+        graph_mflops = entry["inspect"].get("mflops")
+        if graph_mflops and abs(graph_mflops * 1e6 / entry["flops_python"] - 1) > 0.05:
+            log(f"  FLOPs: our graph counts {graph_mflops:.1f} MFLOP, the PyTorch module {entry['flops_python'] / 1e6:.1f}")
         results["models"][model_def.key] = entry
 
     if not args.skip_system:
