@@ -24,17 +24,17 @@ namespace
         const double ms = row.seconds * 1e3 / runs;
         char line[256];
         if (row.multiplyAdds > 0.0 && row.seconds > 0.0)
-            std::snprintf (line, sizeof line, "  %-34s %5d %10.4f %6.1f%% %10.2f %8.2f\n", row.name.c_str(), row.nodes, ms,
+            std::snprintf (line, sizeof line, "  %-50s %5d %10.4f %6.1f%% %10.2f %8.2f\n", row.name.c_str(), row.nodes, ms,
                            100.0 * row.seconds / total, 2.0 * row.multiplyAdds / 1e6, 2.0 * row.multiplyAdds * runs / row.seconds / 1e9);
         else
-            std::snprintf (line, sizeof line, "  %-34s %5d %10.4f %6.1f%% %10s %8s\n", row.name.c_str(), row.nodes, ms, 100.0 * row.seconds / total, "-", "-");
+            std::snprintf (line, sizeof line, "  %-50s %5d %10.4f %6.1f%% %10s %8s\n", row.name.c_str(), row.nodes, ms, 100.0 * row.seconds / total, "-", "-");
         out << line;
     }
 
     void printHeader (std::ostream& out, const char* first)
     {
         char line[256];
-        std::snprintf (line, sizeof line, "  %-34s %5s %10s %7s %10s %8s\n", first, "nodes", "ms/run", "share", "MFLOP", "GFLOP/s");
+        std::snprintf (line, sizeof line, "  %-50s %5s %10s %7s %10s %8s\n", first, "nodes", "ms/run", "share", "MFLOP", "GFLOP/s");
         out << line;
     }
 } // namespace
@@ -48,6 +48,11 @@ void printProfile (engine::Session& session, int runs, std::ostream& out)
         session.runTimed (seconds);
     const double total = std::max (std::accumulate (seconds.begin(), seconds.end(), 0.0), 1e-12);
     double multiplyAdds = 0.0;
+    // What each node absorbed at load (a folded BatchNorm, a fused ReLU), for its label.
+    std::vector<std::string> absorbed (nodes.size());
+    for (const auto& node : nodes)
+        if (node.fusedInto >= 0)
+            absorbed[static_cast<std::size_t> (node.fusedInto)] += "+" + node.op;
     std::map<std::string, Row> byKind;
     std::vector<Row> byNode;
     for (std::size_t n = 0; n < nodes.size(); ++n)
@@ -61,7 +66,11 @@ void printProfile (engine::Session& session, int runs, std::ostream& out)
         kind.seconds += seconds[n];
         kind.multiplyAdds += node.kernel->multiplyAdds();
         multiplyAdds += node.kernel->multiplyAdds();
-        byNode.push_back ({ std::to_string (n) + " " + node.op + (node.source.empty() ? "" : " " + node.source), 1, seconds[n], node.kernel->multiplyAdds() });
+        // The source line without its folder: "conv+batch_norm+relu audio_transformer.py:105".
+        const auto slash = node.source.find_last_of ('/');
+        const auto where = slash == std::string::npos ? node.source : node.source.substr (slash + 1);
+        byNode.push_back ({ std::to_string (n) + " " + node.op + absorbed[n] + (where.empty() ? "" : " " + where), 1, seconds[n],
+                            node.kernel->multiplyAdds() });
     }
     char line[256];
     std::snprintf (line, sizeof line, "profile: %d runs, %.4f ms per run, %.2f MFLOP, %.2f GFLOP/s, kernels %s (one thread)\n", runs, total * 1e3 / runs,
@@ -83,8 +92,8 @@ void printProfile (engine::Session& session, int runs, std::ostream& out)
     for (std::size_t i = 0; i < shown; ++i)
     {
         auto row = byNode[i];
-        if (row.name.size() > 34)
-            row.name = row.name.substr (0, 31) + "...";
+        if (row.name.size() > 50)
+            row.name = row.name.substr (0, 47) + "...";
         printRow (out, row, total, runs);
     }
 }

@@ -348,7 +348,7 @@ void Model::fuse (std::size_t numValues, LoadBudget& budget)
         if (fused)
         {
             node.kernel = kernels::makeAlias();
-            node.fusedInto = from.op;
+            node.fusedInto = producer[source];
             // Its output is now the producer's: a following op may be absorbed by that one too.
             producer[static_cast<std::size_t> (node.outputs[0])] = producer[source];
         }

@@ -61,7 +61,7 @@ public:
         std::string op, source;
         std::vector<int> inputs, outputs; // input -1 = absent optional input
         std::unique_ptr<Op> kernel;
-        std::string fusedInto; // the op that computes this node's output too (a BatchNorm folded into a conv)
+        int fusedInto = -1; // the node that computes this node's output too (a BatchNorm folded into a conv), or -1
     };
     const std::vector<Node>& nodes() const noexcept { return nodes_; }
     const std::vector<int>& inputValues() const noexcept { return inputs_; }

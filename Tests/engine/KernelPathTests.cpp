@@ -260,12 +260,13 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
             const int64_t ldc = n + 3;
             auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
             const auto before = c;
-            k.shiftedGemm (m, n, depth, packed.data(), input.data(), offsets.data(), c.data(), ldc);
+            const auto bias = randomValues (static_cast<std::size_t> (m), random);
+            k.shiftedGemm (m, n, depth, packed.data(), input.data(), offsets.data(), bias.data(), c.data(), ldc);
             double worst = 0.0;
             for (int64_t i = 0; i < m; ++i)
                 for (int64_t j = 0; j < ldc; ++j)
                 {
-                    double expected = before[static_cast<std::size_t> (i * ldc + j)];
+                    double expected = j < n ? bias[static_cast<std::size_t> (i)] : before[static_cast<std::size_t> (i * ldc + j)];
                     if (j < n) // the 3 columns beyond n are left alone
                         for (int64_t p = 0; p < depth; ++p)
                             expected += static_cast<double> (a[static_cast<std::size_t> (i * depth + p)])
@@ -275,5 +276,92 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
             INFO ("m " << m << " n " << n << " k " << depth);
             CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (depth)));
         }
+    }
+}
+
+TEST_CASE ("every kernel path: fused attention of any head size, with and without a mask", "[engine][kernels]")
+{
+    std::mt19937 random (5);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        const auto& k = *path.table;
+        INFO ("kernel path " << path.name);
+        for (const auto& shape : { std::array<int64_t, 4> { 1, 1, 1, 1 }, { 52, 52, 24, 24 }, { 7, 13, 16, 40 }, { 33, 100, 64, 64 }, { 9, 5, 3, 17 } })
+            for (bool masked : { false, true })
+            {
+                const int64_t l = shape[0], s = shape[1], d = shape[2], dv = shape[3];
+                INFO ("l " << l << " s " << s << " d " << d << " dv " << dv << " masked " << masked);
+                const auto q = randomValues (static_cast<std::size_t> (l * d), random), keys = randomValues (static_cast<std::size_t> (s * d), random);
+                const auto v = randomValues (static_cast<std::size_t> (s * dv), random);
+                std::vector<float> mask (static_cast<std::size_t> (l * s), 0.0f);
+                if (masked)
+                {
+                    std::uniform_real_distribution<float> uniform (-2.0f, 2.0f);
+                    for (auto& m : mask)
+                        m = uniform (random) > 1.5f ? -std::numeric_limits<float>::infinity() : uniform (random);
+                    for (int64_t j = 0; j < s; ++j)
+                        mask[static_cast<std::size_t> (j)] = -std::numeric_limits<float>::infinity(); // row 0 wholly masked
+                }
+                const float scale = 1.0f / std::sqrt (static_cast<float> (d));
+                std::vector<float> out (static_cast<std::size_t> (l * dv) + 8, 7.0f), scratch (k.attentionScratchFloats (s, d));
+                k.attention (q.data(), keys.data(), v.data(), out.data(), l, s, d, dv, scale, masked ? mask.data() : nullptr, s, 1, scratch.data());
+                double worst = 0.0;
+                for (int64_t i = 0; i < l; ++i)
+                {
+                    std::vector<double> p (static_cast<std::size_t> (s));
+                    double maximum = -std::numeric_limits<double>::infinity(), sum = 0.0;
+                    for (int64_t j = 0; j < s; ++j)
+                    {
+                        double dot = 0.0;
+                        for (int64_t c = 0; c < d; ++c)
+                            dot += static_cast<double> (q[static_cast<std::size_t> (i * d + c)]) * keys[static_cast<std::size_t> (j * d + c)];
+                        p[static_cast<std::size_t> (j)] = dot * scale + mask[static_cast<std::size_t> (i * s + j)];
+                        maximum = std::max (maximum, p[static_cast<std::size_t> (j)]);
+                    }
+                    for (auto& x : p)
+                        sum += (x = std::isinf (maximum) ? 0.0 : std::exp (x - maximum));
+                    for (int64_t c = 0; c < dv; ++c)
+                    {
+                        double expected = 0.0;
+                        for (int64_t j = 0; j < s; ++j)
+                            expected += (sum > 0.0 ? p[static_cast<std::size_t> (j)] / sum : 0.0) * v[static_cast<std::size_t> (j * dv + c)];
+                        worst = std::max (worst, std::abs (expected - out[static_cast<std::size_t> (i * dv + c)]));
+                    }
+                }
+                CHECK (worst < 2e-6);
+                for (std::size_t i = static_cast<std::size_t> (l * dv); i < out.size(); ++i) // nothing written beyond the output
+                    CHECK (out[i] == 7.0f);
+            }
+    }
+}
+
+TEST_CASE ("every kernel path: max pooling rows with strides 1, 2 and 3, NaN winning", "[engine][kernels]")
+{
+    std::mt19937 random (9);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        for (int64_t stride : { 1, 2, 3 })
+            for (int64_t count : { 1, 7, 16, 17, 33, 50 })
+            {
+                INFO ("stride " << stride << " count " << count);
+                // The tap holds exactly the floats the row reads: (count - 1) * stride + 1.
+                auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
+                auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
+                tap[0] = std::numeric_limits<float>::quiet_NaN();
+                row[static_cast<std::size_t> (count - 1)] = std::numeric_limits<float>::quiet_NaN();
+                const auto before = row;
+                path.table->maxInto (tap.data(), stride, row.data(), count);
+                for (int64_t i = 0; i < count; ++i)
+                {
+                    const float a = before[static_cast<std::size_t> (i)], b = tap[static_cast<std::size_t> (i * stride)];
+                    const float got = row[static_cast<std::size_t> (i)];
+                    if (std::isnan (a) || std::isnan (b))
+                        CHECK (std::isnan (got));
+                    else
+                        CHECK (got == std::max (a, b));
+                }
+                CHECK (row.back() == before.back()); // nothing written beyond the row
+            }
     }
 }

@@ -260,9 +260,7 @@ namespace
             for (int64_t j0 = 0; j0 < shiftedColumns_; j0 += chunk_)
             {
                 const int64_t count = std::min (chunk_, shiftedColumns_ - j0);
-                for (int64_t co = 0; co < coutG; ++co)
-                    std::fill (chunkOut + co * count, chunkOut + (co + 1) * count, bias != nullptr ? bias[co] : 0.0f);
-                plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, padded + j0, tapOffsets_.data(), chunkOut, count);
+                plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, padded + j0, tapOffsets_.data(), bias, chunkOut, count);
                 for (int64_t co = 0; co < coutG; ++co)
                 {
                     const float* from = chunkOut + co * count - j0;

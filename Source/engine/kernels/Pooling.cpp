@@ -143,14 +143,10 @@ namespace
             wins and stays, as in torch. */
         void maxInside (const float* top, float* row, int64_t x0, int64_t x1) const noexcept
         {
-            const float* first = top - pW_;
-            for (int64_t ox = x0; ox < x1; ++ox)
-                row[ox] = first[ox * sW_];
+            std::fill (row + x0, row + x1, -std::numeric_limits<float>::infinity());
             for (int64_t ky = 0; ky < kH_; ++ky)
                 for (int64_t kx = 0; kx < kW_; ++kx)
                 {
-                    if (ky == 0 && kx == 0)
-                        continue;
                     const float* tap = top + ky * dH_ * g_.inW + kx * dW_ - pW_;
                     kernels_->maxInto (tap + x0 * sW_, sW_, row + x0, x1 - x0);
                 }

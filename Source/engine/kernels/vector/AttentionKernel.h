@@ -12,13 +12,79 @@ namespace sonotype::engine::kernels
 namespace
 {
     constexpr int64_t kKeyBlock = 2 * Vec::width; // keys whose scores one pass keeps in registers, per query row
-    constexpr int kQueryRows = 4;                  // query rows computed together: independent FMA chains
+    // Query rows computed together: 2 R independent accumulators in each loop (16 with AVX-512's 32
+    // registers, 8 with 16).
+    constexpr int kQueryRows = Vec::width >= 16 ? 8 : 4;
 
     inline int64_t paddedKeys (int64_t s) noexcept { return (s + kKeyBlock - 1) / kKeyBlock * kKeyBlock; }
 
     inline std::size_t attentionScratchFloatsImpl (int64_t s, int64_t d) noexcept
     {
         return static_cast<std::size_t> (paddedKeys (s) * (d + kQueryRows));
+    }
+
+    /** y[r, 0 .. width) = inverse[r] * sum_j p[r, j] v[j, 0 .. width) for R rows (rows of them stored), width <= W. */
+    inline void weightedRowsOne (const float* p, int64_t sp, const float* v, int64_t dv, int64_t s, int width, const float* inverse, float* y,
+                                 int64_t rows) noexcept
+    {
+        constexpr int W = Vec::width, R = kQueryRows;
+        Reg acc[R];
+        for (int r = 0; r < R; ++r)
+            acc[r] = Vec::zero();
+        for (int64_t j = 0; j < s; ++j)
+        {
+            const Reg vj = width == W ? Vec::load (v + j * dv) : Vec::loadFirst (v + j * dv, width);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+                acc[r] = Vec::fma (Vec::set1 (p[r * sp + j]), vj, acc[r]);
+        }
+        // All R rows with a constant bound (unrolled: the accumulators stay in registers), rows stored.
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r)
+        {
+            if (r >= rows)
+                break;
+            const Reg result = Vec::mul (acc[r], Vec::set1 (inverse[r]));
+            if (width == W)
+                Vec::store (y + r * dv, result);
+            else
+                Vec::storeFirst (y + r * dv, result, width);
+        }
+    }
+
+    /** As weightedRowsOne for W + second columns (0 < second <= W). */
+    inline void weightedRowsTwo (const float* p, int64_t sp, const float* v, int64_t dv, int64_t s, int second, const float* inverse, float* y,
+                                 int64_t rows) noexcept
+    {
+        constexpr int W = Vec::width, R = kQueryRows;
+        Reg acc0[R], acc1[R];
+        for (int r = 0; r < R; ++r)
+            acc0[r] = acc1[r] = Vec::zero();
+        for (int64_t j = 0; j < s; ++j)
+        {
+            const float* vj = v + j * dv;
+            const Reg v0 = Vec::load (vj);
+            const Reg v1 = second == W ? Vec::load (vj + W) : Vec::loadFirst (vj + W, second);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+            {
+                const Reg weight = Vec::set1 (p[r * sp + j]);
+                acc0[r] = Vec::fma (weight, v0, acc0[r]);
+                acc1[r] = Vec::fma (weight, v1, acc1[r]);
+            }
+        }
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r)
+        {
+            if (r >= rows)
+                break;
+            const Reg scale = Vec::set1 (inverse[r]);
+            Vec::store (y + r * dv, Vec::mul (acc0[r], scale));
+            if (second == W)
+                Vec::store (y + r * dv + W, Vec::mul (acc1[r], scale));
+            else
+                Vec::storeFirst (y + r * dv + W, Vec::mul (acc1[r], scale), second);
+        }
     }
 
     inline void attentionImpl (const float* q, const float* k, const float* v, float* out, int64_t l, int64_t s, int64_t d, int64_t dv,
@@ -51,7 +117,7 @@ namespace
                 for (int64_t c = 0; c < d; ++c)
                 {
                     const Reg k0 = Vec::load (keys + c * sp + j0), k1 = Vec::load (keys + c * sp + j0 + W);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
                     for (int r = 0; r < R; ++r)
                     {
                         const Reg qc = Vec::set1 (query[r][c]);
@@ -65,34 +131,25 @@ namespace
                     Vec::store (scores + r * sp + j0 + W, Vec::mul (acc[r][1], factor));
                 }
             }
+            // Unnormalised probabilities: each row's output is divided by its sum at the end.
+            float inverseSums[R] = {};
             for (int64_t r = 0; r < rows; ++r)
             {
                 if (mask != nullptr)
                     for (int64_t j = 0; j < s; ++j)
                         scores[r * sp + j] += mask[(i0 + r) * maskRow + j * maskColumn];
-                softmaxRowsImpl (scores + r * sp, 1, s, s);
+                const float sum = expShiftedRow (scores + r * sp, s);
+                inverseSums[r] = sum == 0.0f ? 0.0f : 1.0f / sum; // a wholly masked row gives zeros, NaN stays NaN
             }
-            // out_i = sum_j p_ij v_j for R rows, a register of value columns at a time.
-            for (int64_t c0 = 0; c0 < dv; c0 += W)
+            // out_i = sum_j p_ij v_j / sum_i for R rows, two registers of value columns at a time.
+            for (int64_t c0 = 0; c0 < dv; c0 += 2 * W)
             {
-                const int width = dv - c0 < W ? static_cast<int> (dv - c0) : W;
-                Reg acc[R];
-                for (int r = 0; r < R; ++r)
-                    acc[r] = Vec::zero();
-                for (int64_t j = 0; j < s; ++j)
-                {
-                    const Reg vj = width == W ? Vec::load (v + j * dv + c0) : Vec::loadFirst (v + j * dv + c0, width);
-#pragma GCC unroll 4
-                    for (int r = 0; r < R; ++r)
-                        acc[r] = Vec::fma (Vec::set1 (scores[r * sp + j]), vj, acc[r]);
-                }
-                for (int64_t r = 0; r < rows; ++r)
-                {
-                    if (width == W)
-                        Vec::store (out + (i0 + r) * dv + c0, acc[r]);
-                    else
-                        Vec::storeFirst (out + (i0 + r) * dv + c0, acc[r], width);
-                }
+                const int64_t rest = dv - c0;
+                float* y = out + i0 * dv + c0;
+                if (rest <= W)
+                    weightedRowsOne (scores, sp, v + c0, dv, s, static_cast<int> (rest), inverseSums, y, rows);
+                else
+                    weightedRowsTwo (scores, sp, v + c0, dv, s, rest < 2 * W ? static_cast<int> (rest - W) : W, inverseSums, y, rows);
             }
         }
     }

@@ -32,11 +32,11 @@ struct KernelTable
     /** Columns of one panel of a packed B: packed B [k, n] is ceil(n / packedColumns) panels, each
         k rows of packedColumns floats (zero-padded); 0 when this path does not pack. */
     int packedColumns;
-    /** C [m, n] (row stride ldc) += A [m, k] packed by packA, times B with B [p, j] =
-        input[offsets[p] + j]: a stride-1 convolution's implicit im2col over a padded input (the
-        caller keeps every such index inside input). Null where the path does not pack. */
-    void (*shiftedGemm) (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, float* c,
-                         int64_t ldc) noexcept;
+    /** C [m, n] (row stride ldc) = bias[m] (none if null) + A [m, k] packed by packA, times B with
+        B [p, j] = input[offsets[p] + j]: a stride-1 convolution's implicit im2col over a padded
+        input (the caller keeps every such index inside input). Null where the path does not pack. */
+    void (*shiftedGemm) (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, const float* bias,
+                         float* c, int64_t ldc) noexcept;
     /** Packs A [m, k] (or B [k, n]) for gemm's `packed`: done once at load for constant operands. */
     void (*packA) (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept;
     void (*packB) (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept;

@@ -18,7 +18,7 @@ namespace
         static constexpr int kRows = Rows;                 // MR
         static constexpr int kColumns = 2 * Vec::width;    // NR
         static constexpr int64_t kDepthBlock = 256;        // KC
-        static constexpr int64_t kRowBlock = Rows * 8;     // MC, a multiple of MR
+        static constexpr int64_t kRowBlock = Rows * 24;    // MC, a multiple of MR (B streams once for up to 24 panels of rows)
         static constexpr int64_t kColumnBlock = 1024;      // NC, a multiple of NR (a packed block of B: 1 MiB)
 
         static int64_t roundUp (int64_t value, int64_t step) noexcept { return (value + step - 1) / step * step; }
@@ -98,8 +98,11 @@ namespace
         static void packA (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept { packABlock (a, 0, m, 0, k, packed); }
         static void packB (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept { packBBlock (b, 0, k, 0, n, packed); }
 
-        /** C tile (rows x columns of it valid) += alpha * A panel * B panel over `depth`. */
-        static void microKernel (int64_t depth, const float* a, const float* b, float* c, int64_t ldc, float alpha, int64_t rows, int64_t columns) noexcept
+        /** C tile (rows x columns of it valid) += alpha * A panel * B panel over `depth`. With
+            `next` (the B panel the following tiles will read), fetches it into cache meanwhile:
+            a weight panel that comes from memory arrives while this one is multiplied. */
+        static void microKernel (int64_t depth, const float* a, const float* b, float* c, int64_t ldc, float alpha, int64_t rows, int64_t columns,
+                                 const float* next = nullptr) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[kRows], right[kRows];
@@ -108,6 +111,11 @@ namespace
                 left[r] = right[r] = Vec::zero();
             for (int64_t p = 0; p < depth; ++p)
             {
+                if (next != nullptr)
+                {
+                    __builtin_prefetch (next + p * kColumns);
+                    __builtin_prefetch (next + p * kColumns + kColumns - 1);
+                }
                 const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
 #pragma GCC unroll 16
                 for (int r = 0; r < kRows; ++r)
@@ -142,15 +150,16 @@ namespace
                     c[r * ldc + j] += alpha * tile[r * kColumns + j];
         }
 
-        /** C tile += A panel * B, where B row p is input + offsets[p] + j (an implicit im2col). */
-        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, float* c, int64_t ldc,
-                                        int64_t rows, int64_t columns) noexcept
+        /** C tile = bias (per row; zero if null) + A panel * B, where B row p is input + offsets[p] + j
+            (an implicit im2col). */
+        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
+                                        float* c, int64_t ldc, int64_t rows, int64_t columns) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[kRows], right[kRows];
 #pragma GCC unroll 16
             for (int r = 0; r < kRows; ++r)
-                left[r] = right[r] = Vec::zero();
+                left[r] = right[r] = Vec::set1 (bias != nullptr && r < rows ? bias[r] : 0.0f);
             const float* base = input + j;
             if (columns == kColumns)
                 for (int64_t p = 0; p < depth; ++p)
@@ -187,9 +196,8 @@ namespace
 #pragma GCC unroll 16
                 for (int r = 0; r < kRows; ++r)
                 {
-                    float* row = c + r * ldc;
-                    Vec::store (row, Vec::add (left[r], Vec::load (row)));
-                    Vec::store (row + W, Vec::add (right[r], Vec::load (row + W)));
+                    Vec::store (c + r * ldc, left[r]);
+                    Vec::store (c + r * ldc + W, right[r]);
                 }
                 return;
             }
@@ -200,18 +208,18 @@ namespace
             }
             for (int64_t r = 0; r < rows; ++r)
                 for (int64_t col = 0; col < columns; ++col)
-                    c[r * ldc + col] += tile[r * kColumns + col];
+                    c[r * ldc + col] = tile[r * kColumns + col];
         }
 
-        /** C [m, n] += A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]: a
-            stride-1 convolution over a padded input without packing its columns. */
-        static void shiftedGemm (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, float* c,
-                                 int64_t ldc) noexcept
+        /** C [m, n] = bias[m] + A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]:
+            a stride-1 convolution over a padded input without packing its columns. */
+        static void shiftedGemm (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets,
+                                 const float* bias, float* c, int64_t ldc) noexcept
         {
             for (int64_t j0 = 0; j0 < n; j0 += kColumns)
                 for (int64_t i0 = 0; i0 < m; i0 += kRows)
-                    shiftedMicroKernel (k, packedA + (i0 / kRows) * k * kRows, input, offsets, j0, c + i0 * ldc + j0, ldc, smaller (kRows, m - i0),
-                                        smaller (kColumns, n - j0));
+                    shiftedMicroKernel (k, packedA + (i0 / kRows) * k * kRows, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr,
+                                        c + i0 * ldc + j0, ldc, smaller (kRows, m - i0), smaller (kColumns, n - j0));
         }
 
         static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
@@ -257,9 +265,13 @@ namespace
                             strideA = depth * kRows;
                         }
                         for (int64_t jr = 0; jr < columns; jr += kColumns)
+                        {
+                            const float* panelB = panelsB + (jr / kColumns) * strideB;
+                            const float* nextB = b.packed != nullptr && jr + kColumns < columns ? panelB + strideB : nullptr;
                             for (int64_t ir = 0; ir < rows; ir += kRows)
-                                microKernel (depth, panelsA + (ir / kRows) * strideA, panelsB + (jr / kColumns) * strideB,
-                                             c + (i0 + ir) * ldc + j0 + jr, ldc, alpha, smaller (kRows, rows - ir), smaller (kColumns, columns - jr));
+                                microKernel (depth, panelsA + (ir / kRows) * strideA, panelB, c + (i0 + ir) * ldc + j0 + jr, ldc, alpha,
+                                             smaller (kRows, rows - ir), smaller (kColumns, columns - jr), ir == 0 ? nextB : nullptr);
+                        }
                     }
                 }
             }

@@ -10,50 +10,60 @@ namespace
 {
     constexpr float kMinusInfinity = -__builtin_inff();
 
+    /** x = exp(x - max(x)) in place; returns the sum (0, with x all zeros, when max(x) is -inf). */
+    inline float expShiftedRow (float* x, int64_t length) noexcept
+    {
+        constexpr int W = Vec::width;
+        Reg maxima = Vec::set1 (kMinusInfinity);
+        int64_t i = 0;
+        for (; i + W <= length; i += W)
+            maxima = Vec::max (maxima, Vec::load (x + i));
+        float maximum = Vec::maximum (maxima);
+        for (int64_t j = i; j < length; ++j)
+            maximum = x[j] > maximum ? x[j] : maximum;
+        if (maximum == kMinusInfinity)
+        {
+            for (int64_t j = 0; j < length; ++j)
+                x[j] = 0.0f;
+            return 0.0f;
+        }
+        const Reg m = Vec::set1 (maximum);
+        Reg sums = Vec::zero();
+        for (i = 0; i + W <= length; i += W)
+        {
+            const Reg e = vexp (Vec::sub (Vec::load (x + i), m));
+            Vec::store (x + i, e);
+            sums = Vec::add (sums, e);
+        }
+        if (i < length)
+        {
+            float tail[W];
+            for (int j = 0; j < W; ++j)
+                tail[j] = i + j < length ? x[i + j] : kMinusInfinity;
+            const Reg e = vexp (Vec::sub (Vec::load (tail), m));
+            Vec::store (tail, e);
+            sums = Vec::add (sums, e);
+            for (int64_t j = i; j < length; ++j)
+                x[j] = tail[j - i];
+        }
+        return Vec::sum (sums);
+    }
+
     inline void softmaxRowsImpl (float* rows, int64_t numRows, int64_t length, int64_t stride) noexcept
     {
         constexpr int W = Vec::width;
         for (int64_t r = 0; r < numRows; ++r)
         {
             float* x = rows + r * stride;
-            Reg maxima = Vec::set1 (kMinusInfinity);
+            const float sum = expShiftedRow (x, length);
+            if (sum == 0.0f)
+                continue; // wholly masked: zeros
+            const float inverse = 1.0f / sum;
             int64_t i = 0;
             for (; i + W <= length; i += W)
-                maxima = Vec::max (maxima, Vec::load (x + i));
-            float maximum = Vec::maximum (maxima);
-            for (int64_t j = i; j < length; ++j)
-                maximum = x[j] > maximum ? x[j] : maximum;
-            if (maximum == kMinusInfinity)
-            {
-                for (int64_t j = 0; j < length; ++j)
-                    x[j] = 0.0f;
-                continue;
-            }
-            const Reg m = Vec::set1 (maximum);
-            Reg sums = Vec::zero();
-            for (i = 0; i + W <= length; i += W)
-            {
-                const Reg e = vexp (Vec::sub (Vec::load (x + i), m));
-                Vec::store (x + i, e);
-                sums = Vec::add (sums, e);
-            }
-            if (i < length)
-            {
-                float tail[W];
-                for (int j = 0; j < W; ++j)
-                    tail[j] = i + j < length ? x[i + j] : kMinusInfinity;
-                const Reg e = vexp (Vec::sub (Vec::load (tail), m));
-                Vec::store (tail, e);
-                sums = Vec::add (sums, e);
-                for (int64_t j = i; j < length; ++j)
-                    x[j] = tail[j - i];
-            }
-            const Reg inverse = Vec::set1 (1.0f / Vec::sum (sums));
-            for (i = 0; i + W <= length; i += W)
-                Vec::store (x + i, Vec::mul (Vec::load (x + i), inverse));
-            const float scalarInverse = 1.0f / Vec::sum (sums);
+                Vec::store (x + i, Vec::mul (Vec::load (x + i), Vec::set1 (inverse)));
             for (; i < length; ++i)
-                x[i] *= scalarInverse;
+                x[i] *= inverse;
         }
     }
 
@@ -129,16 +139,36 @@ namespace
 
     inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
     {
-        // Plain loops, vectorised by the compiler for this file's instruction set.
+        constexpr int W = Vec::width;
+        int64_t i = 0;
         if (stride == 1)
-            for (int64_t i = 0; i < count; ++i)
-                row[i] = (tap[i] > row[i] || tap[i] != tap[i]) ? tap[i] : row[i];
-        else
-            for (int64_t i = 0; i < count; ++i)
+            for (; i + W <= count; i += W)
+                Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), Vec::load (tap + i)));
+        else if (stride == 2) // the even floats of two registers; a last register is read only as far as needed
+            for (; i < count; i += W)
             {
-                const float v = tap[i * stride];
-                row[i] = (v > row[i] || v != v) ? v : row[i];
+                const int64_t rest = count - i;
+                if (rest > W)
+                {
+                    Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), Vec::evenLanes (Vec::load (tap + 2 * i), Vec::load (tap + 2 * i + W))));
+                    continue;
+                }
+                const int64_t span = 2 * rest - 1; // floats from tap[2 i] to tap[2 (count - 1)]
+                const Reg low = span >= W ? Vec::load (tap + 2 * i) : Vec::loadFirst (tap + 2 * i, static_cast<int> (span));
+                const Reg high = span > W ? Vec::loadFirst (tap + 2 * i + W, static_cast<int> (span - W)) : Vec::zero();
+                const Reg taps = Vec::evenLanes (low, high);
+                if (rest == W)
+                    Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), taps));
+                else
+                    Vec::storeFirst (row + i, Vec::maxNaN (Vec::loadFirst (row + i, static_cast<int> (rest)), taps), static_cast<int> (rest));
+                i = count;
+                break;
             }
+        for (; i < count; ++i)
+        {
+            const float v = tap[i * stride];
+            row[i] = (v > row[i] || v != v) ? v : row[i];
+        }
     }
 
     inline void geluErfImpl (const float* x, float* y, int64_t count) noexcept

@@ -57,6 +57,13 @@ namespace
         /** The first `count` (0 < count < width) floats at p, zeros above; reads nothing beyond. */
         static Reg loadFirst (const float* p, int count) noexcept { return _mm512_maskz_loadu_ps (static_cast<__mmask16> ((1u << count) - 1u), p); }
         static void storeFirst (float* p, Reg v, int count) noexcept { _mm512_mask_storeu_ps (p, static_cast<__mmask16> ((1u << count) - 1u), v); }
+        /** max(a, b), NaN (from either) winning. */
+        static Reg maxNaN (Reg a, Reg b) noexcept { return _mm512_mask_blend_ps (_mm512_cmp_ps_mask (a, a, _CMP_UNORD_Q), _mm512_max_ps (a, b), a); }
+        /** The even-indexed floats of a then b. */
+        static Reg evenLanes (Reg a, Reg b) noexcept
+        {
+            return _mm512_permutex2var_ps (a, _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+        }
         static float sum (Reg a) noexcept { return _mm512_reduce_add_ps (a); }
         static float maximum (Reg a) noexcept { return _mm512_reduce_max_ps (a); }
     };
@@ -97,6 +104,12 @@ namespace
             return _mm256_cmpgt_epi32 (_mm256_set1_epi32 (count), _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7));
         }
         static Reg loadFirst (const float* p, int count) noexcept { return _mm256_maskload_ps (p, firstLanes (count)); }
+        static Reg maxNaN (Reg a, Reg b) noexcept { return _mm256_blendv_ps (_mm256_max_ps (a, b), a, _mm256_cmp_ps (a, a, _CMP_UNORD_Q)); }
+        static Reg evenLanes (Reg a, Reg b) noexcept
+        {
+            const __m256 mixed = _mm256_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0)); // a0 a2 b0 b2 | a4 a6 b4 b6
+            return _mm256_castpd_ps (_mm256_permute4x64_pd (_mm256_castps_pd (mixed), _MM_SHUFFLE (3, 1, 2, 0)));
+        }
         static void storeFirst (float* p, Reg v, int count) noexcept { _mm256_maskstore_ps (p, firstLanes (count), v); }
         static float sum (Reg a) noexcept
         {
@@ -151,6 +164,8 @@ namespace
             for (int i = 0; i < count; ++i)
                 p[i] = lanes[i];
         }
+        static Reg maxNaN (Reg a, Reg b) noexcept { return vbslq_f32 (vceqq_f32 (a, a), max (a, b), a); }
+        static Reg evenLanes (Reg a, Reg b) noexcept { return vuzp1q_f32 (a, b); }
         static float sum (Reg a) noexcept { return vaddvq_f32 (a); }
         static float maximum (Reg a) noexcept { return vmaxvq_f32 (a); }
     };
@@ -203,6 +218,12 @@ namespace
             for (int i = 0; i < count; ++i)
                 p[i] = lanes[i];
         }
+        static Reg maxNaN (Reg a, Reg b) noexcept
+        {
+            const Reg nan = _mm_cmpunord_ps (a, a);
+            return _mm_or_ps (_mm_and_ps (nan, a), _mm_andnot_ps (nan, _mm_max_ps (a, b)));
+        }
+        static Reg evenLanes (Reg a, Reg b) noexcept { return _mm_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0)); }
         static float sum (Reg a) noexcept
         {
             Reg s = _mm_add_ps (a, _mm_movehl_ps (a, a));
