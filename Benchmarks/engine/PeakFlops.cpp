@@ -2,7 +2,8 @@
 // multiply-adds (SSE2: a multiply then an add; AVX2 and AVX-512: fused multiply-adds), enough chains
 // to hide the latency, nothing loaded or stored in the loop. Prints one JSON object:
 //   {"sse2": G, "avx2_fma": G, "avx512f": G}   (an ISA the CPU lacks is absent)
-// Each figure is the best of several repetitions (the peak is what the core can do, not a typical run).
+// Each figure is the best of 15 repetitions (the peak is what the core can do, not a typical run:
+// another process or a frequency dip only lowers some repetitions).
 #include <chrono>
 #include <cstdio>
 #include <immintrin.h>
@@ -79,7 +80,7 @@ volatile float sink = 0.0f;
 
 /** Best GFLOP/s of `repetitions` runs; flopsPerIteration = chains x lanes x 2. */
 template <typename Kernel>
-double peakGflops (Kernel kernel, double flopsPerIteration, int repetitions = 5)
+double peakGflops (Kernel kernel, double flopsPerIteration, int repetitions = 15)
 {
     double best = 0.0;
     for (int r = 0; r < repetitions; ++r)

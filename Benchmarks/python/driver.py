@@ -81,11 +81,15 @@ def main():
     started = time.monotonic()
 
     results = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               "quick": args.quick, "rounds": rounds, "batch_seconds": batch_s, "contenders": contenders,
+               "quick": args.quick, "subset": bool(args.models), "rounds": rounds, "batch_seconds": batch_s, "contenders": contenders,
                "command": user_command(), "platform": platform.platform()}
     try:
         results["commit"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                                            text=True).stdout.strip()
+        changed = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                  ":!docs/BENCHMARKS.md", ":!docs/images/benchmarks.png"], capture_output=True, text=True).stdout
+        if changed.strip():
+            results["commit"] += " + uncommitted changes"
     except OSError:
         results["commit"] = "?"
     results["versions"] = peer_versions()
@@ -125,6 +129,11 @@ def main():
         medians = {c: s["median"] for c, s in entry["stats"].items()}
         log("  " + "  ".join(f"{c} {m:.3f} ms" for c, m in medians.items()))
         entry["profile"] = system.profile(cli, entry["folder"], runs=20 if args.quick else 100)
+        if entry["profile"]["available"] and not entry["profile"]["by_kind"]:
+            log("  run-model --profile answered, but its 'by op kind' table could not be read (format changed?)")
+        graph_mflops = entry["inspect"].get("mflops")
+        if graph_mflops and abs(graph_mflops * 1e6 / entry["flops_python"] - 1) > 0.05:
+            log(f"  FLOPs: our graph counts {graph_mflops:.1f} MFLOP, the PyTorch module {entry['flops_python'] / 1e6:.1f}")
         results["models"][model_def.key] = entry
 
     if not args.skip_system:
