@@ -109,7 +109,10 @@ namespace
                     paddedH_ = checkedAdd (inH_, 2 * padH_, what);
                     paddedW_ = checkedAdd (inW_, 2 * padW_, what);
                     const int64_t cinG = inChannels_ / groups_;
-                    paddedFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (cinG, checkedMul (paddedH_, paddedW_, what), what)));
+                    const int64_t padded = checkedMul (cinG, checkedMul (paddedH_, paddedW_, what), what);
+                    if (padded > kMaxElements)
+                        throw ModelError ("the conv's padded input would hold more than 2^40 floats");
+                    paddedFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (padded));
                     shiftedColumns_ = outH_ * paddedW_ - (paddedW_ - outW_);
                     // Output chunks of about 128 KiB.
                     const int64_t outFit = (int64_t { 1 } << 15) / (outChannels_ / groups_) / panelColumns_ * panelColumns_;

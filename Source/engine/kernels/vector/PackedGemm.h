@@ -235,35 +235,18 @@ namespace
                 for (int64_t p0 = 0; p0 < k; p0 += kDepthBlock)
                 {
                     const int64_t depth = smaller (kDepthBlock, k - p0);
-                    const float* panelsB;
-                    int64_t strideB;
-                    if (b.packed != nullptr)
-                    {
-                        panelsB = b.packed + (j0 / kColumns) * k * kColumns + p0 * kColumns;
-                        strideB = k * kColumns;
-                    }
-                    else
-                    {
+                    // Panels packed at load are read in place (over the whole of k); others are packed here.
+                    if (b.packed == nullptr)
                         packBBlock (b, p0, depth, j0, columns, scratchB);
-                        panelsB = scratchB;
-                        strideB = depth * kColumns;
-                    }
+                    const float* panelsB = b.packed != nullptr ? b.packed + (j0 / kColumns) * k * kColumns + p0 * kColumns : scratchB;
+                    const int64_t strideB = (b.packed != nullptr ? k : depth) * kColumns;
                     for (int64_t i0 = 0; i0 < m; i0 += kRowBlock)
                     {
                         const int64_t rows = smaller (kRowBlock, m - i0);
-                        const float* panelsA;
-                        int64_t strideA;
-                        if (a.packed != nullptr)
-                        {
-                            panelsA = a.packed + (i0 / kRows) * k * kRows + p0 * kRows;
-                            strideA = k * kRows;
-                        }
-                        else
-                        {
+                        if (a.packed == nullptr)
                             packABlock (a, i0, rows, p0, depth, scratchA);
-                            panelsA = scratchA;
-                            strideA = depth * kRows;
-                        }
+                        const float* panelsA = a.packed != nullptr ? a.packed + (i0 / kRows) * k * kRows + p0 * kRows : scratchA;
+                        const int64_t strideA = (a.packed != nullptr ? k : depth) * kRows;
                         for (int64_t jr = 0; jr < columns; jr += kColumns)
                         {
                             const float* panelB = panelsB + (jr / kColumns) * strideB;
