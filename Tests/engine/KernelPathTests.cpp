@@ -1,6 +1,7 @@
 // Every kernel path this CPU runs (engine/CpuDispatch.h), checked against double-precision
 // references: matrix products of awkward shapes with and without packed operands, exp, erf, tanh,
 // GELU, softmax and LayerNorm, NaN and infinities included.
+#include "engine/AlignedBuffer.h"
 #include "engine/CpuDispatch.h"
 
 #include <catch2/catch.hpp>
@@ -49,7 +50,9 @@ namespace
             kernels.packB (k, n, right, packedB.data());
             usedB.packed = packedB.data();
         }
-        std::vector<float> scratch (kernels.gemmScratchFloats (m, n, k) + 64);
+        // Aligned as the engine's arena: Eigen's kernels (the baseline path) store packed blocks with
+        // aligned stores (64 bytes under -march=native's AVX-512).
+        engine::AlignedBuffer scratch (kernels.gemmScratchFloats (m, n, k) + 64);
         const float alpha = 0.75f;
         kernels.gemm (m, n, k, usedA, usedB, c.data(), n, alpha, scratch.data());
 

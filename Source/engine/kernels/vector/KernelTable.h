@@ -23,7 +23,9 @@ struct KernelTable
 {
     /** Floats of scratch gemm() needs for an [m, k] x [k, n] product. */
     std::size_t (*gemmScratchFloats) (int64_t m, int64_t n, int64_t k) noexcept;
-    /** C[m, n] (row stride ldc) += alpha * A[m, k] * B[k, n]. */
+    /** C[m, n] (row stride ldc) += alpha * A[m, k] * B[k, n]. `scratch` must be 64-byte aligned
+        (AlignedBuffer, as the session's arena is): Eigen's packing on the baseline path stores
+        aligned. */
     void (*gemm) (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
                   float* scratch) noexcept;
     /** Floats a packed left (A) or right (B) operand takes; 0 when this path does not pack. */
