@@ -1,6 +1,7 @@
 // Scaled-dot-product attention for one batch/head without materialising the score matrix: K is
-// transposed once into scratch, then each query row's scores are built across keys in registers,
-// softmaxed in place and multiplied into V (see VectorRegister.h for why an anonymous namespace).
+// transposed once into scratch, then a few query rows' scores at a time are built across keys in
+// registers, exponentiated in place (shifted by the row's maximum), multiplied into V and divided
+// by their sums at the end (see VectorRegister.h for why an anonymous namespace).
 // Suited to the small head dimensions of audio models (16-64), where a packed product per head
 // costs more in packing than in arithmetic.
 #pragma once
