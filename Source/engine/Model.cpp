@@ -286,19 +286,19 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError ("frontend metadata is not a JSON object");
         info_.frontendJson = frontend->second;
     }
-    fuse (values.size(), budget);
-
-    // Outputs nothing reads (attention's probabilities, say) need not be computed.
-    std::vector<bool> read (values.size(), false);
+    // Who reads each value (graph outputs count as readers); fusion changes no node's inputs.
+    std::vector<int> readers (values.size(), 0);
     for (const auto& node : nodes_)
         for (int v : node.inputs)
             if (v >= 0)
-                read[static_cast<std::size_t> (v)] = true;
+                ++readers[static_cast<std::size_t> (v)];
     for (int v : outputs_)
-        read[static_cast<std::size_t> (v)] = true;
+        ++readers[static_cast<std::size_t> (v)];
+    fuse (readers, budget);
+    // Outputs nothing reads (attention's probabilities, say) need not be computed.
     for (auto& node : nodes_)
         for (std::size_t i = 1; i < node.outputs.size(); ++i)
-            if (! read[static_cast<std::size_t> (node.outputs[i])])
+            if (readers[static_cast<std::size_t> (node.outputs[i])] == 0)
                 node.kernel->outputUnused (i);
 
     info_.metadata = metadata;
@@ -308,20 +308,13 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
     info_.loadBytes = budget.usedBytes();
 }
 
-void Model::fuse (std::size_t numValues, LoadBudget& budget)
+void Model::fuse (const std::vector<int>& readers, LoadBudget& budget)
 {
-    // Who reads each value, and who computes it; graph outputs count as readers.
-    std::vector<int> readers (numValues, 0), producer (numValues, -1);
+    // Who computes each value.
+    std::vector<int> producer (readers.size(), -1);
     for (std::size_t n = 0; n < nodes_.size(); ++n)
-    {
-        for (int v : nodes_[n].inputs)
-            if (v >= 0)
-                ++readers[static_cast<std::size_t> (v)];
         for (int v : nodes_[n].outputs)
             producer[static_cast<std::size_t> (v)] = static_cast<int> (n);
-    }
-    for (int v : outputs_)
-        ++readers[static_cast<std::size_t> (v)];
     // A node that is the only reader of a single-output producer's value may be absorbed by it:
     // then it becomes an alias of that value (the planner gives both one buffer).
     for (auto& node : nodes_)

@@ -78,7 +78,7 @@ private:
     static std::shared_ptr<const Model> fromFile (ModelFile file, const std::string& name, LoadBudget& budget);
     void build (const std::string& graphJson, LoadBudget& budget);
     void plan (const std::vector<Shape>& shapes, LoadBudget& budget);
-    void fuse (std::size_t numValues, LoadBudget& budget);
+    void fuse (const std::vector<int>& readers, LoadBudget& budget);
 
     ModelFile file_;
     ModelInfo info_;

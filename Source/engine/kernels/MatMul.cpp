@@ -112,12 +112,11 @@ namespace
             applyRelu (y);
         }
 
-        /** A fused ReLU (Model::fuse), as the relu op: NaN stays NaN. */
+        /** A fused ReLU (Model::fuse), on the active path's vector kernel, as the relu op. */
         void applyRelu (float* y) const noexcept
         {
             if (relu_)
-                for (int64_t i = 0, n = out_.numElements(); i < n; ++i)
-                    y[i] = (y[i] > 0.0f || y[i] != y[i]) ? y[i] : 0.0f;
+                plan_.kernels().copy (y, y, out_.numElements(), true);
         }
 
     private:

@@ -33,66 +33,49 @@ namespace
         static std::size_t packedAFloats (int64_t m, int64_t k) noexcept { return floats (roundUp (m, kRows) * k); }
         static std::size_t packedBFloats (int64_t k, int64_t n) noexcept { return floats (roundUp (n, kColumns) * k); }
 
-        /** A[i0 .. i0+rows, p0 .. p0+depth] into panels of kRows (zero-padded), k-major; panel stride depth * kRows. */
-        static void packABlock (const GemmOperand& a, int64_t i0, int64_t rows, int64_t p0, int64_t depth, float* out) noexcept
+        /** Elements (p, i) for p in [p0, p0 + depth), i in [start, start + count) of a matrix stored
+            with element (p, i) at data[p * ld + i] (`alongPanel`) or at data[i * ld + p], into panels
+            of Width consecutive i (zero-padded), k-major: panel stride depth * Width. Both operands
+            pack this way: A's panels run along its rows, B's along its columns. */
+        template <int Width>
+        static void packPanels (const float* data, int64_t ld, bool alongPanel, int64_t p0, int64_t depth, int64_t start, int64_t count,
+                                float* out) noexcept
         {
-            for (int64_t panel = 0; panel < rows; panel += kRows)
+            for (int64_t panel = 0; panel < count; panel += Width)
             {
-                const int64_t count = smaller (kRows, rows - panel);
-                float* dst = out + (panel / kRows) * depth * kRows;
-                if (a.trans) // stored [k, m]: a panel row is contiguous
+                const int64_t used = smaller (Width, count - panel);
+                float* dst = out + (panel / Width) * depth * Width;
+                if (alongPanel) // a panel's row of Width floats is contiguous
                     for (int64_t p = 0; p < depth; ++p)
                     {
-                        const float* src = a.data + (p0 + p) * a.ld + i0 + panel;
-                        for (int r = 0; r < kRows; ++r)
-                            dst[p * kRows + r] = r < count ? src[r] : 0.0f;
+                        const float* src = data + (p0 + p) * ld + start + panel;
+                        if (used == Width)
+                            for (int i = 0; i < Width; ++i)
+                                dst[p * Width + i] = src[i];
+                        else
+                            for (int i = 0; i < Width; ++i)
+                                dst[p * Width + i] = i < used ? src[i] : 0.0f;
                     }
                 else
-                    for (int r = 0; r < kRows; ++r)
+                    for (int i = 0; i < Width; ++i)
                     {
-                        const float* src = a.data + (i0 + panel + r) * a.ld + p0;
-                        if (r < count)
-                            for (int64_t p = 0; p < depth; ++p)
-                                dst[p * kRows + r] = src[p];
-                        else
-                            for (int64_t p = 0; p < depth; ++p)
-                                dst[p * kRows + r] = 0.0f;
+                        const float* src = i < used ? data + (start + panel + i) * ld + p0 : nullptr;
+                        for (int64_t p = 0; p < depth; ++p)
+                            dst[p * Width + i] = src != nullptr ? src[p] : 0.0f;
                     }
             }
         }
 
-        /** B[p0 .. p0+depth, j0 .. j0+columns] into panels of kColumns (zero-padded), k-major; panel stride depth * kColumns. */
+        /** A[i0 .. i0+rows, p0 .. p0+depth] (A [m, k], or stored [k, m] when transposed). */
+        static void packABlock (const GemmOperand& a, int64_t i0, int64_t rows, int64_t p0, int64_t depth, float* out) noexcept
+        {
+            packPanels<kRows> (a.data, a.ld, a.trans, p0, depth, i0, rows, out);
+        }
+
+        /** B[p0 .. p0+depth, j0 .. j0+columns] (B [k, n], or stored [n, k] when transposed). */
         static void packBBlock (const GemmOperand& b, int64_t p0, int64_t depth, int64_t j0, int64_t columns, float* out) noexcept
         {
-            for (int64_t panel = 0; panel < columns; panel += kColumns)
-            {
-                const int64_t count = smaller (kColumns, columns - panel);
-                float* dst = out + (panel / kColumns) * depth * kColumns;
-                if (! b.trans) // stored [k, n]: a panel row is contiguous
-                    for (int64_t p = 0; p < depth; ++p)
-                    {
-                        const float* src = b.data + (p0 + p) * b.ld + j0 + panel;
-                        if (count == kColumns)
-                        {
-                            Vec::store (dst + p * kColumns, Vec::load (src));
-                            Vec::store (dst + p * kColumns + Vec::width, Vec::load (src + Vec::width));
-                        }
-                        else
-                            for (int c = 0; c < kColumns; ++c)
-                                dst[p * kColumns + c] = c < count ? src[c] : 0.0f;
-                    }
-                else
-                    for (int c = 0; c < kColumns; ++c)
-                    {
-                        const float* src = b.data + (j0 + panel + c) * b.ld + p0;
-                        if (c < count)
-                            for (int64_t p = 0; p < depth; ++p)
-                                dst[p * kColumns + c] = src[p];
-                        else
-                            for (int64_t p = 0; p < depth; ++p)
-                                dst[p * kColumns + c] = 0.0f;
-                    }
-            }
+            packPanels<kColumns> (b.data, b.ld, ! b.trans, p0, depth, j0, columns, out);
         }
 
         static void packA (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept { packABlock (a, 0, m, 0, k, packed); }
