@@ -15,6 +15,9 @@ from .errors import ExportError
 from .recorder import Recorder, Tracked
 
 HANDLERS: Dict[str, Callable] = {}
+# Torch functions lowered whole (see recorder.py), by (module object, attribute name), e.g.
+# (torch._VF, "gru"): handler(recorder, bound args, out).
+FUNCTION_HANDLERS: Dict[tuple, Callable] = {}
 
 
 def handles(*names: str):
@@ -23,6 +26,28 @@ def handles(*names: str):
             HANDLERS[name] = fn
         return fn
     return register
+
+
+def handles_function(owner, *names: str):
+    def register(fn):
+        for name in names:
+            FUNCTION_HANDLERS[(owner, name)] = fn
+        return fn
+    return register
+
+
+def bind_function(func, args, kwargs) -> dict:
+    """A torch function's arguments by name, from its Python signature where it has one, else
+    positionally as "0", "1", … (the C++ functions of torch._VF have no inspectable signature)."""
+    import inspect
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return dict(bound.arguments)
+    except (TypeError, ValueError):
+        named = {str(i): a for i, a in enumerate(args)}
+        named.update(kwargs)
+        return named
 
 
 def bind(func, args, kwargs) -> dict:

@@ -10,6 +10,13 @@ PyTorch chose its eval-mode fast paths (`_native_multi_head_attention`,
   alone.  Their values are known, so they are folded: the engine stores the result.
 
 Calls on dynamic tensors are lowered to engine ops by the handlers in `lowering.py`.
+
+A few torch functions are lowered whole, one level above ATen (`FUNCTION_HANDLERS` in
+`lowering.py`: recurrent layers, STFT): while recording, the function's attribute on its module
+(`torch._VF.gru`, `torch.stft`) is replaced by a wrapper that sees the call with its Python
+arguments; the function runs for real with its ATen calls not recorded, and the handler turns the
+whole call into engine ops.  (Not a TorchFunctionMode: an active mode turns off PyTorch's eval fast
+paths, whose results can differ in shape from the slow path's, e.g. nested-tensor padding.)
 """
 
 import linecache
@@ -83,6 +90,7 @@ class Tracked:
 class Recorder:
     def __init__(self, model: torch.nn.Module, graph: Graph):
         self.graph = graph
+        self.suspended = 0  # > 0 while a function lowered whole runs: its ATen calls are not recorded
         self._by_id: Dict[int, Tracked] = {}
         self._keepalive: List[torch.Tensor] = []
         self._storage_members: Dict[int, List[int]] = {}
@@ -244,6 +252,31 @@ class Recorder:
         return False
 
 
+    # ----- one call of a torch function lowered whole ------------------------------------------
+    def on_function(self, name: str, handler, func, args, kwargs):
+        """Runs `func` for real without recording its ATen calls, then lets `handler` lower it."""
+        from .lowering import bind_function
+        self.suspended += 1
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            self.suspended -= 1
+        source = user_source()
+        self.graph.source = source
+        try:
+            result = handler(self, bind_function(func, args, kwargs), out)
+        except ExportError as error:
+            if error.located:
+                raise
+            raise ExportError(f"torch.{name}: {error} {describe_source(source)}", located=True) from None
+        self._record_outputs(out, result, False)
+        return out
+
+    def depends_on_input(self, args, kwargs) -> bool:
+        flat_args, _ = tree_flatten((args, kwargs))
+        return any(isinstance(a, torch.Tensor) and id(a) in self._by_id and self.is_dynamic(a) for a in flat_args)
+
+
 class _DispatchRecorder(TorchDispatchMode):
     def __init__(self, recorder: Recorder):
         super().__init__()
@@ -252,8 +285,44 @@ class _DispatchRecorder(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        self.recorder.on_call(func, args, kwargs, out)
+        if not self.recorder.suspended:
+            self.recorder.on_call(func, args, kwargs, out)
         return out
+
+
+class _FunctionRecorder:
+    """Context manager: wraps the functions of FUNCTION_HANDLERS on their modules while recording."""
+
+    def __init__(self, recorder: Recorder):
+        self.recorder = recorder
+        self._restore = []
+
+    def __enter__(self):
+        from .lowering import FUNCTION_HANDLERS
+        for (owner, name), handler in FUNCTION_HANDLERS.items():
+            original = getattr(owner, name)
+            self._restore.append((owner, name, original, name in vars(owner)))
+            setattr(owner, name, self._wrap(name, original, handler))
+        return self
+
+    def __exit__(self, *exc):
+        for owner, name, original, own_attribute in reversed(self._restore):
+            if own_attribute:
+                setattr(owner, name, original)
+            else:
+                delattr(owner, name)
+        self._restore.clear()
+        return False
+
+    def _wrap(self, name, original, handler):
+        recorder = self.recorder
+
+        def wrapper(*args, **kwargs):
+            if recorder.suspended or not recorder.depends_on_input(args, kwargs):
+                return original(*args, **kwargs)
+            return recorder.on_function(name, handler, original, args, kwargs)
+        wrapper.__wrapped__ = original
+        return wrapper
 
 
 def record(model: torch.nn.Module, example_input: torch.Tensor, graph: Graph, grad_enabled: bool = False):
@@ -263,6 +332,6 @@ def record(model: torch.nn.Module, example_input: torch.Tensor, graph: Graph, gr
     recorder = Recorder(model, graph)
     x = example_input.detach().clone()
     recorder.set_input(x)
-    with torch.set_grad_enabled(grad_enabled), _DispatchRecorder(recorder):
+    with torch.set_grad_enabled(grad_enabled), _FunctionRecorder(recorder), _DispatchRecorder(recorder):
         output = model(x)
     return recorder, output
