@@ -15,6 +15,7 @@ add_executable(sonotype_tests
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/engine/EngineTests.cpp
+    Tests/engine/FftTests.cpp
     Tests/engine/HostileModelTests.cpp
     Tests/engine/JsonTests.cpp
     Tests/engine/KernelPathTests.cpp

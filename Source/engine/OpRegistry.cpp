@@ -16,7 +16,7 @@ namespace
         using namespace kernels;
         static const std::map<std::string, Factory> ops = [] {
             std::map<std::string, Factory> t;
-            for (const char* name : { "relu", "sigmoid", "tanh", "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt", "neg", "abs", "erf",
+            for (const char* name : { "relu", "sigmoid", "tanh", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "neg", "abs", "erf",
                                       "sin", "cos", "reciprocal", "silu", "hardsigmoid", "hardswish", "sign", "floor", "ceil", "round", "trunc",
                                       "logical_not", "mish", "softplus", "gelu", "clamp", "leaky_relu", "elu" })
                 t[name] = makeUnary;
@@ -45,6 +45,7 @@ namespace
             t["avg_pool"] = makePool;
             t["adaptive_avg_pool"] = makeAdaptiveAvgPool;
             t["attention"] = makeAttention;
+            t["stft"] = makeStft;
             return t;
         }();
         return ops;

@@ -19,6 +19,7 @@ namespace
     struct Exp2 { float operator() (float x) const noexcept { return std::exp2 (x); } };
     struct Log { float operator() (float x) const noexcept { return std::log (x); } };
     struct Log2 { float operator() (float x) const noexcept { return std::log2 (x); } };
+    struct Log10 { float operator() (float x) const noexcept { return std::log10 (x); } };
     struct Log1p { float operator() (float x) const noexcept { return std::log1p (x); } };
     struct Expm1 { float operator() (float x) const noexcept { return std::expm1 (x); } };
     struct Sqrt { float operator() (float x) const noexcept { return std::sqrt (x); } };
@@ -207,6 +208,7 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
     if (op == "exp2") return unary (Exp2 {}, args);
     if (op == "log") return unary (Log {}, args);
     if (op == "log2") return unary (Log2 {}, args);
+    if (op == "log10") return unary (Log10 {}, args);
     if (op == "log1p") return unary (Log1p {}, args);
     if (op == "expm1") return unary (Expm1 {}, args);
     if (op == "sqrt") return unary (Sqrt {}, args);

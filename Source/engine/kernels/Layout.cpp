@@ -165,12 +165,26 @@ namespace
             if (static_cast<int> (pads.size()) != 2 * in_.rank())
                 throw ModelError ("pads needs a [before, after] pair for each of the " + std::to_string (in_.rank()) + " axes");
             value_ = static_cast<float> (args.real ("value", 0.0));
+            const auto mode = args.text ("mode", "constant");
+            if (mode == "reflect")
+                mode_ = Mode::reflect;
+            else if (mode == "replicate")
+                mode_ = Mode::replicate;
+            else if (mode != "constant")
+                throw ModelError ("pad mode must be constant, reflect or replicate, not '" + mode + "'");
             Shape computed;
             for (int axis = 0; axis < in_.rank(); ++axis)
             {
                 const auto before = pads[static_cast<std::size_t> (2 * axis)], after = pads[static_cast<std::size_t> (2 * axis + 1)];
                 if (before < 0 || after < 0 || before > (1 << 24) || after > (1 << 24))
                     throw ModelError ("pads must be between 0 and 2^24");
+                if (mode_ == Mode::reflect && (before > 0 || after > 0) && (before >= in_[axis] || after >= in_[axis]))
+                    throw ModelError ("reflect padding of " + std::to_string (std::max (before, after)) + " must be less than the size "
+                                      + std::to_string (in_[axis]) + " of axis " + std::to_string (axis));
+                if (mode_ == Mode::replicate && (before > 0 || after > 0) && in_[axis] == 0)
+                    throw ModelError ("replicate padding of an empty axis " + std::to_string (axis));
+                before_[static_cast<std::size_t> (axis)] = before;
+                after_[static_cast<std::size_t> (axis)] = after;
                 computed.push (in_[axis] + before + after);
             }
             args.checkOutput (0, computed);
@@ -188,13 +202,54 @@ namespace
             forEachRow (in_, strides_, [&] (int64_t inOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
                 std::memcpy (y + base_ + offsets[0], x + inOffset, bytes (count));
             });
+            if (mode_ == Mode::constant || in_.numElements() == 0)
+                return;
+            // Reflect / replicate one axis at a time, innermost first: the pads of axis a are copies of
+            // whole rows (all of the already padded inner axes) at interior positions of the outer axes.
+            const auto outStrides = strides_[0];
+            for (int axis = in_.rank() - 1; axis >= 0; --axis)
+            {
+                const auto a = static_cast<std::size_t> (axis);
+                if (before_[a] == 0 && after_[a] == 0)
+                    continue;
+                const int64_t row = outStrides[a];
+                std::array<int64_t, kMaxRank> index {};
+                const int64_t outerCount = in_.product (0, axis);
+                for (int64_t o = 0; o < outerCount; ++o)
+                {
+                    int64_t base = 0;
+                    for (int i = 0; i < axis; ++i)
+                        base += (index[static_cast<std::size_t> (i)] + before_[static_cast<std::size_t> (i)]) * outStrides[static_cast<std::size_t> (i)];
+                    for (int64_t p = 0; p < before_[a]; ++p)
+                    {
+                        const int64_t source = mode_ == Mode::reflect ? 2 * before_[a] - p : before_[a];
+                        std::memcpy (y + base + p * row, y + base + source * row, bytes (row));
+                    }
+                    const int64_t last = before_[a] + in_[axis] - 1;
+                    for (int64_t j = 0; j < after_[a]; ++j)
+                    {
+                        const int64_t source = mode_ == Mode::reflect ? last - 1 - j : last;
+                        std::memcpy (y + base + (last + 1 + j) * row, y + base + source * row, bytes (row));
+                    }
+                    for (int i = axis - 1; i >= 0; --i)  // next interior position of the outer axes
+                    {
+                        const auto ii = static_cast<std::size_t> (i);
+                        if (++index[ii] < in_[i])
+                            break;
+                        index[ii] = 0;
+                    }
+                }
+            }
         }
 
     private:
+        enum class Mode { constant, reflect, replicate };
         Shape in_, out_;
         std::array<Strides, 1> strides_ {};
+        std::array<int64_t, kMaxRank> before_ {}, after_ {};
         int64_t base_ = 0;
         float value_ = 0.0f;
+        Mode mode_ = Mode::constant;
     };
 
     class IndexSelect final : public Op

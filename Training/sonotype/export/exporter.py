@@ -12,6 +12,7 @@ from .errors import ExportError
 from .graph import Graph
 from .recorder import describe_source, record
 from .safetensors_io import write_safetensors
+from .spectral import waveform_frontend
 
 FORMAT_VERSION = 1
 
@@ -63,12 +64,17 @@ def frontend_tensors(settings: dict) -> dict:
 
 def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
                  labels: Optional[Sequence[str]] = None,
-                 frontend: Union[None, Mapping, torch.nn.Module] = None) -> dict:
+                 frontend: Union[None, Mapping, torch.nn.Module] = None,
+                 sample_rate: Optional[int] = None) -> dict:
     """Writes `model`, specialised to the shape of `example_input`, to the model file `path`.
 
     The model must be in eval mode; it runs once on `example_input`.  Returns a summary dict
     (input/output shapes, op counts, parameter count).  Raises ExportError naming the operation and
     the line of the model's code for anything the engine cannot run.
+
+    A model that computes its own features from a raw waveform (a torchaudio Spectrogram,
+    MelSpectrogram or MFCC inside it) gets the waveform front end: the runtime feeds it mono audio at
+    the transform's sample rate (or `sample_rate`, for models whose transforms have none).
     """
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"model must be a torch.nn.Module, not {type(model).__name__}")
@@ -104,6 +110,11 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
 
     graph_json, tensors = graph.finish(output_ids)
     settings = frontend_settings(frontend)
+    if not settings:
+        settings = waveform_frontend(model, example_input, sample_rate)
+    elif sample_rate is not None:
+        raise ExportError("sample_rate is for models that compute their features from a waveform; "
+                          "the frontend settings already give the sample rate")
     tensors.update(frontend_tensors(settings))
     labels = [str(label) for label in labels] if labels is not None else []
     if labels and output_tensors[0].shape[-1] != len(labels):

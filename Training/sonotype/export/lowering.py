@@ -826,3 +826,6 @@ def _to_padded(r, a, out):
     keep_vid = r.graph.add_tensor(f"nested_keep.{id(keep)}", keep.reshape(keep.shape[0], length, 1))
     padding = float(a["padding"])
     return r.graph.add("where", [keep_vid, x, r.graph.add_scalar(padding)], _shape(out))
+
+
+from . import spectral  # noqa: E402,F401  (STFT, FFT, complex tensors, log10, pad modes)

@@ -1,0 +1,194 @@
+// Mixed-radix decimation-in-time FFT (see Fft.h). Each stage splits the transform into p
+// interleaved sub-transforms of m = n / p points, computes them recursively into consecutive
+// blocks of the output, then combines them with a radix-p butterfly.
+#include "engine/kernels/Fft.h"
+#include "engine/ModelError.h"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    using Complex = std::complex<double>;
+
+    inline Complex mulMinusI (Complex z) noexcept { return { z.imag(), -z.real() }; }
+} // namespace
+
+FftPlan::FftPlan (int64_t n) : n_ (n)
+{
+    if (n < 1 || n > kMaxSize)
+        throw ModelError ("FFT size " + std::to_string (n) + " is outside 1.." + std::to_string (kMaxSize));
+    // Radix 4 first while it divides, then 2, 3, 5, then the remaining prime factors.
+    int64_t rest = n;
+    while (rest % 4 == 0)
+    {
+        radices_.push_back (4);
+        rest /= 4;
+    }
+    for (int64_t p = 2; rest > 1;)
+    {
+        if (p * p > rest)
+            p = rest;
+        if (rest % p == 0)
+        {
+            radices_.push_back (p);
+            rest /= p;
+        }
+        else
+            p = p == 2 ? 3 : p + 2;
+    }
+    int64_t span = n;
+    maxRadix_ = 1;
+    for (auto p : radices_)
+    {
+        span /= p;
+        spans_.push_back (span);
+        maxRadix_ = std::max (maxRadix_, static_cast<std::size_t> (p));
+    }
+    twiddles_.resize (static_cast<std::size_t> (n));
+    for (int64_t k = 0; k < n; ++k)
+    {
+        // Reduced angle for accuracy: exp(-2 pi i k / n).
+        const double angle = -2.0 * std::numbers::pi * static_cast<double> (k) / static_cast<double> (n);
+        twiddles_[static_cast<std::size_t> (k)] = { std::cos (angle), std::sin (angle) };
+    }
+}
+
+double FftPlan::work() const noexcept
+{
+    double sum = 0.0;
+    for (auto p : radices_)
+        sum += static_cast<double> (p);
+    return static_cast<double> (n_) * std::max (sum, 1.0);
+}
+
+void FftPlan::run (const Complex* in, Complex* out, Complex* scratch) const noexcept
+{
+    if (n_ == 1)
+    {
+        out[0] = in[0];
+        return;
+    }
+    work (out, in, 1, 0, scratch);
+}
+
+void FftPlan::work (Complex* out, const Complex* in, int64_t stride, std::size_t stage, Complex* scratch) const noexcept
+{
+    const int64_t p = radices_[stage], m = spans_[stage];
+    if (m == 1)
+    {
+        for (int64_t q = 0; q < p; ++q)
+            out[q] = in[q * stride];
+    }
+    else
+    {
+        for (int64_t q = 0; q < p; ++q)
+            work (out + q * m, in + q * stride, stride * p, stage + 1, scratch);
+    }
+    // Twiddle step for sub-transform length m inside a transform of length p * m: exp(-2 pi i / (p m))
+    // is twiddles_[stride] since n = stride * p * m.
+    switch (p)
+    {
+        case 2: butterfly2 (out, stride, m); break;
+        case 3: butterfly3 (out, stride, m); break;
+        case 4: butterfly4 (out, stride, m); break;
+        case 5: butterfly5 (out, stride, m); break;
+        default: butterflyGeneric (out, stride, m, p, scratch); break;
+    }
+}
+
+void FftPlan::butterfly2 (Complex* out, int64_t stride, int64_t m) const noexcept
+{
+    for (int64_t k = 0; k < m; ++k)
+    {
+        const Complex t = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
+        out[k + m] = out[k] - t;
+        out[k] += t;
+    }
+}
+
+void FftPlan::butterfly3 (Complex* out, int64_t stride, int64_t m) const noexcept
+{
+    const double s = -std::sqrt (3.0) / 2.0;  // imaginary part of exp(-2 pi i / 3)
+    for (int64_t k = 0; k < m; ++k)
+    {
+        const Complex a0 = out[k];
+        const Complex a1 = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
+        const Complex a2 = out[k + 2 * m] * twiddles_[static_cast<std::size_t> (2 * k * stride)];
+        const Complex sum = a1 + a2, diff = a1 - a2;
+        const Complex middle = a0 - 0.5 * sum;
+        const Complex rotated { -s * diff.imag(), s * diff.real() };  // i * s * diff
+        out[k] = a0 + sum;
+        out[k + m] = middle + rotated;
+        out[k + 2 * m] = middle - rotated;
+    }
+}
+
+void FftPlan::butterfly4 (Complex* out, int64_t stride, int64_t m) const noexcept
+{
+    for (int64_t k = 0; k < m; ++k)
+    {
+        const Complex a0 = out[k];
+        const Complex a1 = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
+        const Complex a2 = out[k + 2 * m] * twiddles_[static_cast<std::size_t> (2 * k * stride)];
+        const Complex a3 = out[k + 3 * m] * twiddles_[static_cast<std::size_t> (3 * k * stride)];
+        const Complex s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = mulMinusI (a1 - a3);
+        out[k] = s02 + s13;
+        out[k + m] = d02 + d13;
+        out[k + 2 * m] = s02 - s13;
+        out[k + 3 * m] = d02 - d13;
+    }
+}
+
+void FftPlan::butterfly5 (Complex* out, int64_t stride, int64_t m) const noexcept
+{
+    const double c1 = std::cos (2.0 * std::numbers::pi / 5.0), c2 = std::cos (4.0 * std::numbers::pi / 5.0);
+    const double s1 = std::sin (2.0 * std::numbers::pi / 5.0), s2 = std::sin (4.0 * std::numbers::pi / 5.0);
+    for (int64_t k = 0; k < m; ++k)
+    {
+        const Complex a0 = out[k];
+        const Complex a1 = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
+        const Complex a2 = out[k + 2 * m] * twiddles_[static_cast<std::size_t> (2 * k * stride)];
+        const Complex a3 = out[k + 3 * m] * twiddles_[static_cast<std::size_t> (3 * k * stride)];
+        const Complex a4 = out[k + 4 * m] * twiddles_[static_cast<std::size_t> (4 * k * stride)];
+        const Complex sum14 = a1 + a4, diff14 = a1 - a4, sum23 = a2 + a3, diff23 = a2 - a3;
+        const Complex real1 = a0 + c1 * sum14 + c2 * sum23;
+        const Complex real2 = a0 + c2 * sum14 + c1 * sum23;
+        const Complex imag1 = s1 * diff14 + s2 * diff23;  // y1 = real1 - i imag1, y4 = real1 + i imag1
+        const Complex imag2 = s2 * diff14 - s1 * diff23;  // y2 = real2 - i imag2, y3 = real2 + i imag2
+        out[k] = a0 + sum14 + sum23;
+        out[k + m] = real1 + mulMinusI (imag1);
+        out[k + 4 * m] = real1 - mulMinusI (imag1);
+        out[k + 2 * m] = real2 + mulMinusI (imag2);
+        out[k + 3 * m] = real2 - mulMinusI (imag2);
+    }
+}
+
+void FftPlan::butterflyGeneric (Complex* out, int64_t stride, int64_t m, int64_t p, Complex* scratch) const noexcept
+{
+    for (int64_t k = 0; k < m; ++k)
+    {
+        for (int64_t u = 0; u < p; ++u)
+            scratch[u] = out[k + u * m];
+        for (int64_t q = 0; q < p; ++q)
+        {
+            // y[k + q m] = sum_u a_u exp(-2 pi i u (k + q m) / (p m)); index into twiddles_ (of n = stride p m).
+            const int64_t step = ((k + q * m) * stride) % n_;
+            Complex sum = scratch[0];
+            int64_t index = 0;
+            for (int64_t u = 1; u < p; ++u)
+            {
+                index += step;
+                if (index >= n_)
+                    index -= n_;
+                sum += scratch[u] * twiddles_[static_cast<std::size_t> (index)];
+            }
+            out[k + q * m] = sum;
+        }
+    }
+}
+
+} // namespace sonotype::engine::kernels

@@ -1,0 +1,118 @@
+// Spectral ops: stft (framing, window, FFT in double precision; complex results as a trailing
+// [real, imaginary] axis of 2).
+#include "engine/CheckedArithmetic.h"
+#include "engine/kernels/Fft.h"
+#include "engine/kernels/Kernels.h"
+#include "engine/ModelError.h"
+
+#include <cmath>
+#include <cstdint>
+
+namespace sonotype::engine::kernels
+{
+namespace
+{
+    using Complex = std::complex<double>;
+
+    /** stft: x [B, T], optional window [n_fft] -> [B, F, frames, 2] with F = n_fft / 2 + 1 (onesided)
+        or n_fft, frames = 1 + (T - n_fft) / hop_length;
+        y[b, f, t] = scale * sum_j x[b, t * hop + j] * window[j] * exp(-2 pi i j f / n_fft). */
+    class Stft final : public Op
+    {
+    public:
+        explicit Stft (const OpArgs& args) : plan_ (checkedFftSize (args))
+        {
+            const auto& in = args.input (0);
+            if (in.rank() != 2)
+                throw ModelError ("stft input must be [batch, samples], not " + in.toString());
+            nFft_ = plan_.size();
+            hop_ = args.integer ("hop_length");
+            if (hop_ < 1 || hop_ > (int64_t { 1 } << 24))
+                throw ModelError ("hop_length must be between 1 and 2^24");
+            const bool onesided = args.flag ("onesided", true);
+            scale_ = args.real ("scale", 1.0);
+            if (! std::isfinite (scale_))
+                throw ModelError ("stft scale must be finite");
+            if (args.hasInput (1) && args.input (1) != Shape { nFft_ })
+                throw ModelError ("stft window must be [" + std::to_string (nFft_) + "], not " + args.input (1).toString());
+            hasWindow_ = args.hasInput (1);
+            batch_ = in[0];
+            samples_ = in[1];
+            if (samples_ < nFft_)
+                throw ModelError ("stft input has " + std::to_string (samples_) + " samples, fewer than n_fft = " + std::to_string (nFft_));
+            frames_ = 1 + (samples_ - nFft_) / hop_;
+            bins_ = onesided ? nFft_ / 2 + 1 : nFft_;
+            Shape computed;
+            computed.push (batch_);
+            computed.push (bins_);
+            computed.push (frames_);
+            computed.push (2);
+            args.checkOutput (0, computed);
+            const auto transforms = static_cast<double> (checkedMul (batch_, frames_, "stft frame count"));
+            work_ = transforms * (plan_.work() + static_cast<double> (nFft_));
+        }
+
+        double work() const noexcept override { return work_; }
+
+        std::size_t scratchFloats() const noexcept override
+        {
+            // Input and output of one transform and the plan's scratch, as doubles, plus alignment slack.
+            const auto complexValues = 2 * static_cast<std::size_t> (nFft_) + plan_.scratchComplex();
+            return complexValues * (sizeof (Complex) / sizeof (float)) + alignof (Complex) / sizeof (float);
+        }
+
+        void run (const float* const* in, float* const* out, float* scratch) const noexcept override
+        {
+            auto address = reinterpret_cast<std::uintptr_t> (scratch);
+            address = (address + alignof (Complex) - 1) & ~static_cast<std::uintptr_t> (alignof (Complex) - 1);
+            auto* frame = reinterpret_cast<Complex*> (address);
+            Complex* spectrum = frame + nFft_;
+            Complex* planScratch = spectrum + nFft_;
+            const float* window = hasWindow_ ? in[1] : nullptr;
+            float* y = out[0];
+            for (int64_t b = 0; b < batch_; ++b)
+            {
+                const float* x = in[0] + b * samples_;
+                float* yb = y + b * bins_ * frames_ * 2;
+                for (int64_t t = 0; t < frames_; ++t)
+                {
+                    const float* start = x + t * hop_;
+                    for (int64_t j = 0; j < nFft_; ++j)
+                        frame[j] = { static_cast<double> (start[j]) * (window != nullptr ? static_cast<double> (window[j]) : 1.0), 0.0 };
+                    plan_.run (frame, spectrum, planScratch);
+                    for (int64_t f = 0; f < bins_; ++f)
+                    {
+                        float* cell = yb + (f * frames_ + t) * 2;
+                        cell[0] = static_cast<float> (spectrum[f].real() * scale_);
+                        cell[1] = static_cast<float> (spectrum[f].imag() * scale_);
+                    }
+                }
+            }
+        }
+
+    private:
+        static int64_t checkedFftSize (const OpArgs& args)
+        {
+            const auto n = args.integer ("n_fft");
+            if (n < 1 || n > FftPlan::kMaxSize)
+                throw ModelError ("n_fft must be between 1 and " + std::to_string (FftPlan::kMaxSize));
+            args.claimTable (static_cast<std::uint64_t> (n), sizeof (Complex), "FFT twiddle factors");
+            return n;
+        }
+
+        FftPlan plan_;
+        int64_t nFft_ = 0, hop_ = 1, batch_ = 0, samples_ = 0, frames_ = 0, bins_ = 0;
+        double scale_ = 1.0;
+        double work_ = 0.0;
+        bool hasWindow_ = false;
+    };
+} // namespace
+
+std::unique_ptr<Op> makeStft (const OpArgs& args)
+{
+    args.expectInputs (1, 2, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Stft> (args);
+}
+
+} // namespace sonotype::engine::kernels
