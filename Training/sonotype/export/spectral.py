@@ -54,7 +54,7 @@ def stft_node(r, x: int, n_fft: int, hop: int, window: Optional[torch.Tensor], o
     inputs = [x]
     if window is not None:
         r.graph_window_count = getattr(r, "graph_window_count", 0) + 1
-        inputs.append(r.graph.add_tensor(f"stft.window.{r.graph_window_count}", window.detach().to(torch.float32)))
+        inputs.append(r.graph.add_tensor(f"stft.window.{r.graph_window_count}", window))
     return r.graph.add("stft", inputs, [batch, bins, frames, 2], n_fft=int(n_fft), hop_length=int(hop),
                        onesided=bool(onesided), scale=float(scale))
 
@@ -73,21 +73,10 @@ def pad_last_axis(r, x: int, before: int, after: int, mode: str, value: float = 
     return r.graph.add("pad", [x], out_shape, **attrs)
 
 
-@handles_function(torch, "stft")
-@handles_function(torch.functional, "stft")
-def _stft(r, a, out):
-    x_t = a["input"]
-    if x_t.is_complex():
-        raise ExportError("stft of a complex signal is not supported")
-    if x_t.dim() not in (1, 2):
-        raise ExportError(f"stft needs a [samples] or [batch, samples] signal, not {tuple(x_t.shape)}")
-    n_fft = int(a["n_fft"])
-    hop = int(a["hop_length"]) if a.get("hop_length") is not None else n_fft // 4
-    win_length = int(a["win_length"]) if a.get("win_length") is not None else n_fft
-    window = a.get("window")
+def _full_window(r, window, n_fft: int, win_length: int) -> Optional[torch.Tensor]:
+    """The window over n_fft samples as torch.stft applies it (a shorter one centred), or None for
+    a rectangular window over all n_fft samples."""
     if window is not None:
-        if r.is_dynamic(window):
-            raise ExportError("an stft window that depends on the input is not supported")
         if window.is_complex():
             raise ExportError("a complex stft window is not supported")
         window = r.tracked(window).const.to(torch.float64)
@@ -100,6 +89,28 @@ def _stft(r, a, out):
         left = (n_fft - win_length) // 2
         full[left:left + win_length] = window if window is not None else 1.0
         window = full
+    return None if window is None else window.to(torch.float32)
+
+
+@handles_function(torch, "stft")
+@handles_function(torch.functional, "stft")
+def _stft(r, a, out):
+    x_t = a["input"]
+    if x_t.is_complex():
+        raise ExportError("stft of a complex signal is not supported")
+    if x_t.dim() not in (1, 2):
+        raise ExportError(f"stft needs a [samples] or [batch, samples] signal, not {tuple(x_t.shape)}")
+    n_fft = int(a["n_fft"])
+    hop = int(a["hop_length"]) if a.get("hop_length") is not None else n_fft // 4
+    win_length = int(a["win_length"]) if a.get("win_length") is not None else n_fft
+    window = a.get("window")
+    if window is not None and r.is_dynamic(window):
+        raise ExportError("an stft window that depends on the input is not supported")
+    r.suspended += 1  # the window is prepared here, not recorded as part of the model
+    try:
+        window = _full_window(r, window, n_fft, win_length)
+    finally:
+        r.suspended -= 1
     onesided = a.get("onesided")
     if onesided is None:
         onesided = True

@@ -1,0 +1,296 @@
+"""Features computed inside the model (issue 16): torchaudio Spectrogram / MelSpectrogram /
+AmplitudeToDB / MFCC, torch.stft and torch.fft.rfft with the options torchaudio uses, the complex
+steps after them, reflect / replicate padding, and the waveform front end they give a model file.
+
+Decibel outputs (AmplitudeToDB, MFCC) are compared with the model run in float64: PyTorch's own
+float32 FFT is off the true spectrum by about 1e-5 dB in weak bands, while the engine computes the
+FFT in double; the float32 comparison is then made with the float32 error measured on the spot.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchaudio
+
+from sonotype.engine_cli import run_model
+from sonotype.export import ExportError, export_model
+from sonotype.export.safetensors_io import read_safetensors
+from sonotype.testing.parity import MAX_ABS_ERROR, MAX_REL_ERROR, assert_parity, compare
+
+T = torchaudio.transforms
+SR = 16000
+
+
+def waveform(samples=4000, batch=1, seed=0, amplitude=0.05):
+    generator = torch.Generator().manual_seed(seed)
+    return amplitude * torch.randn(batch, samples, generator=generator)
+
+
+class Apply(nn.Module):
+    def __init__(self, transform, after=None):
+        super().__init__()
+        self.transform = transform
+        self.after = after
+
+    def forward(self, x):
+        y = self.transform(x)
+        return self.after(y) if self.after is not None else y
+
+
+def export_and_run(tmp_path, model, x, **kwargs):
+    path = str(tmp_path / "model.safetensors")
+    export_model(model.eval(), x, path, **kwargs)
+    return path, run_model(path, x.numpy(), 0)
+
+
+def assert_parity_float64(tmp_path, model, x, **kwargs):
+    """The engine against the model in float64 (the bound of the parity tests), and against float32
+    PyTorch no worse than PyTorch's own float32 error plus the bound."""
+    model = model.eval()
+    _, engine = export_and_run(tmp_path, model, x, **kwargs)
+    with torch.no_grad():
+        float32 = model(x).numpy()
+        float64 = model.double()(x.double()).numpy()
+    model.float()
+    exact = compare(engine, float64)
+    assert exact.ok(), f"engine vs float64 PyTorch: max abs {exact.max_abs:.3g}, max rel {exact.max_rel:.3g}"
+    torch_error = compare(float32, float64)
+    versus_float32 = compare(engine, float32)
+    assert versus_float32.max_abs <= torch_error.max_abs + MAX_ABS_ERROR
+    assert versus_float32.max_rel <= torch_error.max_rel + MAX_REL_ERROR
+
+
+# ----- torchaudio transforms -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [
+    dict(n_fft=400, hop_length=160),
+    dict(n_fft=400, hop_length=160, power=1.0),
+    dict(n_fft=512, win_length=400, hop_length=128, power=2.0),
+    dict(n_fft=256, hop_length=100, normalized=True),
+    dict(n_fft=256, hop_length=64, normalized="frame_length"),
+    dict(n_fft=400, hop_length=160, center=False),
+    dict(n_fft=400, hop_length=160, pad_mode="constant"),
+    dict(n_fft=300, hop_length=75, window_fn=torch.hamming_window),
+    dict(n_fft=1024, hop_length=256, onesided=False),
+], ids=lambda kwargs: ",".join(f"{k}={getattr(v, '__name__', v)}" for k, v in kwargs.items()))
+def test_spectrogram(kwargs):
+    assert_parity(Apply(T.Spectrogram(**kwargs)), waveform(), sample_rate=SR)
+
+
+def test_spectrogram_complex_then_abs_and_parts():
+    class Parts(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.spectrogram = T.Spectrogram(n_fft=400, hop_length=160, power=None)
+
+        def forward(self, x):
+            z = self.spectrogram(x)
+            return z.abs(), torch.view_as_real(z), z.real, z.imag, (z * 0.5 + z).abs() ** 2
+    assert_parity(Parts(), waveform(), sample_rate=SR)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(n_fft=400, hop_length=160, n_mels=64),
+    dict(n_fft=1024, hop_length=320, n_mels=64, f_min=50.0, f_max=8000.0),
+    dict(n_fft=512, hop_length=160, n_mels=40, mel_scale="slaney", norm="slaney"),
+    dict(n_fft=400, hop_length=160, n_mels=64, norm="slaney"),
+    dict(n_fft=400, hop_length=160, n_mels=32, center=False, power=1.0),
+    dict(n_fft=400, hop_length=160, n_mels=32, pad_mode="constant"),
+], ids=lambda kwargs: ",".join(f"{k}={v}" for k, v in kwargs.items()))
+def test_mel_spectrogram(kwargs):
+    assert_parity(Apply(T.MelSpectrogram(sample_rate=SR, **kwargs)), waveform())
+
+
+@pytest.mark.parametrize("stype,top_db", [("power", 80.0), ("power", None), ("magnitude", 80.0), ("magnitude", 40.0)])
+def test_amplitude_to_db(tmp_path, stype, top_db):
+    power = 2.0 if stype == "power" else 1.0
+    model = Apply(T.MelSpectrogram(sample_rate=SR, n_fft=400, hop_length=160, n_mels=64, power=power),
+                  T.AmplitudeToDB(stype=stype, top_db=top_db))
+    assert_parity_float64(tmp_path, model, waveform())
+
+
+def test_amplitude_to_db_of_a_linear_spectrogram(tmp_path):
+    model = Apply(T.Spectrogram(n_fft=256, hop_length=128), T.AmplitudeToDB(top_db=60.0))
+    assert_parity_float64(tmp_path, model, waveform(seed=3), sample_rate=SR)
+
+
+@pytest.mark.parametrize("kwargs,amplitude", [
+    (dict(n_mfcc=20, melkwargs=dict(n_fft=512, hop_length=160, n_mels=40)), 0.05),
+    (dict(n_mfcc=13, log_mels=True, melkwargs=dict(n_fft=400, hop_length=160, n_mels=40)), 0.05),
+    # Slaney-normalised filters are ~100x smaller: a louder signal keeps the decibels, and so the
+    # coefficients, within +-50, where float32 sums of 40 terms resolve 1e-5 (at +-170, one ulp is 1.5e-5).
+    (dict(n_mfcc=30, melkwargs=dict(n_fft=400, hop_length=200, n_mels=40, mel_scale="slaney", norm="slaney")), 0.5),
+])
+def test_mfcc(tmp_path, kwargs, amplitude):
+    assert_parity_float64(tmp_path, Apply(T.MFCC(sample_rate=SR, **kwargs)), waveform(amplitude=amplitude))
+
+
+# ----- torch.stft and torch.fft.rfft written directly --------------------------------------------
+
+class DirectStft(nn.Module):
+    def __init__(self, n_fft=512, hop=128, win_length=None, center=True, pad_mode="reflect", normalized=False,
+                 onesided=True, output="power"):
+        super().__init__()
+        self.n_fft, self.hop, self.win_length = n_fft, hop, win_length
+        self.center, self.pad_mode, self.normalized, self.onesided, self.output = center, pad_mode, normalized, onesided, output
+        self.register_buffer("window", torch.hann_window(win_length or n_fft))
+
+    def forward(self, x):
+        z = torch.stft(x, self.n_fft, hop_length=self.hop, win_length=self.win_length, window=self.window,
+                       center=self.center, pad_mode=self.pad_mode, normalized=self.normalized, onesided=self.onesided,
+                       return_complex=True)
+        if self.output == "power":
+            return z.abs().pow(2.0)
+        if self.output == "real":
+            return torch.view_as_real(z).transpose(1, 2)
+        return z.abs()
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(),
+    dict(output="magnitude", normalized=True),
+    dict(output="real", win_length=400),
+    dict(center=False, hop=160),
+    dict(pad_mode="constant", n_fft=256, hop=64),
+    dict(pad_mode="replicate", n_fft=256, hop=64),
+    dict(onesided=False, n_fft=128, hop=32, output="real"),
+], ids=lambda kwargs: ",".join(f"{k}={v}" for k, v in kwargs.items()) or "defaults")
+def test_torch_stft(kwargs):
+    assert_parity(DirectStft(**kwargs), waveform(), sample_rate=SR)
+
+
+def test_torch_stft_of_a_1d_signal_without_window():
+    class Plain(nn.Module):
+        def forward(self, x):
+            return torch.stft(x, 256, return_complex=True).abs()
+    assert_parity(Plain(), waveform()[0], sample_rate=SR)
+
+
+class Rfft(nn.Module):
+    def __init__(self, n=None, dim=-1, norm=None):
+        super().__init__()
+        self.n, self.dim, self.norm = n, dim, norm
+
+    def forward(self, x):
+        return torch.view_as_real(torch.fft.rfft(x, n=self.n, dim=self.dim, norm=self.norm))
+
+
+@pytest.mark.parametrize("n", [256, 400, 512, 1024, 2048, 441, 1021, 675])
+def test_rfft_sizes_match_torch_and_numpy(tmp_path, n):
+    x = waveform(n, batch=3, seed=n)
+    assert_parity(Rfft(), x)
+    _, engine = export_and_run(tmp_path, Rfft(), x)
+    expected = np.fft.rfft(x.double().numpy(), axis=-1)
+    numpy_pairs = np.stack([expected.real, expected.imag], axis=-1)
+    result = compare(engine, numpy_pairs)
+    assert result.ok(), f"engine vs numpy.fft.rfft: max abs {result.max_abs:.3g}, max rel {result.max_rel:.3g}"
+
+
+@pytest.mark.parametrize("kwargs", [dict(norm="ortho"), dict(norm="forward"), dict(n=300), dict(n=128, dim=1)])
+def test_rfft_options(kwargs):
+    assert_parity(Rfft(**kwargs), waveform(256, batch=2, seed=7).reshape(2, 16, 16) if kwargs.get("dim") == 1 else waveform(256, batch=2))
+
+
+# ----- complex tensors the engine does not compute ------------------------------------------------
+
+@pytest.mark.parametrize("body,message", [
+    (lambda z: (z * z).abs(), "product of two complex tensors"),
+    (lambda z: torch.angle(z), "complex"),
+    (lambda z: z.sum(dim=1).abs(), "complex tensor is not supported"),
+])
+def test_unsupported_complex_operations_are_named(tmp_path, body, message):
+    class Model(nn.Module):
+        def forward(self, x):
+            return body(torch.stft(x, 64, return_complex=True))
+    with pytest.raises(ExportError, match=message) as error:
+        export_model(Model().eval(), waveform(1000), str(tmp_path / "m.safetensors"))
+    assert "test_parity_spectral.py" in str(error.value)
+
+
+# ----- log10 and pad modes -------------------------------------------------------------------------
+
+def test_log10():
+    class Log10(nn.Module):
+        def forward(self, x):
+            return torch.log10(x.abs() + 1e-3)
+    assert_parity(Log10(), waveform(1000, batch=2))
+
+
+@pytest.mark.parametrize("pad,mode,shape", [
+    ((3, 5), "reflect", (2, 3, 40)),
+    ((1, 2, 3, 4), "reflect", (1, 2, 8, 9)),
+    ((39, 39), "reflect", (1, 1, 40)),
+    ((3, 5), "replicate", (2, 3, 40)),
+    ((1, 2, 3, 4), "replicate", (1, 2, 8, 9)),
+    ((2, 0, 0, 3, 1, 1), "replicate", (1, 2, 4, 5, 6)),
+])
+def test_pad_modes(pad, mode, shape):
+    class Pad(nn.Module):
+        def forward(self, x):
+            return F.pad(x * 2.0, pad, mode=mode) + 1.0
+    assert_parity(Pad(), torch.randn(*shape))
+
+
+def test_reflect_padding_as_wide_as_the_input_is_refused_by_the_engine(tmp_path):
+    # PyTorch refuses it too, so the model file is written by hand from a valid one.
+    class Pad(nn.Module):
+        def forward(self, x):
+            return F.pad(x, (3, 3), mode="reflect")
+    path = str(tmp_path / "m.safetensors")
+    export_model(Pad().eval(), torch.randn(1, 1, 8), path)
+    tensors, metadata = read_safetensors(path)
+    graph = json.loads(metadata["graph"])
+    pad_node = next(node for node in graph["nodes"] if node["op"] == "pad")
+    assert pad_node["attrs"]["mode"] == "reflect"
+    pad_node["attrs"]["pads"] = [[0, 0], [0, 0], [8, 3]]
+    graph["values"][pad_node["outputs"][0]]["shape"] = [1, 1, 19]
+    for output in graph["outputs"]:
+        graph["values"][output]["shape"] = [1, 1, 19]
+    metadata["graph"] = json.dumps(graph)
+    from sonotype.export.safetensors_io import write_safetensors
+    write_safetensors(path, tensors, metadata)
+    with pytest.raises(Exception, match="reflect padding of 8 must be less than the size 8"):
+        run_model(path, np.zeros((1, 1, 8), dtype=np.float32), 0)
+
+
+# ----- the waveform front end ------------------------------------------------------------------------
+
+def test_waveform_front_end_is_written_for_a_model_with_a_mel_spectrogram(tmp_path):
+    model = Apply(T.MelSpectrogram(sample_rate=22050, n_fft=512, hop_length=256, n_mels=32))
+    path, _ = export_and_run(tmp_path, model, waveform(11025))
+    _, metadata = read_safetensors(path)
+    assert json.loads(metadata["frontend"]) == {"type": "waveform", "sample_rate": 22050, "window_samples": 11025}
+
+
+@pytest.mark.parametrize("shape", [(8000,), (1, 8000), (1, 1, 8000)])
+def test_waveform_input_shapes(tmp_path, shape):
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mel = T.MelSpectrogram(sample_rate=SR, n_fft=400, hop_length=160, n_mels=16)
+
+        def forward(self, x):
+            return self.mel(x.reshape(1, -1)).mean(dim=-1)
+    path, _ = export_and_run(tmp_path, Model(), waveform(8000).reshape(shape))
+    assert json.loads(read_safetensors(path)[1]["frontend"])["window_samples"] == 8000
+
+
+def test_a_spectrogram_without_sample_rate_needs_one(tmp_path):
+    model = Apply(T.Spectrogram(n_fft=256))
+    with pytest.raises(ExportError, match="sample_rate="):
+        export_model(model.eval(), waveform(2000), str(tmp_path / "m.safetensors"))
+    path, _ = export_and_run(tmp_path, model, waveform(2000), sample_rate=8000)
+    assert json.loads(read_safetensors(path)[1]["frontend"])["sample_rate"] == 8000
+    with pytest.raises(ExportError, match="differs"):
+        export_model(Apply(T.MelSpectrogram(sample_rate=SR)).eval(), waveform(2000), str(tmp_path / "n.safetensors"),
+                     sample_rate=8000)
+
+
+def test_a_batch_of_waveforms_gets_no_front_end(tmp_path):
+    path, _ = export_and_run(tmp_path, Apply(T.MelSpectrogram(sample_rate=SR, n_mels=16)), waveform(2000, batch=2))
+    assert json.loads(read_safetensors(path)[1]["frontend"]) == {}
