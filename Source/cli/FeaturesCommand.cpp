@@ -63,6 +63,9 @@ int featuresCommand (const std::vector<std::string>& args)
     }
     else
         settings = dsp::FrontendSettings::fromJson (readText (arguments.value ("--frontend")));
+    if (settings.isWaveform())
+        throw dsp::FrontendError ("this model computes its features inside the model from the raw waveform (its front end is "
+                                  "\"waveform\"): there are no front-end features to compute");
     const auto input = readNpy (arguments.value ("--input"));
     if (input.shape.size() != 1)
         throw NpyError ("--input must be a 1-D array of samples");

@@ -2,6 +2,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
+#include "dsp/FrontendSettings.h"
 #include "engine/CpuDispatch.h"
 #include "engine/Model.h"
 #include "engine/ModelError.h"
@@ -25,6 +26,40 @@ front-end settings, op counts, parameter count and size. --ops lists the operati
     {
         const auto it = info.metadata.find (key);
         return it == info.metadata.end() ? fallback : engine::printable (it->second);
+    }
+
+    /** Where the model's features come from: the runtime's log-mel front end, or the model itself
+        (a waveform front end: the runtime feeds raw audio to the model's input). */
+    void describeFeatures (const engine::Model& model)
+    {
+        const auto& info = model.info();
+        int spectralNodes = 0;
+        for (const auto& [op, count] : info.opCounts)
+            if (op == "stft")
+                spectralNodes += static_cast<int> (count);
+        std::cout << "features:    ";
+        try
+        {
+            const auto settings = dsp::FrontendSettings::fromModel (model);
+            char seconds[64];
+            std::snprintf (seconds, sizeof seconds, "%.3f s", settings.windowSamples / settings.sampleRate);
+            if (settings.isWaveform())
+                std::cout << "computed inside the model (" << spectralNodes << " stft node" << (spectralNodes == 1 ? "" : "s")
+                          << "); waveform input 0 " << info.inputShapes.front().toString() << " takes raw mono audio at "
+                          << settings.sampleRate << " Hz, " << settings.windowSamples << " samples (" << seconds << ") per window\n";
+            else
+                std::cout << "computed by the runtime's log-mel front end (" << settings.nMels << " mel bands at " << settings.sampleRate
+                          << " Hz, " << settings.windowSamples << " samples (" << seconds << ") per window) for input 0 "
+                          << info.inputShapes.front().toString() << "\n";
+        }
+        catch (const dsp::FrontendError& error)
+        {
+            if (spectralNodes > 0)
+                std::cout << "computed inside the model (" << spectralNodes << " stft nodes), but classify and the plugin cannot feed it: ";
+            else
+                std::cout << "no usable front end (classify and the plugin need one): ";
+            std::cout << error.what() << "\n";
+        }
     }
 
     std::string kibibytes (std::size_t bytes)
@@ -67,6 +102,7 @@ int inspectCommand (const std::vector<std::string>& args)
     for (std::size_t i = 0; i < info.labels.size(); ++i)
         std::cout << (i ? ", " : "") << info.labels[i];
     std::cout << "\nfrontend:    " << engine::printable (info.frontendJson) << "\n";
+    describeFeatures (*model);
     std::cout << "ops:         " << info.numNodes << " nodes:";
     for (const auto& [op, count] : info.opCounts)
         std::cout << " " << op << " " << count;

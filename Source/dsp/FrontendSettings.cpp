@@ -58,6 +58,46 @@ namespace
         }
         return result;
     }
+
+    /** {"type": "waveform", "sample_rate": SR, "window_samples": N}: the model computes its features. */
+    FrontendSettings waveformSettings (const JsonValue& settings)
+    {
+        for (const auto& [key, value] : settings.asObject())
+            if (key != "type" && key != "sample_rate" && key != "window_samples")
+                throw FrontendError ("frontend setting '" + key + "' does not apply to a waveform front end (it takes type, sample_rate and window_samples)");
+        FrontendSettings s;
+        s.type = FrontendSettings::Type::waveform;
+        if (settings.find ("sample_rate") == nullptr || settings.find ("window_samples") == nullptr)
+            throw FrontendError ("a waveform front end needs sample_rate and window_samples");
+        s.sampleRate = number (settings, "sample_rate", 16000.0);
+        if (! (s.sampleRate >= 1000.0 && s.sampleRate <= 384000.0))
+            throw FrontendError ("frontend setting 'sample_rate' must be between 1000 and 384000 Hz");
+        s.windowSamples = integer (settings, "window_samples", 0, 1, 1 << 26);
+        return s;
+    }
+
+    std::optional<JsonValue> parseObject (const std::string& json)
+    {
+        try
+        {
+            auto value = engine::parseJson (json);
+            if (value.isObject())
+                return value;
+        }
+        catch (const engine::JsonError&)
+        {
+        }
+        return std::nullopt;
+    }
+
+    bool isWaveformJson (const std::string& json)
+    {
+        const auto settings = parseObject (json);
+        if (! settings.has_value())
+            return false;
+        const auto* type = settings->find ("type");
+        return type != nullptr && type->isString() && type->asString() == "waveform";
+    }
 } // namespace
 
 FrontendSettings FrontendSettings::fromJson (const std::string& json, std::optional<int> modelFrames)
@@ -73,6 +113,10 @@ FrontendSettings FrontendSettings::fromJson (const std::string& json, std::optio
     }
     if (! settings.isObject())
         throw FrontendError ("frontend settings must be a JSON object");
+    if (const auto type = text (settings, "type", "log_mel"); type == "waveform")
+        return waveformSettings (settings);
+    else if (type != "log_mel")
+        throw FrontendError ("frontend setting 'type' must be \"log_mel\" or \"waveform\", not \"" + type + "\"");
     if (settings.find ("sample_rate") == nullptr || settings.find ("n_mels") == nullptr)
         throw FrontendError ("the model has no front-end settings (sample_rate and n_mels are required): export it with "
                              "export_model(..., frontend=...)");
@@ -170,6 +214,16 @@ FrontendSettings FrontendSettings::fromModel (const engine::Model& model)
 {
     const auto& info = model.info();
     const auto& input = info.inputShapes.front();
+    if (isWaveformJson (info.frontendJson))
+    {
+        auto settings = fromJson (info.frontendJson);
+        // One mono window: [N], [1, N] or [1, 1, N].
+        if (input.rank() < 1 || input.rank() > 3 || input[input.rank() - 1] != settings.windowSamples
+            || input.numElements() != settings.windowSamples)
+            throw FrontendError ("the model's input " + input.toString() + " is not one mono waveform of window_samples = "
+                                 + std::to_string (settings.windowSamples) + " samples");
+        return settings;
+    }
     if (input.rank() < 2)
         throw FrontendError ("the model's input " + input.toString() + " is not [..., n_mels, frames]");
     const int64_t frames = input[input.rank() - 1];

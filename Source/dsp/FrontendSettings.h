@@ -22,10 +22,15 @@ struct FrontendError : std::runtime_error
 
 struct FrontendSettings
 {
+    /** logMel: the runtime computes log-mel features and the model takes [..., n_mels, frames];
+        waveform: the model computes its own features and takes windowSamples raw mono samples at
+        sampleRate ([N], [1, N] or [1, 1, N]); only sampleRate and windowSamples apply. */
+    enum class Type { logMel, waveform };
     enum class PadMode { reflect, constant };
     enum class MelScale { htk, slaney };
     enum class LogType { db, log, none };
 
+    Type type = Type::logMel;
     double sampleRate = 16000.0;
     int nFft = 400;
     int winLength = 400;
@@ -59,6 +64,7 @@ struct FrontendSettings
     /** Takes the model file's stored window and filterbank, where it has them. */
     void useStoredTensors (const engine::Model& model);
 
+    bool isWaveform() const noexcept { return type == Type::waveform; }
     int numFreqs() const noexcept { return nFft / 2 + 1; }
     /** STFT frames torchaudio produces for numSamples samples. */
     int numFrames (int numSamples) const noexcept;

@@ -10,7 +10,7 @@ namespace sonotype::runtime
 {
 
 WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds)
-    : model_ (std::move (model)), session_ (model_), settings_ (dsp::FrontendSettings::fromModel (*model_)), logMel_ (settings_),
+    : model_ (std::move (model)), session_ (model_), settings_ (dsp::FrontendSettings::fromModel (*model_)),
       resampler_ (std::in_place, inputRate, settings_.sampleRate), labels_ (model_->info().labels), hopSeconds_ (hopSeconds),
       smoothingSeconds_ (smoothingSeconds)
 {
@@ -20,6 +20,8 @@ WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, doub
         throw dsp::FrontendError ("the smoothing time constant must not be negative");
     if (settings_.windowSamples <= 0)
         throw dsp::FrontendError ("the model's analysis window length is unknown");
+    if (! settings_.isWaveform())
+        logMel_.emplace (settings_);
     const auto& output = model_->info().outputShapes.front();
     numClasses_ = output.rank() > 0 ? static_cast<int> (output[output.rank() - 1]) : 1;
     if (labels_.empty())
@@ -144,7 +146,10 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
 {
     const auto started = std::chrono::steady_clock::now();
     auto input = session_.input();
-    logMel_.computeWindow (samples, settings_.windowSamples, windowStart (k), input.data());
+    if (logMel_.has_value())
+        logMel_->computeWindow (samples, settings_.windowSamples, windowStart (k), input.data());
+    else
+        std::copy (samples, samples + settings_.windowSamples, input.begin());
     session_.run();
     const auto logits = session_.output();
 

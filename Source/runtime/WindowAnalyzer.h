@@ -1,7 +1,8 @@
 // The analysis both the live runtime and the offline CLI run: mono samples at any rate in,
 // one classification per analysis window out. Window k covers [k * hop, k * hop + window) seconds
 // of the stream; its samples are resampled to the model's rate (libsoxr, streaming) and turned into
-// log-mel features (incrementally: overlapping windows share STFT frames), then the model runs.
+// log-mel features (incrementally: overlapping windows share STFT frames), then the model runs. A
+// model with a waveform front end (it computes its own features) gets the window's samples as they are.
 // Not thread-safe: one thread (the runtime's worker, or the CLI's) owns an analyzer.
 #pragma once
 
@@ -73,7 +74,7 @@ private:
     std::shared_ptr<const engine::Model> model_;
     engine::Session session_;
     dsp::FrontendSettings settings_;
-    dsp::LogMelSpectrogram logMel_;
+    std::optional<dsp::LogMelSpectrogram> logMel_; // absent for a waveform front end
     std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip())
     std::vector<std::string> labels_;
     int numClasses_ = 0;

@@ -164,7 +164,11 @@ def _complex_abs(r, a, out):
     shape = list(r.graph.shape(z))
     squares = r.graph.add("mul", [z, z], shape)
     power = r.graph.add("reduce_sum", [squares], shape[:-1], axes=[len(shape) - 1], keepdim=False)
-    return r.graph.add("sqrt", [power], shape[:-1])
+    magnitude = r.graph.add("sqrt", [power], shape[:-1])
+    if not hasattr(r, "complex_power"):
+        r.complex_power = {}
+    r.complex_power[magnitude] = power  # |z| ** 2 is then re^2 + im^2 itself (see _pow_of_abs)
+    return magnitude
 
 
 @handles("view_as_real", "view_as_complex", "_view_as_real_physical")
@@ -318,6 +322,20 @@ def _mode_pad(r, a, out):
             raise ExportError(f"reflect padding ({before}, {after}) must be less than the size {shape[axis]} of dimension {axis}")
         pads[axis] = [before, after]
     return r.graph.add("pad", [x], _shape(out), pads=pads, value=0.0, mode=mode)
+
+
+_real_pow = HANDLERS["pow"]
+
+
+@handles("pow")
+def _pow_of_abs(r, a, out):
+    """|z| ** 2 (torchaudio's power spectrogram) is re^2 + im^2, without the square root and back."""
+    base, exponent = a["self"], a["exponent"]
+    if isinstance(base, torch.Tensor) and isinstance(exponent, (int, float)) and exponent == 2:
+        power = getattr(r, "complex_power", {}).get(r.value_id(base))
+        if power is not None:
+            return power
+    return _real_pow(r, a, out)
 
 
 # Every ATen handler registered so far learns about complex tensors: the complex ones dispatch to
