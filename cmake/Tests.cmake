@@ -22,7 +22,8 @@ add_executable(sonotype_tests
     Tests/engine/ModelFileTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
-    Tests/runtime/SpscFifoTests.cpp)
+    Tests/runtime/SpscFifoTests.cpp
+    Tests/runtime/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
     target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/RealtimeTests.cpp)
     target_link_libraries(sonotype_tests PRIVATE sonotype_allocation_counter)
@@ -86,7 +87,8 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
-    Tests/plugin/StateRestoreTests.cpp)
+    Tests/plugin/StateRestoreTests.cpp
+    Tests/plugin/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE)
     target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/FilePlayerTests.cpp Tests/plugin/RealtimeTests.cpp)
     target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_allocation_counter)

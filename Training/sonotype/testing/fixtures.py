@@ -18,6 +18,21 @@ TINY_FRONTEND = LogMelFrontend(sample_rate=16000, n_fft=400, hop_length=160, n_m
                                log={"type": "db", "top_db": 80.0}, mean=-40.0, std=20.0, window_samples=16000)
 
 
+class WaveformClassifier(torch.nn.Module):
+    """Raw waveform in: log-mel features computed inside the model (torchaudio), a linear head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import torchaudio
+        self.mel = torchaudio.transforms.MelSpectrogram(sample_rate=16000, n_fft=400, hop_length=160, n_mels=32)
+        self.to_db = torchaudio.transforms.AmplitudeToDB(top_db=80.0)
+        self.head = torch.nn.Linear(32, 4)
+
+    def forward(self, waveform: torch.Tensor) -> torch.Tensor:
+        features = (self.to_db(self.mel(waveform)) + 40.0) / 20.0  # [1, 32, frames]
+        return self.head(features.mean(dim=-1))
+
+
 def large_transformer() -> torch.nn.Module:
     layer = torch.nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True)
     return torch.nn.TransformerEncoder(layer, 6, enable_nested_tensor=False)
@@ -29,6 +44,8 @@ FIXTURES = {
     "large_transformer": (large_transformer, (1, 256, 256)),
     # A classifier with front-end settings, for the runtime and CLI tests.
     "tiny_classifier": (lambda: AudioTransformer(n_mels=32, d_model=32, n_head=4, n_layers=1, n_classes=4), (1, 32, 101)),
+    # A classifier that takes 1 s of raw audio at 16 kHz (waveform front end), for the runtime and plugin tests.
+    "waveform_classifier": (WaveformClassifier, (1, 16000)),
 }
 
 
