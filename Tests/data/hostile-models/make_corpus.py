@@ -217,6 +217,22 @@ def corpus():
                         [scalar, {"op": "expand", "inputs": [5], "outputs": [6]},
                          {"op": "max_pool", "inputs": [6], "outputs": [7], "attrs": {"kernel": [1 << 20], "stride": [1], "padding": [1 << 19]}}])))
 
+    prime = 1048573  # the largest prime below 2^20: the FFT's generic radix costs n^2
+    add(entry("stft_prime_fft_2e12", "more than the work budget",
+              "an stft of n_fft = 1048573 (prime): 10^12 operations in one run() from a 1 KB file",
+              prepended([[1, 1, 1], [1, 1], [1, prime], [1, prime // 2 + 1, 1, 2]],
+                        [scalar, {"op": "reshape", "inputs": [5], "outputs": [6]}, {"op": "expand", "inputs": [6], "outputs": [7]},
+                         {"op": "stft", "inputs": [7], "outputs": [8], "attrs": {"n_fft": prime, "hop_length": 1}}], outputs=[4, 8])))
+    add(entry("stft_fft_size_2e40", "n_fft must be between 1 and 1048576",
+              "an stft of n_fft = 2^40: a 16 TiB twiddle table",
+              prepended([[1, 1, 1], [1, 1], [1, 2, 1, 2]],
+                        [scalar, {"op": "reshape", "inputs": [5], "outputs": [6]},
+                         {"op": "stft", "inputs": [6], "outputs": [7], "attrs": {"n_fft": 1 << 40, "hop_length": 1}}], outputs=[4, 7])))
+    add(entry("pad_reflect_too_wide", "reflect padding of 9 must be less than the size 8",
+              "a reflect pad wider than its axis: reads before the start of the tensor",
+              prepended([[1, 26, 11]], [{"op": "pad", "inputs": [0], "outputs": [5], "attrs": {"pads": [[0, 0], [9, 9], [0, 0]], "mode": "reflect"}}],
+                        outputs=[4, 5])))
+
     # A header whose JSON is small but expands ~40x when parsed: refused under a 16 MiB budget.
     bomb = '{"__metadata__":' + json.dumps(metadata(base_graph()), separators=(",", ":")) + ',"x":[' + ",".join(["[]"] * 350000) + "]}"
     add(entry("json_expansion", "the parsed JSON would take more than", "a 1 MB header of empty lists that parses into ~80 MB",
