@@ -14,6 +14,7 @@ add_executable(sonotype_tests
     Tests/cli/AudioFileReaderTests.cpp
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
+    Tests/dsp/WaveformFrontendTests.cpp
     Tests/engine/EngineTests.cpp
     Tests/engine/FftTests.cpp
     Tests/engine/HostileModelTests.cpp
