@@ -8,7 +8,8 @@ FFT in double; the float32 comparison is then made with the float32 error measur
 """
 
 import json
-import os
+import math
+import warnings
 
 import numpy as np
 import pytest
@@ -169,6 +170,40 @@ def test_torch_stft_of_a_1d_signal_without_window():
         def forward(self, x):
             return torch.stft(x, 256, return_complex=True).abs()
     assert_parity(Plain(), waveform()[0], sample_rate=SR)
+
+
+def test_complex_steps_user_code_writes():
+    class Steps(nn.Module):
+        def forward(self, x):
+            z = torch.stft(x, 128, hop_length=32, window=torch.hann_window(128), return_complex=True)
+            z *= 2
+            power = torch.square(z.abs()) + torch.abs(z) ** 2
+            band = z[:, 1:10].permute(0, 2, 1).abs()
+            doubled = torch.cat([z, z], dim=1).real
+            return power, band, doubled, z.imag.mean()
+    assert_parity(Steps(), waveform(), sample_rate=SR)
+
+
+def test_legacy_real_stft_output():
+    class Legacy(nn.Module):
+        def forward(self, x):
+            with warnings.catch_warnings():  # return_complex=False is deprecated, still accepted
+                warnings.simplefilter("ignore")
+                s = torch.stft(x, 256, hop_length=64, window=torch.hann_window(256), return_complex=False)
+            return s.pow(2).sum(-1)
+    assert_parity(Legacy(), waveform(), sample_rate=SR)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 4000), (2, 4000), (2, 1, 4000)])
+def test_mel_spectrogram_of_channels(shape):
+    class LogMel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mel = T.MelSpectrogram(SR, n_fft=400, hop_length=160, n_mels=32)
+
+        def forward(self, x):
+            return torch.log(self.mel(x) + 1e-6)
+    assert_parity(LogMel(), waveform(4000 * math.prod(shape[:-1])).reshape(shape))
 
 
 class Rfft(nn.Module):
