@@ -21,6 +21,7 @@ add_executable(sonotype_tests
     Tests/engine/JsonTests.cpp
     Tests/engine/KernelPathTests.cpp
     Tests/engine/ModelFileTests.cpp
+    Tests/engine/SpectralOpTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SpscFifoTests.cpp
