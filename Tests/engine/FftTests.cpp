@@ -80,3 +80,30 @@ TEST_CASE ("FFT sizes outside 1..2^20 are refused", "[engine][fft]")
     CHECK_THROWS_AS (FftPlan (-4), sonotype::engine::ModelError);
     CHECK_THROWS_AS (FftPlan (FftPlan::kMaxSize + 1), sonotype::engine::ModelError);
 }
+
+TEST_CASE ("the real FFT matches a direct DFT of real input, even sizes packed, odd ones not", "[engine][fft]")
+{
+    using sonotype::engine::kernels::RealFftPlan;
+    std::mt19937 random (17);
+    std::normal_distribution<double> normal;
+    for (const int64_t n : { 1, 2, 3, 4, 6, 10, 15, 64, 100, 256, 400, 441, 512, 1021, 1024, 2048 })
+    {
+        CAPTURE (n);
+        const RealFftPlan plan (n);
+        REQUIRE (plan.numBins() == n / 2 + 1);
+        std::vector<double> x (static_cast<std::size_t> (n));
+        std::vector<Complex> asComplex (x.size()), y (static_cast<std::size_t> (plan.numBins())), scratch (plan.scratchComplex());
+        for (std::size_t j = 0; j < x.size(); ++j)
+            asComplex[j] = x[j] = normal (random);
+        plan.run (x.data(), y.data(), scratch.data());
+        const auto expected = directDft (asComplex);
+        double worst = 0.0, largest = 0.0;
+        for (std::size_t k = 0; k < y.size(); ++k)
+        {
+            worst = std::max (worst, std::abs (y[k] - expected[k]));
+            largest = std::max (largest, std::abs (expected[k]));
+        }
+        CHECK (worst <= 1e-12 * std::max (largest, 1.0));
+    }
+    CHECK_THROWS_AS (RealFftPlan (0), sonotype::engine::ModelError);
+}

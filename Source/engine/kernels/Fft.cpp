@@ -191,4 +191,66 @@ void FftPlan::butterflyGeneric (Complex* out, int64_t stride, int64_t m, int64_t
     }
 }
 
+int64_t RealFftPlan::innerSize (int64_t n)
+{
+    if (n < 1 || n > FftPlan::kMaxSize)
+        throw ModelError ("FFT size " + std::to_string (n) + " is outside 1.." + std::to_string (FftPlan::kMaxSize));
+    return n % 2 == 0 ? n / 2 : n;
+}
+
+RealFftPlan::RealFftPlan (int64_t n) : n_ (n), packed_ (innerSize (n) != n), inner_ (innerSize (n))
+{
+    if (packed_)
+    {
+        split_.resize (static_cast<std::size_t> (n / 2 + 1));
+        for (int64_t k = 0; k <= n / 2; ++k)
+        {
+            const double angle = -2.0 * std::numbers::pi * static_cast<double> (k) / static_cast<double> (n);
+            split_[static_cast<std::size_t> (k)] = { std::cos (angle), std::sin (angle) };
+        }
+    }
+}
+
+std::size_t RealFftPlan::scratchComplex() const noexcept
+{
+    // The transform's input and output, and its own scratch.
+    return 2 * static_cast<std::size_t> (inner_.size()) + inner_.scratchComplex();
+}
+
+double RealFftPlan::work() const noexcept
+{
+    return inner_.work() + static_cast<double> (n_);
+}
+
+void RealFftPlan::run (const double* in, Complex* out, Complex* scratch) const noexcept
+{
+    const int64_t m = inner_.size();
+    Complex* z = scratch;
+    Complex* spectrum = scratch + m;
+    Complex* innerScratch = spectrum + m;
+    if (! packed_)
+    {
+        for (int64_t j = 0; j < m; ++j)
+            z[j] = { in[j], 0.0 };
+        inner_.run (z, spectrum, innerScratch);
+        for (int64_t k = 0; k <= n_ / 2; ++k)
+            out[k] = spectrum[k];
+        return;
+    }
+    for (int64_t j = 0; j < m; ++j)
+        z[j] = { in[2 * j], in[2 * j + 1] };
+    inner_.run (z, spectrum, innerScratch);
+    // Even samples' spectrum E[k] = (Z[k] + conj Z[m-k]) / 2, odd ones' O[k] = (Z[k] - conj Z[m-k]) / 2i,
+    // X[k] = E[k] + exp(-2 pi i k / n) O[k], indices of Z modulo m.
+    for (int64_t k = 0; k <= m; ++k)
+    {
+        const Complex a = spectrum[k == m ? 0 : k];
+        const Complex b = std::conj (spectrum[k == 0 ? 0 : m - k]);
+        const Complex even = 0.5 * (a + b);
+        const Complex diff = 0.5 * (a - b);
+        const Complex odd { diff.imag(), -diff.real() };  // diff / i
+        out[k] = even + split_[static_cast<std::size_t> (k)] * odd;
+    }
+}
+
 } // namespace sonotype::engine::kernels

@@ -48,4 +48,31 @@ private:
     std::vector<std::complex<double>> twiddles_;  // exp(-2 pi i k / n), k = 0..n-1
 };
 
+/** The spectrum of n real values, bins 0..n/2: for even n, one complex transform of n/2 points
+    (even samples as real parts, odd ones as imaginary parts) and a split step; for odd n, a complex
+    transform of n points. Planned at load, immutable. */
+class RealFftPlan
+{
+public:
+    /** Throws ModelError unless 1 <= n <= FftPlan::kMaxSize. */
+    explicit RealFftPlan (int64_t n);
+
+    int64_t size() const noexcept { return n_; }
+    int64_t numBins() const noexcept { return n_ / 2 + 1; }
+    /** Complex values of scratch run() needs. */
+    std::size_t scratchComplex() const noexcept;
+    double work() const noexcept;
+
+    /** out[k] = sum_j in[j] * exp(-2 pi i j k / n), k = 0..n/2. */
+    void run (const double* in, std::complex<double>* out, std::complex<double>* scratch) const noexcept;
+
+private:
+    static int64_t innerSize (int64_t n);
+
+    int64_t n_ = 0;
+    bool packed_ = false;  // even n: the half-size complex transform
+    FftPlan inner_;
+    std::vector<std::complex<double>> split_;  // exp(-2 pi i k / n), k = 0..n/2, for even n
+};
+
 } // namespace sonotype::engine::kernels

@@ -49,15 +49,16 @@ namespace
             computed.push (2);
             args.checkOutput (0, computed);
             const auto transforms = static_cast<double> (checkedMul (batch_, frames_, "stft frame count"));
-            work_ = transforms * (plan_.work() + static_cast<double> (nFft_));
+            work_ = transforms * (plan_.work() + static_cast<double> (nFft_ + bins_));
         }
 
         double work() const noexcept override { return work_; }
 
         std::size_t scratchFloats() const noexcept override
         {
-            // Input and output of one transform and the plan's scratch, as doubles, plus alignment slack.
-            const auto complexValues = 2 * static_cast<std::size_t> (nFft_) + plan_.scratchComplex();
+            // One windowed frame (n_fft doubles, counted as complex values), its spectrum and the plan's
+            // scratch, plus alignment slack.
+            const auto complexValues = static_cast<std::size_t> (nFft_) + static_cast<std::size_t> (plan_.numBins()) + plan_.scratchComplex();
             return complexValues * (sizeof (Complex) / sizeof (float)) + alignof (Complex) / sizeof (float);
         }
 
@@ -65,9 +66,9 @@ namespace
         {
             auto address = reinterpret_cast<std::uintptr_t> (scratch);
             address = (address + alignof (Complex) - 1) & ~static_cast<std::uintptr_t> (alignof (Complex) - 1);
-            auto* frame = reinterpret_cast<Complex*> (address);
-            Complex* spectrum = frame + nFft_;
-            Complex* planScratch = spectrum + nFft_;
+            auto* frame = reinterpret_cast<double*> (address);
+            auto* spectrum = reinterpret_cast<Complex*> (address) + nFft_;
+            Complex* planScratch = spectrum + plan_.numBins();
             const float* window = hasWindow_ ? in[1] : nullptr;
             float* y = out[0];
             for (int64_t b = 0; b < batch_; ++b)
@@ -78,13 +79,15 @@ namespace
                 {
                     const float* start = x + t * hop_;
                     for (int64_t j = 0; j < nFft_; ++j)
-                        frame[j] = { static_cast<double> (start[j]) * (window != nullptr ? static_cast<double> (window[j]) : 1.0), 0.0 };
+                        frame[j] = static_cast<double> (start[j]) * (window != nullptr ? static_cast<double> (window[j]) : 1.0);
                     plan_.run (frame, spectrum, planScratch);
                     for (int64_t f = 0; f < bins_; ++f)
                     {
+                        // Bins above n_fft / 2 (two-sided output) mirror those below: X[n - f] = conj X[f].
+                        const Complex value = f < plan_.numBins() ? spectrum[f] : std::conj (spectrum[nFft_ - f]);
                         float* cell = yb + (f * frames_ + t) * 2;
-                        cell[0] = static_cast<float> (spectrum[f].real() * scale_);
-                        cell[1] = static_cast<float> (spectrum[f].imag() * scale_);
+                        cell[0] = static_cast<float> (value.real() * scale_);
+                        cell[1] = static_cast<float> (value.imag() * scale_);
                     }
                 }
             }
@@ -100,7 +103,7 @@ namespace
             return n;
         }
 
-        FftPlan plan_;
+        RealFftPlan plan_;
         int64_t nFft_ = 0, hop_ = 1, batch_ = 0, samples_ = 0, frames_ = 0, bins_ = 0;
         double scale_ = 1.0;
         double work_ = 0.0;
