@@ -231,6 +231,37 @@ def test_rfft_options(kwargs):
     assert_parity(Rfft(**kwargs), waveform(256, batch=2, seed=7).reshape(2, 16, 16) if kwargs.get("dim") == 1 else waveform(256, batch=2))
 
 
+class AugmentMelSTFT(nn.Module):
+    """The eval path of EfficientAT's preprocessing as its public code writes it: pre-emphasis by
+    conv1d, a legacy real stft with a shorter symmetric window, power by x ** 2 summed over the
+    pair axis, Kaldi mel banks made inside forward, natural log.  (`.to(x.dtype)` only so that the
+    float64 reference run works.)"""
+
+    def __init__(self, n_mels=128, sr=32000, win_length=800, hopsize=320, n_fft=1024):
+        super().__init__()
+        self.win_length, self.n_mels, self.n_fft, self.sr, self.hopsize = win_length, n_mels, n_fft, sr, hopsize
+        self.register_buffer("window", torch.hann_window(win_length, periodic=False), persistent=False)
+        self.register_buffer("preemphasis_coefficient", torch.as_tensor([[[-.97, 1]]]), persistent=False)
+
+    def forward(self, x):
+        x = nn.functional.conv1d(x.unsqueeze(1), self.preemphasis_coefficient.to(x.dtype)).squeeze(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = torch.stft(x, self.n_fft, hop_length=self.hopsize, win_length=self.win_length, center=True,
+                           normalized=False, window=self.window.to(x.dtype), return_complex=False)
+        x = (x ** 2).sum(dim=-1)
+        mel_basis, _ = torchaudio.compliance.kaldi.get_mel_banks(self.n_mels, self.n_fft, self.sr, 0.0, self.sr // 2,
+                                                                 vtln_low=100.0, vtln_high=-500., vtln_warp_factor=1.0)
+        mel_basis = torch.nn.functional.pad(mel_basis, (0, 1), mode="constant", value=0).to(x.dtype)
+        melspec = torch.matmul(mel_basis, x)
+        melspec = (melspec + 0.00001).log()
+        return (melspec + 4.5) / 5.
+
+
+def test_efficientat_preprocessing(tmp_path):
+    assert_parity_float64(tmp_path, AugmentMelSTFT(), waveform(32000, amplitude=0.1), sample_rate=32000)
+
+
 # ----- complex tensors the engine does not compute ------------------------------------------------
 
 @pytest.mark.parametrize("body,message", [
