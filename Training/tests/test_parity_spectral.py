@@ -262,6 +262,52 @@ def test_efficientat_preprocessing(tmp_path):
     assert_parity_float64(tmp_path, AugmentMelSTFT(), waveform(32000, amplitude=0.1), sample_rate=32000)
 
 
+class KaldiFbank(nn.Module):
+    """AST's front end as its public code writes it: torchaudio.compliance.kaldi.fbank (framing by
+    as_strided, DC removal, pre-emphasis, window, torch.fft.rfft, |X|^2, mel, log), normalised."""
+
+    def __init__(self, **options):
+        super().__init__()
+        self.options = dict(htk_compat=True, sample_frequency=16000, use_energy=False, window_type="hanning",
+                            num_mel_bins=128, dither=0.0, frame_shift=10)
+        self.options.update(options)
+
+    def forward(self, waveform):
+        fbank = torchaudio.compliance.kaldi.fbank(waveform, **self.options)
+        return (fbank + 4.2677393) / (4.5689974 * 2)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(window_type="povey"), dict(snip_edges=False),
+                                     dict(remove_dc_offset=False, preemphasis_coefficient=0.0, num_mel_bins=64)],
+                         ids=["hanning", "povey", "snip_edges=False", "plain"])
+def test_kaldi_fbank(tmp_path, options):
+    assert_parity_float64(tmp_path, KaldiFbank(**options), waveform(16000, amplitude=0.1), sample_rate=16000)
+
+
+@pytest.mark.parametrize("shape,dim,size,step", [((2, 1000), -1, 400, 160), ((1, 3, 50), 2, 8, 8), ((30, 4), 0, 7, 3),
+                                                  ((2, 64, 5), 1, 16, 4)])
+def test_unfold_frames(shape, dim, size, step):
+    class Frames(nn.Module):
+        def forward(self, x):
+            return (x * 2.0).unfold(dim, size, step) + 1.0
+    assert_parity(Frames(), torch.randn(*shape))
+
+
+def test_as_strided_frames():
+    class Frames(nn.Module):
+        def forward(self, x):
+            y = x[0] * 1.0
+            return y.as_strided((11, 64), (32, 1), 5).pow(2).sum(-1)
+    assert_parity(Frames(), torch.randn(2, 400))
+
+
+def test_flip():
+    class Flip(nn.Module):
+        def forward(self, x):
+            return torch.flip(x * 2.0, [0, 2]) + torch.flip(x, [-1])
+    assert_parity(Flip(), torch.randn(2, 3, 5))
+
+
 # ----- complex tensors the engine does not compute ------------------------------------------------
 
 @pytest.mark.parametrize("body,message", [
