@@ -1,6 +1,7 @@
 """Lowering of features computed inside the model: `torch.stft` (as torchaudio's Spectrogram,
 MelSpectrogram and MFCC call it), `torch.fft.rfft` (`aten::_fft_r2c`), the complex tensors they
-return, `log10` (AmplitudeToDB) and the reflect / replicate pad modes.
+return, `log10` (AmplitudeToDB), the reflect / replicate pad modes, and the framing of Kaldi-style
+front ends (overlapping frames by `unfold` or `as_strided`, `flip`).
 
 Complex tensors live in the engine graph as float values with a trailing axis of 2 ([real,
 imaginary]): a complex64 tensor of shape S is a value of shape S + [2].  The operations user code and
@@ -19,8 +20,8 @@ import torch
 from torch.utils._pytree import tree_flatten
 
 from .errors import ExportError
-from .lowering import (FUNCTION_HANDLERS, HANDLERS, _axis, _shape, _unary_handler, handles, handles_function,
-                       operand, permute, reshape, slice_)
+from .lowering import (HANDLERS, _axis, _shape, _unary_handler, handles, handles_function, operand, permute, reshape,
+                       slice_)
 
 COMPLEX_HANDLERS = {}
 
