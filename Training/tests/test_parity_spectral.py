@@ -131,6 +131,20 @@ def test_mfcc(tmp_path, kwargs, amplitude):
     assert_parity_float64(tmp_path, Apply(T.MFCC(sample_rate=SR, **kwargs)), waveform(amplitude=amplitude))
 
 
+def test_lfcc(tmp_path):
+    # The engine's gemm sums the 64 decibel values of a coefficient in order in float32 (PyTorch's
+    # BLAS in blocks): at coefficients of +-130 that is 4e-5 off, so the level keeps them within +-15.
+    model = Apply(T.LFCC(sample_rate=SR, n_filter=64, n_lfcc=20, speckwargs=dict(n_fft=400, hop_length=160)))
+    assert_parity_float64(tmp_path, model, waveform(amplitude=0.05))
+
+
+def test_spectrogram_then_mel_scale_takes_the_rate_of_the_mel_scale(tmp_path):
+    model = Apply(T.Spectrogram(n_fft=512, hop_length=128), T.MelScale(n_mels=40, sample_rate=8000, n_stft=257))
+    assert_parity(model, waveform(4000))
+    path, _ = export_and_run(tmp_path, model, waveform(4000))
+    assert json.loads(read_safetensors(path)[1]["frontend"])["sample_rate"] == 8000
+
+
 # ----- torch.stft and torch.fft.rfft written directly --------------------------------------------
 
 class DirectStft(nn.Module):

@@ -420,11 +420,13 @@ for _name, _handler in list(HANDLERS.items()):
 
 def waveform_frontend(model: torch.nn.Module, example_input: torch.Tensor, sample_rate: Optional[int]) -> dict:
     """The front end of a model that computes its own features from a raw waveform: {} unless the
-    model holds a torchaudio Spectrogram, MelSpectrogram or MFCC (or `sample_rate` is given) and
+    model holds a torchaudio Spectrogram, MelSpectrogram, MFCC, LFCC or MelScale (or `sample_rate`
+    is given) and
     the example input is one mono waveform ([samples], [1, samples] or [1, 1, samples]); the sample
     rate comes from the transform (or `sample_rate`, for a transform that has none)."""
     import torchaudio
-    transforms = (torchaudio.transforms.Spectrogram, torchaudio.transforms.MelSpectrogram, torchaudio.transforms.MFCC)
+    transforms = (torchaudio.transforms.Spectrogram, torchaudio.transforms.MelSpectrogram, torchaudio.transforms.MFCC,
+                  torchaudio.transforms.LFCC, torchaudio.transforms.MelScale)
     found = [m for m in model.modules() if isinstance(m, transforms)]
     if not found and sample_rate is None:
         return {}
