@@ -15,6 +15,13 @@ namespace
     using Complex = std::complex<double>;
 
     inline Complex mulMinusI (Complex z) noexcept { return { z.imag(), -z.real() }; }
+
+    /** a * b without the C library's NaN/infinity recovery (__muldc3) std::complex's operator*
+        calls: the inputs are finite sums of finite samples and unit twiddles. */
+    inline Complex mul (Complex a, Complex b) noexcept
+    {
+        return { a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real() };
+    }
 } // namespace
 
 FftPlan::FftPlan (int64_t n) : n_ (n)
@@ -104,7 +111,7 @@ void FftPlan::butterfly2 (Complex* out, int64_t stride, int64_t m) const noexcep
 {
     for (int64_t k = 0; k < m; ++k)
     {
-        const Complex t = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
+        const Complex t = mul (out[k + m], twiddles_[static_cast<std::size_t> (k * stride)]);
         out[k + m] = out[k] - t;
         out[k] += t;
     }
@@ -116,8 +123,8 @@ void FftPlan::butterfly3 (Complex* out, int64_t stride, int64_t m) const noexcep
     for (int64_t k = 0; k < m; ++k)
     {
         const Complex a0 = out[k];
-        const Complex a1 = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
-        const Complex a2 = out[k + 2 * m] * twiddles_[static_cast<std::size_t> (2 * k * stride)];
+        const Complex a1 = mul (out[k + m], twiddles_[static_cast<std::size_t> (k * stride)]);
+        const Complex a2 = mul (out[k + 2 * m], twiddles_[static_cast<std::size_t> (2 * k * stride)]);
         const Complex sum = a1 + a2, diff = a1 - a2;
         const Complex middle = a0 - 0.5 * sum;
         const Complex rotated { -s * diff.imag(), s * diff.real() };  // i * s * diff
@@ -132,9 +139,9 @@ void FftPlan::butterfly4 (Complex* out, int64_t stride, int64_t m) const noexcep
     for (int64_t k = 0; k < m; ++k)
     {
         const Complex a0 = out[k];
-        const Complex a1 = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
-        const Complex a2 = out[k + 2 * m] * twiddles_[static_cast<std::size_t> (2 * k * stride)];
-        const Complex a3 = out[k + 3 * m] * twiddles_[static_cast<std::size_t> (3 * k * stride)];
+        const Complex a1 = mul (out[k + m], twiddles_[static_cast<std::size_t> (k * stride)]);
+        const Complex a2 = mul (out[k + 2 * m], twiddles_[static_cast<std::size_t> (2 * k * stride)]);
+        const Complex a3 = mul (out[k + 3 * m], twiddles_[static_cast<std::size_t> (3 * k * stride)]);
         const Complex s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = mulMinusI (a1 - a3);
         out[k] = s02 + s13;
         out[k + m] = d02 + d13;
@@ -150,10 +157,10 @@ void FftPlan::butterfly5 (Complex* out, int64_t stride, int64_t m) const noexcep
     for (int64_t k = 0; k < m; ++k)
     {
         const Complex a0 = out[k];
-        const Complex a1 = out[k + m] * twiddles_[static_cast<std::size_t> (k * stride)];
-        const Complex a2 = out[k + 2 * m] * twiddles_[static_cast<std::size_t> (2 * k * stride)];
-        const Complex a3 = out[k + 3 * m] * twiddles_[static_cast<std::size_t> (3 * k * stride)];
-        const Complex a4 = out[k + 4 * m] * twiddles_[static_cast<std::size_t> (4 * k * stride)];
+        const Complex a1 = mul (out[k + m], twiddles_[static_cast<std::size_t> (k * stride)]);
+        const Complex a2 = mul (out[k + 2 * m], twiddles_[static_cast<std::size_t> (2 * k * stride)]);
+        const Complex a3 = mul (out[k + 3 * m], twiddles_[static_cast<std::size_t> (3 * k * stride)]);
+        const Complex a4 = mul (out[k + 4 * m], twiddles_[static_cast<std::size_t> (4 * k * stride)]);
         const Complex sum14 = a1 + a4, diff14 = a1 - a4, sum23 = a2 + a3, diff23 = a2 - a3;
         const Complex real1 = a0 + c1 * sum14 + c2 * sum23;
         const Complex real2 = a0 + c2 * sum14 + c1 * sum23;
@@ -184,7 +191,7 @@ void FftPlan::butterflyGeneric (Complex* out, int64_t stride, int64_t m, int64_t
                 index += step;
                 if (index >= n_)
                     index -= n_;
-                sum += scratch[u] * twiddles_[static_cast<std::size_t> (index)];
+                sum += mul (scratch[u], twiddles_[static_cast<std::size_t> (index)]);
             }
             out[k + q * m] = sum;
         }
@@ -249,7 +256,7 @@ void RealFftPlan::run (const double* in, Complex* out, Complex* scratch) const n
         const Complex even = 0.5 * (a + b);
         const Complex diff = 0.5 * (a - b);
         const Complex odd { diff.imag(), -diff.real() };  // diff / i
-        out[k] = even + split_[static_cast<std::size_t> (k)] * odd;
+        out[k] = even + mul (split_[static_cast<std::size_t> (k)], odd);
     }
 }
 
