@@ -339,6 +339,20 @@ def test_unsupported_complex_operations_are_named(tmp_path, body, message):
     assert "test_parity_spectral.py" in str(error.value)
 
 
+def test_a_complex_model_output_is_refused_with_the_way_out(tmp_path):
+    with pytest.raises(ExportError, match="view_as_real"):
+        export_model(Apply(T.Spectrogram(n_fft=64, power=None)).eval(), waveform(1000), str(tmp_path / "m.safetensors"),
+                     sample_rate=SR)
+
+
+def test_view_as_complex_of_real_pairs():
+    class Pairs(nn.Module):
+        def forward(self, x):
+            z = torch.view_as_complex(x.reshape(2, 50, 2))
+            return torch.view_as_real(z * 3.0).flatten(1), (z.abs() + z.real).sum()
+    assert_parity(Pairs(), torch.randn(200))
+
+
 # ----- log10 and pad modes -------------------------------------------------------------------------
 
 def test_log10():

@@ -104,6 +104,8 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
             raise ExportError("the model returned a NestedTensor")
         if not recorder.is_dynamic(t):
             raise ExportError("a model output does not depend on the input")
+        if t.is_complex():
+            raise ExportError("a model output is complex: return torch.view_as_real(z) ([..., 2]) or z.abs()")
         if t.is_floating_point() and t.dtype != torch.float32:
             raise ExportError(f"a model output is {t.dtype}; the engine computes in float32")
         output_ids.append(recorder.value_id(t))
