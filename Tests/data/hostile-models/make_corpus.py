@@ -103,6 +103,15 @@ def corpus():
     add(entry("too_many_frames_input", "asks for 1048577 frames",
               "more frames than the front end makes (2^32 would have wrapped an int to a small window)", with_graph(many_frames), stage="frontend"))
 
+    add(entry("waveform_front_end_on_features", "is not one mono waveform of window_samples = 320",
+              "a waveform front end on a model that takes [1, 8, 11] features: the runtime would write 320 samples into 88 floats",
+              safetensors(metadata(base_graph(), frontend={"type": "waveform", "sample_rate": 16000, "window_samples": 320})),
+              stage="frontend"))
+    add(entry("waveform_front_end_with_mel_fields", "'n_mels' does not apply to a waveform front end",
+              "a waveform front end that also claims log-mel settings",
+              safetensors(metadata(base_graph(), frontend={"type": "waveform", "sample_rate": 16000, "window_samples": 88, "n_mels": 8})),
+              stage="frontend"))
+
     # --- shape arithmetic --------------------------------------------------------------------
     def product_overflow(g):
         g["values"].append({"shape": [big, big, big], "kind": "node"})
