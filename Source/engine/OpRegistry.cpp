@@ -46,6 +46,7 @@ namespace
             t["adaptive_avg_pool"] = makeAdaptiveAvgPool;
             t["attention"] = makeAttention;
             t["stft"] = makeStft;
+            t["complex_abs"] = makeComplexAbs;
             return t;
         }();
         return ops;

@@ -100,3 +100,26 @@ TEST_CASE ("stft attributes and shapes are checked at load", "[engine][stft]")
     CHECK_THROWS_WITH (sessionFor (graph ("[16]", "[1,5,3,2]", R"({"n_fft":8,"hop_length":4})")), Contains ("must be [batch, samples]"));
     CHECK_THROWS_AS (sessionFor (graph ("[1,16]", "[1,5,4,2]", R"({"n_fft":8,"hop_length":4})")), engine::ModelError);
 }
+
+TEST_CASE ("complex_abs gives the magnitude or the power of [real, imaginary] pairs", "[engine][stft]")
+{
+    auto graph = [] (bool squared) {
+        return std::string (R"({"inputs":[0],"outputs":[1],"values":[{"shape":[3,2],"kind":"input"},{"shape":[3],"kind":"node"}],
+            "nodes":[{"op":"complex_abs","inputs":[0],"outputs":[1],"attrs":{"squared":)")
+               + (squared ? "true" : "false") + "}}]}";
+    };
+    const float z[] = { 3, 4, -5, 12, 1e-30f, 0 };
+    for (const bool squared : { false, true })
+    {
+        auto session = sessionFor (graph (squared));
+        std::copy (std::begin (z), std::end (z), session.input().begin());
+        session.run();
+        const auto y = session.output();
+        CHECK (y[0] == (squared ? 25.0f : 5.0f));
+        CHECK (y[1] == (squared ? 169.0f : 13.0f));
+        CHECK (y[2] == (squared ? 0.0f : 1e-30f)); // no underflow to 0 in the magnitude: sums in double
+    }
+    using Catch::Matchers::Contains;
+    CHECK_THROWS_WITH (sessionFor (R"({"inputs":[0],"outputs":[1],"values":[{"shape":[3,3],"kind":"input"},{"shape":[3],"kind":"node"}],
+        "nodes":[{"op":"complex_abs","inputs":[0],"outputs":[1]}]})"), Contains ("must end in an axis of 2"));
+}

@@ -40,5 +40,6 @@ std::unique_ptr<Op> makeAttention (const OpArgs&);
 
 // Spectral.cpp
 std::unique_ptr<Op> makeStft (const OpArgs&);
+std::unique_ptr<Op> makeComplexAbs (const OpArgs&);
 
 } // namespace sonotype::engine::kernels

@@ -1,5 +1,5 @@
 // Spectral ops: stft (framing, window, FFT in double precision; complex results as a trailing
-// [real, imaginary] axis of 2).
+// [real, imaginary] axis of 2) and complex_abs (magnitude or power of such pairs).
 #include "engine/CheckedArithmetic.h"
 #include "engine/kernels/Fft.h"
 #include "engine/kernels/Kernels.h"
@@ -122,7 +122,47 @@ namespace
         double work_ = 0.0;
         bool hasWindow_ = false;
     };
+    /** complex_abs: z [..., 2] ([real, imaginary] pairs) -> |z| [...], or |z|^2 with `squared`;
+        sums and square root in double. */
+    class ComplexAbs final : public Op
+    {
+    public:
+        explicit ComplexAbs (const OpArgs& args) : squared_ (args.flag ("squared", false))
+        {
+            const auto& in = args.input (0);
+            if (in.rank() < 1 || in[in.rank() - 1] != 2)
+                throw ModelError ("complex_abs input must end in an axis of 2 ([real, imaginary]), not " + in.toString());
+            Shape computed;
+            for (int axis = 0; axis + 1 < in.rank(); ++axis)
+                computed.push (in[axis]);
+            args.checkOutput (0, computed);
+            count_ = computed.numElements();
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* z = in[0];
+            float* y = out[0];
+            for (int64_t i = 0; i < count_; ++i)
+            {
+                const double re = z[2 * i], im = z[2 * i + 1];
+                const double power = re * re + im * im;
+                y[i] = static_cast<float> (squared_ ? power : std::sqrt (power));
+            }
+        }
+
+    private:
+        bool squared_;
+        int64_t count_ = 0;
+    };
 } // namespace
+
+std::unique_ptr<Op> makeComplexAbs (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<ComplexAbs> (args);
+}
 
 std::unique_ptr<Op> makeStft (const OpArgs& args)
 {

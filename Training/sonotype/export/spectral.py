@@ -162,13 +162,10 @@ def _fft_r2c(r, a, out):
 @_complex(["abs"])
 def _complex_abs(r, a, out):
     z = r.value_id(a["self"])
-    shape = list(r.graph.shape(z))
-    squares = r.graph.add("mul", [z, z], shape)
-    power = r.graph.add("reduce_sum", [squares], shape[:-1], axes=[len(shape) - 1], keepdim=False)
-    magnitude = r.graph.add("sqrt", [power], shape[:-1])
-    if not hasattr(r, "complex_power"):
-        r.complex_power = {}
-    r.complex_power[magnitude] = power  # |z| ** 2 is then re^2 + im^2 itself (see _pow_of_abs)
+    magnitude = r.graph.add("complex_abs", [z], _shape(out))
+    if not hasattr(r, "complex_magnitudes"):
+        r.complex_magnitudes = {}
+    r.complex_magnitudes[magnitude] = z  # |z| ** 2 is then one complex_abs with squared (see _pow_of_abs)
     return magnitude
 
 
@@ -403,10 +400,21 @@ def _pow_of_abs(r, a, out):
     """|z| ** 2 (torchaudio's power spectrogram) is re^2 + im^2, without the square root and back."""
     base, exponent = a["self"], a["exponent"]
     if isinstance(base, torch.Tensor) and isinstance(exponent, (int, float)) and exponent == 2:
-        power = getattr(r, "complex_power", {}).get(r.value_id(base))
-        if power is not None:
-            return power
+        z = getattr(r, "complex_magnitudes", {}).get(r.value_id(base))
+        if z is not None:
+            return r.graph.add("complex_abs", [z], _shape(out), squared=True)
     return _real_pow(r, a, out)
+
+
+_real_square = HANDLERS["square"]
+
+
+@handles("square")
+def _square_of_abs(r, a, out):
+    z = getattr(r, "complex_magnitudes", {}).get(r.value_id(a["self"]))
+    if z is not None:
+        return r.graph.add("complex_abs", [z], _shape(out), squared=True)
+    return _real_square(r, a, out)
 
 
 # Every ATen handler registered so far learns about complex tensors: the complex ones dispatch to
