@@ -114,3 +114,37 @@ def test_features_command_refuses_a_waveform_model(waveform_model, tmp_path):
     result = sonotype("features", "--model", path, "--input", tmp_path / "in.npy", "--output", tmp_path / "out.npy")
     assert result.returncode != 0
     assert "computes its features inside the model" in result.stderr
+
+
+class RawConv(nn.Module):
+    """A raw-waveform CNN with no spectral transform at all: the sample rate comes from export_model."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(1, 8, 64, stride=16)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):  # [1, 1, samples]
+        return self.head(torch.relu(self.conv(x)).mean(dim=-1))
+
+
+def test_a_raw_waveform_model_runs_with_the_rate_given_at_export(tmp_path):
+    torch.manual_seed(5)
+    net = RawConv().eval()
+    path = tmp_path / "raw.safetensors"
+    export_model(net, torch.zeros(1, 1, 8000), str(path), labels=LABELS, sample_rate=8000)
+    assert json.loads(read_safetensors(str(path))[1]["frontend"]) == {"type": "waveform", "sample_rate": 8000, "window_samples": 8000}
+    inspect = sonotype("inspect", path)
+    assert "computed inside the model (0 stft nodes); waveform input 0 [1, 1, 8000]" in inspect.stdout
+    x = tone(8000, 1.5, 440.0) + 0.05 * np.random.default_rng(2).standard_normal(12000)
+    wav = write_wav(tmp_path / "raw.wav", x, 8000, float32=True)
+    result = sonotype("classify", "--model", path, "--hop", "0.5", wav)
+    assert result.returncode == 0, result.stderr
+    rows = parse_csv(result.stdout)
+    assert len(rows) == 1 + 2  # windows at 0 and 0.5 s of 1 s fit in 1.5 s
+    samples = x.astype(np.float32)
+    for k, row in enumerate(rows[1:]):
+        window = torch.from_numpy(samples[4000 * k: 4000 * k + 8000]).reshape(1, 1, -1)
+        with torch.no_grad():
+            expected = torch.softmax(net(window), -1)[0].numpy()
+        assert np.abs(np.array([float(v) for v in row[5:]]) - expected).max() <= 2e-6
