@@ -343,7 +343,17 @@ def frame_last_axis(r, x: int, start: int, frames: int, window: int, hop: int) -
     return reshape(r, stacked, lead + [frames, window])
 
 
-@handles("unfold")
+def _fallback(name: str):
+    """Registers a handler for `name` only where the general lowering has none (flip, unfold and
+    as_strided are lowered generally in lowering.py where that exists; these are the framing
+    cases spectral front ends need)."""
+    def register(fn):
+        HANDLERS.setdefault(name, fn)
+        return fn
+    return register
+
+
+@_fallback("unfold")
 def _unfold(r, a, out):
     """Tensor.unfold(dim, size, step): frames along `dim`, the window as a new last axis."""
     x_t = a["self"]
@@ -360,7 +370,7 @@ def _unfold(r, a, out):
     return permute(r, framed, inverse + [rank])
 
 
-@handles("flip")
+@_fallback("flip")
 def _flip(r, a, out):
     """torch.flip (Kaldi's snip_edges=False reflects the signal with it): reversed index lists."""
     x = r.value_id(a["self"])
@@ -371,13 +381,9 @@ def _flip(r, a, out):
     return x
 
 
-_previous_as_strided = HANDLERS.get("as_strided")
-
-
-@handles("as_strided")
+@_fallback("as_strided")
 def _as_strided_frames(r, a, out):
-    """Overlapping frames of a contiguous signal (sizes [frames, window], strides [hop, 1]); any
-    other as_strided goes to the general lowering, where there is one."""
+    """Overlapping frames of a contiguous signal (sizes [frames, window], strides [hop, 1])."""
     x_t = a["self"]
     size, stride = list(a["size"]), list(a["stride"])
     offset = a.get("storage_offset")
@@ -386,8 +392,6 @@ def _as_strided_frames(r, a, out):
             and x_t.is_contiguous() and not x_t.is_complex()):
         flat = reshape(r, r.value_id(x_t), [x_t.numel()])
         return frame_last_axis(r, flat, offset - x_t.storage_offset(), size[0], size[1], stride[0])
-    if _previous_as_strided is not None:
-        return _previous_as_strided(r, a, out)
     raise ExportError(f"as_strided with sizes {size} and strides {stride} is not supported "
                       "(overlapping frames [frames, window] with strides [hop, 1] of a contiguous signal are)")
 
