@@ -222,7 +222,8 @@ def _narrow(r, a, out):
     return slice_(r, x, axis, start, a["length"])
 
 
-@handles("split", "split_with_sizes", "unbind", "chunk", "tensor_split")
+@handles("split", "split_with_sizes", "unbind", "chunk", "tensor_split", "unsafe_split", "unsafe_split_with_sizes",
+         "unsafe_chunk", "split_copy", "split_with_sizes_copy", "unbind_copy")
 def _split(r, a, out):
     x = r.value_id(a["self"])
     shape = r.graph.shape(x)
@@ -432,20 +433,34 @@ def _clamp_attrs(low, high) -> dict:
     return attrs
 
 
+def _clamp_tensor(r: Recorder, x, low, high, out) -> int:
+    """clamp with tensor bounds: min(max(x, low), high), broadcast (NaN in x stays NaN)."""
+    vid = operand(r, x)
+    if low is not None:
+        vid = r.graph.add("maximum", [vid, operand(r, low)], _shape(out))
+    if high is not None:
+        vid = r.graph.add("minimum", [vid, operand(r, high)], _shape(out))
+    return vid
+
+
 @handles("clamp", "clip")
 def _clamp(r, a, out):
     if isinstance(a.get("min"), torch.Tensor) or isinstance(a.get("max"), torch.Tensor):
-        raise ExportError("clamp with tensor bounds is not supported")
+        return _clamp_tensor(r, a["self"], a.get("min"), a.get("max"), out)
     return r.graph.add("clamp", [r.value_id(a["self"])], _shape(out), **_clamp_attrs(a.get("min"), a.get("max")))
 
 
 @handles("clamp_min")
 def _clamp_min(r, a, out):
+    if isinstance(a["min"], torch.Tensor):
+        return _clamp_tensor(r, a["self"], a["min"], None, out)
     return r.graph.add("clamp", [r.value_id(a["self"])], _shape(out), **_clamp_attrs(a["min"], None))
 
 
 @handles("clamp_max")
 def _clamp_max(r, a, out):
+    if isinstance(a["max"], torch.Tensor):
+        return _clamp_tensor(r, a["self"], None, a["max"], out)
     return r.graph.add("clamp", [r.value_id(a["self"])], _shape(out), **_clamp_attrs(None, a["max"]))
 
 
@@ -562,12 +577,51 @@ def _native_layer_norm(r, a, out):
     return [layer_norm(r, x, len(a["normalized_shape"]), weight, bias, a["eps"]), None, None]
 
 
+def _channel_affine(r: Recorder, x: int, weight, bias) -> int:
+    """x * weight[c] + bias[c] over axis 1 (either may be None)."""
+    shape = list(r.graph.shape(x))
+    per_channel = [shape[1]] + [1] * (len(shape) - 2)
+    if weight is not None:
+        x = r.graph.add("mul", [x, reshape(r, r.value_id(weight), per_channel)], shape)
+    if bias is not None:
+        x = r.graph.add("add", [x, reshape(r, r.value_id(bias), per_channel)], shape)
+    return x
+
+
+def _normalize_groups(r: Recorder, x: int, groups_first: List[int], eps: float) -> int:
+    """(x - mean) / sqrt(var + eps) with the statistics of each row of x reshaped to groups_first + [-1]."""
+    shape = list(r.graph.shape(x))
+    rows = reshape(r, x, groups_first + [math.prod(shape) // max(math.prod(groups_first), 1)])
+    normalized = r.graph.add("layer_norm", [rows, None, None], r.graph.shape(rows), axis=len(groups_first), eps=float(eps))
+    return reshape(r, normalized, shape)
+
+
+@handles("native_group_norm")
+def _group_norm(r, a, out):
+    x = r.value_id(a["input"])
+    shape = list(r.graph.shape(x))
+    y = _normalize_groups(r, x, [shape[0], int(a["group"])], a["eps"])
+    return [_channel_affine(r, y, a["weight"], a["bias"]), None, None]
+
+
+def _batch_statistics_norm(r: Recorder, a, out):
+    """BatchNorm with the input's own statistics (over every axis but 1): what InstanceNorm (as
+    PyTorch runs it, on [1, N*C, …]) and a BatchNorm without running statistics compute."""
+    x = r.value_id(a["input"])
+    shape = list(r.graph.shape(x))
+    rank = len(shape)
+    channels_first = permute(r, x, [1, 0] + list(range(2, rank)))
+    y = _normalize_groups(r, channels_first, [shape[1]], a["eps"])
+    y = permute(r, y, [1, 0] + list(range(2, rank)))
+    return [_channel_affine(r, y, a["weight"], a["bias"])] + [None] * (len(out) - 1)
+
+
 @handles("native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training")
 def _batch_norm(r, a, out):
+    if a.get("running_mean") is None:
+        return _batch_statistics_norm(r, a, out)
     if a.get("training"):
         raise ExportError("BatchNorm runs in training mode: call model.eval() before exporting")
-    if a.get("running_mean") is None:
-        raise ExportError("BatchNorm without running statistics is not supported")
     x = r.value_id(a["input"])
     inputs = [x, r.value_id(a["running_mean"]), r.value_id(a["running_var"]),
               r.value_id(a["weight"]) if a["weight"] is not None else None,
@@ -632,10 +686,74 @@ def _mv(r, a, out):
     return reshape(r, product, _shape(out))
 
 
+def _insert_zeros(r: Recorder, x: int, axis: int, stride: int) -> int:
+    """stride - 1 zeros between neighbours along `axis` (length L -> (L - 1) * stride + 1)."""
+    if stride == 1:
+        return x
+    shape = list(r.graph.shape(x))
+    length = shape[axis]
+    column = reshape(r, x, shape[:axis + 1] + [1] + shape[axis + 1:])
+    pads = [[0, 0] for _ in range(len(shape) + 1)]
+    pads[axis + 1] = [0, stride - 1]
+    spread_shape = shape[:axis + 1] + [stride] + shape[axis + 1:]
+    spread = r.graph.add("pad", [column], spread_shape, pads=pads, value=0.0)
+    flat_shape = shape[:axis] + [length * stride] + shape[axis + 1:]
+    return slice_(r, reshape(r, spread, flat_shape), axis, 0, (length - 1) * stride + 1)
+
+
+def _transposed_convolution(r: Recorder, a, out) -> int:
+    """ConvTranspose as the convolution it is the gradient of: zeros inserted between input
+    positions (stride), the borders padded by dilation·(k−1) − padding (+ output_padding after) or
+    cropped where that is negative, and the weight flipped with its channel axes swapped per group."""
+    weight = a["weight"]
+    if r.is_dynamic(weight):
+        raise ExportError("a transposed convolution whose weight depends on the input is not supported")
+    num_spatial = weight.dim() - 2
+    if num_spatial not in (1, 2):
+        raise ExportError(f"{num_spatial}-d transposed convolution is not supported (1-d and 2-d are)")
+
+    def spatial(values):
+        values = [int(v) for v in values]
+        return values * num_spatial if len(values) == 1 else values
+    stride, padding = spatial(a["stride"]), spatial(a["padding"])
+    dilation, output_padding = spatial(a["dilation"]), spatial(a["output_padding"])
+    groups = int(a["groups"])
+    w = r.tracked(weight).const
+    c_in, c_out_per_group = w.shape[0], w.shape[1]
+    kernel = list(w.shape[2:])
+    w = w.reshape([groups, c_in // groups, c_out_per_group] + kernel).transpose(1, 2)
+    w = w.reshape([groups * c_out_per_group, c_in // groups] + kernel).flip(list(range(2, 2 + num_spatial)))
+    x = r.value_id(a["input"])
+    first_spatial = len(r.graph.shape(x)) - num_spatial
+    for i in range(num_spatial):
+        axis = first_spatial + i
+        x = _insert_zeros(r, x, axis, stride[i])
+        before = dilation[i] * (kernel[i] - 1) - padding[i]
+        after = before + output_padding[i]
+        if before < 0:
+            x = slice_(r, x, axis, -before, r.graph.shape(x)[axis] + before)
+            before = 0
+        if after < 0:
+            x = slice_(r, x, axis, 0, r.graph.shape(x)[axis] + after)
+            after = 0
+        if before or after:
+            shape = list(r.graph.shape(x))
+            pads = [[0, 0] for _ in shape]
+            pads[axis] = [before, after]
+            shape[axis] += before + after
+            x = r.graph.add("pad", [x], shape, pads=pads, value=0.0)
+    r.graph_transposed_count = getattr(r, "graph_transposed_count", 0) + 1
+    name = f"{r.tracked(weight).name}.as_convolution"
+    w_vid = r.graph.add_tensor(name if name not in r.graph.tensors else f"{name}.{r.graph_transposed_count}", w)
+    bias = r.value_id(a["bias"]) if a["bias"] is not None else None
+    return r.graph.add("conv", [x, w_vid, bias], _shape(out), stride=[1] * num_spatial, padding=[0] * num_spatial,
+                       dilation=dilation, groups=groups)
+
+
 @handles("convolution", "_convolution")
 def _convolution(r, a, out):
     if a["transposed"]:
-        raise ExportError("transposed convolution is not supported")
+        return _transposed_convolution(r, a, out)
     weight = a["weight"]
     num_spatial = weight.dim() - 2
     if num_spatial not in (1, 2):
@@ -826,3 +944,236 @@ def _to_padded(r, a, out):
     keep_vid = r.graph.add_tensor(f"nested_keep.{id(keep)}", keep.reshape(keep.shape[0], length, 1))
     padding = float(a["padding"])
     return r.graph.add("where", [keep_vid, x, r.graph.add_scalar(padding)], _shape(out))
+
+
+# ----- strided views and gathers ----------------------------------------------------------------
+
+def _strided_form(index: torch.Tensor, shape: Sequence[int]):
+    """(offset, strides) when index (flat positions, one per output element of `shape`) is
+    offset + Σ i_k·stride_k with non-negative strides, else None."""
+    grid = index.reshape(shape) if shape else index.reshape(())
+    offset = int(grid.reshape(-1)[0]) if grid.numel() else 0
+    strides = []
+    for axis, size in enumerate(shape):
+        if size == 1:
+            strides.append(0)
+            continue
+        step = grid.narrow(axis, 1, 1).reshape(-1)[0] - grid.narrow(axis, 0, 1).reshape(-1)[0]
+        strides.append(int(step))
+    if any(s < 0 for s in strides):
+        return None
+    expected = torch.full(tuple(shape), offset, dtype=torch.int64)
+    for axis, stride in enumerate(strides):
+        view = [1] * len(shape)
+        view[axis] = shape[axis]
+        expected = expected + (torch.arange(shape[axis], dtype=torch.int64) * stride).reshape(view)
+    return (offset, strides) if torch.equal(expected, grid) else None
+
+
+def gather_flat(r: Recorder, x: int, index: torch.Tensor, shape: Sequence[int]) -> int:
+    """out[i] = x.flat[index[i]] with out shaped `shape`: a reshape, a strided view (`as_strided`),
+    or a `gather` with the indices stored in the file."""
+    shape = [int(d) for d in shape]
+    index = index.reshape(-1).to(torch.int64)
+    count = math.prod(r.graph.shape(x))
+    if index.numel() == count and torch.equal(index, torch.arange(count)):
+        return reshape(r, x, shape)
+    form = _strided_form(index, shape)
+    if form is not None:
+        offset, strides = form
+        return r.graph.add("as_strided", [x], shape, stride=strides, offset=offset)
+    if count > 1 << 24:
+        raise ExportError("an element gather from a tensor of more than 2^24 elements is not supported")
+    r.graph_gather_count = getattr(r, "graph_gather_count", 0) + 1
+    indices = r.graph.add_tensor(f"gather_indices.{r.graph_gather_count}", index.reshape(shape).to(torch.float32))
+    return r.graph.add("gather", [x, indices], shape)
+
+
+@handles("as_strided", "as_strided_")
+def _as_strided(r, a, out):
+    """A view of the input's storage: each output element is an element of the input (else an error)."""
+    x = a["self"]
+    geometry = r.geometry(x)
+    source_positions = r.storage_positions(x, geometry).reshape(-1)
+    index_of = torch.full((x.storage().size(),), -1, dtype=torch.int64)
+    index_of[source_positions] = torch.arange(source_positions.numel())
+    offset = a.get("storage_offset")
+    wanted = torch.as_strided(torch.arange(x.storage().size(), dtype=torch.int64), tuple(a["size"]), tuple(a["stride"]),
+                              geometry[2] if offset is None else int(offset))
+    index = index_of[wanted.reshape(-1)]
+    if bool((index < 0).any()):
+        raise ExportError("the view reads memory outside the tensor it is taken from")
+    return gather_flat(r, r.value_id(x), index, _shape(out))
+
+
+# ----- glue of real code: GLU, norms, PReLU, cumulative sums, top-k, interpolation ---------------
+
+@handles("glu")
+def _glu(r, a, out):
+    x = r.value_id(a["self"])
+    shape = r.graph.shape(x)
+    axis = _axis(a["dim"], len(shape))
+    half = shape[axis] // 2
+    gate = r.graph.add("sigmoid", [slice_(r, x, axis, half, half)], _shape(out))
+    return r.graph.add("mul", [slice_(r, x, axis, 0, half), gate], _shape(out))
+
+
+def _vector_norm(r: Recorder, x: int, order, axes: List[int], keepdim: bool, out_shape) -> int:
+    shape = r.graph.shape(x)
+    order = float(order)
+    magnitude = r.graph.add("abs", [x], shape)
+    if order == math.inf:
+        return r.graph.add("reduce_max", [magnitude], out_shape, axes=axes, keepdim=keepdim)
+    if order == -math.inf:
+        return r.graph.add("reduce_min", [magnitude], out_shape, axes=axes, keepdim=keepdim)
+    if order == 0:
+        nonzero = r.graph.add("ne", [x, r.graph.add_scalar(0.0)], shape)
+        return r.graph.add("reduce_sum", [nonzero], out_shape, axes=axes, keepdim=keepdim)
+    if order == 1:
+        return r.graph.add("reduce_sum", [magnitude], out_shape, axes=axes, keepdim=keepdim)
+    if order == 2:
+        squares = r.graph.add("mul", [x, x], shape)
+        return r.graph.add("sqrt", [r.graph.add("reduce_sum", [squares], out_shape, axes=axes, keepdim=keepdim)], out_shape)
+    powered = r.graph.add("pow", [magnitude, r.graph.add_scalar(order)], shape)
+    total = r.graph.add("reduce_sum", [powered], out_shape, axes=axes, keepdim=keepdim)
+    return r.graph.add("pow", [total, r.graph.add_scalar(1.0 / order)], out_shape)
+
+
+@handles("norm", "linalg_vector_norm")
+def _norm(r, a, out):
+    x = r.value_id(a["self"])
+    order = a.get("ord", a.get("p"))
+    order = 2.0 if order is None else order
+    if isinstance(order, str):
+        raise ExportError(f"norm '{order}' is not supported (vector norms with a number p are)")
+    return _vector_norm(r, x, order, _axes(a.get("dim"), len(r.graph.shape(x))), bool(a.get("keepdim") or False), _shape(out))
+
+
+@handles("prelu", "_prelu_kernel")
+def _prelu(r, a, out):
+    x = r.value_id(a["self"])
+    shape = list(r.graph.shape(x))
+    weight = r.value_id(a["weight"])
+    if math.prod(r.graph.shape(weight)) > 1 and len(shape) >= 2:
+        weight = reshape(r, weight, [shape[1]] + [1] * (len(shape) - 2))
+    negative = r.graph.add("mul", [x, weight], shape)
+    positive = r.graph.add("gt", [x, r.graph.add_scalar(0.0)], shape)
+    return r.graph.add("where", [positive, x, negative], shape)
+
+
+@handles("cumsum")
+def _cumsum(r, a, out):
+    x = r.value_id(a["self"])
+    return r.graph.add("cumsum", [x], _shape(out), axis=_axis(a["dim"], len(r.graph.shape(x))))
+
+
+@handles("topk")
+def _topk(r, a, out):
+    x = r.value_id(a["self"])
+    axis = _axis(a["dim"], len(r.graph.shape(x)))
+    return r.graph.add_node("topk", [x], [_shape(out[0]), _shape(out[1])], axis=axis, k=int(a["k"]),
+                            largest=bool(a["largest"]))
+
+
+def _float32(value) -> float:
+    import numpy as np
+    return float(np.float32(value))
+
+
+def _upsample_scale(input_size: int, output_size: int, scale: Optional[float], align_corners: bool) -> "float":
+    """area_pixel_compute_scale of ATen's UpSample.h, in float32 as its CPU kernels compute it."""
+    import numpy as np
+    if align_corners:
+        return np.float32(input_size - 1) / np.float32(output_size - 1) if output_size > 1 else np.float32(0)
+    if scale is not None and scale > 0:
+        return np.float32(1.0 / scale)
+    return np.float32(input_size) / np.float32(output_size)
+
+
+def _nearest_indices(input_size: int, output_size: int, scale: Optional[float], exact: bool) -> List[int]:
+    """ATen's nearest_idx / nearest_neighbor_exact_compute_source_index, float32 arithmetic."""
+    import numpy as np
+    if output_size == input_size:
+        return list(range(output_size))
+    if output_size == 2 * input_size and not exact:
+        return [i >> 1 for i in range(output_size)]
+    factor = _upsample_scale(input_size, output_size, scale, False)
+    half = np.float32(0.5) if exact else np.float32(0.0)
+    return [min(int(np.floor((np.float32(i) + half) * factor)), input_size - 1) for i in range(output_size)]
+
+
+def _linear_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool):
+    """(index0, index1, lambda0, lambda1) per output position, as ATen's compute_source_index_and_lambda."""
+    import numpy as np
+    if output_size == input_size:
+        return list(range(output_size)), list(range(output_size)), [1.0] * output_size, [0.0] * output_size
+    factor = _upsample_scale(input_size, output_size, scale, align_corners)
+    index0, index1, lambda0, lambda1 = [], [], [], []
+    for i in range(output_size):
+        if align_corners:
+            source = factor * np.float32(i)
+        else:
+            source = max(factor * (np.float32(i) + np.float32(0.5)) - np.float32(0.5), np.float32(0))
+        i0 = int(source)
+        i1 = i0 + (1 if i0 < input_size - 1 else 0)
+        l1 = np.float32(min(max(source - np.float32(i0), np.float32(0)), np.float32(1)))
+        index0.append(i0)
+        index1.append(i1)
+        lambda1.append(float(l1))
+        lambda0.append(float(np.float32(1) - l1))
+    return index0, index1, lambda0, lambda1
+
+
+def _upsample_arguments(a, out, num_spatial: int):
+    """(output sizes, scales per axis or None) of an upsample call, .vec or per-axis overload."""
+    sizes = list(out.shape[-num_spatial:])
+    if "scale_factors" in a:
+        factors = a.get("scale_factors")
+        scales = [float(f) for f in factors] if factors else [None] * num_spatial
+    else:
+        names = {1: ["scales"], 2: ["scales_h", "scales_w"], 3: ["scales_d", "scales_h", "scales_w"]}[num_spatial]
+        scales = [a.get(name) for name in names]
+    return sizes, scales
+
+
+@handles("upsample_nearest1d", "upsample_nearest2d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d")
+def _upsample_nearest(r, a, out):
+    x = r.value_id(a["input"] if "input" in a else a["self"])
+    num_spatial = 1 if "1d" in a["__op__"] else 2
+    sizes, scales = _upsample_arguments(a, out, num_spatial)
+    rank = len(r.graph.shape(x))
+    for i in range(num_spatial):
+        axis = rank - num_spatial + i
+        indices = _nearest_indices(r.graph.shape(x)[axis], sizes[i], scales[i], "exact" in a["__op__"])
+        if indices != list(range(r.graph.shape(x)[axis])):
+            shape = list(r.graph.shape(x))
+            shape[axis] = len(indices)
+            x = r.graph.add("index_select", [x], shape, axis=axis, indices=indices)
+    return x
+
+
+@handles("upsample_linear1d", "upsample_bilinear2d")
+def _upsample_linear(r, a, out):
+    """Separable linear interpolation, the last axis first as ATen's CPU kernel does:
+    x[i0] * lambda0 + x[i1] * lambda1 along each axis."""
+    x = r.value_id(a["input"] if "input" in a else a["self"])
+    num_spatial = 1 if "1d" in a["__op__"] else 2
+    sizes, scales = _upsample_arguments(a, out, num_spatial)
+    rank = len(r.graph.shape(x))
+    for i in reversed(range(num_spatial)):
+        axis = rank - num_spatial + i
+        index0, index1, lambda0, lambda1 = _linear_taps(r.graph.shape(x)[axis], sizes[i], scales[i], bool(a["align_corners"]))
+        if index0 == index1 == list(range(r.graph.shape(x)[axis])):
+            continue
+        shape = list(r.graph.shape(x))
+        shape[axis] = sizes[i]
+        weight_shape = [sizes[i]] + [1] * (rank - axis - 1)
+        r.graph_upsample_count = getattr(r, "graph_upsample_count", 0) + 1
+        taps = []
+        for indices, weights, tap in ((index0, lambda0, 0), (index1, lambda1, 1)):
+            picked = r.graph.add("index_select", [x], shape, axis=axis, indices=indices)
+            w = r.graph.add_tensor(f"upsample.{r.graph_upsample_count}.lambda{tap}",
+                                   torch.tensor(weights, dtype=torch.float32).reshape(weight_shape))
+            taps.append(r.graph.add("mul", [picked, w], shape))
+        x = r.graph.add("add", taps, shape)
+    return x
