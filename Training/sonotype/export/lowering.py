@@ -329,7 +329,8 @@ def _copy(r, a, out):
 
 @handles("fill", "zero")
 def _fill(r, a, out):
-    return Tracked(const=out.detach().clone(), name="const.fill")
+    r.graph_fill_count = getattr(r, "graph_fill_count", 0) + 1
+    return Tracked(const=out.detach().clone(), name=f"const.fill.{r.graph_fill_count}")
 
 
 # ----- elementwise ------------------------------------------------------------------------------
@@ -989,6 +990,19 @@ def gather_flat(r: Recorder, x: int, index: torch.Tensor, shape: Sequence[int]) 
     return r.graph.add("gather", [x, indices], shape)
 
 
+@handles("diagonal", "unfold")
+def _index_view(r, a, out):
+    """A view op applied to the element indices of its input: the same op on a tensor of positions
+    says which input element each output element is."""
+    x = a["self"]
+    positions = torch.arange(x.numel(), dtype=torch.int64).reshape(x.shape)
+    if a["__op__"] == "diagonal":
+        index = positions.diagonal(a["offset"], a["dim1"], a["dim2"])
+    else:
+        index = positions.unfold(a["dimension"], a["size"], a["step"])
+    return gather_flat(r, r.value_id(x), index, _shape(out))
+
+
 @handles("as_strided", "as_strided_")
 def _as_strided(r, a, out):
     """A view of the input's storage: each output element is an element of the input (else an error)."""
@@ -1177,3 +1191,35 @@ def _upsample_linear(r, a, out):
             taps.append(r.graph.add("mul", [picked, w], shape))
         x = r.graph.add("add", taps, shape)
     return x
+
+
+@handles("index_put")
+def _index_put(r, a, out):
+    """x[indices] = values (or +=, accumulate) with indices that do not depend on the input: each
+    element of the result is gathered from the old x or from the values."""
+    x = a["self"]
+    indices = list(a["indices"])
+    if any(t is not None and r.is_dynamic(t) for t in indices):
+        raise ExportError("indices that depend on the input are not supported")
+    count = x.numel()
+    key = tuple(slice(None) if t is None else t if t.dtype == torch.bool else t.to(torch.int64) for t in indices)
+    selected = torch.arange(count, dtype=torch.int64).reshape(x.shape)[key]
+    positions = selected.reshape(-1)
+    written = positions.numel()
+    values = operand(r, a["values"])
+    if math.prod(r.graph.shape(values)) != written:
+        values = r.graph.add("expand", [values], list(selected.shape))
+    values = reshape(r, values, [written])
+    if a.get("accumulate"):
+        if len(set(positions.tolist())) != written:
+            raise ExportError("accumulating into repeated indices is not supported")
+        old = r.value_id(x)
+        # values at their positions, zero elsewhere, added to the old tensor
+        padded = r.graph.add("concat", [values, r.graph.add_tensor("scalar.zeros1", torch.zeros(1))], [written + 1], axis=0)
+        index = torch.full((count,), written, dtype=torch.int64)
+        index[positions] = torch.arange(written)
+        return r.graph.add("add", [old, gather_flat(r, padded, index, list(x.shape))], list(x.shape))
+    index = torch.arange(count, dtype=torch.int64)
+    index[positions] = count + torch.arange(written)
+    joined = r.graph.add("concat", [reshape(r, r.value_id(x), [count]), values], [count + written], axis=0)
+    return gather_flat(r, joined, index, list(x.shape))
