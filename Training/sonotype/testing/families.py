@@ -4,7 +4,6 @@ writes them (in-place idioms, tuple unpacking, torch.flatten, F.* calls), for th
 Each is small enough to export and compare in a second; the structure, not the size, is the point.
 """
 
-
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
