@@ -91,3 +91,14 @@ def test_glue_op_matches_pytorch(name):
     fn, modules, shape = CASES[name]
     torch.manual_seed(0)
     assert_parity(Lambda(fn, *modules).eval(), torch.randn(*shape))
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_orders_nan_as_pytorch_does(largest):
+    """NaN counts as the largest value (first for largest=True, last otherwise); the values match
+    PyTorch's (the order of equal values' indices is unspecified in PyTorch, so only values are compared)."""
+    x = torch.randn(2, 3, 9)
+    x[0, 1, 4] = float("nan")
+    x[1, 2, 0] = float("nan")
+    x[1, 2, 7] = float("nan")
+    assert_parity(Lambda(lambda t: torch.topk(t * 1, 4, dim=-1, largest=largest)[0]).eval(), x)
