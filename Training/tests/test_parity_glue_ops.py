@@ -61,6 +61,9 @@ CASES = {
     # activations
     "activations": (lambda x, *m: sum(f(x) for f in m),
                     (nn.Hardswish(), nn.Hardsigmoid(), nn.Mish(), nn.ELU(), nn.LeakyReLU(0.2), nn.Softplus(beta=2)), (2, 3, 8)),
+    "more activations": (lambda x, *m: sum(f(x) for f in m),
+                         (nn.SELU(), nn.CELU(0.7), nn.ReLU6(), nn.Softsign(), nn.Tanhshrink(), nn.LogSigmoid(),
+                          nn.Threshold(0.1, -2.0), nn.Hardshrink(0.3), nn.Softshrink(0.4), nn.GELU("tanh")), (2, 3, 8)),
     "PReLU per channel": (lambda x, m: m(x), (prelu_with(3),), (2, 3, 8)),
     "PReLU shared": (lambda x, m: m(x), (nn.PReLU(),), (2, 3, 8)),
     # normalisation

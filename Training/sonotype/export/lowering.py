@@ -1223,3 +1223,38 @@ def _index_put(r, a, out):
     index[positions] = count + torch.arange(written)
     joined = r.graph.add("concat", [reshape(r, r.value_id(x), [count]), values], [count + written], axis=0)
     return gather_flat(r, joined, index, list(x.shape))
+
+
+@handles("celu")
+def _celu(r, a, out):
+    alpha = float(a["alpha"])
+    return r.graph.add("elu", [r.value_id(a["self"])], _shape(out), alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+
+
+@handles("log_sigmoid_forward", "log_sigmoid")
+def _log_sigmoid(r, a, out):
+    """log σ(x) = −softplus(−x)."""
+    first = out[0] if isinstance(out, tuple) else out
+    negated = r.graph.add("neg", [r.value_id(a["self"])], _shape(first))
+    softplus = r.graph.add("softplus", [negated], _shape(first), beta=1.0, threshold=20.0)
+    y = r.graph.add("neg", [softplus], _shape(first))
+    return [y, None] if isinstance(out, tuple) else y
+
+
+@handles("threshold")
+def _threshold(r, a, out):
+    x = r.value_id(a["self"])
+    above = r.graph.add("gt", [x, r.graph.add_scalar(float(a["threshold"]))], _shape(out))
+    return r.graph.add("where", [above, x, r.graph.add_scalar(float(a["value"]))], _shape(out))
+
+
+@handles("hardshrink", "softshrink")
+def _shrink(r, a, out):
+    x = r.value_id(a["self"])
+    lambd = float(a["lambd"])
+    shape = _shape(out)
+    outside = r.graph.add("gt", [r.graph.add("abs", [x], shape), r.graph.add_scalar(lambd)], shape)
+    if a["__op__"] == "hardshrink":
+        return r.graph.add("where", [outside, x, r.graph.add_scalar(0.0)], shape)
+    shrunk = r.graph.add("sub", [x, r.graph.add("mul", [r.graph.add("sign", [x], shape), r.graph.add_scalar(lambd)], shape)], shape)
+    return r.graph.add("where", [outside, shrunk, r.graph.add_scalar(0.0)], shape)
