@@ -58,6 +58,11 @@ CASES = {
     "topk values and indices": (lambda x: torch.topk(x, 3, dim=-1)[0] + torch.topk(x, 3, dim=-1)[1], (), (2, 5, 8)),
     "topk smallest axis 1": (lambda x: torch.topk(x, 2, dim=1, largest=False)[0], (), (2, 5, 8)),
     "argmax": (lambda x: torch.argmax(x, dim=-1).float(), (), (2, 5, 8)),
+    "sort ascending and descending": (lambda x: x.sort(-1).values + torch.sort(x, 1, descending=True)[0], (), (2, 5, 5)),
+    "logsumexp": (lambda x: torch.logsumexp(x, -1) + torch.logsumexp(x * 100, (1, 2), keepdim=True).squeeze(-1), (), (2, 4, 10)),
+    "var_mean, std_mean": (lambda x: sum(torch.var_mean(x, -1)) + sum(torch.std_mean(x, (0, 1), unbiased=False)).sum(), (), (2, 4, 10)),
+    "logit": (lambda x: torch.logit(torch.sigmoid(x), eps=1e-3) + torch.logit(torch.sigmoid(x)), (), (2, 6)),
+    "nan_to_num": (lambda x: torch.nan_to_num(torch.log(x)) + torch.nan_to_num(1 / x.clamp(min=0), posinf=7.0), (), (2, 6)),
     # activations
     "activations": (lambda x, *m: sum(f(x) for f in m),
                     (nn.Hardswish(), nn.Hardsigmoid(), nn.Mish(), nn.ELU(), nn.LeakyReLU(0.2), nn.Softplus(beta=2)), (2, 3, 8)),
@@ -83,6 +88,16 @@ CASES = {
     "einsum trace-like": (lambda x: torch.einsum("bii->bi", x) + torch.einsum("bij->b", x)[:, None], (), (2, 5, 5)),
     "Tensor.unfold frames": (lambda x: x.unfold(-1, 6, 2).pow(2).sum(-1), (), (1, 2, 20)),
     "einsum outer": (lambda x: torch.einsum("bi,bj->bij", x, x * 2), (), (2, 6)),
+    # rearrangements
+    "flip": (lambda x: torch.flip(x, [-1, 1]), (), (2, 4, 10)),
+    "roll": (lambda x: torch.roll(x, 3, -1) + torch.roll(x, (1, -2), (1, 2)), (), (2, 4, 10)),
+    "pixel_shuffle and unshuffle": (lambda x: F.pixel_unshuffle(F.pixel_shuffle(x, 2) * 2, 3), (), (1, 8, 3, 3)),
+    "channel_shuffle": (lambda x, m: m(x), (nn.ChannelShuffle(2),), (1, 8, 3, 3)),
+    "F.unfold (im2col) with padding": (lambda x: F.unfold(x, 3, padding=1, stride=2), (), (1, 2, 5, 6)),
+    # pooling
+    "AdaptiveMaxPool2d((1, 1))": (lambda x, m: m(x), (nn.AdaptiveMaxPool2d((1, 1)),), (2, 4, 5, 6)),
+    "AdaptiveMaxPool1d uneven bins": (lambda x, m: m(x), (nn.AdaptiveMaxPool1d(3),), (2, 4, 10)),
+    "AdaptiveMaxPool2d uneven bins": (lambda x, m: m(x), (nn.AdaptiveMaxPool2d((2, 3)),), (1, 2, 5, 7)),
     # pooling of a transposed input
     "AdaptiveAvgPool1d of a transpose": (lambda x, m: m(x.transpose(1, 2)), (nn.AdaptiveAvgPool1d(4),), (2, 8, 3)),
     "AdaptiveAvgPool1d(1) of a transpose": (lambda x, m: m(x.transpose(1, 2)).squeeze(-1), (nn.AdaptiveAvgPool1d(1),), (1, 10, 6)),

@@ -1258,3 +1258,137 @@ def _shrink(r, a, out):
         return r.graph.add("where", [outside, x, r.graph.add_scalar(0.0)], shape)
     shrunk = r.graph.add("sub", [x, r.graph.add("mul", [r.graph.add("sign", [x], shape), r.graph.add_scalar(lambd)], shape)], shape)
     return r.graph.add("where", [outside, shrunk, r.graph.add_scalar(0.0)], shape)
+
+
+# ----- element rearrangements, computed on positions ------------------------------------------------
+
+def _rearranged(r: Recorder, x: torch.Tensor, apply, out) -> int:
+    """An op that only moves elements (and may fill zeros): applied to the positions 1…n of x's
+    elements (0 = a filled zero), it says where each output element comes from."""
+    count = x.numel()
+    positions = apply(torch.arange(1, count + 1, dtype=torch.float64).reshape(x.shape))
+    index = positions.round().to(torch.int64).reshape(-1)
+    vid = reshape(r, r.value_id(x), [count])
+    if bool((index == 0).any()):
+        vid = r.graph.add("concat", [r.graph.add_tensor("scalar.zeros1", torch.zeros(1)), vid], [count + 1], axis=0)
+        return gather_flat(r, vid, index, _shape(out))
+    return gather_flat(r, vid, index - 1, _shape(out))
+
+
+@handles("flip")
+def _flip(r, a, out):
+    return _rearranged(r, a["self"], lambda p: torch.flip(p, list(a["dims"])), out)
+
+
+@handles("roll")
+def _roll(r, a, out):
+    return _rearranged(r, a["self"], lambda p: torch.roll(p, list(a["shifts"]), list(a["dims"])), out)
+
+
+@handles("pixel_shuffle", "pixel_unshuffle", "channel_shuffle")
+def _pixel_shuffle(r, a, out):
+    op = getattr(torch.ops.aten, a["__op__"]).default
+    factor = a.get("upscale_factor") or a.get("downscale_factor") or a.get("groups")
+    return _rearranged(r, a["self"], lambda p: op(p, factor), out)
+
+
+@handles("im2col")
+def _im2col(r, a, out):
+    """F.unfold: the patches of each position as columns (zeros where the patch overhangs the padding)."""
+    args = [list(a[k]) for k in ("kernel_size", "dilation", "padding", "stride")]
+    return _rearranged(r, a["self"], lambda p: torch.ops.aten.im2col.default(p, *args), out)
+
+
+def _adaptive_bins(size: int, bins: int):
+    return [(i * size // bins, -((-(i + 1) * size) // bins)) for i in range(bins)]
+
+
+@handles("adaptive_max_pool2d", "adaptive_max_pool1d")
+def _adaptive_max_pool(r, a, out):
+    """Max over PyTorch's adaptive bins [floor(i·n/m), ceil((i+1)·n/m)): a max_pool when the bins are
+    equal and disjoint, else one reduction per bin, axis by axis."""
+    x = r.value_id(a["self"])
+    sizes = [int(s) for s in a["output_size"]]
+    num_spatial = len(sizes)
+    in_shape = list(r.graph.shape(x))
+    spatial = in_shape[-num_spatial:]
+    if all(n % m == 0 for n, m in zip(spatial, sizes)):
+        kernel = [n // m for n, m in zip(spatial, sizes)]
+        y = r.graph.add("max_pool", [x], _shape(out[0]), kernel=kernel, stride=kernel, padding=[0] * num_spatial,
+                        dilation=[1] * num_spatial, ceil_mode=False)
+        return [y, None]
+    rank = len(in_shape)
+    for i, bins in enumerate(sizes):
+        axis = rank - num_spatial + i
+        pieces = []
+        for start, end in _adaptive_bins(r.graph.shape(x)[axis], bins):
+            piece = slice_(r, x, axis, start, end - start)
+            shape = list(r.graph.shape(piece))
+            shape[axis] = 1
+            pieces.append(r.graph.add("reduce_max", [piece], shape, axes=[axis], keepdim=True))
+        shape = list(r.graph.shape(x))
+        shape[axis] = bins
+        x = pieces[0] if len(pieces) == 1 else r.graph.add("concat", pieces, shape, axis=axis)
+    return [x, None]
+
+
+@handles("logsumexp")
+def _logsumexp(r, a, out):
+    """As PyTorch: m = max (0 where infinite), log(Σ exp(x − m)) + m."""
+    x = r.value_id(a["self"])
+    shape = r.graph.shape(x)
+    axes = _axes(a["dim"], len(shape))
+    kept = [1 if i in axes else d for i, d in enumerate(shape)]
+    peak = r.graph.add("reduce_max", [x], kept, axes=axes, keepdim=True)
+    infinite = r.graph.add("eq", [r.graph.add("abs", [peak], kept), r.graph.add_scalar(math.inf)], kept)
+    peak = r.graph.add("where", [infinite, r.graph.add_scalar(0.0), peak], kept)
+    shifted = r.graph.add("exp", [r.graph.add("sub", [x, peak], shape)], shape)
+    total = r.graph.add("log", [r.graph.add("reduce_sum", [shifted], kept, axes=axes, keepdim=True)], kept)
+    return reshape(r, r.graph.add("add", [total, peak], kept), _shape(out))
+
+
+@handles("var_mean", "std_mean")
+def _var_mean(r, a, out):
+    x = r.value_id(a["self"])
+    axes = _axes(a.get("dim"), len(r.graph.shape(x)))
+    keepdim = bool(a.get("keepdim") or False)
+    spread = r.graph.add("var", [x], _shape(out[0]), axes=axes, keepdim=keepdim, correction=_correction(a))
+    if a["__op__"] == "std_mean":
+        spread = r.graph.add("sqrt", [spread], _shape(out[0]))
+    return [spread, r.graph.add("reduce_mean", [x], _shape(out[1]), axes=axes, keepdim=keepdim)]
+
+
+@handles("logit")
+def _logit(r, a, out):
+    x = r.value_id(a["self"])
+    shape = _shape(out)
+    if a.get("eps") is not None:
+        x = r.graph.add("clamp", [x], shape, min=float(a["eps"]), max=1.0 - float(a["eps"]))
+    odds = r.graph.add("div", [x, r.graph.add("sub", [r.graph.add_scalar(1.0), x], shape)], shape)
+    return r.graph.add("log", [odds], shape)
+
+
+@handles("nan_to_num")
+def _nan_to_num(r, a, out):
+    import numpy as np
+    x = r.value_id(a["self"])
+    shape = _shape(out)
+    largest = float(np.finfo(np.float32).max)
+    is_nan = r.graph.add("ne", [x, x], shape)
+    x = r.graph.add("where", [is_nan, r.graph.add_scalar(float(a.get("nan") or 0.0)), x], shape)
+    high = a.get("posinf")
+    low = a.get("neginf")
+    x = r.graph.add("where", [r.graph.add("eq", [x, r.graph.add_scalar(math.inf)], shape),
+                              r.graph.add_scalar(largest if high is None else float(high)), x], shape)
+    return r.graph.add("where", [r.graph.add("eq", [x, r.graph.add_scalar(-math.inf)], shape),
+                                 r.graph.add_scalar(-largest if low is None else float(low)), x], shape)
+
+
+@handles("sort")
+def _sort(r, a, out):
+    """A full top-k: values sorted (NaN largest, as PyTorch), indices of equal values in index order
+    (PyTorch's unstable sort leaves that order unspecified)."""
+    x = r.value_id(a["self"])
+    axis = _axis(a["dim"], len(r.graph.shape(x)))
+    return r.graph.add_node("topk", [x], [_shape(out[0]), _shape(out[1])], axis=axis, k=int(r.graph.shape(x)[axis]),
+                            largest=bool(a["descending"]))
