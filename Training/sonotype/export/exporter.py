@@ -2,7 +2,8 @@
 
 import json
 from collections import Counter
-from typing import Mapping, Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, Sequence, Union
 
 import torch
 from torch.utils._pytree import tree_flatten
@@ -10,7 +11,7 @@ from torch.utils._pytree import tree_flatten
 from .. import __version__
 from .errors import ExportError
 from .graph import Graph
-from .recorder import describe_source, record
+from .recorder import Problem, Recorder, describe_source, record
 from .safetensors_io import write_safetensors
 from .spectral import waveform_frontend
 
@@ -62,6 +63,55 @@ def frontend_tensors(settings: dict) -> dict:
     return {"frontend.window": torch.hann_window(win_length, periodic=True), "frontend.mel_fbanks": fbanks.contiguous()}
 
 
+def _check_arguments(model, example_input) -> None:
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    if model.training:
+        raise ExportError("the model is in training mode: call model.eval() before exporting "
+                          "(Dropout and BatchNorm behave differently in training)")
+    if not isinstance(example_input, torch.Tensor) or example_input.dtype != torch.float32:
+        raise ExportError("example_input must be a float32 torch.Tensor")
+
+
+def _record(model, example_input):
+    """(graph, recorder, model output) of one recorded run."""
+    try:
+        graph = Graph()
+        recorder, output = record(model, example_input, graph)
+    except (TypeError, RuntimeError) as error:
+        # PyTorch 1.13's fused eval paths fail for some valid models (e.g. MultiheadAttention with
+        # bias=False); PyTorch then only runs with autograd on, which takes the regular path.
+        if "_native_multi_head_attention" not in str(error) and "_transformer_encoder_layer_fwd" not in str(error):
+            raise
+        graph = Graph()
+        recorder, output = record(model, example_input, graph, grad_enabled=True)
+    return graph, recorder, output
+
+
+@dataclass
+class ExportReport:
+    """What `check` found: every operation the engine cannot run (empty when the model exports)."""
+    problems: List[Problem]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __str__(self) -> str:
+        if self.ok:
+            return "the model exports: the engine runs every operation it uses"
+        return Recorder.report_of(self.problems)
+
+
+def check(model: torch.nn.Module, example_input: torch.Tensor) -> ExportReport:
+    """Runs the model once on `example_input` as `export_model` does and returns the report of every
+    operation the engine cannot run (with counts and the model's source lines), without writing a
+    file. `print(check(model, x))` shows the whole gap at once."""
+    _check_arguments(model, example_input)
+    _, recorder, _ = _record(model, example_input)
+    return ExportReport(list(recorder.problems.values()))
+
+
 def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
                  labels: Optional[Sequence[str]] = None,
                  frontend: Union[None, Mapping, torch.nn.Module] = None,
@@ -76,24 +126,10 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
     MelSpectrogram or MFCC inside it) gets the waveform front end: the runtime feeds it mono audio at
     the transform's sample rate (or `sample_rate`, for models whose transforms have none).
     """
-    if not isinstance(model, torch.nn.Module):
-        raise ExportError(f"model must be a torch.nn.Module, not {type(model).__name__}")
-    if model.training:
-        raise ExportError("the model is in training mode: call model.eval() before exporting "
-                          "(Dropout and BatchNorm behave differently in training)")
-    if not isinstance(example_input, torch.Tensor) or example_input.dtype != torch.float32:
-        raise ExportError("example_input must be a float32 torch.Tensor")
-
-    try:
-        graph = Graph()
-        recorder, output = record(model, example_input, graph)
-    except (TypeError, RuntimeError) as error:
-        # PyTorch 1.13's fused eval paths fail for some valid models (e.g. MultiheadAttention with
-        # bias=False); PyTorch then only runs with autograd on, which takes the regular path.
-        if "_native_multi_head_attention" not in str(error) and "_transformer_encoder_layer_fwd" not in str(error):
-            raise
-        graph = Graph()
-        recorder, output = record(model, example_input, graph, grad_enabled=True)
+    _check_arguments(model, example_input)
+    graph, recorder, output = _record(model, example_input)
+    if recorder.problems:
+        raise ExportError(recorder.report(), located=True, problems=list(recorder.problems.values()))
     flat_output, _ = tree_flatten(output)
     output_tensors = [t for t in flat_output if isinstance(t, torch.Tensor)]
     if not output_tensors:
@@ -142,4 +178,4 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
     }
 
 
-__all__ = ["export_model", "ExportError", "describe_source"]
+__all__ = ["export_model", "check", "ExportReport", "ExportError", "describe_source"]
