@@ -321,13 +321,6 @@ def test_as_strided_frames():
     assert_parity(Frames(), torch.randn(2, 400))
 
 
-def test_flip():
-    class Flip(nn.Module):
-        def forward(self, x):
-            return torch.flip(x * 2.0, [0, 2]) + torch.flip(x, [-1])
-    assert_parity(Flip(), torch.randn(2, 3, 5))
-
-
 # ----- complex tensors the engine does not compute ------------------------------------------------
 
 @pytest.mark.parametrize("body,message", [

@@ -1,7 +1,7 @@
 """Lowering of features computed inside the model: `torch.stft` (as torchaudio's Spectrogram,
 MelSpectrogram and MFCC call it), `torch.fft.rfft` (`aten::_fft_r2c`), the complex tensors they
-return, `log10` (AmplitudeToDB), the reflect / replicate pad modes, and the framing of Kaldi-style
-front ends (overlapping frames by `unfold` or `as_strided`, `flip`).
+return, `log10` (AmplitudeToDB) and the reflect / replicate pad modes.  (Kaldi-style front ends
+frame the signal with `as_strided` / `unfold`, which lowering.py lowers generally.)
 
 Complex tensors live in the engine graph as float values with a trailing axis of 2 ([real,
 imaginary]): a complex64 tensor of shape S is a value of shape S + [2].  The operations user code and
@@ -320,80 +320,6 @@ def _mode_pad(r, a, out):
             raise ExportError(f"reflect padding ({before}, {after}) must be less than the size {shape[axis]} of dimension {axis}")
         pads[axis] = [before, after]
     return r.graph.add("pad", [x], _shape(out), pads=pads, value=0.0, mode=mode)
-
-
-def frame_last_axis(r, x: int, start: int, frames: int, window: int, hop: int) -> int:
-    """x [..., T] -> [..., frames, window] with frame t = x[..., start + t * hop : start + t * hop + window]
-    (overlapping analysis frames), from slices and one concatenation: with g = gcd(hop, window), the
-    signal as blocks of g samples; column block j of every frame is every (hop / g)-th block from
-    block j on."""
-    shape = list(r.graph.shape(x))
-    lead, total = shape[:-1], shape[-1]
-    needed = (frames - 1) * hop + window
-    if start < 0 or frames < 1 or start + needed > total:
-        raise ExportError("the frames reach outside the signal")
-    g = math.gcd(hop, window)
-    blocks = reshape(r, slice_(r, x, len(shape) - 1, start, needed), lead + [needed // g, g])
-    columns = []
-    for j in range(window // g):
-        column = slice_(r, blocks, len(lead), j, frames, hop // g)  # [..., frames, g]
-        columns.append(reshape(r, column, lead + [frames, 1, g]))
-    stacked = columns[0] if len(columns) == 1 else r.graph.add("concat", columns, lead + [frames, window // g, g],
-                                                                axis=len(lead) + 1)
-    return reshape(r, stacked, lead + [frames, window])
-
-
-def _fallback(name: str):
-    """Registers a handler for `name` only where the general lowering has none (flip, unfold and
-    as_strided are lowered generally in lowering.py where that exists; these are the framing
-    cases spectral front ends need)."""
-    def register(fn):
-        HANDLERS.setdefault(name, fn)
-        return fn
-    return register
-
-
-@_fallback("unfold")
-def _unfold(r, a, out):
-    """Tensor.unfold(dim, size, step): frames along `dim`, the window as a new last axis."""
-    x_t = a["self"]
-    rank = x_t.dim()
-    axis = _axis(a["dimension"], rank)
-    size, step = int(a["size"]), int(a["step"])
-    x = r.value_id(x_t)
-    moved = permute(r, x, [d for d in range(rank) if d != axis] + [axis])
-    frames = out.shape[axis]
-    framed = frame_last_axis(r, moved, 0, frames, size, step)  # [..., frames, size], `axis` moved last
-    # Put the frame axis back at `axis`, the window staying last.
-    order = [d for d in range(rank) if d != axis] + [axis]
-    inverse = [order.index(d) for d in range(rank)]
-    return permute(r, framed, inverse + [rank])
-
-
-@_fallback("flip")
-def _flip(r, a, out):
-    """torch.flip (Kaldi's snip_edges=False reflects the signal with it): reversed index lists."""
-    x = r.value_id(a["self"])
-    shape = list(r.graph.shape(x))
-    for axis in sorted({_axis(d, len(shape)) for d in a["dims"]}):
-        if shape[axis] > 1:
-            x = r.graph.add("index_select", [x], shape, axis=axis, indices=list(range(shape[axis] - 1, -1, -1)))
-    return x
-
-
-@_fallback("as_strided")
-def _as_strided_frames(r, a, out):
-    """Overlapping frames of a contiguous signal (sizes [frames, window], strides [hop, 1])."""
-    x_t = a["self"]
-    size, stride = list(a["size"]), list(a["stride"])
-    offset = a.get("storage_offset")
-    offset = x_t.storage_offset() if offset is None else int(offset)
-    if (len(size) == 2 and len(stride) == 2 and stride[1] == 1 and 0 < stride[0] < size[1] and size[0] > 1
-            and x_t.is_contiguous() and not x_t.is_complex()):
-        flat = reshape(r, r.value_id(x_t), [x_t.numel()])
-        return frame_last_axis(r, flat, offset - x_t.storage_offset(), size[0], size[1], stride[0])
-    raise ExportError(f"as_strided with sizes {size} and strides {stride} is not supported "
-                      "(overlapping frames [frames, window] with strides [hop, 1] of a contiguous signal are)")
 
 
 _real_pow = HANDLERS["pow"]
