@@ -64,12 +64,29 @@ class Norms(nn.Module):
         return torch.stack([y.amax(1), y.var(1), y.argmax(1).float()], 1).flatten(1)
 
 
+class Spectral(nn.Module):
+    """Waveform in (a waveform front end): stft (reflect pad), |z|^2, mel product, log10, replicate pad."""
+
+    def __init__(self):
+        super().__init__()
+        import torchaudio
+        self.spectrogram = torchaudio.transforms.MelSpectrogram(sample_rate=8000, n_fft=32, hop_length=8, n_mels=4)
+        self.to_db = torchaudio.transforms.AmplitudeToDB(top_db=80.0)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.to_db(self.spectrogram(x))  # [1, 4, 9]
+        y = nn.functional.pad(y, (2, 2), mode="replicate").mean(-1)
+        return self.fc(y)
+
+
 MODELS = {
     "transformer": (lambda: AudioTransformer(n_mels=8, d_model=8, n_head=2, n_layers=1, n_classes=3, max_tokens=8), (1, 8, 6)),
     "mlp": (lambda: nn.Sequential(nn.Linear(4, 5), nn.ReLU(), nn.Linear(5, 2), nn.Softmax(-1)), (1, 4)),
     "pooling": (Pooling, (1, 4, 5)),
     "shapes": (Shapes, (1, 6, 3)),
     "norms": (Norms, (1, 4, 6)),
+    "spectral": (Spectral, (1, 64)),
 }
 
 
