@@ -1,0 +1,290 @@
+"""ONNX in: `from_onnx(path, output_path)` converts an ONNX graph into a Sonotype model file.
+
+The graph is not translated op by op into engine nodes.  It becomes an nn.Module, `OnnxModule`,
+whose forward walks the ONNX nodes in order and computes each with torch ops (`onnx_ops.py`); that
+module then goes through `export_model` like any PyTorch model: the recorder lowers the torch ops
+it sees into engine ops, folds whatever does not depend on the input (initializers, shape
+arithmetic) into constants, and the model file gets the same validation as an exported PyTorch
+model.  `onnx` (Debian's python3-onnx) is used only to parse and check the file.
+
+Before anything runs, the whole graph is checked: every node of an op type (or domain) the
+converter lacks is reported at once, with its count and node names, in one ExportError.  Nodes
+that fail while recording (an attribute combination or a torch op the engine lacks) are also
+collected: the error lists every one reached, and nodes that depend on them are not tried.
+"""
+
+import os
+import re
+from collections import Counter, OrderedDict
+from typing import Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+from .errors import ExportError
+from .onnx_ops import ONNX_DTYPES, OPS, Node
+
+# The default-domain opsets whose semantics the converter implements (tested: 13 and 17).
+MIN_OPSET = 11
+MAX_OPSET = 17
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def _onnx():
+    try:
+        import onnx
+    except ImportError as error:  # pragma: no cover - install-deps.sh installs python3-onnx
+        raise ExportError("reading ONNX files needs the onnx package (Debian: apt-get install python3-onnx)") from error
+    return onnx
+
+
+def load_onnx(path: str):
+    """Reads and checks an ONNX file; every problem becomes an ExportError that says what is wrong."""
+    onnx = _onnx()
+    if not isinstance(path, (str, os.PathLike)):
+        raise ExportError(f"path must be a file name, not {type(path).__name__}")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as error:
+        raise ExportError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        model = onnx.load_model_from_string(data)
+    except Exception as error:  # protobuf's DecodeError and friends
+        raise ExportError(f"{path} is not an ONNX model (it does not parse as one: {error})") from None
+    if not model.HasField("graph") or not model.opset_import or len(model.graph.node) == 0:
+        raise ExportError(f"{path} is not an ONNX model (no graph with nodes and no operator set)")
+    external = [t.name for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+    external += [f"{n.name or n.op_type} (attribute {a.name})" for n in model.graph.node for a in n.attribute
+                 if a.HasField("t") and a.t.data_location == onnx.TensorProto.EXTERNAL]
+    if external:
+        raise ExportError(f"{path} keeps {len(external)} tensors in external data files ({', '.join(external[:5])}"
+                          f"{', …' if len(external) > 5 else ''}); this converter reads self-contained files only: "
+                          "save the model with onnx.save(model, path, save_as_external_data=False)")
+    try:
+        onnx.checker.check_model(model)
+    except Exception as error:
+        raise ExportError(f"{path} is not a valid ONNX model: {str(error).strip()}") from None
+    opset = default_opset(model)
+    if not MIN_OPSET <= opset <= MAX_OPSET:
+        raise ExportError(f"{path} uses ONNX operator set {opset}; the converter supports opsets {MIN_OPSET} to "
+                          f"{MAX_OPSET} (re-export with torch.onnx.export(..., opset_version={MAX_OPSET}))")
+    return model
+
+
+def default_opset(model) -> int:
+    versions = [o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS]
+    if not versions:
+        raise ExportError("the ONNX model imports no version of the default operator set (ai.onnx)")
+    return int(versions[0])
+
+
+def unsupported_ops(model) -> "OrderedDict[str, List[str]]":
+    """Every op type of the graph the converter lacks -> the names of its nodes, in graph order."""
+    missing: "OrderedDict[str, List[str]]" = OrderedDict()
+    for index, node in enumerate(model.graph.node):
+        domain = node.domain or ""
+        key = node.op_type if domain in _DEFAULT_DOMAINS else f"{domain}::{node.op_type}"
+        if domain in _DEFAULT_DOMAINS and node.op_type in OPS:
+            continue
+        missing.setdefault(key, []).append(node.name or f"#{index}")
+    return missing
+
+
+def op_report(missing: Mapping[str, Sequence[str]]) -> str:
+    lines = [f"  {op_type} x{len(names)}: {', '.join(names)}" for op_type, names in missing.items()]
+    total = sum(len(names) for names in missing.values())
+    return (f"the ONNX graph has {total} nodes of {len(missing)} operator types the converter does not support:\n"
+            + "\n".join(lines) + "\n(docs/ENGINE.md, 'ONNX models', lists the supported operators)")
+
+
+def _to_torch(array: np.ndarray, what: str) -> torch.Tensor:
+    # np.array copies (writable, C order) and keeps 0-d arrays 0-d (np.ascontiguousarray makes them 1-d).
+    if array.dtype.kind == "f":
+        return torch.from_numpy(np.array(array, dtype=np.float32, order="C"))
+    if array.dtype == np.bool_:
+        return torch.from_numpy(np.array(array, dtype=np.bool_, order="C"))
+    if array.dtype.kind in "iu":
+        return torch.from_numpy(np.array(array, dtype=np.int64, order="C"))
+    raise ExportError(f"{what} holds {array.dtype} data, which is not supported")
+
+
+def _attributes(node_proto) -> dict:
+    onnx = _onnx()
+    from onnx import numpy_helper
+    attrs = {}
+    for attribute in node_proto.attribute:
+        value = onnx.helper.get_attribute_value(attribute)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        elif isinstance(value, onnx.TensorProto):
+            value = _to_torch(numpy_helper.to_array(value), f"attribute {attribute.name} of node {node_proto.name!r}")
+        elif isinstance(value, list) and value and isinstance(value[0], bytes):
+            value = [v.decode("utf-8", "replace") for v in value]
+        attrs[attribute.name] = value
+    return attrs
+
+
+def _shape_of(value_info) -> List[Union[int, str, None]]:
+    dims = []
+    for dim in value_info.type.tensor_type.shape.dim:
+        if dim.HasField("dim_value") and dim.dim_value > 0:
+            dims.append(int(dim.dim_value))
+        else:
+            dims.append(dim.dim_param or None)
+    return dims
+
+
+class OnnxModule(torch.nn.Module):
+    """An ONNX graph as an nn.Module: forward runs the nodes in order with torch ops.
+
+    Initializers are buffers (named after the ONNX names, made valid attribute names), so the
+    model file's tensors carry recognisable names.  The module takes the graph's one input."""
+
+    def __init__(self, model, input_shape: Optional[Sequence[int]] = None):
+        super().__init__()
+        from onnx import numpy_helper
+        graph = model.graph
+        self.opset = default_opset(model)
+        missing = unsupported_ops(model)
+        if missing:
+            raise ExportError(op_report(missing))
+
+        self._buffer_of: Dict[str, str] = {}
+        used_names = set()
+        for tensor in graph.initializer:
+            name = re.sub(r"[^0-9A-Za-z_]", "_", tensor.name) or "initializer"
+            if name[0].isdigit():
+                name = "t_" + name
+            base, suffix = name, 1
+            while name in used_names or hasattr(self, name):
+                suffix += 1
+                name = f"{base}_{suffix}"
+            used_names.add(name)
+            self.register_buffer(name, _to_torch(numpy_helper.to_array(tensor), f"initializer {tensor.name!r}"))
+            self._buffer_of[tensor.name] = name
+
+        inputs = [i for i in graph.input if i.name not in self._buffer_of]
+        if len(inputs) != 1:
+            names = ", ".join(i.name for i in inputs) or "none"
+            raise ExportError(f"the engine runs models of one input; this ONNX graph takes {len(inputs)} ({names})")
+        graph_input = inputs[0]
+        self.input_name = graph_input.name
+        elem_type = graph_input.type.tensor_type.elem_type
+        if elem_type != 1:
+            raise ExportError(f"the graph's input {self.input_name!r} is of ONNX data type {elem_type}; "
+                              "the engine takes float32 (type 1) input")
+        self.input_shape = self._resolve_input_shape(_shape_of(graph_input), input_shape)
+        self.output_names = [o.name for o in graph.output]
+        if not self.output_names:
+            raise ExportError("the ONNX graph has no outputs")
+
+        # Which values are static (computed without the graph's input): shapes of dynamic values are.
+        static = set(self._buffer_of) | {""}
+        self.nodes: List[Node] = []
+        for proto in graph.node:
+            node = Node(proto, _attributes(proto), self.opset)
+            node.static = [name in static for name in proto.input]
+            if proto.op_type in ("Shape", "Size") or all(node.static):
+                static.update(proto.output)
+            self.nodes.append(node)
+        known = set(self._buffer_of) | {self.input_name} | {o for n in graph.node for o in n.output}
+        undefined = [o for o in self.output_names if o not in known]
+        if undefined:
+            raise ExportError(f"the graph's outputs {undefined} are computed by no node")
+
+    def _resolve_input_shape(self, declared, given) -> List[int]:
+        if given is None:
+            unknown = [i for i, d in enumerate(declared) if not isinstance(d, int)]
+            if unknown:
+                raise ExportError(
+                    f"the graph's input {self.input_name!r} has dynamic dimensions {unknown} "
+                    f"(shape {[d if d is not None else '?' for d in declared]}); the engine runs fixed shapes: "
+                    "give input_shape=[...] to from_onnx")
+            return list(declared)
+        given = [int(d) for d in given]
+        if len(given) != len(declared):
+            raise ExportError(f"input_shape {given} has rank {len(given)}; the graph's input {self.input_name!r} "
+                              f"has rank {len(declared)}")
+        for i, (g, d) in enumerate(zip(given, declared)):
+            if g <= 0:
+                raise ExportError(f"input_shape {given}: dimension {i} must be positive")
+            if isinstance(d, int) and d != g:
+                raise ExportError(f"input_shape {given}: dimension {i} is fixed at {d} in the ONNX graph")
+        return given
+
+    def example_input(self) -> torch.Tensor:
+        generator = torch.Generator().manual_seed(0)
+        return torch.randn(self.input_shape, generator=generator)
+
+    def forward(self, x: torch.Tensor):
+        from .recorder import describe_source, user_source
+        caller = " " + describe_source(user_source())  # the recorder's errors name it: the ONNX node says more
+        values: Dict[str, Optional[torch.Tensor]] = {"": None}
+        for onnx_name, buffer_name in self._buffer_of.items():
+            values[onnx_name] = getattr(self, buffer_name)
+        values[self.input_name] = x
+        failures: List[str] = []
+        failed: Dict[str, str] = {}  # value -> the failed node it comes from
+        skipped = 0
+        for node in self.nodes:
+            proto = node.proto
+            upstream = [failed[name] for name in proto.input if name in failed]
+            if upstream:
+                skipped += 1
+                failed.update({name: upstream[0] for name in proto.output})
+                continue
+            missing_inputs = [name for name in proto.input if name not in values]
+            try:
+                if missing_inputs:
+                    raise ExportError(f"its inputs {missing_inputs} are not computed before it (the graph is not "
+                                      "in topological order, or they do not exist)")
+                outputs = OPS[node.op_type](node, [values[name] for name in proto.input])
+                if len(outputs) < len([o for o in proto.output if o]):
+                    raise ExportError(f"it has {len(proto.output)} outputs; the converter computes {len(outputs)}")
+            except Exception as error:  # noqa: BLE001 - every failure becomes one line of the report
+                message = str(error).replace(caller, "").strip()
+                if not isinstance(error, ExportError):
+                    message = f"{type(error).__name__}: {message}"
+                failures.append(f"  node {node.name!r} ({node.op_type}): {message}")
+                failed.update({name: node.name for name in proto.output})
+                continue
+            for name, value in zip(proto.output, outputs):
+                if name:
+                    values[name] = value
+        if failures:
+            tail = f"\n({skipped} nodes that depend on them were not tried)" if skipped else ""
+            raise ExportError(f"{len(failures)} ONNX nodes could not be converted:\n" + "\n".join(failures) + tail,
+                              located=True)
+        results = []
+        for name in self.output_names:
+            if name not in values:
+                raise ExportError(f"the graph's output {name!r} is computed by no node", located=True)
+            results.append(values[name])
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def from_onnx(path: str, output_path: str, *, labels: Optional[Sequence[str]] = None,
+              frontend=None, input_shape: Optional[Sequence[int]] = None) -> dict:
+    """Converts the ONNX model `path` into the Sonotype model file `output_path`.
+
+    `labels` and `frontend` as for export_model.  `input_shape` fixes the input's dynamic
+    dimensions (required when the ONNX input has any: the engine runs fixed shapes).  Returns
+    export_model's summary plus "onnx_op_counts".  Raises ExportError listing every unsupported
+    ONNX op (type, count, node names) at once, or every node that could not be lowered."""
+    from .exporter import export_model
+
+    model = load_onnx(path)
+    module = OnnxModule(model, input_shape=input_shape).eval()
+    summary = export_model(module, module.example_input(), output_path, labels=labels, frontend=frontend)
+    summary["onnx_op_counts"] = dict(Counter(n.op_type for n in model.graph.node))
+    summary["onnx_opset"] = module.opset
+    return summary
+
+
+def onnx_module(path: str, input_shape: Optional[Sequence[int]] = None) -> OnnxModule:
+    """The ONNX file as an nn.Module (eval mode) computing with torch ops: for inspection and tests."""
+    return OnnxModule(load_onnx(path), input_shape=input_shape).eval()
+
+
+__all__ = ["from_onnx", "onnx_module", "load_onnx", "unsupported_ops", "OnnxModule", "MIN_OPSET", "MAX_OPSET"]
