@@ -97,7 +97,7 @@ def _pow(a, b):
 _BINARY = {
     "Add": torch.add, "Sub": torch.sub, "Mul": torch.mul, "Div": _int_div, "Pow": _pow,
     "Equal": torch.eq, "Less": torch.lt, "Greater": torch.gt, "LessOrEqual": torch.le, "GreaterOrEqual": torch.ge,
-    "And": torch.logical_and, "Or": torch.logical_or, "Xor": torch.logical_xor,
+    "And": torch.logical_and, "Or": torch.logical_or, "Xor": lambda a, b: a.bool() != b.bool(),
 }
 
 
@@ -137,7 +137,7 @@ _UNARY = {
     "Relu": torch.relu, "Sigmoid": torch.sigmoid, "Tanh": torch.tanh, "Exp": torch.exp, "Log": torch.log,
     "Sqrt": torch.sqrt, "Neg": torch.neg, "Abs": torch.abs, "Erf": torch.erf, "Sin": torch.sin, "Cos": torch.cos,
     "Reciprocal": torch.reciprocal, "Floor": torch.floor, "Ceil": torch.ceil, "Round": torch.round,
-    "Sign": torch.sign, "Not": torch.logical_not, "Softsign": F.softsign, "Mish": F.mish, "IsNaN": torch.isnan,
+    "Sign": torch.sign, "Not": torch.logical_not, "Softsign": F.softsign, "IsNaN": lambda x: x != x,
 }
 
 for _name, _fn in _UNARY.items():
@@ -180,7 +180,8 @@ def _selu(node, inputs):
 
 @op("Celu")
 def _celu(node, inputs):
-    return [F.celu(inputs[0], float(node.attr("alpha", 1.0)))]
+    alpha = float(node.attr("alpha", 1.0))
+    return [F.elu(inputs[0] / alpha) * alpha]
 
 
 @op("Softplus")
@@ -209,11 +210,6 @@ def _prelu(node, inputs):
 def _thresholded_relu(node, inputs):
     x = inputs[0]
     return [torch.where(x > float(node.attr("alpha", 1.0)), x, torch.zeros((), dtype=x.dtype))]
-
-
-@op("Gelu")
-def _gelu(node, inputs):  # opset 20, accepted where a converter emits it in a lower opset's graph
-    return [F.gelu(inputs[0], approximate=node.attr("approximate", "none"))]
 
 
 @op("Clip")
@@ -384,7 +380,9 @@ def _max_pool(node, inputs):
     ceil_mode = bool(node.attr("ceil_mode", 0))
     padding = [p[0] for p in pads]
     if any(b != e or 2 * b > k for (b, e), k in zip(pads, kernel)):
-        x = F.pad(x, _torch_pad(pads), value=float("-inf"))
+        # The lowest float rather than -inf (a model file stores finite numbers); a window always
+        # holds at least one input element, so the padding value is never the maximum.
+        x = F.pad(x, _torch_pad(pads), value=float(torch.finfo(torch.float32).min))
         padding = [0] * n
     pool = F.max_pool1d if n == 1 else F.max_pool2d
     return [pool(x, kernel, strides, padding, dilations, ceil_mode)]
@@ -899,8 +897,10 @@ def _recurrent(node, inputs):
         node.fail("GRU with linear_before_reset=0 is not supported (PyTorch's GRU, and TensorFlow's "
                   "reset_after=True, are linear_before_reset=1)")
     layout = int(node.attr("layout", 0))
-    if layout:
-        x = x.transpose(0, 1)  # [batch, seq, input] -> [seq, batch, input]
+    if layout:  # batch first: X [batch, seq, input], states [batch, directions, hidden]
+        x = x.transpose(0, 1)
+        initial_h = initial_h.transpose(0, 1) if initial_h is not None else None
+        initial_c = initial_c.transpose(0, 1) if initial_c is not None else None
     seq_len, batch = x.shape[0], x.shape[1]
     if sequence_lens is not None:
         lengths = node.static_list(inputs, 4, "sequence_lens")

@@ -57,16 +57,19 @@ function writeNpy(file, tensor) {
 
 async function main() {
     const jobs = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-    for (const job of jobs) {
-        const session = await ort.InferenceSession.create(job.model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-        const feeds = {};
-        for (const [name, file] of Object.entries(job.inputs))
-            feeds[name] = readNpy(file);
-        const outputs = await session.run(feeds);
-        fs.mkdirSync(job.output_dir, { recursive: true });
-        session.outputNames.forEach((name, index) => writeNpy(path.join(job.output_dir, `${index}.npy`), outputs[name]));
-        fs.writeFileSync(path.join(job.output_dir, 'names.json'), JSON.stringify(session.outputNames));
-    }
+    for (const job of jobs)
+        await runJob(job).catch((error) => { throw new Error(`${job.model}: ${error.message}`); });
+}
+
+async function runJob(job) {
+    const session = await ort.InferenceSession.create(job.model, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+    const feeds = {};
+    for (const [name, file] of Object.entries(job.inputs))
+        feeds[name] = readNpy(file);
+    const outputs = await session.run(feeds);
+    fs.mkdirSync(job.output_dir, { recursive: true });
+    session.outputNames.forEach((name, index) => writeNpy(path.join(job.output_dir, `${index}.npy`), outputs[name]));
+    fs.writeFileSync(path.join(job.output_dir, 'names.json'), JSON.stringify(session.outputNames));
 }
 
 main().catch((error) => {
