@@ -742,3 +742,32 @@ def test_output_independent_of_input_is_refused(tmp_path):
     onnx.save(model, path)
     with pytest.raises(ExportError, match="does not depend on the input"):
         from_onnx(path, str(tmp_path / "m.safetensors"))
+
+
+def test_hostile_sizes_are_refused_before_allocating(tmp_path):
+    """Shapes from the file never make the converter allocate without bound."""
+    big = helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])
+    nodes = [
+        helper.make_node("ConstantOfShape", ["huge"], ["c"], name="huge_constant", value=big),
+        helper.make_node("Add", ["x", "c"], ["a"], name="add_huge"),
+        helper.make_node("Expand", ["x", "huge"], ["e"], name="huge_expand"),
+        helper.make_node("Range", ["zero", "ten", "tiny"], ["r"], name="huge_range"),
+        helper.make_node("Tile", ["x", "reps"], ["t"], name="huge_tile"),
+        helper.make_node("Relu", ["x"], ["y"], name="fine"),
+    ]
+    inits = {"huge": _i(1 << 20, 1 << 20), "zero": np.array(0.0, np.float32), "ten": np.array(10.0, np.float32),
+             "tiny": np.array(1e-9, np.float32), "reps": _i(1 << 30, 1)}
+    model = _graph(nodes, {"x": (1, 4)}, {"y": F32, "a": (F32, [1 << 20, 1 << 20]), "e": (F32, [1 << 20, 1 << 20]),
+                                          "r": (F32, [None]), "t": (F32, [1 << 30, 4])}, inits)
+    path = str(tmp_path / "huge.onnx")
+    onnx.save(model, path)
+    with pytest.raises(ExportError) as caught:
+        from_onnx(path, str(tmp_path / "m.safetensors"))
+    message = str(caught.value)
+    assert "4 ONNX nodes could not be converted" in message
+    for name in ("huge_constant", "huge_expand", "huge_range", "huge_tile"):
+        assert f"'{name}'" in message and "more than 2^28 elements" in message
+    with pytest.raises(ExportError, match="more than 2"):
+        dynamic = str(tmp_path / "dynamic.onnx")
+        onnx.save(_graph([helper.make_node("Relu", ["x"], ["y"])], {"x": ("n", 4)}, {"y": F32}), dynamic)
+        from_onnx(dynamic, str(tmp_path / "m.safetensors"), input_shape=[1 << 27, 4])

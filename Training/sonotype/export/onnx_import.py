@@ -175,6 +175,7 @@ class OnnxModule(torch.nn.Module):
             raise ExportError(f"the graph's input {self.input_name!r} is of ONNX data type {elem_type}; "
                               "the engine takes float32 (type 1) input")
         self.input_shape = self._resolve_input_shape(_shape_of(graph_input), input_shape)
+        self._check_input_size(self.input_shape)
         self.output_names = [o.name for o in graph.output]
         if not self.output_names:
             raise ExportError("the ONNX graph has no outputs")
@@ -212,6 +213,15 @@ class OnnxModule(torch.nn.Module):
             if isinstance(d, int) and d != g:
                 raise ExportError(f"input_shape {given}: dimension {i} is fixed at {d} in the ONNX graph")
         return given
+
+    @staticmethod
+    def _check_input_size(shape: Sequence[int]) -> None:
+        from .onnx_ops import MAX_ELEMENTS
+        count = 1
+        for d in shape:
+            count *= d
+        if count > MAX_ELEMENTS:
+            raise ExportError(f"the input shape {list(shape)} has more than 2^28 elements")
 
     def example_input(self) -> torch.Tensor:
         generator = torch.Generator().manual_seed(0)

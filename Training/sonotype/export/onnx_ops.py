@@ -72,6 +72,21 @@ class Node:
         return values[0]
 
 
+# The most elements a tensor the converter materialises may have (1 GiB of float32): shapes in a file
+# from a stranger must not make it allocate without bound.
+MAX_ELEMENTS = 1 << 28
+
+
+def check_size(node: Node, shape: Sequence[int], what: str = "output") -> None:
+    count = 1
+    for d in shape:
+        if d < 0:
+            node.fail(f"its {what} would have a negative dimension ({list(shape)})")
+        count *= d
+        if count > MAX_ELEMENTS:
+            node.fail(f"its {what} would have more than 2^28 elements (shape {list(shape)})")
+
+
 def _axis(node: Node, axis: int, rank: int) -> int:
     if not -rank <= axis < max(rank, 1):
         node.fail(f"axis {axis} out of range for a tensor of rank {rank}")
@@ -618,6 +633,7 @@ def _constant(node, inputs):
 @op("ConstantOfShape")
 def _constant_of_shape(node, inputs):
     shape = [int(d) for d in node.static_list(inputs, 0, "shape")]
+    check_size(node, shape)
     value = node.attr("value")
     if value is None:
         return [torch.zeros(shape, dtype=torch.float32)]
@@ -629,7 +645,7 @@ def _reshape(node, inputs):
     x = inputs[0]
     shape = [int(d) for d in node.static_list(inputs, 1, "shape")]
     if not node.attr("allowzero", 0):
-        shape = [x.shape[i] if d == 0 else d for i, d in enumerate(shape)]
+        shape = [x.shape[i] if d == 0 and i < x.dim() else d for i, d in enumerate(shape)]
     return [x.reshape(shape)]
 
 
@@ -759,19 +775,28 @@ def _gather(node, inputs):
 def _expand(node, inputs):
     x = inputs[0]
     shape = [int(d) for d in node.static_list(inputs, 1, "shape")]
+    if len(shape) > 16 or any(d < 0 for d in shape):
+        node.fail(f"shape {shape} is not a valid Expand target")
     target = list(torch.broadcast_shapes(tuple(x.shape), tuple(shape)))
+    check_size(node, target)
     return [x.expand(target)]
 
 
 @op("Tile")
 def _tile(node, inputs):
     repeats = [int(r) for r in node.static_list(inputs, 1, "repeats")]
+    if len(repeats) != inputs[0].dim():
+        node.fail(f"repeats has {len(repeats)} values for a tensor of rank {inputs[0].dim()}")
+    check_size(node, [r * d for r, d in zip(repeats, inputs[0].shape)])
     return [inputs[0].repeat(repeats)]
 
 
 @op("Range")
 def _range(node, inputs):
     start, limit, delta = (node.static_scalar(inputs, i, name) for i, name in enumerate(("start", "limit", "delta")))
+    if delta == 0:
+        node.fail("a Range with delta 0")
+    check_size(node, [max(math.ceil((limit - start) / delta), 0)])
     return [torch.arange(start, limit, delta, dtype=inputs[0].dtype)]
 
 
@@ -797,6 +822,7 @@ def _pad(node, inputs):
             pairs[axis] = [max(begin, 0), max(end, 0)]
     if not any(b or e for b, e in pairs):
         return [x]
+    check_size(node, [d + b + e for d, (b, e) in zip(x.shape, pairs)])
     first = next(i for i, (b, e) in enumerate(pairs) if b or e)
     flat = _torch_pad(pairs[first:])
     if mode == "constant":
@@ -823,12 +849,16 @@ def _resize(node, inputs):
     if n not in (1, 2):
         node.fail(f"Resize of a rank-{x.dim()} tensor is not supported (1-d and 2-d spatial are)")
     if sizes is not None:
+        check_size(node, [int(v) for v in sizes])
         if list(sizes[:2]) != list(x.shape[:2]):
             node.fail("Resize changes the batch or channel dimension")
         kwargs = {"size": [int(s) for s in sizes[2:]]}
     elif scales is not None:
         if list(scales[:2]) != [1.0, 1.0]:
             node.fail("Resize scales the batch or channel dimension")
+        if any(not 0 < v < 1e6 for v in scales):
+            node.fail(f"Resize scales {scales} out of range")
+        check_size(node, [math.floor(d * v) for d, v in zip(x.shape, scales)])
         kwargs = {"scale_factor": [float(s) for s in scales[2:]], "recompute_scale_factor": False}
     else:
         node.fail("Resize needs scales or sizes")
