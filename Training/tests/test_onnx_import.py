@@ -771,3 +771,19 @@ def test_hostile_sizes_are_refused_before_allocating(tmp_path):
         dynamic = str(tmp_path / "dynamic.onnx")
         onnx.save(_graph([helper.make_node("Relu", ["x"], ["y"])], {"x": ("n", 4)}, {"y": F32}), dynamic)
         from_onnx(dynamic, str(tmp_path / "m.safetensors"), input_shape=[1 << 27, 4])
+
+
+def test_onnx_runtime_install_failure_is_loud(tmp_path, monkeypatch):
+    """Without the registry, installing ONNX Runtime raises (the tests fail rather than skip)."""
+    import shutil
+
+    from sonotype.testing.ort_runner import ORT_DIR, ensure_installed
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy(os.path.join(ORT_DIR, name), tmp_path / name)
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("npm_config_offline", "true")
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    with pytest.raises(RuntimeError, match="installing onnxruntime-node with npm failed"):
+        ensure_installed(str(tmp_path))
+    assert not (tmp_path / "node_modules" / ".sonotype-lock").exists()

@@ -21,19 +21,20 @@ ORT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort")
 RUNNER = os.path.join(ORT_DIR, "run_onnx.js")
 
 
-def ensure_installed() -> None:
-    """Installs onnxruntime-node from the lock file unless that exact lock is installed already."""
+def ensure_installed(folder: str = ORT_DIR) -> None:
+    """Installs onnxruntime-node from the lock file in `folder` unless that exact lock is installed
+    there already; raises RuntimeError if it cannot."""
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             raise RuntimeError(f"`{tool}` is not installed: the ONNX tests compare with ONNX Runtime through node "
                                "(scripts/install-deps.sh installs nodejs and npm)")
-    lock = os.path.join(ORT_DIR, "package-lock.json")
-    stamp = os.path.join(ORT_DIR, "node_modules", ".sonotype-lock")
-    with open(os.path.join(ORT_DIR, ".install.lock"), "w") as guard:
+    lock = os.path.join(folder, "package-lock.json")
+    stamp = os.path.join(folder, "node_modules", ".sonotype-lock")
+    with open(os.path.join(folder, ".install.lock"), "w") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)  # tests running in parallel install once
         if os.path.isfile(stamp) and filecmp.cmp(lock, stamp, shallow=False):
             return
-        result = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=ORT_DIR,
+        result = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=folder,
                                 capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"installing onnxruntime-node with npm failed (exit {result.returncode}; no network?):\n"
