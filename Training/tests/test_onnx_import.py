@@ -1,6 +1,6 @@
 """ONNX in (issue 16): `sonotype.export.from_onnx`, tested live.
 
-Models of each family are exported to ONNX with torch.onnx.export (opsets 13 and 17), converted,
+Models of each family are exported to ONNX with torch.onnx.export (opsets 9, 11, 13 and 17), converted,
 run in the engine (`sonotype run-model`) and compared with the PyTorch original AND with ONNX
 Runtime (npm onnxruntime-node through node; installed on first use, a missing install fails, never
 skips).  Single-operator ONNX graphs (built with onnx.helper) check each converter op's semantics
@@ -183,7 +183,7 @@ FAMILIES = {
 
 def _family_params():
     for name, (_, _, _, marks) in FAMILIES.items():
-        for opset in (13, 17):
+        for opset in (9, 11, 13, 17):
             yield pytest.param(name, opset, id=f"{name}-opset{opset}", marks=marks)
 
 
@@ -468,6 +468,21 @@ OP_CASES = {
         "mode": "linear", "coordinate_transformation_mode": "align_corners"},
         {"roi": np.zeros(0, np.float32), "sc": np.array([1, 1, 2, 1.5], np.float32)}, ["roi", "sc"]),
         (needs("interpolate"),)),
+    "upsample_opset9_nearest": (lambda: _single("Upsample", (1, 2, 3, 4), {"mode": "nearest"},
+                                                {"sc": np.array([1, 1, 2, 3], np.float32)}, ["sc"], opset=9),
+                                (needs("interpolate"),)),
+    "resize_opset10_nearest_fractional": (lambda: _single("Resize", (1, 2, 4, 6), {"mode": "nearest"},
+                                                          {"sc": np.array([1, 1, 1.5, 0.5], np.float32)}, ["sc"],
+                                                          opset=10), (needs("interpolate"),)),
+    "slice_opset9_attributes": (lambda: _single("Slice", (4, 10, 6), {"starts": [1, -4], "ends": [3, 1000],
+                                                                      "axes": [0, 1]}, opset=9), ()),
+    "pad_opset9_attributes": (lambda: _single("Pad", (1, 2, 5), {"pads": [0, 0, 1, 0, 1, 2], "value": -2.0},
+                                              opset=9), ()),
+    "clip_opset9_attributes": (lambda: _single("Clip", (3, 5), {"min": -0.3, "max": 0.2}, opset=9), ()),
+    "split_topk_opset9_attributes": (lambda: _graph([
+        helper.make_node("Split", ["x"], ["a", "b"], axis=1, split=[2, 4]),
+        helper.make_node("TopK", ["b"], ["v", "i"], axis=1, k=2), helper.make_node("Concat", ["a", "v"], ["y"], axis=1)],
+        {"x": (3, 6)}, {"y": F32}, opset=9), (needs("topk"),)),
     "clip_opset11_inputs": (lambda: _single("Clip", (3, 5), {}, {"lo": np.array(-0.2, np.float32),
                                                                   "hi": np.array(0.4, np.float32)},
                                             ["lo", "hi"], opset=11), ()),
@@ -711,12 +726,12 @@ def test_invalid_graph_is_refused(tmp_path):
         from_onnx(str(path), str(tmp_path / "m.safetensors"))
 
 
-@pytest.mark.parametrize("opset", [9, 18])
+@pytest.mark.parametrize("opset", [8, 18])
 def test_opset_out_of_range(tmp_path, opset):
     model = _single("Relu", (2, 3), opset=opset)
     path = str(tmp_path / "opset.onnx")
     onnx.save(model, path)
-    with pytest.raises(ExportError, match=f"operator set {opset}; the converter supports opsets 11 to 17"):
+    with pytest.raises(ExportError, match=f"operator set {opset}; the converter supports opsets 9 to 17"):
         from_onnx(path, str(tmp_path / "m.safetensors"))
 
 

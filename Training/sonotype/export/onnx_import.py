@@ -24,8 +24,8 @@ import torch
 from .errors import ExportError
 from .onnx_ops import ONNX_DTYPES, OPS, Node
 
-# The default-domain opsets whose semantics the converter implements (tested: 13 and 17).
-MIN_OPSET = 11
+# The default-domain opsets whose semantics the converter implements (tested: 9, 11, 13 and 17).
+MIN_OPSET = 9
 MAX_OPSET = 17
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 

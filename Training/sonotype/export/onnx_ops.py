@@ -1,4 +1,4 @@
-"""ONNX operators computed with torch ops, one function per ONNX op type (default domain, opsets 11-17).
+"""ONNX operators computed with torch ops, one function per ONNX op type (default domain, opsets 9-17).
 
 Each function gets a `Node` (its attributes, the opset, which inputs are static) and its input tensors
 (None for an omitted optional input) and returns its output tensors.  The ONNX interpreter
@@ -833,9 +833,30 @@ def _pad(node, inputs):
     return [F.pad(x, flat, mode=torch_mode)]
 
 
+def _resize_before_11(node: Node, x: torch.Tensor, scales) -> List[torch.Tensor]:
+    """Upsample (opset 9) and Resize before opset 11: asymmetric coordinates, scales only."""
+    if x.dim() - 2 not in (1, 2):
+        node.fail(f"{node.op_type} of a rank-{x.dim()} tensor is not supported (1-d and 2-d spatial are)")
+    if scales is None or len(scales) != x.dim():
+        node.fail(f"{node.op_type} needs one scale per dimension")
+    if list(scales[:2]) != [1.0, 1.0] or any(not 0 < v < 1e6 for v in scales):
+        node.fail(f"{node.op_type} scales {scales} are not supported (batch and channel must stay, others positive)")
+    check_size(node, [math.floor(d * v) for d, v in zip(x.shape, scales)])
+    if node.attr("mode", "nearest") != "nearest":
+        node.fail(f"{node.op_type} mode {node.attr('mode')!r} before opset 11 is not supported (nearest is)")
+    return [F.interpolate(x, scale_factor=[float(v) for v in scales[2:]], mode="nearest", recompute_scale_factor=False)]
+
+
+@op("Upsample")
+def _upsample(node, inputs):
+    return _resize_before_11(node, inputs[0], node.static_list(inputs, 1, "scales"))
+
+
 @op("Resize")
 def _resize(node, inputs):
     x = inputs[0]
+    if node.opset < 11:
+        return _resize_before_11(node, x, node.static_list(inputs, 1, "scales"))
     n = x.dim() - 2
     mode = node.attr("mode", "nearest")
     transform = node.attr("coordinate_transformation_mode", "half_pixel")
