@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from .errors import ExportError
-from .onnx_ops import ONNX_DTYPES, OPS, Node
+from .onnx_ops import OPS, Node
 
 # The default-domain opsets whose semantics the converter implements (tested: 9, 11, 13 and 17).
 MIN_OPSET = 9
@@ -135,13 +135,28 @@ def _shape_of(value_info) -> List[Union[int, str, None]]:
     return dims
 
 
+def _node_runners(nodes: Sequence[Node], source_name: str):
+    """Per node, a function that runs it, compiled as line i + 1 of a file named after the ONNX file
+    whose text (in linecache) names the node: the exporter's messages locate an ATen operation at
+    the innermost frame outside torch and the exporter, so they say "at model.onnx:17: node '/conv1/Conv'
+    (Conv)" rather than the line that called from_onnx.  Returns [(function, that location text)]."""
+    import linecache
+    filename = os.path.normpath(os.path.abspath(source_name))
+    lines = [f"node {node.name!r} ({node.op_type})\n" for node in nodes]
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)  # mtime None: kept as is
+    source = "".join(f"def run_{i}(op, node, inputs): return op(node, inputs)\n" for i in range(len(nodes)))
+    namespace: dict = {}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - generated above, no data from the file
+    return [(namespace[f"run_{i}"], f" at {filename}:{i + 1}: {lines[i].strip()}") for i in range(len(nodes))]
+
+
 class OnnxModule(torch.nn.Module):
     """An ONNX graph as an nn.Module: forward runs the nodes in order with torch ops.
 
     Initializers are buffers (named after the ONNX names, made valid attribute names), so the
     model file's tensors carry recognisable names.  The module takes the graph's one input."""
 
-    def __init__(self, model, input_shape: Optional[Sequence[int]] = None):
+    def __init__(self, model, input_shape: Optional[Sequence[int]] = None, source_name: str = "graph.onnx"):
         super().__init__()
         from onnx import numpy_helper
         graph = model.graph
@@ -189,6 +204,7 @@ class OnnxModule(torch.nn.Module):
             if proto.op_type in ("Shape", "Size") or all(node.static):
                 static.update(proto.output)
             self.nodes.append(node)
+        self._node_runners = _node_runners(self.nodes, source_name)
         known = set(self._buffer_of) | {self.input_name} | {o for n in graph.node for o in n.output}
         undefined = [o for o in self.output_names if o not in known]
         if undefined:
@@ -228,8 +244,6 @@ class OnnxModule(torch.nn.Module):
         return torch.randn(self.input_shape, generator=generator)
 
     def forward(self, x: torch.Tensor):
-        from .recorder import describe_source, user_source
-        caller = " " + describe_source(user_source())  # the recorder's errors name it: the ONNX node says more
         values: Dict[str, Optional[torch.Tensor]] = {"": None}
         for onnx_name, buffer_name in self._buffer_of.items():
             values[onnx_name] = getattr(self, buffer_name)
@@ -237,7 +251,7 @@ class OnnxModule(torch.nn.Module):
         failures: List[str] = []
         failed: Dict[str, str] = {}  # value -> the failed node it comes from
         skipped = 0
-        for node in self.nodes:
+        for node, (run, location) in zip(self.nodes, self._node_runners):
             proto = node.proto
             upstream = [failed[name] for name in proto.input if name in failed]
             if upstream:
@@ -249,11 +263,11 @@ class OnnxModule(torch.nn.Module):
                 if missing_inputs:
                     raise ExportError(f"its inputs {missing_inputs} are not computed before it (the graph is not "
                                       "in topological order, or they do not exist)")
-                outputs = OPS[node.op_type](node, [values[name] for name in proto.input])
+                outputs = run(OPS[node.op_type], node, [values[name] for name in proto.input])
                 if len(outputs) < len([o for o in proto.output if o]):
                     raise ExportError(f"it has {len(proto.output)} outputs; the converter computes {len(outputs)}")
             except Exception as error:  # noqa: BLE001 - every failure becomes one line of the report
-                message = str(error).replace(caller, "").strip()
+                message = str(error).replace(location, "").strip()
                 if not isinstance(error, ExportError):
                     message = f"{type(error).__name__}: {message}"
                 failures.append(f"  node {node.name!r} ({node.op_type}): {message}")
@@ -285,7 +299,7 @@ def from_onnx(path: str, output_path: str, *, labels: Optional[Sequence[str]] = 
     from .exporter import export_model
 
     model = load_onnx(path)
-    module = OnnxModule(model, input_shape=input_shape).eval()
+    module = OnnxModule(model, input_shape=input_shape, source_name=str(path)).eval()
     summary = export_model(module, module.example_input(), output_path, labels=labels, frontend=frontend)
     summary["onnx_op_counts"] = dict(Counter(n.op_type for n in model.graph.node))
     summary["onnx_opset"] = module.opset
@@ -294,7 +308,7 @@ def from_onnx(path: str, output_path: str, *, labels: Optional[Sequence[str]] = 
 
 def onnx_module(path: str, input_shape: Optional[Sequence[int]] = None) -> OnnxModule:
     """The ONNX file as an nn.Module (eval mode) computing with torch ops: for inspection and tests."""
-    return OnnxModule(load_onnx(path), input_shape=input_shape).eval()
+    return OnnxModule(load_onnx(path), input_shape=input_shape, source_name=str(path)).eval()
 
 
 __all__ = ["from_onnx", "onnx_module", "load_onnx", "unsupported_ops", "OnnxModule", "MIN_OPSET", "MAX_OPSET"]
