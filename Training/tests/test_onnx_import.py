@@ -185,6 +185,78 @@ class MlpHead(nn.Module):
         return torch.softmax(self.net(x), dim=-1)
 
 
+class MobileNetV3Block(nn.Module):
+    """An inverted residual block as MobileNetV3 writes it: expand, depthwise, squeeze-excite
+    (Hardsigmoid gate), Hardswish, project; then global pooling and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(1, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8), nn.Hardswish())
+        self.expand = nn.Sequential(nn.Conv2d(8, 24, 1, bias=False), nn.BatchNorm2d(24), nn.Hardswish())
+        self.depthwise = nn.Sequential(nn.Conv2d(24, 24, 5, padding=2, groups=24, bias=False), nn.BatchNorm2d(24),
+                                       nn.Hardswish())
+        self.se_reduce, self.se_expand = nn.Conv2d(24, 8, 1), nn.Conv2d(8, 24, 1)
+        self.project = nn.Sequential(nn.Conv2d(24, 8, 1, bias=False), nn.BatchNorm2d(8))
+        self.classifier = nn.Sequential(nn.Linear(8, 32), nn.Hardswish(), nn.Dropout(0.2), nn.Linear(32, 7))
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = self.depthwise(self.expand(x))
+        scale = F.adaptive_avg_pool2d(y, 1)
+        scale = F.hardsigmoid(self.se_expand(F.relu(self.se_reduce(scale))), inplace=True)
+        y = self.project(y * scale)
+        x = x + y
+        return self.classifier(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+class ConformerBlock(nn.Module):
+    """Feed-forward halves with SiLU, self-attention, and the convolution module (pointwise conv,
+    GLU, depthwise conv, BatchNorm, SiLU), each with a residual, as Conformer code writes it."""
+
+    def __init__(self, d=32):
+        super().__init__()
+        self.ff1 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 2 * d), nn.SiLU(), nn.Linear(2 * d, d))
+        self.attention_norm = nn.LayerNorm(d)
+        self.attention = nn.MultiheadAttention(d, 4, batch_first=True)
+        self.conv_norm = nn.LayerNorm(d)
+        self.pointwise = nn.Conv1d(d, 2 * d, 1)
+        self.depthwise = nn.Conv1d(d, d, 7, padding=3, groups=d)
+        self.batch_norm = nn.BatchNorm1d(d)
+        self.pointwise_out = nn.Conv1d(d, d, 1)
+        self.ff2 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 2 * d), nn.SiLU(), nn.Linear(2 * d, d))
+        self.final_norm = nn.LayerNorm(d)
+
+    def forward(self, x):  # [B, T, d]
+        x = x + 0.5 * self.ff1(x)
+        h = self.attention_norm(x)
+        x = x + self.attention(h, h, h, need_weights=False)[0]
+        h = self.conv_norm(x).transpose(1, 2)
+        h = F.glu(self.pointwise(h), dim=1)
+        h = F.silu(self.batch_norm(self.depthwise(h)))
+        x = x + self.pointwise_out(h).transpose(1, 2)
+        x = x + 0.5 * self.ff2(x)
+        return self.final_norm(x)
+
+
+class AstLike(nn.Module):
+    """An AST/ViT front: patch embedding by a strided Conv2d, a class token, positional embedding,
+    one transformer layer, the class token's output through a head."""
+
+    def __init__(self, d=32):
+        super().__init__()
+        self.patch = nn.Conv2d(1, d, kernel_size=4, stride=4)
+        self.cls = nn.Parameter(torch.randn(1, 1, d) * 0.02)
+        self.position = nn.Parameter(torch.randn(1, 1 + 4 * 3, d) * 0.02)
+        self.layer = nn.TransformerEncoderLayer(d, 4, 2 * d, activation="gelu", batch_first=True, norm_first=True)
+        self.head = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 6))
+
+    def forward(self, x):  # [B, 1, 16 mels, 12 frames]
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.position
+        x = self.layer(x)
+        return self.head(x[:, 0])
+
+
 FAMILIES = {
     # name: (factory, input shape, torch.onnx.export keyword arguments, marks)
     "cnn_batchnorm": (Cnn, (2, 1, 16, 16), {"training": torch.onnx.TrainingMode.PRESERVE}, ()),
@@ -192,6 +264,9 @@ FAMILIES = {
     "transformer": (Transformer, (1, 16, 12), {}, ()),
     "attention": (Attention, (10, 2, 24), {}, ()),
     "mlp_gelu_softmax": (MlpHead, (3, 40), {}, ()),
+    "mobilenetv3_block": (MobileNetV3Block, (1, 1, 16, 16), {"training": torch.onnx.TrainingMode.PRESERVE}, ()),
+    "conformer_block": (ConformerBlock, (1, 10, 32), {}, ()),
+    "ast_like": (AstLike, (2, 1, 16, 12), {}, ()),
     "crnn_gru": (Crnn, (1, 1, 16, 12), {}, (needs("rnn"),)),
     "lstm_tagger": (LstmTagger, (1, 9, 20), {}, (needs("rnn"),)),
 }
