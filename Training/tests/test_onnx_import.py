@@ -401,13 +401,27 @@ def _lstm_case(direction, layout=0, with_states=False, opset=14):
     return _graph([node], {"x": shape}, {"y": F32, "yh": F32, "yc": F32}, inits, opset)
 
 
-def _gru_case(direction):
+def _gru_case(direction, linear_before_reset=1, **attrs):
     hidden, inputs, dirs = 5, 3, 2 if direction == "bidirectional" else 1
     inits = {"W": _w(dirs, 3 * hidden, inputs), "R": _w(dirs, 3 * hidden, hidden), "B": _w(dirs, 6 * hidden),
              "h0": _w(dirs, 1, hidden)}
     node = helper.make_node("GRU", ["x", "W", "R", "B", "", "h0"], ["y", "yh"], hidden_size=hidden,
-                            direction=direction, linear_before_reset=1)
+                            direction=direction, linear_before_reset=linear_before_reset, **attrs)
     return _graph([node], {"x": (7, 1, inputs)}, {"y": F32, "yh": F32}, inits)
+
+
+def _lstm_variant(**attrs):
+    """An LSTM of what PyTorch's layer does not do (peepholes, clip, coupled gates, other activations):
+    computed step by step."""
+    hidden, inputs = 4, 3
+    peephole = attrs.pop("peephole", False)
+    inits = {"W": _w(1, 4 * hidden, inputs), "R": _w(1, 4 * hidden, hidden), "B": _w(1, 8 * hidden)}
+    names = ["x", "W", "R", "B"]
+    if peephole:
+        inits["P"] = _w(1, 3 * hidden)
+        names += ["", "", "", "P"]
+    node = helper.make_node("LSTM", names, ["y", "yh", "yc"], hidden_size=hidden, **attrs)
+    return _graph([node], {"x": (6, 2, inputs)}, {"y": F32, "yh": F32, "yc": F32}, inits)
 
 
 def _rnn_case(activation):
@@ -641,6 +655,12 @@ OP_CASES = {
     "lstm_bidirectional_states": (lambda: _lstm_case("bidirectional", with_states=True), (needs("rnn"),)),
     "gru_bidirectional": (lambda: _gru_case("bidirectional"), (needs("rnn"),)),
     "gru_reverse": (lambda: _gru_case("reverse"), (needs("rnn"),)),
+    "gru_linear_before_reset_0": (lambda: _gru_case("bidirectional", linear_before_reset=0), ()),
+    "gru_hard_sigmoid_clip": (lambda: _gru_case("forward", activations=["HardSigmoid", "Tanh"], clip=0.8), ()),
+    "lstm_peepholes": (lambda: _lstm_variant(peephole=True), ()),
+    "lstm_clip_input_forget": (lambda: _lstm_variant(clip=0.6, input_forget=1, direction="reverse"), ()),
+    "lstm_activations_alpha": (lambda: _lstm_variant(activations=["HardSigmoid", "LeakyRelu", "Softsign"],
+                                                     activation_alpha=[0.3, 0.1], activation_beta=[0.4]), ()),
     "rnn_tanh": (lambda: _rnn_case("Tanh"), ()),  # torch._VF.rnn_tanh/relu decompose into lowered ATen ops
     "rnn_relu": (lambda: _rnn_case("Relu"), ()),
 }

@@ -924,29 +924,108 @@ def _reorder_gates(kind: str, w: torch.Tensor, hidden: int) -> torch.Tensor:
     return torch.cat([chunks[i] for i in _GATE_ORDER[kind]], dim=0)
 
 
+# ONNX's activation functions of recurrent nodes: name -> (function of (x, alpha, beta), default alpha, beta).
+_ACTIVATIONS = {
+    "Sigmoid": (lambda x, a, b: torch.sigmoid(x), None, None),
+    "Tanh": (lambda x, a, b: torch.tanh(x), None, None),
+    "Relu": (lambda x, a, b: torch.relu(x), None, None),
+    "Softsign": (lambda x, a, b: F.softsign(x), None, None),
+    "Softplus": (lambda x, a, b: F.softplus(x), None, None),
+    "HardSigmoid": (lambda x, a, b: torch.clamp(x * a + b, 0.0, 1.0), 0.2, 0.5),
+    "LeakyRelu": (lambda x, a, b: F.leaky_relu(x, a), 0.01, None),
+    "ThresholdedRelu": (lambda x, a, b: torch.where(x > a, x, torch.zeros(())), 1.0, None),
+    "Elu": (lambda x, a, b: F.elu(x, a), 1.0, None),
+    "Affine": (lambda x, a, b: x * a + b, 1.0, 0.0),
+    "ScaledTanh": (lambda x, a, b: torch.tanh(x * b) * a, 1.0, 1.0),
+}
+
+
+def _activation_functions(node: Node, names: List[str]):
+    """The node's activations as functions, taking activation_alpha/beta in order where they apply."""
+    alphas = list(node.attr("activation_alpha", []))
+    betas = list(node.attr("activation_beta", []))
+    functions = []
+    for name in names:
+        if name not in _ACTIVATIONS:
+            node.fail(f"activation {name!r} is not supported")
+        fn, alpha, beta = _ACTIVATIONS[name]
+        if alpha is not None and alphas:
+            alpha = float(alphas.pop(0))
+        if beta is not None and betas:
+            beta = float(betas.pop(0))
+        functions.append(lambda x, fn=fn, alpha=alpha, beta=beta: fn(x, alpha, beta))
+    return functions
+
+
+def _unrolled_direction(kind: str, x, w, r, wb, rb, h, c, peephole, acts, clip, linear_before_reset: bool,
+                        input_forget: bool, reverse: bool, hidden: int):
+    """One direction of an ONNX LSTM/GRU/RNN computed step by step, exactly as the specification
+    writes it (gate order i o f c for LSTM, z r h for GRU).  x [T, B, I]; returns Y [T, B, H], h, c."""
+    def chunk(t, k):
+        return t[..., k * hidden:(k + 1) * hidden]
+
+    def clipped(t):
+        return torch.clamp(t, -clip, clip) if clip is not None else t
+
+    steps = x.shape[0]
+    projected = torch.matmul(x, w.t()) + wb  # every step's input products in one product
+    outputs = [None] * steps
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        xt = projected[t]
+        if kind == "RNN":
+            h = acts[0](clipped(xt + torch.mm(h, r.t()) + rb))
+        elif kind == "GRU":
+            hr = torch.mm(h, r.t())
+            z = acts[0](clipped(chunk(xt, 0) + chunk(hr, 0) + chunk(rb, 0)))
+            reset = acts[0](clipped(chunk(xt, 1) + chunk(hr, 1) + chunk(rb, 1)))
+            if linear_before_reset:
+                candidate = chunk(xt, 2) + reset * (chunk(hr, 2) + chunk(rb, 2))
+            else:
+                candidate = chunk(xt, 2) + torch.mm(reset * h, chunk(r.t(), 2)) + chunk(rb, 2)
+            candidate = acts[1](clipped(candidate))
+            h = (1.0 - z) * candidate + z * h
+        else:
+            g = xt + torch.mm(h, r.t()) + rb
+            i_pre, o_pre, f_pre, c_pre = (chunk(g, k) for k in range(4))
+            if peephole is not None:
+                i_pre = i_pre + peephole[0] * c
+                f_pre = f_pre + peephole[2] * c
+            i = acts[0](clipped(i_pre))
+            f = 1.0 - i if input_forget else acts[0](clipped(f_pre))
+            c = f * c + i * acts[1](clipped(c_pre))
+            if peephole is not None:
+                o_pre = o_pre + peephole[1] * c
+            o = acts[0](clipped(o_pre))
+            h = o * acts[2](c)
+        outputs[t] = h
+    return torch.stack(outputs), h, c
+
+
 @op("LSTM", "GRU", "RNN")
 def _recurrent(node, inputs):
     kind = node.op_type
     inputs = list(inputs) + [None] * (8 - len(inputs))
     x, w, r, b, sequence_lens, initial_h = inputs[:6]
     initial_c = inputs[6] if kind == "LSTM" else None
-    if kind == "LSTM" and inputs[7] is not None:
-        node.fail("LSTM peephole weights (input P) are not supported")
+    peephole = inputs[7] if kind == "LSTM" else None
     hidden = int(node.attr("hidden_size"))
     direction = node.attr("direction", "forward")
+    if direction not in ("forward", "reverse", "bidirectional"):
+        node.fail(f"direction {direction!r} is not supported")
     num_directions = 2 if direction == "bidirectional" else 1
-    if node.attr("clip") is not None:
-        node.fail("recurrent cell clipping (clip) is not supported")
-    if node.attr("input_forget", 0):
-        node.fail("LSTM input_forget=1 is not supported")
+    clip = node.attr("clip")
+    input_forget = bool(node.attr("input_forget", 0))
+    linear_before_reset = bool(node.attr("linear_before_reset", 0))
     default_activations = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"], "RNN": ["Tanh"]}[kind]
     activations = list(node.attr("activations", default_activations * num_directions))
+    if len(activations) != len(default_activations) * num_directions:
+        node.fail(f"{len(activations)} activations given; {kind} needs {len(default_activations) * num_directions}")
     relu_rnn = kind == "RNN" and activations == ["Relu"] * num_directions
-    if activations != default_activations * num_directions and not relu_rnn:
-        node.fail(f"{kind} activations {activations} are not supported (PyTorch's are)")
-    if kind == "GRU" and not node.attr("linear_before_reset", 0):
-        node.fail("GRU with linear_before_reset=0 is not supported (PyTorch's GRU, and TensorFlow's "
-                  "reset_after=True, are linear_before_reset=1)")
+    # PyTorch's fused layers (one engine op) where the node is one of them; else step by step.
+    fused = (clip is None and not input_forget and peephole is None and node.attr("activation_alpha") is None
+             and node.attr("activation_beta") is None
+             and (activations == default_activations * num_directions or relu_rnn)
+             and (kind != "GRU" or linear_before_reset))
     layout = int(node.attr("layout", 0))
     if layout:  # batch first: X [batch, seq, input], states [batch, directions, hidden]
         x = x.transpose(0, 1)
@@ -957,42 +1036,51 @@ def _recurrent(node, inputs):
         lengths = node.static_list(inputs, 4, "sequence_lens")
         if any(int(n) != seq_len for n in lengths):
             node.fail("sequence_lens shorter than the sequence (padded batches) are not supported")
-    if kind == "LSTM" and (initial_h is None) != (initial_c is None):
-        zeros = torch.zeros(num_directions, batch, hidden)
-        initial_h = zeros if initial_h is None else initial_h
-        initial_c = zeros if initial_c is None else initial_c
     if w.shape[0] != num_directions:
         node.fail(f"W has {w.shape[0]} directions; direction={direction!r} needs {num_directions}")
-
-    gates = _NUM_GATES[kind] * hidden
-    weights = []
-    for d in range(num_directions):
-        bias = b[d] if b is not None else torch.zeros(2 * gates)
-        weights += [_reorder_gates(kind, w[d], hidden), _reorder_gates(kind, r[d], hidden),
-                    _reorder_gates(kind, bias[:gates], hidden), _reorder_gates(kind, bias[gates:], hidden)]
-    reverse = direction == "reverse"
-    if direction not in ("forward", "reverse", "bidirectional"):
-        node.fail(f"direction {direction!r} is not supported")
-    if reverse:  # run forward over the reversed sequence
-        flip = torch.arange(seq_len - 1, -1, -1)
-        x = x.index_select(0, flip)
-    bidirectional = num_directions == 2
+    zeros = torch.zeros(num_directions, batch, hidden)
+    initial_h = initial_h if initial_h is not None else zeros
     if kind == "LSTM":
-        if initial_h is None:
-            hx = (torch.zeros(num_directions, batch, hidden), torch.zeros(num_directions, batch, hidden))
-        else:
-            hx = (initial_h, initial_c)
-        y, h_n, c_n = torch._VF.lstm(x, hx, weights, True, 1, 0.0, False, bidirectional, False)
-        states = [h_n, c_n]
+        initial_c = initial_c if initial_c is not None else zeros
+    gates = _NUM_GATES[kind] * hidden
+    biases = [b[d] if b is not None else torch.zeros(2 * gates) for d in range(num_directions)]
+
+    if not fused:
+        per_direction = len(default_activations)
+        ys, hs, cs = [], [], []
+        for d in range(num_directions):
+            acts = _activation_functions(node, activations[d * per_direction:(d + 1) * per_direction])
+            y, h, c = _unrolled_direction(
+                kind, x, w[d], r[d], biases[d][:gates], biases[d][gates:], initial_h[d],
+                initial_c[d] if kind == "LSTM" else None, peephole[d].reshape(3, hidden) if peephole is not None else None,
+                acts, float(clip) if clip is not None else None, linear_before_reset, input_forget,
+                direction == "reverse" or d == 1, hidden)
+            ys.append(y)
+            hs.append(h)
+            cs.append(c)
+        y = torch.stack(ys, dim=1)  # [seq, directions, batch, hidden]
+        states = [torch.stack(hs)] + ([torch.stack(cs)] if kind == "LSTM" else [])
     else:
-        h0 = initial_h if initial_h is not None else torch.zeros(num_directions, batch, hidden)
-        fn = torch._VF.gru if kind == "GRU" else torch._VF.rnn_relu if relu_rnn else torch._VF.rnn_tanh
-        y, h_n = fn(x, h0, weights, True, 1, 0.0, False, bidirectional, False)
-        states = [h_n]
-    if reverse:
-        y = y.index_select(0, flip)
-    # PyTorch: [seq, batch, directions * hidden]; ONNX: [seq, directions, batch, hidden].
-    y = y.reshape(seq_len, batch, num_directions, hidden).permute(0, 2, 1, 3)
+        weights = []
+        for d in range(num_directions):
+            weights += [_reorder_gates(kind, w[d], hidden), _reorder_gates(kind, r[d], hidden),
+                        _reorder_gates(kind, biases[d][:gates], hidden), _reorder_gates(kind, biases[d][gates:], hidden)]
+        reverse = direction == "reverse"
+        if reverse:  # run forward over the reversed sequence
+            flip = torch.arange(seq_len - 1, -1, -1)
+            x = x.index_select(0, flip)
+        bidirectional = num_directions == 2
+        if kind == "LSTM":
+            y, h_n, c_n = torch._VF.lstm(x, (initial_h, initial_c), weights, True, 1, 0.0, False, bidirectional, False)
+            states = [h_n, c_n]
+        else:
+            fn = torch._VF.gru if kind == "GRU" else torch._VF.rnn_relu if relu_rnn else torch._VF.rnn_tanh
+            y, h_n = fn(x, initial_h, weights, True, 1, 0.0, False, bidirectional, False)
+            states = [h_n]
+        if reverse:
+            y = y.index_select(0, flip)
+        # PyTorch: [seq, batch, directions * hidden]; ONNX: [seq, directions, batch, hidden].
+        y = y.reshape(seq_len, batch, num_directions, hidden).permute(0, 2, 1, 3)
     if layout:
         y = y.permute(2, 0, 1, 3)                  # [batch, seq, directions, hidden]
         states = [s.transpose(0, 1) for s in states]  # [batch, directions, hidden]
