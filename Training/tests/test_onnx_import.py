@@ -81,6 +81,9 @@ def needs(*what: str):
 
 # ----- helpers ----------------------------------------------------------------------------------
 
+_TRAINING = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def export_onnx(model: nn.Module, x: torch.Tensor, path: str, opset: int, **kwargs) -> None:
     # Not under no_grad: there nn.TransformerEncoderLayer takes its fused path, which the ONNX exporter lacks.
     torch.onnx.export(model, x, path, opset_version=opset, input_names=["input"], **kwargs)
@@ -345,6 +348,25 @@ def test_labels_and_dynamic_axes_with_input_shape(tmp_path):
         assert_close("engine vs PyTorch", run_model(out, x.numpy()), model(x).numpy())
     from sonotype.engine_cli import inspect
     assert "class9" in inspect(out)
+
+    # The front end travels as with export_model, and the command line does the same conversion.
+    from sonotype.testing.fixtures import TINY_FRONTEND
+    with_frontend = str(tmp_path / "frontend.safetensors")
+    from_onnx(path, with_frontend, input_shape=[1, 40], frontend=TINY_FRONTEND)
+    assert "16000" in inspect(with_frontend)
+    import subprocess
+    import sys
+    command = [sys.executable, "-m", "sonotype.export.onnx_import", path, str(tmp_path / "cli.safetensors"),
+               "--input-shape", "2,40", "--labels", ",".join(labels)]
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": _TRAINING})
+    assert result.returncode == 0, result.stderr
+    assert "outputs [[2, 10]]" in result.stdout
+    x = torch.randn(2, 40)
+    with torch.no_grad():
+        assert_close("engine (command line) vs PyTorch", run_model(str(tmp_path / "cli.safetensors"), x.numpy()),
+                     model(x).numpy())
+    result = subprocess.run(command[:5], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": _TRAINING})
+    assert result.returncode == 1 and "input_shape" in result.stderr
 
 
 # ----- single operators against ONNX Runtime ----------------------------------------------------
