@@ -885,6 +885,18 @@ def test_two_inputs_and_integer_input_are_refused(tmp_path):
         from_onnx(path, str(tmp_path / "m.safetensors"))
 
 
+def test_input_without_a_declared_shape_is_refused(tmp_path):
+    node = helper.make_node("Relu", ["x"], ["y"])
+    graph = helper.make_graph([node], "noshape", [helper.make_tensor_value_info("x", F32, None)],
+                              [helper.make_tensor_value_info("y", F32, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = str(tmp_path / "noshape.onnx")
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    with pytest.raises(ExportError, match="not a valid ONNX model: .*shape"):  # the checker requires one
+        from_onnx(path, str(tmp_path / "m.safetensors"))
+
+
 def test_output_independent_of_input_is_refused(tmp_path):
     model = _graph([helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Identity", ["w"], ["y"])],
                    {"x": (2,)}, {"y": F32, "a": F32}, {"w": _w(2)})

@@ -125,7 +125,10 @@ def _attributes(node_proto) -> dict:
     return attrs
 
 
-def _shape_of(value_info) -> List[Union[int, str, None]]:
+def _shape_of(value_info) -> Optional[List[Union[int, str, None]]]:
+    """The declared dimensions (int, or a name/None where dynamic); None where not even the rank is."""
+    if not value_info.type.tensor_type.HasField("shape"):
+        return None
     dims = []
     for dim in value_info.type.tensor_type.shape.dim:
         if dim.HasField("dim_value") and dim.dim_value > 0:
@@ -211,6 +214,11 @@ class OnnxModule(torch.nn.Module):
             raise ExportError(f"the graph's outputs {undefined} are computed by no node")
 
     def _resolve_input_shape(self, declared, given) -> List[int]:
+        if declared is None:
+            if given is None:
+                raise ExportError(f"the graph's input {self.input_name!r} declares no shape; the engine runs fixed "
+                                  "shapes: give input_shape=[...] to from_onnx")
+            declared = [None] * len(given)
         if given is None:
             unknown = [i for i, d in enumerate(declared) if not isinstance(d, int)]
             if unknown:
