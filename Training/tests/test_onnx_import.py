@@ -313,6 +313,15 @@ def test_family_matches_pytorch_and_onnx_runtime(name, opset, tmp_path):
         assert_close(f"engine vs ONNX Runtime, output {i}", y, ort_y)
 
 
+@pytest.mark.parametrize("case,fused", [("gelu_pattern", True), ("gelu_pattern_half_first", True),
+                                        ("gelu_lookalike_not_fused", False)])
+def test_gelu_written_out_becomes_one_op(case, fused, tmp_path):
+    path = str(tmp_path / "gelu.onnx")
+    onnx.save(OP_CASES[case][0](), path)
+    ops = from_onnx(path, str(tmp_path / "m.safetensors"))["op_counts"]
+    assert (ops.get("gelu") == 1 and "erf" not in ops) if fused else ("gelu" not in ops and ops.get("erf") == 1), ops
+
+
 def test_batchnorm_nodes_are_kept_and_converted(tmp_path):
     """The PRESERVE export keeps BatchNormalization nodes (the default folds them into Conv)."""
     torch.manual_seed(0)
@@ -509,6 +518,34 @@ def _gelu_pattern():
     return _graph(nodes, {"x": (4, 16)}, {"y": F32}, inits)
 
 
+def _gelu_half_first():
+    """The other order exporters write: (x * 0.5) * (1 + erf(x * (1 / sqrt(2))))."""
+    nodes = [
+        helper.make_node("Mul", ["x", "half"], ["h"]),
+        helper.make_node("Mul", ["x", "rsqrt2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["one", "e"], ["e1"]),
+        helper.make_node("Mul", ["h", "e1"], ["y"]),
+    ]
+    inits = {"rsqrt2": np.array(0.70710678, dtype=np.float32), "one": np.array(1.0, dtype=np.float32),
+             "half": np.array(0.5, dtype=np.float32)}
+    return _graph(nodes, {"x": (4, 16)}, {"y": F32}, inits)
+
+
+def _gelu_lookalike():
+    """Erf's output is also a graph output: not fused (the intermediate value is needed)."""
+    nodes = [
+        helper.make_node("Div", ["x", "sqrt2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["x", "e1"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["y"]),
+    ]
+    inits = {"sqrt2": np.array(1.4142135, dtype=np.float32), "one": np.array(1.0, dtype=np.float32),
+             "half": np.array(0.5, dtype=np.float32)}
+    return _graph(nodes, {"x": (4, 16)}, {"y": F32, "e": F32}, inits)
+
+
 def _variadic():
     nodes = [helper.make_node("Sum", ["x", "a", "b"], ["s"]), helper.make_node("Mean", ["s", "x"], ["m"]),
              helper.make_node("Max", ["m", "a"], ["mx"]), helper.make_node("Min", ["mx", "b", "x"], ["mn"]),
@@ -616,6 +653,8 @@ OP_CASES = {
     "clip_max_only": (lambda: _single("Clip", (3, 5), {}, {"hi": np.array(0.1, np.float32)}, ["", "hi"]), ()),
     "masking_where": (_masking, ()),
     "gelu_pattern": (_gelu_pattern, ()),
+    "gelu_pattern_half_first": (_gelu_half_first, ()),
+    "gelu_lookalike_not_fused": (_gelu_lookalike, ()),
     "variadic_and_arithmetic": (_variadic, ()),
     "shape_arithmetic_chain": (_shape_chain, ()),
     "leaky_relu": (lambda: _single("LeakyRelu", (3, 7), {"alpha": 0.2}), ()),
@@ -757,6 +796,7 @@ def test_every_converter_op_is_covered():
         covered.update(n.op_type for n in factory().graph.node)
     covered.update({"Constant", "Identity", "Transpose", "Shape"})  # in every torch export of the families
     covered.add("ReduceProd")  # test_recorder_errors_name_the_onnx_node: the engine has no product
+    covered.add("_FusedGelu")  # test_gelu_written_out_becomes_one_op
     untested = sorted(set(OPS) - covered)
     assert not untested, f"ops without a test: {untested}"
 

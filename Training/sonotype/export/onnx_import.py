@@ -13,6 +13,7 @@ that fail while recording (an attribute combination or a torch op the engine lac
 collected: the error lists every one reached, and nodes that depend on them are not tried.
 """
 
+import math
 import os
 import re
 from collections import Counter, OrderedDict
@@ -85,7 +86,7 @@ def unsupported_ops(model) -> "OrderedDict[str, List[str]]":
     for index, node in enumerate(model.graph.node):
         domain = node.domain or ""
         key = node.op_type if domain in _DEFAULT_DOMAINS else f"{domain}::{node.op_type}"
-        if domain in _DEFAULT_DOMAINS and node.op_type in OPS:
+        if domain in _DEFAULT_DOMAINS and node.op_type in OPS and not node.op_type.startswith("_"):
             continue
         missing.setdefault(key, []).append(node.name or f"#{index}")
     return missing
@@ -136,6 +137,86 @@ def _shape_of(value_info) -> Optional[List[Union[int, str, None]]]:
         else:
             dims.append(dim.dim_param or None)
     return dims
+
+
+def _fuse_gelu(nodes: List[Node], graph, graph_outputs: set) -> List[Node]:
+    """GELU as ONNX writes it before opset 20, x * 0.5 * (1 + erf(x / sqrt(2))) in either of the
+    orders exporters emit (Div, Erf, Add, Mul, Mul), becomes one node: the engine's gelu op."""
+    from onnx import helper, numpy_helper
+    constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    for node in nodes:
+        if node.op_type == "Constant" and isinstance(node.attrs.get("value"), torch.Tensor):
+            constants[node.proto.output[0]] = node.attrs["value"].numpy()
+    producer = {out: i for i, node in enumerate(nodes) for out in node.proto.output}
+    readers: Dict[str, int] = Counter(name for node in nodes for name in node.proto.input)
+
+    def scalar(name, value):
+        array = constants.get(name)
+        return array is not None and array.size == 1 and abs(float(array.reshape(-1)[0]) - value) <= 1e-6 * abs(value)
+
+    def other(node, name):  # the input of a two-input node that is not `name`
+        a, b = node.proto.input
+        return b if a == name else a if b == name else None
+
+    def single_reader(name):
+        return readers[name] == 1 and name not in graph_outputs
+
+    def reader_of(name):
+        matches = [i for i, node in enumerate(nodes) if name in node.proto.input]
+        return matches[0] if len(matches) == 1 else None
+
+    replaced: Dict[int, Node] = {}
+    dropped = set()
+    for e_index, erf in enumerate(nodes):
+        if erf.op_type != "Erf" or erf.proto.input[0] not in producer:
+            continue
+        scale = nodes[producer[erf.proto.input[0]]]
+        if scale.op_type == "Div" and scalar(scale.proto.input[1], math.sqrt(2.0)):
+            x = scale.proto.input[0]
+        elif scale.op_type == "Mul" and (scalar(scale.proto.input[1], math.sqrt(0.5)) or scalar(scale.proto.input[0], math.sqrt(0.5))):
+            x = other(scale, scale.proto.input[1] if scalar(scale.proto.input[1], math.sqrt(0.5)) else scale.proto.input[0])
+        else:
+            continue
+        chain = [producer[erf.proto.input[0]], e_index]
+        if not single_reader(scale.proto.output[0]) or not single_reader(erf.proto.output[0]):
+            continue
+        add_index = reader_of(erf.proto.output[0])
+        if add_index is None or nodes[add_index].op_type != "Add" or not scalar(other(nodes[add_index], erf.proto.output[0]), 1.0):
+            continue
+        chain.append(add_index)
+        sum_name = nodes[add_index].proto.output[0]
+        if not single_reader(sum_name):
+            continue
+        product_index = reader_of(sum_name)
+        if product_index is None or nodes[product_index].op_type != "Mul":
+            continue
+        factor = other(nodes[product_index], sum_name)
+        if factor == x:  # (x * (1 + erf)) * 0.5
+            middle = nodes[product_index].proto.output[0]
+            last_index = reader_of(middle) if single_reader(middle) else None
+            if last_index is None or nodes[last_index].op_type != "Mul" or not scalar(other(nodes[last_index], middle), 0.5):
+                continue
+            chain += [product_index, last_index]
+        elif factor in producer and nodes[producer[factor]].op_type == "Mul" and single_reader(factor):
+            half = nodes[producer[factor]]  # (x * 0.5) * (1 + erf)
+            if other(half, x) is None or not scalar(other(half, x), 0.5):
+                continue
+            chain += [producer[factor], product_index]
+            last_index = product_index
+        else:
+            continue
+        if any(i in dropped or i in replaced for i in chain):
+            continue
+        last = nodes[last_index]
+        proto = helper.make_node("_FusedGelu", [x], [last.proto.output[0]],
+                                 name=", ".join(nodes[i].name for i in sorted(chain)))
+        fused = Node(proto, {}, last.opset)
+        fused.static = [False]
+        replaced[max(chain)] = fused
+        dropped.update(i for i in chain if i != max(chain))
+    if not replaced:
+        return nodes
+    return [replaced.get(i, node) for i, node in enumerate(nodes) if i not in dropped]
 
 
 def _node_runners(nodes: Sequence[Node], source_name: str):
@@ -207,6 +288,7 @@ class OnnxModule(torch.nn.Module):
             if proto.op_type in ("Shape", "Size") or all(node.static):
                 static.update(proto.output)
             self.nodes.append(node)
+        self.nodes = _fuse_gelu(self.nodes, graph, set(self.output_names))
         self._node_runners = _node_runners(self.nodes, source_name)
         known = set(self._buffer_of) | {self.input_name} | {o for n in graph.node for o in n.output}
         undefined = [o for o in self.output_names if o not in known]

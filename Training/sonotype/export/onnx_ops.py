@@ -227,6 +227,11 @@ def _thresholded_relu(node, inputs):
     return [torch.where(x > float(node.attr("alpha", 1.0)), x, torch.zeros((), dtype=x.dtype))]
 
 
+@op("_FusedGelu")
+def _fused_gelu(node, inputs):  # not an ONNX op: onnx_import._fuse_gelu's node for the erf form of GELU
+    return [F.gelu(inputs[0])]
+
+
 @op("Clip")
 def _clip(node, inputs):
     x = inputs[0]
