@@ -322,6 +322,49 @@ def test_gelu_written_out_becomes_one_op(case, fused, tmp_path):
     assert (ops.get("gelu") == 1 and "erf" not in ops) if fused else ("gelu" not in ops and ops.get("erf") == 1), ops
 
 
+def _layer_norm_written_out(axis=-1, weighted=True):
+    nodes = [
+        helper.make_node("ReduceMean", ["x"], ["m"], axes=[axis]),
+        helper.make_node("Sub", ["x", "m"], ["d"]),
+        helper.make_node("Pow", ["d", "two"], ["p"]),
+        helper.make_node("ReduceMean", ["p"], ["v"], axes=[axis]),
+        helper.make_node("Add", ["v", "eps"], ["a"]),
+        helper.make_node("Sqrt", ["a"], ["s"]),
+        helper.make_node("Div", ["d", "s"], ["n" if weighted else "y"]),
+    ]
+    inits = {"two": np.array(2.0, np.float32), "eps": np.array(1e-5, np.float32)}
+    if weighted:
+        nodes += [helper.make_node("Mul", ["n", "g"], ["w"]), helper.make_node("Add", ["w", "b"], ["y"])]
+        inits.update({"g": _w(8) + 1.0, "b": _w(8)})
+    return _graph(nodes, {"x": (2, 5, 8)}, {"y": F32}, inits)
+
+
+@pytest.mark.parametrize("axis,weighted,fused", [(-1, True, True), (-1, False, True), (1, False, False)])
+def test_layer_norm_written_out_becomes_one_op(axis, weighted, fused, tmp_path):
+    """Before opset 17 LayerNorm is written out as nine ops: over the last axis they become one."""
+    path = str(tmp_path / "ln.onnx")
+    onnx.save(_layer_norm_written_out(axis, weighted), path)
+    out = str(tmp_path / "m.safetensors")
+    ops = from_onnx(path, out)["op_counts"]
+    assert (ops == {"layer_norm": 1}) if fused else ("layer_norm" not in ops and ops.get("sqrt") == 1), ops
+    x = np.random.default_rng(5).standard_normal((2, 5, 8)).astype(np.float32)
+    (expected,) = run_many([(path, {"x": x})])
+    assert_close("engine vs ONNX Runtime", run_model(out, x), expected[0])
+
+
+def test_transformer_at_opset13_converts_to_the_same_ops_as_at_opset17(tmp_path):
+    torch.manual_seed(2)
+    model = Transformer().eval()
+    x = torch.randn(1, 16, 12)
+    counts = {}
+    for opset in (13, 17):
+        path = str(tmp_path / f"t{opset}.onnx")
+        export_onnx(model, x, path, opset)
+        counts[opset] = from_onnx(path, str(tmp_path / f"t{opset}.safetensors"))["op_counts"]
+    assert counts[13] == counts[17]
+    assert counts[13]["layer_norm"] == 3 and counts[13]["gelu"] == 1 and "erf" not in counts[13], counts[13]
+
+
 def test_batchnorm_nodes_are_kept_and_converted(tmp_path):
     """The PRESERVE export keeps BatchNormalization nodes (the default folds them into Conv)."""
     torch.manual_seed(0)
@@ -797,6 +840,7 @@ def test_every_converter_op_is_covered():
     covered.update({"Constant", "Identity", "Transpose", "Shape"})  # in every torch export of the families
     covered.add("ReduceProd")  # test_recorder_errors_name_the_onnx_node: the engine has no product
     covered.add("_FusedGelu")  # test_gelu_written_out_becomes_one_op
+    covered.add("_FusedLayerNorm")  # test_layer_norm_written_out_becomes_one_op
     untested = sorted(set(OPS) - covered)
     assert not untested, f"ops without a test: {untested}"
 

@@ -139,84 +139,179 @@ def _shape_of(value_info) -> Optional[List[Union[int, str, None]]]:
     return dims
 
 
-def _fuse_gelu(nodes: List[Node], graph, graph_outputs: set) -> List[Node]:
-    """GELU as ONNX writes it before opset 20, x * 0.5 * (1 + erf(x / sqrt(2))) in either of the
-    orders exporters emit (Div, Erf, Add, Mul, Mul), becomes one node: the engine's gelu op."""
-    from onnx import helper, numpy_helper
-    constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    for node in nodes:
-        if node.op_type == "Constant" and isinstance(node.attrs.get("value"), torch.Tensor):
-            constants[node.proto.output[0]] = node.attrs["value"].numpy()
-    producer = {out: i for i, node in enumerate(nodes) for out in node.proto.output}
-    readers: Dict[str, int] = Counter(name for node in nodes for name in node.proto.input)
+class _Patterns:
+    """What the pattern fusions need to know about the node list: constants, producers, readers."""
 
-    def scalar(name, value):
-        array = constants.get(name)
-        return array is not None and array.size == 1 and abs(float(array.reshape(-1)[0]) - value) <= 1e-6 * abs(value)
+    def __init__(self, nodes: List[Node], graph, graph_outputs: set):
+        from onnx import numpy_helper
+        self.nodes = nodes
+        self.constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+        for node in nodes:
+            if node.op_type == "Constant" and isinstance(node.attrs.get("value"), torch.Tensor):
+                self.constants[node.proto.output[0]] = node.attrs["value"].numpy()
+            elif node.op_type == "Identity" and node.proto.input[0] in self.constants:
+                # PyTorch's exporter stores equal weights once and names the others with Identity nodes.
+                self.constants[node.proto.output[0]] = self.constants[node.proto.input[0]]
+        self.producer = {out: i for i, node in enumerate(nodes) for out in node.proto.output}
+        self.readers: Dict[str, int] = Counter(name for node in nodes for name in node.proto.input)
+        self.graph_outputs = graph_outputs
+        self.replaced: Dict[int, Node] = {}
+        self.dropped = set()
 
-    def other(node, name):  # the input of a two-input node that is not `name`
+    def scalar(self, name, value=None):
+        """Whether `name` is a one-element constant (equal to `value` within 1e-6 if given)."""
+        array = self.constants.get(name)
+        if array is None or array.size != 1:
+            return False
+        return value is None or abs(float(array.reshape(-1)[0]) - value) <= 1e-6 * abs(value)
+
+    @staticmethod
+    def other(node, name):
+        """The input of a two-input node that is not `name` (None if `name` is not one)."""
+        if len(node.proto.input) != 2:
+            return None
         a, b = node.proto.input
         return b if a == name else a if b == name else None
 
-    def single_reader(name):
-        return readers[name] == 1 and name not in graph_outputs
+    def private(self, name, readers=1):
+        """Read by exactly `readers` nodes and not a graph output."""
+        return self.readers[name] == readers and name not in self.graph_outputs
 
-    def reader_of(name):
-        matches = [i for i, node in enumerate(nodes) if name in node.proto.input]
-        return matches[0] if len(matches) == 1 else None
+    def reader(self, name, op_type):
+        """The index of the one node reading `name` if it is an `op_type`."""
+        matches = [i for i, node in enumerate(self.nodes) if name in node.proto.input]
+        if len(matches) == 1 and self.nodes[matches[0]].op_type == op_type:
+            return matches[0]
+        return None
 
-    replaced: Dict[int, Node] = {}
-    dropped = set()
+    def made_by(self, name, op_type):
+        index = self.producer.get(name)
+        return index if index is not None and self.nodes[index].op_type == op_type else None
+
+    def replace(self, chain: List[int], op_type: str, inputs: List[str], attrs: dict) -> None:
+        if any(i in self.dropped or i in self.replaced for i in chain):
+            return
+        from onnx import helper
+        last = self.nodes[max(chain)]
+        proto = helper.make_node(op_type, inputs, [last.proto.output[0]],
+                                 name=", ".join(self.nodes[i].name for i in sorted(chain)))
+        fused = Node(proto, attrs, last.opset)
+        fused.static = [False] * len(inputs)
+        self.replaced[max(chain)] = fused
+        self.dropped.update(i for i in chain if i != max(chain))
+
+    def result(self) -> List[Node]:
+        return [self.replaced.get(i, node) for i, node in enumerate(self.nodes) if i not in self.dropped]
+
+
+def _fuse_gelu(p: _Patterns) -> None:
+    """GELU as ONNX writes it before opset 20, x * 0.5 * (1 + erf(x / sqrt(2))) in either of the
+    orders exporters emit (Div, Erf, Add, Mul, Mul), becomes one node: the engine's gelu op."""
+    nodes = p.nodes
     for e_index, erf in enumerate(nodes):
-        if erf.op_type != "Erf" or erf.proto.input[0] not in producer:
+        if erf.op_type != "Erf" or erf.proto.input[0] not in p.producer:
             continue
-        scale = nodes[producer[erf.proto.input[0]]]
-        if scale.op_type == "Div" and scalar(scale.proto.input[1], math.sqrt(2.0)):
+        scale_index = p.producer[erf.proto.input[0]]
+        scale = nodes[scale_index]
+        if scale.op_type == "Div" and p.scalar(scale.proto.input[1], math.sqrt(2.0)):
             x = scale.proto.input[0]
-        elif scale.op_type == "Mul" and (scalar(scale.proto.input[1], math.sqrt(0.5)) or scalar(scale.proto.input[0], math.sqrt(0.5))):
-            x = other(scale, scale.proto.input[1] if scalar(scale.proto.input[1], math.sqrt(0.5)) else scale.proto.input[0])
+        elif scale.op_type == "Mul" and p.scalar(scale.proto.input[1], math.sqrt(0.5)):
+            x = scale.proto.input[0]
+        elif scale.op_type == "Mul" and p.scalar(scale.proto.input[0], math.sqrt(0.5)):
+            x = scale.proto.input[1]
         else:
             continue
-        chain = [producer[erf.proto.input[0]], e_index]
-        if not single_reader(scale.proto.output[0]) or not single_reader(erf.proto.output[0]):
+        if not p.private(scale.proto.output[0]) or not p.private(erf.proto.output[0]):
             continue
-        add_index = reader_of(erf.proto.output[0])
-        if add_index is None or nodes[add_index].op_type != "Add" or not scalar(other(nodes[add_index], erf.proto.output[0]), 1.0):
+        add_index = p.reader(erf.proto.output[0], "Add")
+        if add_index is None or not p.scalar(p.other(nodes[add_index], erf.proto.output[0]), 1.0):
             continue
-        chain.append(add_index)
+        chain = [scale_index, e_index, add_index]
         sum_name = nodes[add_index].proto.output[0]
-        if not single_reader(sum_name):
+        product_index = p.reader(sum_name, "Mul") if p.private(sum_name) else None
+        if product_index is None:
             continue
-        product_index = reader_of(sum_name)
-        if product_index is None or nodes[product_index].op_type != "Mul":
-            continue
-        factor = other(nodes[product_index], sum_name)
+        factor = p.other(nodes[product_index], sum_name)
         if factor == x:  # (x * (1 + erf)) * 0.5
             middle = nodes[product_index].proto.output[0]
-            last_index = reader_of(middle) if single_reader(middle) else None
-            if last_index is None or nodes[last_index].op_type != "Mul" or not scalar(other(nodes[last_index], middle), 0.5):
+            last_index = p.reader(middle, "Mul") if p.private(middle) else None
+            if last_index is None or not p.scalar(p.other(nodes[last_index], middle), 0.5):
                 continue
             chain += [product_index, last_index]
-        elif factor in producer and nodes[producer[factor]].op_type == "Mul" and single_reader(factor):
-            half = nodes[producer[factor]]  # (x * 0.5) * (1 + erf)
-            if other(half, x) is None or not scalar(other(half, x), 0.5):
+        else:  # (x * 0.5) * (1 + erf)
+            half_index = p.made_by(factor, "Mul")
+            if half_index is None or not p.private(factor) or not p.scalar(p.other(nodes[half_index], x), 0.5):
                 continue
-            chain += [producer[factor], product_index]
-            last_index = product_index
-        else:
+            chain += [half_index, product_index]
+        p.replace(chain, "_FusedGelu", [x], {})
+
+
+def _fuse_layer_norm(p: _Patterns) -> None:
+    """LayerNorm as ONNX writes it before opset 17 (ReduceMean, Sub, Pow 2, ReduceMean, Add eps,
+    Sqrt, Div, then Mul by a weight and Add of a bias), over the last axis, becomes one node: the
+    engine's layer_norm op."""
+    nodes = p.nodes
+
+    def last_axis_mean(node):
+        return (node.op_type == "ReduceMean" and list(node.attr("axes") or []) == [-1]
+                and node.attr("keepdims", 1) == 1 and len(node.proto.input) == 1)
+
+    for m_index, mean in enumerate(nodes):
+        if not last_axis_mean(mean) or not p.private(mean.proto.output[0]):
             continue
-        if any(i in dropped or i in replaced for i in chain):
+        x = mean.proto.input[0]
+        sub_index = p.reader(mean.proto.output[0], "Sub")
+        if sub_index is None or list(nodes[sub_index].proto.input) != [x, mean.proto.output[0]]:
             continue
-        last = nodes[last_index]
-        proto = helper.make_node("_FusedGelu", [x], [last.proto.output[0]],
-                                 name=", ".join(nodes[i].name for i in sorted(chain)))
-        fused = Node(proto, {}, last.opset)
-        fused.static = [False]
-        replaced[max(chain)] = fused
-        dropped.update(i for i in chain if i != max(chain))
-    if not replaced:
-        return nodes
-    return [replaced.get(i, node) for i, node in enumerate(nodes) if i not in dropped]
+        centred = nodes[sub_index].proto.output[0]
+        if not p.private(centred, readers=2):
+            continue
+        readers = [i for i, node in enumerate(nodes) if centred in node.proto.input]
+        pow_index = next((i for i in readers if nodes[i].op_type == "Pow"), None)
+        div_index = next((i for i in readers if nodes[i].op_type == "Div"), None)
+        if pow_index is None or div_index is None or not p.scalar(nodes[pow_index].proto.input[1], 2.0):
+            continue
+        squares = nodes[pow_index].proto.output[0]
+        var_index = p.reader(squares, "ReduceMean") if p.private(squares) else None
+        if var_index is None or not last_axis_mean(nodes[var_index]):
+            continue
+        variance = nodes[var_index].proto.output[0]
+        eps_index = p.reader(variance, "Add") if p.private(variance) else None
+        eps_name = p.other(nodes[eps_index], variance) if eps_index is not None else None
+        if eps_name is None or not p.scalar(eps_name):
+            continue
+        eps = float(p.constants[eps_name].reshape(-1)[0])
+        shifted = nodes[eps_index].proto.output[0]
+        sqrt_index = p.reader(shifted, "Sqrt") if p.private(shifted) else None
+        if sqrt_index is None:
+            continue
+        deviation = nodes[sqrt_index].proto.output[0]
+        if not p.private(deviation) or list(nodes[div_index].proto.input) != [centred, deviation]:
+            continue
+        chain = [m_index, sub_index, pow_index, var_index, eps_index, sqrt_index, div_index]
+        inputs = [x]
+        normalized = nodes[div_index].proto.output[0]
+        mul_index = p.reader(normalized, "Mul") if p.private(normalized) else None
+        weight = p.other(nodes[mul_index], normalized) if mul_index is not None else None
+        if weight is not None and weight in p.constants and p.constants[weight].ndim == 1:
+            chain.append(mul_index)
+            inputs.append(weight)
+            scaled = nodes[mul_index].proto.output[0]
+            add_index = p.reader(scaled, "Add") if p.private(scaled) else None
+            bias = p.other(nodes[add_index], scaled) if add_index is not None else None
+            if bias is not None and bias in p.constants and p.constants[bias].ndim == 1:
+                chain.append(add_index)
+                inputs.append(bias)
+        p.replace(chain, "_FusedLayerNorm", inputs, {"epsilon": eps})
+
+
+def _fuse_patterns(nodes: List[Node], graph, graph_outputs: set) -> List[Node]:
+    """Exporters write GELU and (before opset 17) LayerNorm out as elementwise ops; where the
+    intermediate values are used nowhere else, such a chain becomes the one engine op."""
+    patterns = _Patterns(nodes, graph, graph_outputs)
+    _fuse_gelu(patterns)
+    _fuse_layer_norm(patterns)
+    return patterns.result()
 
 
 def _node_runners(nodes: Sequence[Node], source_name: str):
@@ -288,7 +383,7 @@ class OnnxModule(torch.nn.Module):
             if proto.op_type in ("Shape", "Size") or all(node.static):
                 static.update(proto.output)
             self.nodes.append(node)
-        self.nodes = _fuse_gelu(self.nodes, graph, set(self.output_names))
+        self.nodes = _fuse_patterns(self.nodes, graph, set(self.output_names))
         self._node_runners = _node_runners(self.nodes, source_name)
         known = set(self._buffer_of) | {self.input_name} | {o for n in graph.node for o in n.output}
         undefined = [o for o in self.output_names if o not in known]

@@ -232,6 +232,20 @@ def _fused_gelu(node, inputs):  # not an ONNX op: onnx_import._fuse_gelu's node 
     return [F.gelu(inputs[0])]
 
 
+@op("_FusedLayerNorm")
+def _fused_layer_norm(node, inputs):  # not an ONNX op: onnx_import._fuse_layer_norm's node
+    x = inputs[0]
+    weight = inputs[1] if len(inputs) > 1 else None
+    bias = inputs[2] if len(inputs) > 2 else None
+    size = x.shape[-1]
+    eps = float(node.attr("epsilon"))
+    if all(t is None or (t.dim() == 1 and t.shape[0] == size) for t in (weight, bias)):
+        return [F.layer_norm(x, [size], weight, bias, eps)]
+    y = F.layer_norm(x, [size], None, None, eps)  # a weight or bias that broadcasts otherwise
+    y = y * weight if weight is not None else y
+    return [y + bias if bias is not None else y]
+
+
 @op("Clip")
 def _clip(node, inputs):
     x = inputs[0]
