@@ -352,6 +352,21 @@ def test_layer_norm_written_out_becomes_one_op(axis, weighted, fused, tmp_path):
     assert_close("engine vs ONNX Runtime", run_model(out, x), expected[0])
 
 
+@pytest.mark.parametrize("family,opset,engine_op", [("conformer_block", 13, "silu"), ("mobilenetv3_block", 13, "hardswish")])
+def test_gated_activations_written_out_become_one_op(family, opset, engine_op, tmp_path):
+    """SiLU (Sigmoid, Mul) and, before opset 14, HardSwish (HardSigmoid, Mul) become the engine's op;
+    a Sigmoid gating another value (the GLU) stays a Sigmoid."""
+    factory, shape, export_kwargs, _ = FAMILIES[family]
+    torch.manual_seed(4)
+    path = str(tmp_path / "m.onnx")
+    export_onnx(factory().eval(), torch.randn(*shape), path, opset, **export_kwargs)
+    ops = from_onnx(path, str(tmp_path / "m.safetensors"))["op_counts"]
+    if family == "conformer_block":
+        assert ops.get("silu") == 3 and ops.get("sigmoid") == 1, ops
+    else:
+        assert ops.get("hardswish") == 4 and ops.get("hardsigmoid") == 1, ops
+
+
 def test_transformer_at_opset13_converts_to_the_same_ops_as_at_opset17(tmp_path):
     torch.manual_seed(2)
     model = Transformer().eval()
@@ -841,6 +856,7 @@ def test_every_converter_op_is_covered():
     covered.add("ReduceProd")  # test_recorder_errors_name_the_onnx_node: the engine has no product
     covered.add("_FusedGelu")  # test_gelu_written_out_becomes_one_op
     covered.add("_FusedLayerNorm")  # test_layer_norm_written_out_becomes_one_op
+    covered.update({"_FusedSilu", "_FusedHardSwish"})  # test_gated_activations_written_out_become_one_op
     untested = sorted(set(OPS) - covered)
     assert not untested, f"ops without a test: {untested}"
 

@@ -305,12 +305,33 @@ def _fuse_layer_norm(p: _Patterns) -> None:
         p.replace(chain, "_FusedLayerNorm", inputs, {"epsilon": eps})
 
 
+def _fuse_gated(p: _Patterns) -> None:
+    """x * sigmoid(x) (SiLU/Swish) and, before opset 14, x * HardSigmoid(x; 1/6, 0.5) (HardSwish)
+    become the engine's silu and hardswish."""
+    nodes = p.nodes
+    for g_index, gate in enumerate(nodes):
+        if gate.op_type == "Sigmoid":
+            op_type = "_FusedSilu"
+        elif (gate.op_type == "HardSigmoid" and abs(float(gate.attr("alpha", 0.2)) - 1.0 / 6.0) < 1e-6
+              and abs(float(gate.attr("beta", 0.5)) - 0.5) < 1e-6):
+            op_type = "_FusedHardSwish"
+        else:
+            continue
+        x, gated = gate.proto.input[0], gate.proto.output[0]
+        mul_index = p.reader(gated, "Mul") if p.private(gated) else None
+        if mul_index is None or p.other(nodes[mul_index], gated) != x:
+            continue
+        p.replace([g_index, mul_index], op_type, [x], {})
+
+
 def _fuse_patterns(nodes: List[Node], graph, graph_outputs: set) -> List[Node]:
-    """Exporters write GELU and (before opset 17) LayerNorm out as elementwise ops; where the
-    intermediate values are used nowhere else, such a chain becomes the one engine op."""
+    """Exporters write GELU, SiLU and (before opsets 17 and 14) LayerNorm and HardSwish out as
+    elementwise ops; where the intermediate values are used nowhere else, such a chain becomes the
+    one engine op."""
     patterns = _Patterns(nodes, graph, graph_outputs)
     _fuse_gelu(patterns)
     _fuse_layer_norm(patterns)
+    _fuse_gated(patterns)
     return patterns.result()
 
 

@@ -207,6 +207,8 @@ def _softplus(node, inputs):
 @op("HardSigmoid")
 def _hard_sigmoid(node, inputs):
     alpha, beta = float(node.attr("alpha", 0.2)), float(node.attr("beta", 0.5))
+    if abs(alpha - 1.0 / 6.0) < 1e-6 and beta == 0.5:  # PyTorch's (F.hardsigmoid): the engine's own op
+        return [F.hardsigmoid(inputs[0])]
     return [torch.clamp(inputs[0] * alpha + beta, 0.0, 1.0)]
 
 
@@ -230,6 +232,16 @@ def _thresholded_relu(node, inputs):
 @op("_FusedGelu")
 def _fused_gelu(node, inputs):  # not an ONNX op: onnx_import._fuse_gelu's node for the erf form of GELU
     return [F.gelu(inputs[0])]
+
+
+@op("_FusedSilu")
+def _fused_silu(node, inputs):  # not an ONNX op: onnx_import._fuse_gated's x * sigmoid(x)
+    return [F.silu(inputs[0])]
+
+
+@op("_FusedHardSwish")
+def _fused_hardswish(node, inputs):  # not an ONNX op: onnx_import._fuse_gated's x * HardSigmoid(x)
+    return [F.hardswish(inputs[0])]
 
 
 @op("_FusedLayerNorm")
