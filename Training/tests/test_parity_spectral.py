@@ -321,6 +321,15 @@ def test_as_strided_frames():
     assert_parity(Frames(), torch.randn(2, 400))
 
 
+@pytest.mark.parametrize("n", [16, 45, 400])
+def test_full_fft_of_a_real_signal(n):
+    class FullFft(nn.Module):
+        def forward(self, x):
+            z = torch.fft.fft(x, norm="ortho")  # two-sided: the upper bins by conjugate symmetry
+            return torch.view_as_real(z), z.abs()
+    assert_parity(FullFft(), waveform(n, batch=2, amplitude=1.0))
+
+
 # ----- complex tensors the engine does not compute ------------------------------------------------
 
 @pytest.mark.parametrize("body,message", [
