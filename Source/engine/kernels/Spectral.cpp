@@ -49,6 +49,8 @@ namespace
             computed.push (frames_);
             computed.push (2);
             args.checkOutput (0, computed);
+            // Up to 16 frames per block, their spectra at most 2^16 complex values (1 MiB) of scratch.
+            block_ = std::clamp<int64_t> ((int64_t { 1 } << 16) / plan_.numBins(), 1, 16);
             const auto transforms = static_cast<double> (checkedMul (batch_, frames_, "stft frame count"));
             work_ = transforms * (plan_.work() + static_cast<double> (nFft_ + bins_));
         }
@@ -59,7 +61,7 @@ namespace
         {
             // One windowed frame (n_fft doubles, counted as complex values), the spectra of a block
             // of frames, the plan's scratch, plus alignment slack.
-            const auto complexValues = static_cast<std::size_t> (nFft_) + static_cast<std::size_t> (kBlock * plan_.numBins())
+            const auto complexValues = static_cast<std::size_t> (nFft_) + static_cast<std::size_t> (block_ * plan_.numBins())
                                        + plan_.scratchComplex();
             return complexValues * (sizeof (Complex) / sizeof (float)) + alignof (Complex) / sizeof (float);
         }
@@ -70,7 +72,7 @@ namespace
             address = (address + alignof (Complex) - 1) & ~static_cast<std::uintptr_t> (alignof (Complex) - 1);
             auto* frame = reinterpret_cast<double*> (address);
             auto* spectra = reinterpret_cast<Complex*> (address) + nFft_;
-            Complex* planScratch = spectra + kBlock * plan_.numBins();
+            Complex* planScratch = spectra + block_ * plan_.numBins();
             const float* window = hasWindow_ ? in[1] : nullptr;
             const int64_t numBins = plan_.numBins();
             for (int64_t b = 0; b < batch_; ++b)
@@ -78,10 +80,10 @@ namespace
                 const float* x = in[0] + b * samples_;
                 float* y = out[0] + b * bins_ * frames_ * 2;
                 // Frames in blocks: the output is bin-major, so a block's spectra are written as runs of
-                // kBlock consecutive [real, imaginary] pairs per bin rather than one pair per cache line.
-                for (int64_t first = 0; first < frames_; first += kBlock)
+                // block_ consecutive [real, imaginary] pairs per bin rather than one pair per cache line.
+                for (int64_t first = 0; first < frames_; first += block_)
                 {
-                    const int64_t count = std::min (kBlock, frames_ - first);
+                    const int64_t count = std::min (block_, frames_ - first);
                     for (int64_t i = 0; i < count; ++i)
                     {
                         const float* start = x + (first + i) * hop_;
@@ -115,8 +117,8 @@ namespace
             return n;
         }
 
-        static constexpr int64_t kBlock = 16;  // frames transformed before their bins are written out
         RealFftPlan plan_;
+        int64_t block_ = 1;  // frames transformed before their bins are written out
         int64_t nFft_ = 0, hop_ = 1, batch_ = 0, samples_ = 0, frames_ = 0, bins_ = 0;
         double scale_ = 1.0;
         double work_ = 0.0;
