@@ -45,6 +45,7 @@ namespace
             t["avg_pool"] = makePool;
             t["adaptive_avg_pool"] = makeAdaptiveAvgPool;
             t["attention"] = makeAttention;
+            t["rnn"] = makeRecurrent;
             return t;
         }();
         return ops;

@@ -38,4 +38,7 @@ std::unique_ptr<Op> makePool (const OpArgs&);
 std::unique_ptr<Op> makeAdaptiveAvgPool (const OpArgs&);
 std::unique_ptr<Op> makeAttention (const OpArgs&);
 
+// Recurrent.cpp
+std::unique_ptr<Op> makeRecurrent (const OpArgs&);
+
 } // namespace sonotype::engine::kernels

@@ -826,3 +826,6 @@ def _to_padded(r, a, out):
     keep_vid = r.graph.add_tensor(f"nested_keep.{id(keep)}", keep.reshape(keep.shape[0], length, 1))
     padding = float(a["padding"])
     return r.graph.add("where", [keep_vid, x, r.graph.add_scalar(padding)], _shape(out))
+
+
+from . import recurrent  # noqa: E402,F401  (nn.RNN / GRU / LSTM lowered whole; registers its handlers)

@@ -66,6 +66,11 @@ struct KernelTable
     void (*sigmoid) (const float* x, float* y, int64_t count) noexcept;
     void (*silu) (const float* x, float* y, int64_t count) noexcept;
     void (*tanh) (const float* x, float* y, int64_t count) noexcept;
+    /** One LSTM step over `size` hidden units: gates [i f g o] (4 * size, pre-activation), c
+        updated in place, hidden = sigmoid(o) * tanh(c) (vector/RecurrentKernels.h). */
+    void (*lstmCell) (const float* gates, float* c, float* hidden, int64_t size) noexcept;
+    /** One GRU step: gi, gh [r z n] (3 * size each), previous hidden (null: zeros) -> hidden. */
+    void (*gruCell) (const float* gi, const float* gh, const float* previous, float* hidden, int64_t size) noexcept;
 };
 
 const KernelTable& baselineKernels() noexcept;
