@@ -68,7 +68,8 @@ foreach(kernel_path IN ITEMS baseline avx2)
         set_tests_properties("Session::run allocation-free on the ${kernel_path} kernels" PROPERTIES
             ENVIRONMENT "SONOTYPE_KERNELS=${kernel_path}" FIXTURES_REQUIRED exported_models)
     endif()
-    foreach(test_name IN ITEMS test_parity_layers test_parity_seed_models test_parity_transformer test_seed_layernorm_numbers)
+    foreach(test_name IN ITEMS test_parity_layers test_parity_seed_models test_parity_transformer test_seed_layernorm_numbers
+                               test_parity_recurrent)
         add_test(NAME python_${test_name}_${kernel_path}
             COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${CMAKE_SOURCE_DIR}/Training/tests/${test_name}.py"
             WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
