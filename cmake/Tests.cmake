@@ -19,6 +19,7 @@ add_executable(sonotype_tests
     Tests/engine/JsonTests.cpp
     Tests/engine/KernelPathTests.cpp
     Tests/engine/ModelFileTests.cpp
+    Tests/engine/RecurrentTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SpscFifoTests.cpp)
