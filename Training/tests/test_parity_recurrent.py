@@ -187,3 +187,61 @@ def test_packed_sequence_is_refused_clearly(tmp_path):
 
     with pytest.raises(ExportError, match="PackedSequence"):
         export_model(Packed().eval(), torch.randn(2, STEPS, INPUT), str(tmp_path / "m.safetensors"))
+
+
+class CellLoop(nn.Module):
+    """A recurrent cell stepped in a Python loop over time, as decoder-style code writes it."""
+
+    def __init__(self, kind, bias=True, state="none", nonlinearity="tanh"):
+        super().__init__()
+        if kind == "lstm":
+            self.cell = nn.LSTMCell(INPUT, HIDDEN, bias=bias)
+        elif kind == "gru":
+            self.cell = nn.GRUCell(INPUT, HIDDEN, bias=bias)
+        else:
+            self.cell = nn.RNNCell(INPUT, HIDDEN, bias=bias, nonlinearity=nonlinearity)
+        self.kind, self.state = kind, state
+        self.to_state = nn.Linear(INPUT, HIDDEN)
+
+    def forward(self, x):                               # [B, T, I] or unbatched [T, I]
+        steps = x.shape[-2]
+        state = None
+        if self.state == "input":
+            h = torch.tanh(self.to_state(x.mean(dim=-2)))
+            state = (h, h * 0.5) if self.kind == "lstm" else h
+        outputs = []
+        for t in range(steps):
+            state = self.cell(x[..., t, :], state)
+            outputs.append(state[0] if self.kind == "lstm" else state)
+        return torch.stack(outputs, dim=-2), state
+
+
+@pytest.mark.parametrize("kind", ["rnn_tanh", "rnn_relu", "gru", "lstm"])
+@pytest.mark.parametrize("bias, state, unbatched", [(True, "none", False), (False, "input", False), (True, "input", True)])
+def test_recurrent_cell_loop(kind, bias, state, unbatched):
+    torch.manual_seed(8)
+    model = CellLoop(kind.split("_")[0], bias, state, nonlinearity=kind.split("_")[-1])
+    x = torch.randn(STEPS, INPUT) if unbatched else torch.randn(BATCH, STEPS, INPUT)
+    assert_parity(model, x)
+
+
+class TwoChunks(nn.Module):
+    """One layer run over two halves of the sequence, the second starting from the first's final
+    state (stateful streaming code), the same weights used twice."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.rnn = nn.LSTM(INPUT, HIDDEN, num_layers=2) if kind == "lstm" else nn.GRU(INPUT, HIDDEN, num_layers=2)
+
+    def forward(self, x):                               # [T, B, I]
+        half = x.shape[0] // 2
+        first, state = self.rnn(x[:half])
+        second, state = self.rnn(x[half:], state)
+        return torch.cat([first, second], dim=0), state
+
+
+@pytest.mark.parametrize("kind", ["gru", "lstm"])
+def test_state_carried_between_calls(kind):
+    torch.manual_seed(9)
+    assert_parity(TwoChunks(kind), torch.randn(8, BATCH, INPUT))

@@ -1,10 +1,12 @@
-"""Recurrent layers lowered whole: nn.RNN (tanh, relu), nn.GRU and nn.LSTM (with proj_size).
+"""Recurrent layers lowered whole: nn.RNN (tanh, relu), nn.GRU and nn.LSTM (with proj_size), and
+their cells nn.RNNCell, nn.GRUCell and nn.LSTMCell.
 
 PyTorch runs them as `torch._VF.<mode>(input, hx, flat_weights, has_biases, num_layers, dropout,
 train, bidirectional, batch_first)` (nn/modules/rnn.py), whose ATen decomposition is one cell per
 time step.  The whole call becomes one engine `rnn` node per layer, covering both directions
 (docs/ENGINE.md); layers are chained, the initial states sliced per layer and the final states of
-the layers joined.
+the layers joined.  A cell (`torch._VF.gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)`) is one step:
+an `rnn` node over a sequence of length 1.
 """
 
 from typing import List, Optional
@@ -12,7 +14,7 @@ from typing import List, Optional
 import torch
 
 from .errors import ExportError
-from .lowering import handles, handles_function, slice_
+from .lowering import handles, handles_function, reshape, slice_
 from .recorder import Recorder
 
 _GATES = {"rnn_tanh": 1, "rnn_relu": 1, "gru": 3, "lstm": 4}
@@ -133,6 +135,61 @@ def _gru(r, a, out):
 @handles_function(torch._VF, "lstm")
 def _lstm(r, a, out):
     return _lower(r, "lstm", a, out)
+
+
+def _cell_state(r: Recorder, state: Optional[torch.Tensor]) -> Optional[int]:
+    """A cell's state [B, H] as the rnn node's [1, B, H]; None when absent or constant zeros."""
+    if state is None:
+        return None
+    entry = r.tracked(state)
+    if entry.is_const and not bool(torch.any(entry.const != 0)):
+        return None
+    return reshape(r, r.value_id_of(entry), [1] + list(state.shape))
+
+
+def _lower_cell(r: Recorder, mode: str, a: dict, out) -> List[Optional[int]]:
+    x, hx = a["0"], a["1"]
+    weights = [a.get(str(i)) for i in range(2, 6)]
+    if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.dtype != torch.float32:
+        raise ExportError("recurrent cell input must be a 2-d float32 tensor at this point")
+    if mode == "lstm":
+        if not isinstance(hx, (list, tuple)) or len(hx) != 2:
+            raise ExportError("LSTMCell state must be a pair (h, c)")
+        h0, c0 = hx
+    else:
+        h0, c0 = hx, None
+    w_ih, w_hh, b_ih, b_hh = weights
+    hidden = int(w_ih.shape[0]) // _GATES[mode]
+    batch = int(x.shape[0])
+    names = ("w_ih", "w_hh", "b_ih", "b_hh")
+    ids = [None if w is None else _weight(r, w, f"cell {name}") for name, w in zip(names, weights)]
+    inputs = [reshape(r, r.value_id(x), [1] + list(x.shape)), _cell_state(r, h0), _cell_state(r, c0)] + ids + [None]
+    out_shapes = [[1, batch, hidden], [1, batch, hidden]] + ([[1, batch, hidden]] if mode == "lstm" else [])
+    outputs = r.graph.add_node("rnn", inputs, out_shapes, mode=mode, hidden_size=hidden, bidirectional=False, batch_first=False)
+    h = reshape(r, outputs[0], [batch, hidden])
+    if mode == "lstm":
+        return [h, reshape(r, outputs[2], [batch, hidden])]
+    return h
+
+
+@handles_function(torch._VF, "rnn_tanh_cell")
+def _rnn_tanh_cell(r, a, out):
+    return _lower_cell(r, "rnn_tanh", a, out)
+
+
+@handles_function(torch._VF, "rnn_relu_cell")
+def _rnn_relu_cell(r, a, out):
+    return _lower_cell(r, "rnn_relu", a, out)
+
+
+@handles_function(torch._VF, "gru_cell")
+def _gru_cell(r, a, out):
+    return _lower_cell(r, "gru", a, out)
+
+
+@handles_function(torch._VF, "lstm_cell")
+def _lstm_cell(r, a, out):
+    return _lower_cell(r, "lstm", a, out)
 
 
 @handles("_pack_padded_sequence")
