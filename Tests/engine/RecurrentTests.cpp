@@ -258,6 +258,7 @@ TEST_CASE ("the rnn op matches PyTorch's formulas in double precision", "[engine
     spec.h0 = variant >= 3;
     spec.c0 = spec.h0 && spec.mode == "lstm";
     spec.hidden = variant == 5 ? 19 : 4; // 19: the gate kernels' register tail
+    spec.batch = variant == 2 || variant == 5 ? 5 : 2; // 5: the general product for the recurrent step, not one row at a time
     if (spec.mode == "lstm" && variant >= 4)
         spec.proj = 3;
     INFO (spec.mode << " variant " << variant);
@@ -343,6 +344,43 @@ TEST_CASE ("every kernel path: the fused LSTM and GRU cells match the formulas",
                 }
                 CHECK (worst < 1e-6);
             }
+        }
+    }
+}
+
+TEST_CASE ("every packing kernel path: one row times packed weights, any width and depth", "[engine][kernels][rnn]")
+{
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        const auto& k = *path.table;
+        if (k.packedBFloats (8, 8) == 0)
+            continue; // the path does not pack: the op uses the general product
+        INFO ("kernel path " << path.name);
+        std::mt19937 random (5);
+        std::normal_distribution<float> normal;
+        for (const auto& [n, depth] : std::vector<std::pair<int64_t, int64_t>> { { 1, 1 }, { 5, 3 }, { 16, 7 }, { 31, 16 }, { 32, 9 }, { 33, 40 },
+                                                                                { 100, 64 }, { 128, 128 }, { 257, 31 }, { 1024, 256 } })
+        {
+            std::vector<float> a (static_cast<std::size_t> (depth)), w (static_cast<std::size_t> (n * depth)), c (static_cast<std::size_t> (n + 1));
+            for (auto* v : { &a, &w, &c })
+                for (auto& e : *v)
+                    e = normal (random);
+            const auto before = c;
+            // w is [n, k] row-major (a layer's weight), the product's B = w^T.
+            engine::AlignedBuffer packed (k.packedBFloats (depth, n));
+            k.packB (depth, n, { w.data(), depth, true, nullptr }, packed.data());
+            k.packedRowTimes (n, depth, a.data(), packed.data(), c.data());
+            double worst = 0.0;
+            for (int64_t j = 0; j < n; ++j)
+            {
+                double expected = before[static_cast<std::size_t> (j)];
+                for (int64_t p = 0; p < depth; ++p)
+                    expected += static_cast<double> (a[static_cast<std::size_t> (p)]) * w[static_cast<std::size_t> (j * depth + p)];
+                worst = std::max (worst, std::fabs (c[static_cast<std::size_t> (j)] - expected));
+            }
+            INFO ("n " << n << ", k " << depth);
+            CHECK (worst < 1e-4);
+            CHECK (c[static_cast<std::size_t> (n)] == before[static_cast<std::size_t> (n)]); // nothing written past n
         }
     }
 }

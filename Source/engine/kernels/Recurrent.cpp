@@ -256,7 +256,7 @@ namespace
                         for (int64_t b = 0; b < batch_; ++b)
                             std::copy (bias, bias + gateSize_, recurrentGates + b * gateSize_);
                         if (previous != nullptr)
-                            recurrentPlan_.run ({ previous, previousLd, false, nullptr }, recurrentWeights, recurrentGates, gateSize_, 1.0f, gemmScratch);
+                            product (recurrentPlan_, gateSize_, hiddenOut_, previous, previousLd, recurrentWeights, recurrentGates, gateSize_, gemmScratch);
                         for (int64_t b = 0; b < batch_; ++b)
                             k.gruCell (stepGates + b * gatesLd, recurrentGates + b * gateSize_, previous == nullptr ? nullptr : previous + b * previousLd,
                                        stepOut + b * outLd, hidden_);
@@ -264,7 +264,7 @@ namespace
                     else
                     {
                         if (previous != nullptr)
-                            recurrentPlan_.run ({ previous, previousLd, false, nullptr }, recurrentWeights, stepGates, gatesLd, 1.0f, gemmScratch);
+                            product (recurrentPlan_, gateSize_, hiddenOut_, previous, previousLd, recurrentWeights, stepGates, gatesLd, gemmScratch);
                         for (int64_t b = 0; b < batch_; ++b)
                         {
                             const float* g = stepGates + b * gatesLd;
@@ -279,9 +279,8 @@ namespace
                         {
                             for (int64_t b = 0; b < batch_; ++b)
                                 std::fill (stepOut + b * outLd, stepOut + b * outLd + proj_, 0.0f);
-                            projectionPlan_.run ({ unprojected, hidden_, false, nullptr },
-                                                 { in[slot + 4], hidden_, true, projectionWeights_[static_cast<std::size_t> (d)].data() }, stepOut, outLd, 1.0f,
-                                                 gemmScratch);
+                            product (projectionPlan_, proj_, hidden_, unprojected, hidden_,
+                                     { in[slot + 4], hidden_, true, projectionWeights_[static_cast<std::size_t> (d)].data() }, stepOut, outLd, gemmScratch);
                         }
                     }
                     previousT = t;
@@ -300,6 +299,20 @@ namespace
         }
 
     private:
+        /** c [B, n] (row stride ldc) += a [B, k] (row stride lda) * op(w) [k, n]: for a few
+            sequences, one row at a time against the packed weights (the general kernel computes a
+            whole tile of rows for each); else the general product. */
+        void product (const GemmPlan& plan, int64_t n, int64_t k, const float* a, int64_t lda, const kernels::GemmOperand& w, float* c, int64_t ldc,
+                      float* scratch) const noexcept
+        {
+            if (w.packed != nullptr && batch_ <= kRowKernelBatch)
+                for (int64_t b = 0; b < batch_; ++b)
+                    plan.kernels().packedRowTimes (n, k, a + b * lda, w.packed, c + b * ldc);
+            else
+                plan.run ({ a, lda, false, nullptr }, w, c, ldc, 1.0f, scratch);
+        }
+
+        static constexpr int64_t kRowKernelBatch = 3;
         Mode mode_ = Mode::lstm;
         int directions_ = 1;
         bool batchFirst_ = false, hasH0_ = false, hasC0_ = false, withHidden_ = false, withCell_ = false;

@@ -71,6 +71,9 @@ struct KernelTable
     void (*lstmCell) (const float* gates, float* c, float* hidden, int64_t size) noexcept;
     /** One GRU step: gi, gh [r z n] (3 * size each), previous hidden (null: zeros) -> hidden. */
     void (*gruCell) (const float* gi, const float* gh, const float* previous, float* hidden, int64_t size) noexcept;
+    /** c[0, n) += a[0, k) * B, B [k, n] packed by packB: one row times packed weights (a
+        recurrent step of one sequence). Only where the path packs. */
+    void (*packedRowTimes) (int64_t n, int64_t k, const float* a, const float* packedB, float* c) noexcept;
 };
 
 const KernelTable& baselineKernels() noexcept;

@@ -39,6 +39,7 @@ namespace
         table.tanh = &tanhImpl;
         table.lstmCell = &lstmCellImpl;
         table.gruCell = &gruCellImpl;
+        table.packedRowTimes = &packedRowTimesImpl<Rows>;
         return table;
     }
 } // namespace

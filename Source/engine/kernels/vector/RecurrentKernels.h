@@ -5,6 +5,7 @@
 //         z = sigmoid(gi_z + gh_z), n = tanh(gi_n + r gh_n), h' = (1 - z) n + z h.
 #pragma once
 
+#include "engine/kernels/vector/PackedGemm.h"
 #include "engine/kernels/vector/RowKernels.h"
 
 namespace sonotype::engine::kernels
@@ -31,6 +32,59 @@ namespace
             Vec::store (p, v);
         else
             Vec::storeFirst (p, v, count);
+    }
+
+    /** c[0, n) += a[0, k) * B, B [k, n] packed by PackedGemm<Rows>::packB (panels of kColumns
+        columns, k-major, zero-padded): the recurrent product of one sequence per step, where the
+        general kernel would compute Rows rows for one. Four panels at a time, for independent
+        accumulators: the loads of B, not the multiply-adds' latency, bound it. */
+    template <int Rows>
+    void packedRowTimesImpl (int64_t n, int64_t k, const float* a, const float* packed, float* c) noexcept
+    {
+        constexpr int W = Vec::width;
+        constexpr int64_t kColumns = PackedGemm<Rows>::kColumns;
+        constexpr int kPanels = 4;
+        const int64_t panels = (n + kColumns - 1) / kColumns;
+        for (int64_t first = 0; first < panels; first += kPanels)
+        {
+            const int count = static_cast<int> (panels - first < kPanels ? panels - first : kPanels);
+            Reg sums[2 * kPanels];
+            for (auto& s : sums)
+                s = Vec::zero();
+            const float* b = packed + first * k * kColumns;
+            if (count == kPanels)
+                for (int64_t p = 0; p < k; ++p)
+                {
+                    const Reg x = Vec::set1 (a[p]);
+#pragma GCC unroll 4
+                    for (int q = 0; q < kPanels; ++q)
+                    {
+                        const float* row = b + q * k * kColumns + p * kColumns;
+                        sums[2 * q] = Vec::fma (x, Vec::load (row), sums[2 * q]);
+                        sums[2 * q + 1] = Vec::fma (x, Vec::load (row + W), sums[2 * q + 1]);
+                    }
+                }
+            else
+                for (int64_t p = 0; p < k; ++p)
+                {
+                    const Reg x = Vec::set1 (a[p]);
+                    for (int q = 0; q < count; ++q)
+                    {
+                        const float* row = b + q * k * kColumns + p * kColumns;
+                        sums[2 * q] = Vec::fma (x, Vec::load (row), sums[2 * q]);
+                        sums[2 * q + 1] = Vec::fma (x, Vec::load (row + W), sums[2 * q + 1]);
+                    }
+                }
+            for (int q = 0; q < count; ++q)
+                for (int half = 0; half < 2; ++half)
+                {
+                    const int64_t column = (first + q) * kColumns + half * W;
+                    if (column >= n)
+                        break;
+                    const int used = static_cast<int> (n - column < W ? n - column : W);
+                    storePart (c + column, Vec::add (loadPart (c + column, used), sums[2 * q + half]), used);
+                }
+        }
     }
 
     inline void lstmCellImpl (const float* gates, float* c, float* hidden, int64_t size) noexcept
