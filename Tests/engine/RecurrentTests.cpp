@@ -385,6 +385,38 @@ TEST_CASE ("every packing kernel path: one row times packed weights, any width a
     }
 }
 
+TEST_CASE ("every kernel path: one row times unpacked weight rows, any width and depth", "[engine][kernels][rnn]")
+{
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        std::mt19937 random (6);
+        std::normal_distribution<float> normal;
+        for (const auto& [n, depth] : std::vector<std::pair<int64_t, int64_t>> { { 1, 1 }, { 3, 5 }, { 4, 16 }, { 5, 17 }, { 9, 3 }, { 33, 40 },
+                                                                                { 128, 100 }, { 1024, 256 } })
+        {
+            const int64_t ldw = depth + 3; // rows of a wider matrix: only k of each are read
+            std::vector<float> a (static_cast<std::size_t> (depth)), w (static_cast<std::size_t> (n * ldw)), c (static_cast<std::size_t> (n + 1));
+            for (auto* v : { &a, &w, &c })
+                for (auto& e : *v)
+                    e = normal (random);
+            const auto before = c;
+            path.table->rowTimesRows (n, depth, a.data(), w.data(), ldw, c.data());
+            double worst = 0.0;
+            for (int64_t j = 0; j < n; ++j)
+            {
+                double expected = before[static_cast<std::size_t> (j)];
+                for (int64_t p = 0; p < depth; ++p)
+                    expected += static_cast<double> (a[static_cast<std::size_t> (p)]) * w[static_cast<std::size_t> (j * ldw + p)];
+                worst = std::max (worst, std::fabs (c[static_cast<std::size_t> (j)] - expected));
+            }
+            INFO ("n " << n << ", k " << depth);
+            CHECK (worst < 1e-4);
+            CHECK (c[static_cast<std::size_t> (n)] == before[static_cast<std::size_t> (n)]);
+        }
+    }
+}
+
 TEST_CASE ("the rnn op refuses files whose attributes or shapes do not fit", "[engine][rnn][hostile]")
 {
     Spec valid;

@@ -299,17 +299,21 @@ namespace
         }
 
     private:
-        /** c [B, n] (row stride ldc) += a [B, k] (row stride lda) * op(w) [k, n]: for a few
-            sequences, one row at a time against the packed weights (the general kernel computes a
-            whole tile of rows for each); else the general product. */
+        /** c [B, n] (row stride ldc) += a [B, k] (row stride lda) * w^T, w [n, k] as the layer
+            stores it: for a few sequences one row at a time, against the packed weights or the
+            stored rows (the general kernel computes a whole tile of rows for each, and the
+            baseline's Eigen product is tuned for large ones); else the general product. */
         void product (const GemmPlan& plan, int64_t n, int64_t k, const float* a, int64_t lda, const kernels::GemmOperand& w, float* c, int64_t ldc,
                       float* scratch) const noexcept
         {
-            if (w.packed != nullptr && batch_ <= kRowKernelBatch)
+            if (batch_ > kRowKernelBatch)
+                plan.run ({ a, lda, false, nullptr }, w, c, ldc, 1.0f, scratch);
+            else if (w.packed != nullptr)
                 for (int64_t b = 0; b < batch_; ++b)
                     plan.kernels().packedRowTimes (n, k, a + b * lda, w.packed, c + b * ldc);
             else
-                plan.run ({ a, lda, false, nullptr }, w, c, ldc, 1.0f, scratch);
+                for (int64_t b = 0; b < batch_; ++b)
+                    plan.kernels().rowTimesRows (n, k, a + b * lda, w.data, w.ld, c + b * ldc);
         }
 
         static constexpr int64_t kRowKernelBatch = 3;

@@ -74,6 +74,9 @@ struct KernelTable
     /** c[0, n) += a[0, k) * B, B [k, n] packed by packB: one row times packed weights (a
         recurrent step of one sequence). Only where the path packs. */
     void (*packedRowTimes) (int64_t n, int64_t k, const float* a, const float* packedB, float* c) noexcept;
+    /** c[j] += sum over p < k of a[p] * w[j * ldw + p] for j < n: one row times an unpacked
+        weight [n, k] (the same step where the path does not pack). */
+    void (*rowTimesRows) (int64_t n, int64_t k, const float* a, const float* w, int64_t ldw, float* c) noexcept;
 };
 
 const KernelTable& baselineKernels() noexcept;

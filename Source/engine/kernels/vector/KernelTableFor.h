@@ -40,6 +40,7 @@ namespace
         table.lstmCell = &lstmCellImpl;
         table.gruCell = &gruCellImpl;
         table.packedRowTimes = &packedRowTimesImpl<Rows>;
+        table.rowTimesRows = &rowTimesRowsImpl;
         return table;
     }
 } // namespace

@@ -87,6 +87,47 @@ namespace
         }
     }
 
+    /** c[j] += sum over p < k of a[p] * w[j * ldw + p], j < n: one row times a layer's weight
+        [n, k] as stored (unpacked), four weight rows at a time sharing each load of a. */
+    inline void rowTimesRowsImpl (int64_t n, int64_t k, const float* a, const float* w, int64_t ldw, float* c) noexcept
+    {
+        constexpr int W = Vec::width;
+        int64_t j = 0;
+        for (; j + 4 <= n; j += 4)
+        {
+            const float* w0 = w + j * ldw;
+            Reg s0 = Vec::zero(), s1 = Vec::zero(), s2 = Vec::zero(), s3 = Vec::zero();
+            int64_t p = 0;
+            for (; p + W <= k; p += W)
+            {
+                const Reg x = Vec::load (a + p);
+                s0 = Vec::fma (x, Vec::load (w0 + p), s0);
+                s1 = Vec::fma (x, Vec::load (w0 + ldw + p), s1);
+                s2 = Vec::fma (x, Vec::load (w0 + 2 * ldw + p), s2);
+                s3 = Vec::fma (x, Vec::load (w0 + 3 * ldw + p), s3);
+            }
+            if (p < k)
+            {
+                const int rest = static_cast<int> (k - p);
+                const Reg x = Vec::loadFirst (a + p, rest);
+                s0 = Vec::fma (x, Vec::loadFirst (w0 + p, rest), s0);
+                s1 = Vec::fma (x, Vec::loadFirst (w0 + ldw + p, rest), s1);
+                s2 = Vec::fma (x, Vec::loadFirst (w0 + 2 * ldw + p, rest), s2);
+                s3 = Vec::fma (x, Vec::loadFirst (w0 + 3 * ldw + p, rest), s3);
+            }
+            c[j] += Vec::sum (s0);
+            c[j + 1] += Vec::sum (s1);
+            c[j + 2] += Vec::sum (s2);
+            c[j + 3] += Vec::sum (s3);
+        }
+        for (; j < n; ++j)
+        {
+            Reg s = Vec::zero();
+            forRegisters (k, [&] (int64_t p, int count) { s = Vec::fma (loadPart (a + p, count), loadPart (w + j * ldw + p, count), s); });
+            c[j] += Vec::sum (s);
+        }
+    }
+
     inline void lstmCellImpl (const float* gates, float* c, float* hidden, int64_t size) noexcept
     {
         forRegisters (size, [&] (int64_t j, int count) {
