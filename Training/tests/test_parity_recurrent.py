@@ -132,6 +132,7 @@ class CRNN(nn.Module):
         x = x.permute(0, 3, 1, 2)                       # [B, T, C, F]
         x = torch.flatten(x, start_dim=2)               # [B, T, C * F]
         out, _ = self.gru(x)
+        out += 0.5 * x.mean(dim=-1, keepdim=True)       # in place on the GRU's output
         clip = torch.sigmoid(self.fc(out.mean(dim=1)))
         last = self.fc_last(out[:, -1, :])
         return clip, last
@@ -149,6 +150,7 @@ class LSTMTagger(nn.Module):
     def forward(self, x):
         x = self.input_norm(x)
         out, (h, c) = self.lstm(x)
+        out = F.relu(out, inplace=True)
         frames = self.head(out).log_softmax(dim=-1)
         summary = torch.cat([h[-2], h[-1]], dim=-1)     # last layer, both directions
         return frames, summary, c.sum(dim=0)
