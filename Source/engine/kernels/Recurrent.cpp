@@ -135,16 +135,19 @@ namespace
                 const float* whh = weight (base + 1, Shape { gateSize_, hiddenOut_ }, "w_hh");
                 const float* bih = bias (base + 2, "b_ih");
                 const float* bhh = bias (base + 3, "b_hh");
+                const auto direction = static_cast<std::size_t> (d);
                 if (proj_ > 0)
-                    projectionWeights_[static_cast<std::size_t> (d)] =
-                        PackedOperand::right (projectionPlan_, hidden_, proj_, { weight (base + 4, Shape { proj_, hidden_ }, "w_hr"), hidden_, true, nullptr }, args);
+                {
+                    const float* whr = weight (base + 4, Shape { proj_, hidden_ }, "w_hr");
+                    projectionWeights_[direction] = PackedOperand::right (projectionPlan_, hidden_, proj_, { whr, hidden_, true, nullptr }, args);
+                }
                 else if (args.hasInput (kFirstWeight + base + 4))
                     throw ModelError ("rnn w_hr is only for lstm with proj_size > 0");
                 if (twoDirections)
                     std::copy (wih, wih + gateSize_ * inputSize_, inputWeights_.data() + d * gateSize_ * inputSize_);
                 else
                     singleInputWeights = wih;
-                recurrentWeights_[static_cast<std::size_t> (d)] = PackedOperand::right (recurrentPlan_, hiddenOut_, gateSize_, { whh, hiddenOut_, true, nullptr }, args);
+                recurrentWeights_[direction] = PackedOperand::right (recurrentPlan_, hiddenOut_, gateSize_, { whh, hiddenOut_, true, nullptr }, args);
                 // The input product starts from b_ih + b_hh, except GRU's candidate gate, whose
                 // b_hh is inside r * (W_hn h + b_hn): that one starts the recurrent product.
                 float* into = inputBias_.data() + d * gateSize_;
@@ -224,7 +227,9 @@ namespace
             for (int d = 0; d < directions_; ++d)
             {
                 const auto slot = kFirstWeight + kPerDirection * static_cast<std::size_t> (d);
-                const kernels::GemmOperand recurrentWeights { in[slot + 1], hiddenOut_, true, recurrentWeights_[static_cast<std::size_t> (d)].data() };
+                const auto direction = static_cast<std::size_t> (d);
+                const kernels::GemmOperand recurrentWeights { in[slot + 1], hiddenOut_, true, recurrentWeights_[direction].data() };
+                const kernels::GemmOperand projectionWeights { in[slot + 4], hidden_, true, projectionWeights_[direction].data() };
                 if (mode_ == Mode::lstm)
                 {
                     if (hasC0_)
@@ -256,10 +261,13 @@ namespace
                         for (int64_t b = 0; b < batch_; ++b)
                             std::copy (bias, bias + gateSize_, recurrentGates + b * gateSize_);
                         if (previous != nullptr)
-                            product (recurrentPlan_, gateSize_, hiddenOut_, previous, previousLd, recurrentWeights, recurrentGates, gateSize_, gemmScratch);
+                            product (recurrentPlan_, gateSize_, hiddenOut_, previous, previousLd, recurrentWeights, recurrentGates, gateSize_,
+                                     gemmScratch);
                         for (int64_t b = 0; b < batch_; ++b)
-                            k.gruCell (stepGates + b * gatesLd, recurrentGates + b * gateSize_, previous == nullptr ? nullptr : previous + b * previousLd,
-                                       stepOut + b * outLd, hidden_);
+                        {
+                            const float* previousRow = previous == nullptr ? nullptr : previous + b * previousLd;
+                            k.gruCell (stepGates + b * gatesLd, recurrentGates + b * gateSize_, previousRow, stepOut + b * outLd, hidden_);
+                        }
                     }
                     else
                     {
@@ -279,8 +287,7 @@ namespace
                         {
                             for (int64_t b = 0; b < batch_; ++b)
                                 std::fill (stepOut + b * outLd, stepOut + b * outLd + proj_, 0.0f);
-                            product (projectionPlan_, proj_, hidden_, unprojected, hidden_,
-                                     { in[slot + 4], hidden_, true, projectionWeights_[static_cast<std::size_t> (d)].data() }, stepOut, outLd, gemmScratch);
+                            product (projectionPlan_, proj_, hidden_, unprojected, hidden_, projectionWeights, stepOut, outLd, gemmScratch);
                         }
                     }
                     previousT = t;
