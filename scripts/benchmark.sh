@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark suite of issue 15 in one command: builds the benchmark programs (Release, the flags
 # we ship: no -march=native) into build-bench/, installs the peers (ONNX Runtime from npm, pinned in
-# Benchmarks/peers/package-lock.json), exports the models, runs every contender in one run with
+# Training/sonotype/testing/ort/package-lock.json, shared with the ONNX tests), exports the models, runs every contender in one run with
 # alternating rounds, and writes docs/BENCHMARKS.md and docs/images/benchmarks.png.
 #
 # Usage: scripts/benchmark.sh [--quick] [--models KEY,...] [--rounds N] [--skip-system] [--list] ...
@@ -36,7 +36,7 @@ fi
 
 # ONNX Runtime for node: the prebuilt Linux x64 CPU binding ships in the package; --ignore-scripts
 # skips its install script, which would fetch GPU binaries from an outside host.
-peers=Benchmarks/peers
+peers=Training/sonotype/testing/ort
 if [[ ! -f $peers/node_modules/.package-lock.json ]] || ! cmp -s $peers/package-lock.json $peers/node_modules/.sonotype-lock; then
     (cd $peers && npm ci --ignore-scripts --no-audit --no-fund)
     cp $peers/package-lock.json $peers/node_modules/.sonotype-lock

@@ -17,6 +17,8 @@ packages=(
     # PyTorch side (run with /usr/bin/python3)
     # (libopenblas0-openmp: otherwise python3-torch gets the reference BLAS and trains about 1.5x slower)
     python3 python3-numpy python3-torch python3-torchaudio python3-pytest python3-tqdm libopenblas0-openmp
+    # ONNX files in (sonotype.export.from_onnx): parsing and checking only
+    python3-onnx
     # JUCE 7 and the system libraries Debian's JUCE links
     juce-modules-source juce-tools
     libasound2-dev libjack-jackd2-dev libfreetype-dev libfontconfig1-dev
@@ -41,14 +43,28 @@ for p in "${packages[@]}"; do
     fi
 done
 
+# node and npm run ONNX Runtime, the ONNX conversion tests' reference (below); checked by command, so
+# a node installed otherwise (one that bundles npm) is kept.
+command -v node > /dev/null || missing+=(nodejs)
+command -v npm > /dev/null || missing+=(npm)
+
 if [ ${#missing[@]} -eq 0 ]; then
     echo "install-deps: all ${#packages[@]} packages already installed"
-    exit 0
+else
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+# ONNX Runtime from npm (onnxruntime-node, pinned by its package-lock.json; also the benchmark's peer).
+# --ignore-scripts: the prebuilt CPU binding ships in the package; its install script would fetch GPU
+# binaries from an outside host.
+ort="$(dirname "$0")/../Training/sonotype/testing/ort"
+if [ ! -f "$ort/node_modules/.sonotype-lock" ] || ! cmp -s "$ort/package-lock.json" "$ort/node_modules/.sonotype-lock"; then
+    echo "install-deps: installing onnxruntime-node (npm ci) in $ort"
+    (cd "$ort" && npm ci --ignore-scripts --no-audit --no-fund)
+    cp "$ort/package-lock.json" "$ort/node_modules/.sonotype-lock"
+fi

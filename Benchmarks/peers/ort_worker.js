@@ -1,12 +1,15 @@
-// The ONNX Runtime contender of the latency benchmark (onnxruntime-node, pinned in package.json,
-// installed with `npm ci --ignore-scripts`): one persistent process per model, speaking the protocol
+// The ONNX Runtime contender of the latency benchmark (onnxruntime-node, pinned in
+// Training/sonotype/testing/ort/package-lock.json, shared with the ONNX conversion tests, installed
+// there with `npm ci --ignore-scripts`): one persistent process per model, speaking the protocol
 // of Benchmarks/engine/ModelWorker.cpp ("ready"; "run N" -> "times T1 .. TN" in ms; "quit").
 //   node ort_worker.js MODEL.onnx INPUT.f32 OUTPUT.f32 SHAPE_JSON
 // One thread (intraOpNumThreads = interOpNumThreads = 1, sequential), all graph optimisations.
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
-const ort = require('onnxruntime-node');
+const path = require('path');
+const { createRequire } = require('module');
+const ort = createRequire(path.join(__dirname, '..', '..', 'Training', 'sonotype', 'testing', 'ort', 'package.json'))('onnxruntime-node');
 
 async function main() {
     const [modelPath, inputPath, outputPath, shapeJson] = process.argv.slice(2);

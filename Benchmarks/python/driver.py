@@ -173,7 +173,8 @@ def peer_versions() -> dict:
     import torch
     versions = {"torch": torch.__version__, "python": platform.python_version()}
     try:
-        lock = json.load(open(os.path.join(ROOT, "Benchmarks", "peers", "node_modules", "onnxruntime-node", "package.json")))
+        lock = json.load(open(os.path.join(ROOT, "Training", "sonotype", "testing", "ort", "node_modules", "onnxruntime-node",
+                                          "package.json")))
         versions["onnxruntime-node"] = lock["version"]
     except OSError:
         versions["onnxruntime-node"] = "not installed"

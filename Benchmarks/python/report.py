@@ -450,7 +450,7 @@ def write(results, report_path: str, plot_path: str):
         "`--report FILE --plot FILE.png` to write elsewhere; `--help` for the rest.")
     add("- It builds into `build-bench/` (`SONOTYPE_BENCHMARKS=ON`, Release, no `-march=native`) and installs what it "
         "needs (Debian packages `libbenchmark-dev`, `libtorch-dev`, `nodejs`, `npm`; npm `onnxruntime-node` from "
-        "`Benchmarks/peers/package-lock.json`). Close other work first: every contender is timed on one core, but the "
+        "`Training/sonotype/testing/ort/package-lock.json`). Close other work first: every contender is timed on one core, but the "
         "machine's other load still shows in the spread.")
     add("")
     add("## Method")

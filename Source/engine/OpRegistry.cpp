@@ -31,12 +31,16 @@ namespace
             t["concat"] = makeConcat;
             t["pad"] = makePad;
             t["index_select"] = makeIndexSelect;
+            t["as_strided"] = makeAsStrided;
+            t["gather"] = makeGather;
             for (const char* name : { "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "var" })
                 t[name] = makeReduce;
             t["argmax"] = makeArgReduce;
             t["argmin"] = makeArgReduce;
             t["softmax"] = makeSoftmax;
             t["log_softmax"] = makeSoftmax;
+            t["cumsum"] = makeCumsum;
+            t["topk"] = makeTopK;
             t["layer_norm"] = makeLayerNorm;
             t["batch_norm"] = makeBatchNorm;
             t["gemm"] = makeGemm;

@@ -14,20 +14,20 @@ from sonotype.export.safetensors_io import read_safetensors
 from sonotype.models.audio_transformer import AudioTransformer
 
 
-class UsesCumsum(nn.Module):
+class UsesErfinv(nn.Module):
     def forward(self, x):
         y = x * 2
-        return torch.cumsum(y, dim=-1)  # not an engine op
+        return torch.erfinv(y.tanh())  # not an engine op
 
 
 def test_unsupported_op_names_op_and_user_line(tmp_path):
-    line = inspect.getsourcelines(UsesCumsum.forward)[1] + 2
+    line = inspect.getsourcelines(UsesErfinv.forward)[1] + 2
     with pytest.raises(ExportError) as error:
-        export_model(UsesCumsum().eval(), torch.randn(1, 8), str(tmp_path / "m.safetensors"))
+        export_model(UsesErfinv().eval(), torch.randn(1, 8), str(tmp_path / "m.safetensors"))
     message = str(error.value)
-    assert "aten::cumsum" in message
+    assert "aten::erfinv" in message
     assert f"test_exporter.py:{line}" in message
-    assert "torch.cumsum(y, dim=-1)" in message
+    assert "torch.erfinv(y.tanh())" in message
 
 
 def test_training_mode_is_refused(tmp_path):
@@ -47,18 +47,6 @@ def test_output_must_depend_on_input(tmp_path):
 
     with pytest.raises(ExportError, match="does not depend on the input"):
         export_model(Constant().eval(), torch.randn(1, 3), str(tmp_path / "m.safetensors"))
-
-
-def test_in_place_write_through_a_view_is_refused(tmp_path):
-    class WritesView(nn.Module):
-        def forward(self, x):
-            y = x * 1
-            view = y[:, :2]
-            view.mul_(3)
-            return y + 1  # y changed through `view`
-
-    with pytest.raises(ExportError, match="in place"):
-        export_model(WritesView().eval(), torch.randn(1, 4), str(tmp_path / "m.safetensors"))
 
 
 def test_file_is_plain_safetensors_with_metadata(tmp_path):

@@ -21,11 +21,15 @@ std::unique_ptr<Op> makeSlice (const OpArgs&);
 std::unique_ptr<Op> makeConcat (const OpArgs&);
 std::unique_ptr<Op> makePad (const OpArgs&);
 std::unique_ptr<Op> makeIndexSelect (const OpArgs&);
+std::unique_ptr<Op> makeAsStrided (const OpArgs&);
+std::unique_ptr<Op> makeGather (const OpArgs&);
 
 // Reduction.cpp
 std::unique_ptr<Op> makeReduce (const OpArgs&);
 std::unique_ptr<Op> makeArgReduce (const OpArgs&);
 std::unique_ptr<Op> makeSoftmax (const OpArgs&);
+std::unique_ptr<Op> makeCumsum (const OpArgs&);
+std::unique_ptr<Op> makeTopK (const OpArgs&);
 
 // Normalization.cpp
 std::unique_ptr<Op> makeLayerNorm (const OpArgs&);

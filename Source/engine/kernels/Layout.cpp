@@ -1,9 +1,12 @@
-// Layout ops: reshape (aliasing), permute, expand, slice, concat, pad, index_select.
+// Layout ops: reshape (aliasing), permute, expand, slice, concat, pad, index_select, as_strided,
+// gather.
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Kernels.h"
+#include "engine/CheckedArithmetic.h"
 #include "engine/ModelError.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace sonotype::engine::kernels
@@ -229,6 +232,91 @@ namespace
         std::vector<int64_t> indices_;
         int64_t outer_ = 0, inner_ = 0, inDim_ = 0;
     };
+    /** A strided view of the input's elements in memory order: out[i0, i1, …] =
+        x.flat[offset + Σ i_k · stride_k] (PyTorch's as_strided on a contiguous tensor). */
+    class AsStrided final : public Op
+    {
+    public:
+        explicit AsStrided (const OpArgs& args) : out_ (args.output (0))
+        {
+            const auto stride = args.integers ("stride");
+            const int64_t offset = args.integer ("offset", 0);
+            if (static_cast<int> (stride.size()) != out_.rank())
+                throw ModelError ("stride has " + std::to_string (stride.size()) + " entries for a rank-" + std::to_string (out_.rank()) + " output");
+            if (offset < 0)
+                throw ModelError ("offset " + std::to_string (offset) + " is negative");
+            int64_t last = offset;
+            for (int axis = 0; axis < out_.rank(); ++axis)
+            {
+                const auto step = stride[static_cast<std::size_t> (axis)];
+                if (step < 0)
+                    throw ModelError ("stride " + std::to_string (step) + " is negative");
+                if (out_[axis] > 0)
+                    last = checkedAdd (last, checkedMul (out_[axis] - 1, step, "as_strided extent"), "as_strided extent");
+                strides_[0][static_cast<std::size_t> (axis)] = step;
+            }
+            if (out_.numElements() > 0 && last >= args.input (0).numElements())
+                throw ModelError ("as_strided reads element " + std::to_string (last) + " of an input of " + std::to_string (args.input (0).numElements()));
+            offset_ = offset;
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* x = in[0] + offset_;
+            float* y = out[0];
+            const int64_t inner = out_.rank() > 0 ? strides_[0][static_cast<std::size_t> (out_.rank() - 1)] : 1;
+            forEachRow (out_, strides_, [&] (int64_t outOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
+                if (inner == 1)
+                    std::memcpy (y + outOffset, x + offsets[0], bytes (count));
+                else
+                    for (int64_t j = 0; j < count; ++j)
+                        y[outOffset + j] = x[offsets[0] + j * inner];
+            });
+        }
+
+    private:
+        Shape out_;
+        std::array<Strides, 1> strides_ {};
+        int64_t offset_ = 0;
+    };
+
+    /** out[i] = x.flat[indices.flat[i]], the indices stored in the file (whole numbers as float32). */
+    class Gather final : public Op
+    {
+    public:
+        explicit Gather (const OpArgs& args)
+        {
+            const float* stored = args.constant (1);
+            if (stored == nullptr)
+                throw ModelError ("gather's indices must be a tensor stored in the file");
+            const auto& indices = args.input (1);
+            const int64_t size = args.input (0).numElements();
+            if (size > (int64_t { 1 } << 24))
+                throw ModelError ("gather from " + std::to_string (size) + " elements: float32 indices address at most 2^24");
+            args.checkOutput (0, indices);
+            const int64_t count = indices.numElements();
+            args.claimTable (static_cast<std::uint64_t> (count), sizeof (std::int32_t), "gather indices");
+            indices_.resize (static_cast<std::size_t> (count));
+            for (int64_t i = 0; i < count; ++i)
+            {
+                const float index = stored[i];
+                if (! (index >= 0.0f && index < static_cast<float> (size)) || std::floor (index) != index)
+                    throw ModelError ("gather index " + std::to_string (index) + " at " + std::to_string (i) + " is not a whole number in [0, " + std::to_string (size) + ")");
+                indices_[static_cast<std::size_t> (i)] = static_cast<std::int32_t> (index);
+            }
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            const float* x = in[0];
+            float* y = out[0];
+            for (std::size_t i = 0; i < indices_.size(); ++i)
+                y[i] = x[indices_[i]];
+        }
+
+    private:
+        std::vector<std::int32_t> indices_;
+    };
 } // namespace
 
 std::unique_ptr<Op> makeAlias()
@@ -287,6 +375,21 @@ std::unique_ptr<Op> makeIndexSelect (const OpArgs& args)
     args.expectInputs (1, 1, 1);
     args.expectOutputs (1, 1);
     return std::make_unique<IndexSelect> (args);
+}
+
+
+std::unique_ptr<Op> makeAsStrided (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<AsStrided> (args);
+}
+
+std::unique_ptr<Op> makeGather (const OpArgs& args)
+{
+    args.expectInputs (2, 2, 2);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Gather> (args);
 }
 
 } // namespace sonotype::engine::kernels

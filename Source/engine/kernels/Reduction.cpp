@@ -5,6 +5,7 @@
 #include "engine/kernels/Kernels.h"
 #include "engine/ModelError.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -235,6 +236,101 @@ namespace
         bool log_;
         const KernelTable* kernels_ = activeKernelPath().table;
     };
+    /** Running sum along an axis, accumulated in double as PyTorch's CPU kernel does. */
+    class Cumsum final : public Op
+    {
+    public:
+        explicit Cumsum (const OpArgs& args) : view_ (args.input (0), args.axis ("axis", args.input (0).rank()))
+        {
+            args.checkOutput (0, args.input (0));
+        }
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
+        {
+            for (int64_t o = 0; o < view_.outer; ++o)
+                for (int64_t i = 0; i < view_.inner; ++i)
+                {
+                    const int64_t start = o * view_.dim * view_.inner + i;
+                    double sum = 0.0;
+                    for (int64_t d = 0; d < view_.dim; ++d)
+                    {
+                        sum += static_cast<double> (in[0][start + d * view_.inner]);
+                        out[0][start + d * view_.inner] = static_cast<float> (sum);
+                    }
+                }
+        }
+
+    private:
+        AxisView view_;
+    };
+
+    /** The k largest (or smallest) entries along an axis, sorted, and their indices (optional second
+        output). NaN counts as larger than every number, as in PyTorch; equal values keep index order. */
+    class TopK final : public Op
+    {
+    public:
+        explicit TopK (const OpArgs& args) : view_ (args.input (0), args.axis ("axis", args.input (0).rank()))
+        {
+            const auto& in = args.input (0);
+            const int axis = args.axis ("axis", in.rank());
+            k_ = args.integer ("k");
+            largest_ = args.flag ("largest", true);
+            if (k_ < 0 || k_ > view_.dim)
+                throw ModelError ("topk k = " + std::to_string (k_) + " for an axis of " + std::to_string (view_.dim));
+            if (view_.dim > (int64_t { 1 } << 24))
+                throw ModelError ("topk over an axis of more than 2^24 entries");
+            args.checkOutput (0, in.with (axis, k_));
+            writeIndices_ = args.numOutputs() > 1;
+            if (writeIndices_)
+                args.checkOutput (1, in.with (axis, k_));
+        }
+
+        double work() const noexcept override
+        {
+            return static_cast<double> (view_.outer) * static_cast<double> (view_.inner) * static_cast<double> (view_.dim)
+                   * std::log2 (static_cast<double> (std::max<int64_t> (k_, 2)));
+        }
+        std::size_t scratchFloats() const noexcept override { return static_cast<std::size_t> (view_.dim); }
+        void outputUnused (std::size_t i) noexcept override
+        {
+            if (i == 1)
+                writeIndices_ = false;
+        }
+
+        void run (const float* const* in, float* const* out, float* scratch) const noexcept override
+        {
+            for (int64_t o = 0; o < view_.outer; ++o)
+                for (int64_t i = 0; i < view_.inner; ++i)
+                {
+                    const float* x = in[0] + o * view_.dim * view_.inner + i;
+                    for (int64_t d = 0; d < view_.dim; ++d)
+                        scratch[d] = static_cast<float> (d);
+                    const auto before = [&] (float a, float b) {
+                        const float va = x[static_cast<int64_t> (a) * view_.inner], vb = x[static_cast<int64_t> (b) * view_.inner];
+                        const bool nanA = std::isnan (va), nanB = std::isnan (vb);
+                        if (nanA || nanB)
+                            return nanA && ! nanB ? largest_ : (nanB && ! nanA ? ! largest_ : a < b);
+                        if (va != vb)
+                            return largest_ ? va > vb : va < vb;
+                        return a < b;
+                    };
+                    std::partial_sort (scratch, scratch + k_, scratch + view_.dim, before);
+                    const int64_t base = o * k_ * view_.inner + i;
+                    for (int64_t j = 0; j < k_; ++j)
+                    {
+                        out[0][base + j * view_.inner] = x[static_cast<int64_t> (scratch[j]) * view_.inner];
+                        if (writeIndices_)
+                            out[1][base + j * view_.inner] = scratch[j];
+                    }
+                }
+        }
+
+    private:
+        AxisView view_;
+        int64_t k_ = 0;
+        bool largest_ = true;
+        bool writeIndices_ = false;
+    };
 } // namespace
 
 std::unique_ptr<Op> makeReduce (const OpArgs& args)
@@ -262,6 +358,21 @@ std::unique_ptr<Op> makeSoftmax (const OpArgs& args)
     args.expectInputs (1, 1, 1);
     args.expectOutputs (1, 1);
     return std::make_unique<Softmax> (args, args.op() == "log_softmax");
+}
+
+
+std::unique_ptr<Op> makeCumsum (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 1);
+    return std::make_unique<Cumsum> (args);
+}
+
+std::unique_ptr<Op> makeTopK (const OpArgs& args)
+{
+    args.expectInputs (1, 1, 1);
+    args.expectOutputs (1, 2);
+    return std::make_unique<TopK> (args);
 }
 
 } // namespace sonotype::engine::kernels

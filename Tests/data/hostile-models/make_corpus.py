@@ -217,6 +217,24 @@ def corpus():
                         [scalar, {"op": "expand", "inputs": [5], "outputs": [6]},
                          {"op": "max_pool", "inputs": [6], "outputs": [7], "attrs": {"kernel": [1 << 20], "stride": [1], "padding": [1 << 19]}}])))
 
+    # --- views and gathers whose numbers point outside the tensor ---------------------------
+    add(entry("as_strided_past_end", "as_strided reads element 88 of an input of 88",
+              "a strided view of the [1, 8, 11] input starting one element late: its last read is past the end",
+              prepended([[1, 8, 11]], [{"op": "as_strided", "inputs": [0], "outputs": [5],
+                                        "attrs": {"stride": [88, 11, 1], "offset": 1}}], outputs=[4, 5])))
+    add(entry("as_strided_stride_overflow", "as_strided extent overflows 64-bit arithmetic",
+              "a strided view with a stride of 2^62: the extent computed naively wraps to a small number",
+              prepended([[1, 8, 11]], [{"op": "as_strided", "inputs": [0], "outputs": [5],
+                                        "attrs": {"stride": [0, 1 << 62, 0], "offset": 0}}], outputs=[4, 5])))
+    add(entry("gather_index_outside", "gather index 88.000000 at 1 is not a whole number in [0, 88)",
+              "a gather whose stored index table points one past the input", _gather_file([0.0, 88.0])))
+    add(entry("gather_index_fraction", "gather index 0.500000 at 0 is not a whole number in [0, 88)",
+              "a gather whose stored index is not a whole number", _gather_file([0.5, 1.0])))
+    add(entry("topk_k_above_axis", "topk k = 12 for an axis of 11",
+              "a top-k asking for more entries than the axis has",
+              prepended([[1, 8, 12], [1, 8, 12]], [{"op": "topk", "inputs": [0], "outputs": [5, 6],
+                                                    "attrs": {"axis": 2, "k": 12}}], outputs=[4, 5])))
+
     # --- the rnn op: weights it packs at load, scratch per step ---------------------------------
     rnn_weights = {"op": "rnn", "inputs": [0, None, None, 7, 7, None, None, None], "outputs": [8, 9],
                    "attrs": {"mode": "rnn_tanh", "hidden_size": 11}}
@@ -241,6 +259,14 @@ def corpus():
     add(entry("json_expansion", "the parsed JSON would take more than", "a 1 MB header of empty lists that parses into ~80 MB",
               safetensors(None, tensors=[], header_text=bomb), max_memory_mib=16))
     return items
+
+
+def _gather_file(indices):
+    graph = base_graph()
+    graph["values"] += [{"shape": [len(indices)], "kind": "tensor", "tensor": "gi"}, {"shape": [len(indices)], "kind": "node"}]
+    graph["nodes"].insert(0, {"op": "gather", "inputs": [0, 5], "outputs": [6]})
+    graph["outputs"] = [4, 6]
+    return safetensors(metadata(graph), tensors=WEIGHTS + [("gi", [len(indices)], indices)])
 
 
 def _zero_class_file():

@@ -2,7 +2,8 @@
 
 import json
 from collections import Counter
-from typing import Mapping, Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, Sequence, Union
 
 import torch
 from torch.utils._pytree import tree_flatten
@@ -10,7 +11,7 @@ from torch.utils._pytree import tree_flatten
 from .. import __version__
 from .errors import ExportError
 from .graph import Graph
-from .recorder import describe_source, record
+from .recorder import Problem, Recorder, describe_source, record
 from .safetensors_io import write_safetensors
 
 FORMAT_VERSION = 1
@@ -61,15 +62,7 @@ def frontend_tensors(settings: dict) -> dict:
     return {"frontend.window": torch.hann_window(win_length, periodic=True), "frontend.mel_fbanks": fbanks.contiguous()}
 
 
-def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
-                 labels: Optional[Sequence[str]] = None,
-                 frontend: Union[None, Mapping, torch.nn.Module] = None) -> dict:
-    """Writes `model`, specialised to the shape of `example_input`, to the model file `path`.
-
-    The model must be in eval mode; it runs once on `example_input`.  Returns a summary dict
-    (input/output shapes, op counts, parameter count).  Raises ExportError naming the operation and
-    the line of the model's code for anything the engine cannot run.
-    """
+def _check_arguments(model, example_input) -> None:
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"model must be a torch.nn.Module, not {type(model).__name__}")
     if model.training:
@@ -78,6 +71,9 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
     if not isinstance(example_input, torch.Tensor) or example_input.dtype != torch.float32:
         raise ExportError("example_input must be a float32 torch.Tensor")
 
+
+def _record(model, example_input):
+    """(graph, recorder, model output) of one recorded run."""
     try:
         graph = Graph()
         recorder, output = record(model, example_input, graph)
@@ -88,6 +84,46 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
             raise
         graph = Graph()
         recorder, output = record(model, example_input, graph, grad_enabled=True)
+    return graph, recorder, output
+
+
+@dataclass
+class ExportReport:
+    """What `check` found: every operation the engine cannot run (empty when the model exports)."""
+    problems: List[Problem]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __str__(self) -> str:
+        if self.ok:
+            return "the model exports: the engine runs every operation it uses"
+        return Recorder.report_of(self.problems)
+
+
+def check(model: torch.nn.Module, example_input: torch.Tensor) -> ExportReport:
+    """Runs the model once on `example_input` as `export_model` does and returns the report of every
+    operation the engine cannot run (with counts and the model's source lines), without writing a
+    file. `print(check(model, x))` shows the whole gap at once."""
+    _check_arguments(model, example_input)
+    _, recorder, _ = _record(model, example_input)
+    return ExportReport(list(recorder.problems.values()))
+
+
+def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
+                 labels: Optional[Sequence[str]] = None,
+                 frontend: Union[None, Mapping, torch.nn.Module] = None) -> dict:
+    """Writes `model`, specialised to the shape of `example_input`, to the model file `path`.
+
+    The model must be in eval mode; it runs once on `example_input`.  Returns a summary dict
+    (input/output shapes, op counts, parameter count).  Raises ExportError naming the operation and
+    the line of the model's code for anything the engine cannot run.
+    """
+    _check_arguments(model, example_input)
+    graph, recorder, output = _record(model, example_input)
+    if recorder.problems:
+        raise ExportError(recorder.report(), located=True, problems=list(recorder.problems.values()))
     flat_output, _ = tree_flatten(output)
     output_tensors = [t for t in flat_output if isinstance(t, torch.Tensor)]
     if not output_tensors:
@@ -129,4 +165,4 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
     }
 
 
-__all__ = ["export_model", "ExportError", "describe_source"]
+__all__ = ["export_model", "check", "ExportReport", "ExportError", "describe_source"]

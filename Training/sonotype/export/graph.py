@@ -44,13 +44,20 @@ class Graph:
         return vid
 
     def add_tensor(self, name: str, tensor: torch.Tensor) -> int:
-        """A stored tensor (weight, buffer or folded constant), stored once under `name`."""
-        if name in self._tensor_values:
-            return self._tensor_values[name]
+        """A stored tensor (weight, buffer or folded constant), stored once under `name` (another
+        value under a name already taken gets the name with a number appended)."""
         if tensor.is_floating_point() or tensor.dtype in (torch.bool, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
             stored = tensor.detach().to(torch.float32).contiguous().clone()
         else:
             raise ExportError(f"constant '{name}' has dtype {tensor.dtype}, which the engine cannot store")
+        if name in self._tensor_values:
+            existing = self.tensors[name]
+            if existing.shape == stored.shape and torch.equal(existing, stored):
+                return self._tensor_values[name]
+            suffix = 2
+            while f"{name}.{suffix}" in self._tensor_values:
+                suffix += 1
+            name = f"{name}.{suffix}"
         self.tensors[name] = stored
         vid = self._new_value(tuple(tensor.shape), "tensor", name)
         self._tensor_values[name] = vid

@@ -222,7 +222,8 @@ def _narrow(r, a, out):
     return slice_(r, x, axis, start, a["length"])
 
 
-@handles("split", "split_with_sizes", "unbind", "chunk", "tensor_split")
+@handles("split", "split_with_sizes", "unbind", "chunk", "tensor_split", "unsafe_split", "unsafe_split_with_sizes",
+         "unsafe_chunk", "split_copy", "split_with_sizes_copy", "unbind_copy")
 def _split(r, a, out):
     x = r.value_id(a["self"])
     shape = r.graph.shape(x)
@@ -328,7 +329,8 @@ def _copy(r, a, out):
 
 @handles("fill", "zero")
 def _fill(r, a, out):
-    return Tracked(const=out.detach().clone(), name="const.fill")
+    r.graph_fill_count = getattr(r, "graph_fill_count", 0) + 1
+    return Tracked(const=out.detach().clone(), name=f"const.fill.{r.graph_fill_count}")
 
 
 # ----- elementwise ------------------------------------------------------------------------------
@@ -432,20 +434,34 @@ def _clamp_attrs(low, high) -> dict:
     return attrs
 
 
+def _clamp_tensor(r: Recorder, x, low, high, out) -> int:
+    """clamp with tensor bounds: min(max(x, low), high), broadcast (NaN in x stays NaN)."""
+    vid = operand(r, x)
+    if low is not None:
+        vid = r.graph.add("maximum", [vid, operand(r, low)], _shape(out))
+    if high is not None:
+        vid = r.graph.add("minimum", [vid, operand(r, high)], _shape(out))
+    return vid
+
+
 @handles("clamp", "clip")
 def _clamp(r, a, out):
     if isinstance(a.get("min"), torch.Tensor) or isinstance(a.get("max"), torch.Tensor):
-        raise ExportError("clamp with tensor bounds is not supported")
+        return _clamp_tensor(r, a["self"], a.get("min"), a.get("max"), out)
     return r.graph.add("clamp", [r.value_id(a["self"])], _shape(out), **_clamp_attrs(a.get("min"), a.get("max")))
 
 
 @handles("clamp_min")
 def _clamp_min(r, a, out):
+    if isinstance(a["min"], torch.Tensor):
+        return _clamp_tensor(r, a["self"], a["min"], None, out)
     return r.graph.add("clamp", [r.value_id(a["self"])], _shape(out), **_clamp_attrs(a["min"], None))
 
 
 @handles("clamp_max")
 def _clamp_max(r, a, out):
+    if isinstance(a["max"], torch.Tensor):
+        return _clamp_tensor(r, a["self"], None, a["max"], out)
     return r.graph.add("clamp", [r.value_id(a["self"])], _shape(out), **_clamp_attrs(None, a["max"]))
 
 
@@ -562,12 +578,51 @@ def _native_layer_norm(r, a, out):
     return [layer_norm(r, x, len(a["normalized_shape"]), weight, bias, a["eps"]), None, None]
 
 
+def _channel_affine(r: Recorder, x: int, weight, bias) -> int:
+    """x * weight[c] + bias[c] over axis 1 (either may be None)."""
+    shape = list(r.graph.shape(x))
+    per_channel = [shape[1]] + [1] * (len(shape) - 2)
+    if weight is not None:
+        x = r.graph.add("mul", [x, reshape(r, r.value_id(weight), per_channel)], shape)
+    if bias is not None:
+        x = r.graph.add("add", [x, reshape(r, r.value_id(bias), per_channel)], shape)
+    return x
+
+
+def _normalize_groups(r: Recorder, x: int, groups_first: List[int], eps: float) -> int:
+    """(x - mean) / sqrt(var + eps) with the statistics of each row of x reshaped to groups_first + [-1]."""
+    shape = list(r.graph.shape(x))
+    rows = reshape(r, x, groups_first + [math.prod(shape) // max(math.prod(groups_first), 1)])
+    normalized = r.graph.add("layer_norm", [rows, None, None], r.graph.shape(rows), axis=len(groups_first), eps=float(eps))
+    return reshape(r, normalized, shape)
+
+
+@handles("native_group_norm")
+def _group_norm(r, a, out):
+    x = r.value_id(a["input"])
+    shape = list(r.graph.shape(x))
+    y = _normalize_groups(r, x, [shape[0], int(a["group"])], a["eps"])
+    return [_channel_affine(r, y, a["weight"], a["bias"]), None, None]
+
+
+def _batch_statistics_norm(r: Recorder, a, out):
+    """BatchNorm with the input's own statistics (over every axis but 1): what InstanceNorm (as
+    PyTorch runs it, on [1, N*C, …]) and a BatchNorm without running statistics compute."""
+    x = r.value_id(a["input"])
+    shape = list(r.graph.shape(x))
+    rank = len(shape)
+    channels_first = permute(r, x, [1, 0] + list(range(2, rank)))
+    y = _normalize_groups(r, channels_first, [shape[1]], a["eps"])
+    y = permute(r, y, [1, 0] + list(range(2, rank)))
+    return [_channel_affine(r, y, a["weight"], a["bias"])] + [None] * (len(out) - 1)
+
+
 @handles("native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training")
 def _batch_norm(r, a, out):
+    if a.get("running_mean") is None:
+        return _batch_statistics_norm(r, a, out)
     if a.get("training"):
         raise ExportError("BatchNorm runs in training mode: call model.eval() before exporting")
-    if a.get("running_mean") is None:
-        raise ExportError("BatchNorm without running statistics is not supported")
     x = r.value_id(a["input"])
     inputs = [x, r.value_id(a["running_mean"]), r.value_id(a["running_var"]),
               r.value_id(a["weight"]) if a["weight"] is not None else None,
@@ -632,10 +687,74 @@ def _mv(r, a, out):
     return reshape(r, product, _shape(out))
 
 
+def _insert_zeros(r: Recorder, x: int, axis: int, stride: int) -> int:
+    """stride - 1 zeros between neighbours along `axis` (length L -> (L - 1) * stride + 1)."""
+    if stride == 1:
+        return x
+    shape = list(r.graph.shape(x))
+    length = shape[axis]
+    column = reshape(r, x, shape[:axis + 1] + [1] + shape[axis + 1:])
+    pads = [[0, 0] for _ in range(len(shape) + 1)]
+    pads[axis + 1] = [0, stride - 1]
+    spread_shape = shape[:axis + 1] + [stride] + shape[axis + 1:]
+    spread = r.graph.add("pad", [column], spread_shape, pads=pads, value=0.0)
+    flat_shape = shape[:axis] + [length * stride] + shape[axis + 1:]
+    return slice_(r, reshape(r, spread, flat_shape), axis, 0, (length - 1) * stride + 1)
+
+
+def _transposed_convolution(r: Recorder, a, out) -> int:
+    """ConvTranspose as the convolution it is the gradient of: zeros inserted between input
+    positions (stride), the borders padded by dilation·(k−1) − padding (+ output_padding after) or
+    cropped where that is negative, and the weight flipped with its channel axes swapped per group."""
+    weight = a["weight"]
+    if r.is_dynamic(weight):
+        raise ExportError("a transposed convolution whose weight depends on the input is not supported")
+    num_spatial = weight.dim() - 2
+    if num_spatial not in (1, 2):
+        raise ExportError(f"{num_spatial}-d transposed convolution is not supported (1-d and 2-d are)")
+
+    def spatial(values):
+        values = [int(v) for v in values]
+        return values * num_spatial if len(values) == 1 else values
+    stride, padding = spatial(a["stride"]), spatial(a["padding"])
+    dilation, output_padding = spatial(a["dilation"]), spatial(a["output_padding"])
+    groups = int(a["groups"])
+    w = r.tracked(weight).const
+    c_in, c_out_per_group = w.shape[0], w.shape[1]
+    kernel = list(w.shape[2:])
+    w = w.reshape([groups, c_in // groups, c_out_per_group] + kernel).transpose(1, 2)
+    w = w.reshape([groups * c_out_per_group, c_in // groups] + kernel).flip(list(range(2, 2 + num_spatial)))
+    x = r.value_id(a["input"])
+    first_spatial = len(r.graph.shape(x)) - num_spatial
+    for i in range(num_spatial):
+        axis = first_spatial + i
+        x = _insert_zeros(r, x, axis, stride[i])
+        before = dilation[i] * (kernel[i] - 1) - padding[i]
+        after = before + output_padding[i]
+        if before < 0:
+            x = slice_(r, x, axis, -before, r.graph.shape(x)[axis] + before)
+            before = 0
+        if after < 0:
+            x = slice_(r, x, axis, 0, r.graph.shape(x)[axis] + after)
+            after = 0
+        if before or after:
+            shape = list(r.graph.shape(x))
+            pads = [[0, 0] for _ in shape]
+            pads[axis] = [before, after]
+            shape[axis] += before + after
+            x = r.graph.add("pad", [x], shape, pads=pads, value=0.0)
+    r.graph_transposed_count = getattr(r, "graph_transposed_count", 0) + 1
+    name = f"{r.tracked(weight).name}.as_convolution"
+    w_vid = r.graph.add_tensor(name if name not in r.graph.tensors else f"{name}.{r.graph_transposed_count}", w)
+    bias = r.value_id(a["bias"]) if a["bias"] is not None else None
+    return r.graph.add("conv", [x, w_vid, bias], _shape(out), stride=[1] * num_spatial, padding=[0] * num_spatial,
+                       dilation=dilation, groups=groups)
+
+
 @handles("convolution", "_convolution")
 def _convolution(r, a, out):
     if a["transposed"]:
-        raise ExportError("transposed convolution is not supported")
+        return _transposed_convolution(r, a, out)
     weight = a["weight"]
     num_spatial = weight.dim() - 2
     if num_spatial not in (1, 2):
@@ -826,6 +945,453 @@ def _to_padded(r, a, out):
     keep_vid = r.graph.add_tensor(f"nested_keep.{id(keep)}", keep.reshape(keep.shape[0], length, 1))
     padding = float(a["padding"])
     return r.graph.add("where", [keep_vid, x, r.graph.add_scalar(padding)], _shape(out))
+
+
+# ----- strided views and gathers ----------------------------------------------------------------
+
+def _strided_form(index: torch.Tensor, shape: Sequence[int]):
+    """(offset, strides) when index (flat positions, one per output element of `shape`) is
+    offset + Σ i_k·stride_k with non-negative strides, else None."""
+    grid = index.reshape(shape) if shape else index.reshape(())
+    offset = int(grid.reshape(-1)[0]) if grid.numel() else 0
+    strides = []
+    for axis, size in enumerate(shape):
+        if size == 1:
+            strides.append(0)
+            continue
+        step = grid.narrow(axis, 1, 1).reshape(-1)[0] - grid.narrow(axis, 0, 1).reshape(-1)[0]
+        strides.append(int(step))
+    if any(s < 0 for s in strides):
+        return None
+    expected = torch.full(tuple(shape), offset, dtype=torch.int64)
+    for axis, stride in enumerate(strides):
+        view = [1] * len(shape)
+        view[axis] = shape[axis]
+        expected = expected + (torch.arange(shape[axis], dtype=torch.int64) * stride).reshape(view)
+    return (offset, strides) if torch.equal(expected, grid) else None
+
+
+def gather_flat(r: Recorder, x: int, index: torch.Tensor, shape: Sequence[int]) -> int:
+    """out[i] = x.flat[index[i]] with out shaped `shape`: a reshape, a strided view (`as_strided`),
+    or a `gather` with the indices stored in the file."""
+    shape = [int(d) for d in shape]
+    index = index.reshape(-1).to(torch.int64)
+    count = math.prod(r.graph.shape(x))
+    if index.numel() == count and torch.equal(index, torch.arange(count)):
+        return reshape(r, x, shape)
+    form = _strided_form(index, shape)
+    if form is not None:
+        offset, strides = form
+        return r.graph.add("as_strided", [x], shape, stride=strides, offset=offset)
+    if count > 1 << 24:
+        raise ExportError("an element gather from a tensor of more than 2^24 elements is not supported")
+    r.graph_gather_count = getattr(r, "graph_gather_count", 0) + 1
+    indices = r.graph.add_tensor(f"gather_indices.{r.graph_gather_count}", index.reshape(shape).to(torch.float32))
+    return r.graph.add("gather", [x, indices], shape)
+
+
+@handles("diagonal", "unfold")
+def _index_view(r, a, out):
+    """A view op applied to the element indices of its input: the same op on a tensor of positions
+    says which input element each output element is."""
+    x = a["self"]
+    positions = torch.arange(x.numel(), dtype=torch.int64).reshape(x.shape)
+    if a["__op__"] == "diagonal":
+        index = positions.diagonal(a["offset"], a["dim1"], a["dim2"])
+    else:
+        index = positions.unfold(a["dimension"], a["size"], a["step"])
+    return gather_flat(r, r.value_id(x), index, _shape(out))
+
+
+@handles("as_strided", "as_strided_")
+def _as_strided(r, a, out):
+    """A view of the input's storage: each output element is an element of the input (else an error)."""
+    x = a["self"]
+    geometry = r.geometry(x)
+    source_positions = r.storage_positions(x, geometry).reshape(-1)
+    index_of = torch.full((x.storage().size(),), -1, dtype=torch.int64)
+    index_of[source_positions] = torch.arange(source_positions.numel())
+    offset = a.get("storage_offset")
+    wanted = torch.as_strided(torch.arange(x.storage().size(), dtype=torch.int64), tuple(a["size"]), tuple(a["stride"]),
+                              geometry[2] if offset is None else int(offset))
+    index = index_of[wanted.reshape(-1)]
+    if bool((index < 0).any()):
+        raise ExportError("the view reads memory outside the tensor it is taken from")
+    return gather_flat(r, r.value_id(x), index, _shape(out))
+
+
+# ----- glue of real code: GLU, norms, PReLU, cumulative sums, top-k, interpolation ---------------
+
+@handles("glu")
+def _glu(r, a, out):
+    x = r.value_id(a["self"])
+    shape = r.graph.shape(x)
+    axis = _axis(a["dim"], len(shape))
+    half = shape[axis] // 2
+    gate = r.graph.add("sigmoid", [slice_(r, x, axis, half, half)], _shape(out))
+    return r.graph.add("mul", [slice_(r, x, axis, 0, half), gate], _shape(out))
+
+
+def _vector_norm(r: Recorder, x: int, order, axes: List[int], keepdim: bool, out_shape) -> int:
+    shape = r.graph.shape(x)
+    order = float(order)
+    magnitude = r.graph.add("abs", [x], shape)
+    if order == math.inf:
+        return r.graph.add("reduce_max", [magnitude], out_shape, axes=axes, keepdim=keepdim)
+    if order == -math.inf:
+        return r.graph.add("reduce_min", [magnitude], out_shape, axes=axes, keepdim=keepdim)
+    if order == 0:
+        nonzero = r.graph.add("ne", [x, r.graph.add_scalar(0.0)], shape)
+        return r.graph.add("reduce_sum", [nonzero], out_shape, axes=axes, keepdim=keepdim)
+    if order == 1:
+        return r.graph.add("reduce_sum", [magnitude], out_shape, axes=axes, keepdim=keepdim)
+    if order == 2:
+        squares = r.graph.add("mul", [x, x], shape)
+        return r.graph.add("sqrt", [r.graph.add("reduce_sum", [squares], out_shape, axes=axes, keepdim=keepdim)], out_shape)
+    powered = r.graph.add("pow", [magnitude, r.graph.add_scalar(order)], shape)
+    total = r.graph.add("reduce_sum", [powered], out_shape, axes=axes, keepdim=keepdim)
+    return r.graph.add("pow", [total, r.graph.add_scalar(1.0 / order)], out_shape)
+
+
+@handles("norm", "linalg_vector_norm")
+def _norm(r, a, out):
+    x = r.value_id(a["self"])
+    order = a.get("ord", a.get("p"))
+    order = 2.0 if order is None else order
+    if isinstance(order, str):
+        raise ExportError(f"norm '{order}' is not supported (vector norms with a number p are)")
+    return _vector_norm(r, x, order, _axes(a.get("dim"), len(r.graph.shape(x))), bool(a.get("keepdim") or False), _shape(out))
+
+
+@handles("prelu", "_prelu_kernel")
+def _prelu(r, a, out):
+    x = r.value_id(a["self"])
+    shape = list(r.graph.shape(x))
+    weight = r.value_id(a["weight"])
+    if math.prod(r.graph.shape(weight)) > 1 and len(shape) >= 2:
+        weight = reshape(r, weight, [shape[1]] + [1] * (len(shape) - 2))
+    negative = r.graph.add("mul", [x, weight], shape)
+    positive = r.graph.add("gt", [x, r.graph.add_scalar(0.0)], shape)
+    return r.graph.add("where", [positive, x, negative], shape)
+
+
+@handles("cumsum")
+def _cumsum(r, a, out):
+    x = r.value_id(a["self"])
+    return r.graph.add("cumsum", [x], _shape(out), axis=_axis(a["dim"], len(r.graph.shape(x))))
+
+
+@handles("topk")
+def _topk(r, a, out):
+    x = r.value_id(a["self"])
+    axis = _axis(a["dim"], len(r.graph.shape(x)))
+    return r.graph.add_node("topk", [x], [_shape(out[0]), _shape(out[1])], axis=axis, k=int(a["k"]),
+                            largest=bool(a["largest"]))
+
+
+def _float32(value) -> float:
+    import numpy as np
+    return float(np.float32(value))
+
+
+def _upsample_scale(input_size: int, output_size: int, scale: Optional[float], align_corners: bool) -> "float":
+    """area_pixel_compute_scale of ATen's UpSample.h, in float32 as its CPU kernels compute it."""
+    import numpy as np
+    if align_corners:
+        return np.float32(input_size - 1) / np.float32(output_size - 1) if output_size > 1 else np.float32(0)
+    if scale is not None and scale > 0:
+        return np.float32(1.0 / scale)
+    return np.float32(input_size) / np.float32(output_size)
+
+
+def _nearest_indices(input_size: int, output_size: int, scale: Optional[float], exact: bool) -> List[int]:
+    """ATen's nearest_idx / nearest_neighbor_exact_compute_source_index, float32 arithmetic."""
+    import numpy as np
+    if output_size == input_size:
+        return list(range(output_size))
+    if output_size == 2 * input_size and not exact:
+        return [i >> 1 for i in range(output_size)]
+    factor = _upsample_scale(input_size, output_size, scale, False)
+    half = np.float32(0.5) if exact else np.float32(0.0)
+    return [min(int(np.floor((np.float32(i) + half) * factor)), input_size - 1) for i in range(output_size)]
+
+
+def _linear_taps(input_size: int, output_size: int, scale: Optional[float], align_corners: bool):
+    """(index0, index1, lambda0, lambda1) per output position, as ATen's compute_source_index_and_lambda."""
+    import numpy as np
+    if output_size == input_size:
+        return list(range(output_size)), list(range(output_size)), [1.0] * output_size, [0.0] * output_size
+    factor = _upsample_scale(input_size, output_size, scale, align_corners)
+    index0, index1, lambda0, lambda1 = [], [], [], []
+    for i in range(output_size):
+        if align_corners:
+            source = factor * np.float32(i)
+        else:
+            source = max(factor * (np.float32(i) + np.float32(0.5)) - np.float32(0.5), np.float32(0))
+        i0 = int(source)
+        i1 = i0 + (1 if i0 < input_size - 1 else 0)
+        l1 = np.float32(min(max(source - np.float32(i0), np.float32(0)), np.float32(1)))
+        index0.append(i0)
+        index1.append(i1)
+        lambda1.append(float(l1))
+        lambda0.append(float(np.float32(1) - l1))
+    return index0, index1, lambda0, lambda1
+
+
+def _upsample_arguments(a, out, num_spatial: int):
+    """(output sizes, scales per axis or None) of an upsample call, .vec or per-axis overload."""
+    sizes = list(out.shape[-num_spatial:])
+    if "scale_factors" in a:
+        factors = a.get("scale_factors")
+        scales = [float(f) for f in factors] if factors else [None] * num_spatial
+    else:
+        names = {1: ["scales"], 2: ["scales_h", "scales_w"], 3: ["scales_d", "scales_h", "scales_w"]}[num_spatial]
+        scales = [a.get(name) for name in names]
+    return sizes, scales
+
+
+@handles("upsample_nearest1d", "upsample_nearest2d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d")
+def _upsample_nearest(r, a, out):
+    x = r.value_id(a["input"] if "input" in a else a["self"])
+    num_spatial = 1 if "1d" in a["__op__"] else 2
+    sizes, scales = _upsample_arguments(a, out, num_spatial)
+    rank = len(r.graph.shape(x))
+    for i in range(num_spatial):
+        axis = rank - num_spatial + i
+        indices = _nearest_indices(r.graph.shape(x)[axis], sizes[i], scales[i], "exact" in a["__op__"])
+        if indices != list(range(r.graph.shape(x)[axis])):
+            shape = list(r.graph.shape(x))
+            shape[axis] = len(indices)
+            x = r.graph.add("index_select", [x], shape, axis=axis, indices=indices)
+    return x
+
+
+@handles("upsample_linear1d", "upsample_bilinear2d")
+def _upsample_linear(r, a, out):
+    """Separable linear interpolation, the last axis first as ATen's CPU kernel does:
+    x[i0] * lambda0 + x[i1] * lambda1 along each axis."""
+    x = r.value_id(a["input"] if "input" in a else a["self"])
+    num_spatial = 1 if "1d" in a["__op__"] else 2
+    sizes, scales = _upsample_arguments(a, out, num_spatial)
+    rank = len(r.graph.shape(x))
+    for i in reversed(range(num_spatial)):
+        axis = rank - num_spatial + i
+        index0, index1, lambda0, lambda1 = _linear_taps(r.graph.shape(x)[axis], sizes[i], scales[i], bool(a["align_corners"]))
+        if index0 == index1 == list(range(r.graph.shape(x)[axis])):
+            continue
+        shape = list(r.graph.shape(x))
+        shape[axis] = sizes[i]
+        weight_shape = [sizes[i]] + [1] * (rank - axis - 1)
+        r.graph_upsample_count = getattr(r, "graph_upsample_count", 0) + 1
+        taps = []
+        for indices, weights, tap in ((index0, lambda0, 0), (index1, lambda1, 1)):
+            picked = r.graph.add("index_select", [x], shape, axis=axis, indices=indices)
+            w = r.graph.add_tensor(f"upsample.{r.graph_upsample_count}.lambda{tap}",
+                                   torch.tensor(weights, dtype=torch.float32).reshape(weight_shape))
+            taps.append(r.graph.add("mul", [picked, w], shape))
+        x = r.graph.add("add", taps, shape)
+    return x
+
+
+@handles("index_put")
+def _index_put(r, a, out):
+    """x[indices] = values (or +=, accumulate) with indices that do not depend on the input: each
+    element of the result is gathered from the old x or from the values."""
+    x = a["self"]
+    indices = list(a["indices"])
+    if any(t is not None and r.is_dynamic(t) for t in indices):
+        raise ExportError("indices that depend on the input are not supported")
+    count = x.numel()
+    key = tuple(slice(None) if t is None else t if t.dtype == torch.bool else t.to(torch.int64) for t in indices)
+    selected = torch.arange(count, dtype=torch.int64).reshape(x.shape)[key]
+    positions = selected.reshape(-1)
+    written = positions.numel()
+    values = operand(r, a["values"])
+    if math.prod(r.graph.shape(values)) != written:
+        values = r.graph.add("expand", [values], list(selected.shape))
+    values = reshape(r, values, [written])
+    if a.get("accumulate"):
+        if len(set(positions.tolist())) != written:
+            raise ExportError("accumulating into repeated indices is not supported")
+        old = r.value_id(x)
+        # values at their positions, zero elsewhere, added to the old tensor
+        padded = r.graph.add("concat", [values, r.graph.add_tensor("scalar.zeros1", torch.zeros(1))], [written + 1], axis=0)
+        index = torch.full((count,), written, dtype=torch.int64)
+        index[positions] = torch.arange(written)
+        return r.graph.add("add", [old, gather_flat(r, padded, index, list(x.shape))], list(x.shape))
+    index = torch.arange(count, dtype=torch.int64)
+    index[positions] = count + torch.arange(written)
+    joined = r.graph.add("concat", [reshape(r, r.value_id(x), [count]), values], [count + written], axis=0)
+    return gather_flat(r, joined, index, list(x.shape))
+
+
+@handles("celu")
+def _celu(r, a, out):
+    alpha = float(a["alpha"])
+    return r.graph.add("elu", [r.value_id(a["self"])], _shape(out), alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+
+
+@handles("log_sigmoid_forward", "log_sigmoid")
+def _log_sigmoid(r, a, out):
+    """log σ(x) = −softplus(−x)."""
+    first = out[0] if isinstance(out, tuple) else out
+    negated = r.graph.add("neg", [r.value_id(a["self"])], _shape(first))
+    softplus = r.graph.add("softplus", [negated], _shape(first), beta=1.0, threshold=20.0)
+    y = r.graph.add("neg", [softplus], _shape(first))
+    return [y, None] if isinstance(out, tuple) else y
+
+
+@handles("threshold")
+def _threshold(r, a, out):
+    x = r.value_id(a["self"])
+    above = r.graph.add("gt", [x, r.graph.add_scalar(float(a["threshold"]))], _shape(out))
+    return r.graph.add("where", [above, x, r.graph.add_scalar(float(a["value"]))], _shape(out))
+
+
+@handles("hardshrink", "softshrink")
+def _shrink(r, a, out):
+    x = r.value_id(a["self"])
+    lambd = float(a["lambd"])
+    shape = _shape(out)
+    outside = r.graph.add("gt", [r.graph.add("abs", [x], shape), r.graph.add_scalar(lambd)], shape)
+    if a["__op__"] == "hardshrink":
+        return r.graph.add("where", [outside, x, r.graph.add_scalar(0.0)], shape)
+    shrunk = r.graph.add("sub", [x, r.graph.add("mul", [r.graph.add("sign", [x], shape), r.graph.add_scalar(lambd)], shape)], shape)
+    return r.graph.add("where", [outside, shrunk, r.graph.add_scalar(0.0)], shape)
+
+
+# ----- element rearrangements, computed on positions ------------------------------------------------
+
+def _rearranged(r: Recorder, x: torch.Tensor, apply, out) -> int:
+    """An op that only moves elements (and may fill zeros): applied to the positions 1…n of x's
+    elements (0 = a filled zero), it says where each output element comes from."""
+    count = x.numel()
+    positions = apply(torch.arange(1, count + 1, dtype=torch.float64).reshape(x.shape))
+    index = positions.round().to(torch.int64).reshape(-1)
+    vid = reshape(r, r.value_id(x), [count])
+    if bool((index == 0).any()):
+        vid = r.graph.add("concat", [r.graph.add_tensor("scalar.zeros1", torch.zeros(1)), vid], [count + 1], axis=0)
+        return gather_flat(r, vid, index, _shape(out))
+    return gather_flat(r, vid, index - 1, _shape(out))
+
+
+@handles("flip")
+def _flip(r, a, out):
+    return _rearranged(r, a["self"], lambda p: torch.flip(p, list(a["dims"])), out)
+
+
+@handles("roll")
+def _roll(r, a, out):
+    return _rearranged(r, a["self"], lambda p: torch.roll(p, list(a["shifts"]), list(a["dims"])), out)
+
+
+@handles("pixel_shuffle", "pixel_unshuffle", "channel_shuffle")
+def _pixel_shuffle(r, a, out):
+    op = getattr(torch.ops.aten, a["__op__"]).default
+    factor = a.get("upscale_factor") or a.get("downscale_factor") or a.get("groups")
+    return _rearranged(r, a["self"], lambda p: op(p, factor), out)
+
+
+@handles("im2col")
+def _im2col(r, a, out):
+    """F.unfold: the patches of each position as columns (zeros where the patch overhangs the padding)."""
+    args = [list(a[k]) for k in ("kernel_size", "dilation", "padding", "stride")]
+    return _rearranged(r, a["self"], lambda p: torch.ops.aten.im2col.default(p, *args), out)
+
+
+def _adaptive_bins(size: int, bins: int):
+    return [(i * size // bins, -((-(i + 1) * size) // bins)) for i in range(bins)]
+
+
+@handles("adaptive_max_pool2d", "adaptive_max_pool1d")
+def _adaptive_max_pool(r, a, out):
+    """Max over PyTorch's adaptive bins [floor(i·n/m), ceil((i+1)·n/m)): a max_pool when the bins are
+    equal and disjoint, else one reduction per bin, axis by axis."""
+    x = r.value_id(a["self"])
+    sizes = [int(s) for s in a["output_size"]]
+    num_spatial = len(sizes)
+    in_shape = list(r.graph.shape(x))
+    spatial = in_shape[-num_spatial:]
+    if all(n % m == 0 for n, m in zip(spatial, sizes)):
+        kernel = [n // m for n, m in zip(spatial, sizes)]
+        y = r.graph.add("max_pool", [x], _shape(out[0]), kernel=kernel, stride=kernel, padding=[0] * num_spatial,
+                        dilation=[1] * num_spatial, ceil_mode=False)
+        return [y, None]
+    rank = len(in_shape)
+    for i, bins in enumerate(sizes):
+        axis = rank - num_spatial + i
+        pieces = []
+        for start, end in _adaptive_bins(r.graph.shape(x)[axis], bins):
+            piece = slice_(r, x, axis, start, end - start)
+            shape = list(r.graph.shape(piece))
+            shape[axis] = 1
+            pieces.append(r.graph.add("reduce_max", [piece], shape, axes=[axis], keepdim=True))
+        shape = list(r.graph.shape(x))
+        shape[axis] = bins
+        x = pieces[0] if len(pieces) == 1 else r.graph.add("concat", pieces, shape, axis=axis)
+    return [x, None]
+
+
+@handles("logsumexp")
+def _logsumexp(r, a, out):
+    """As PyTorch: m = max (0 where infinite), log(Σ exp(x − m)) + m."""
+    x = r.value_id(a["self"])
+    shape = r.graph.shape(x)
+    axes = _axes(a["dim"], len(shape))
+    kept = [1 if i in axes else d for i, d in enumerate(shape)]
+    peak = r.graph.add("reduce_max", [x], kept, axes=axes, keepdim=True)
+    infinite = r.graph.add("eq", [r.graph.add("abs", [peak], kept), r.graph.add_scalar(math.inf)], kept)
+    peak = r.graph.add("where", [infinite, r.graph.add_scalar(0.0), peak], kept)
+    shifted = r.graph.add("exp", [r.graph.add("sub", [x, peak], shape)], shape)
+    total = r.graph.add("log", [r.graph.add("reduce_sum", [shifted], kept, axes=axes, keepdim=True)], kept)
+    return reshape(r, r.graph.add("add", [total, peak], kept), _shape(out))
+
+
+@handles("var_mean", "std_mean")
+def _var_mean(r, a, out):
+    x = r.value_id(a["self"])
+    axes = _axes(a.get("dim"), len(r.graph.shape(x)))
+    keepdim = bool(a.get("keepdim") or False)
+    spread = r.graph.add("var", [x], _shape(out[0]), axes=axes, keepdim=keepdim, correction=_correction(a))
+    if a["__op__"] == "std_mean":
+        spread = r.graph.add("sqrt", [spread], _shape(out[0]))
+    return [spread, r.graph.add("reduce_mean", [x], _shape(out[1]), axes=axes, keepdim=keepdim)]
+
+
+@handles("logit")
+def _logit(r, a, out):
+    x = r.value_id(a["self"])
+    shape = _shape(out)
+    if a.get("eps") is not None:
+        x = r.graph.add("clamp", [x], shape, min=float(a["eps"]), max=1.0 - float(a["eps"]))
+    odds = r.graph.add("div", [x, r.graph.add("sub", [r.graph.add_scalar(1.0), x], shape)], shape)
+    return r.graph.add("log", [odds], shape)
+
+
+@handles("nan_to_num")
+def _nan_to_num(r, a, out):
+    import numpy as np
+    x = r.value_id(a["self"])
+    shape = _shape(out)
+    largest = float(np.finfo(np.float32).max)
+    is_nan = r.graph.add("ne", [x, x], shape)
+    x = r.graph.add("where", [is_nan, r.graph.add_scalar(float(a.get("nan") or 0.0)), x], shape)
+    high = a.get("posinf")
+    low = a.get("neginf")
+    x = r.graph.add("where", [r.graph.add("eq", [x, r.graph.add_scalar(math.inf)], shape),
+                              r.graph.add_scalar(largest if high is None else float(high)), x], shape)
+    return r.graph.add("where", [r.graph.add("eq", [x, r.graph.add_scalar(-math.inf)], shape),
+                                 r.graph.add_scalar(-largest if low is None else float(low)), x], shape)
+
+
+@handles("sort")
+def _sort(r, a, out):
+    """A full top-k: values sorted (NaN largest, as PyTorch), indices of equal values in index order
+    (PyTorch's unstable sort leaves that order unspecified)."""
+    x = r.value_id(a["self"])
+    axis = _axis(a["dim"], len(r.graph.shape(x)))
+    return r.graph.add_node("topk", [x], [_shape(out[0]), _shape(out[1])], axis=axis, k=int(r.graph.shape(x)[axis]),
+                            largest=bool(a["descending"]))
 
 
 from . import recurrent  # noqa: E402,F401  (nn.RNN / GRU / LSTM lowered whole; registers its handlers)

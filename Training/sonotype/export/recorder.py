@@ -11,6 +11,15 @@ PyTorch chose its eval-mode fast paths (`_native_multi_head_attention`,
 
 Calls on dynamic tensors are lowered to engine ops by the handlers in `lowering.py`.
 
+In-place writes are followed exactly: a write through one view of a storage (`x += y`,
+`gates[0].sigmoid_()`, `out[:, 0] = v`) gives every other tracked tensor whose memory overlaps the
+written elements a new value, gathered from its old value and the written one; tensors on disjoint
+elements of the same storage keep theirs.
+
+The recording does not stop at the first operation the engine lacks: each problem is noted with
+its count and source lines (`problems`), the output gets a placeholder value so the rest of the
+model is still walked, and the exporter reports the whole list at once.
+
 A few torch functions are lowered whole, one level above ATen (`FUNCTION_HANDLERS` in
 `lowering.py`: recurrent layers, STFT): while recording, the function's attribute on its module
 (`torch._VF.gru`, `torch.stft`) is replaced by a wrapper that sees the call with its Python
@@ -22,8 +31,8 @@ paths, whose results can differ in shape from the slow path's, e.g. nested-tenso
 import linecache
 import os
 import sys
-from dataclasses import dataclass
-from typing import Dict, List, Optional
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -62,6 +71,12 @@ def user_source() -> str:
     return ""
 
 
+def _aten_name(func) -> str:
+    """aten::name, with the overload only where it is not the default one."""
+    name = func.__name__
+    return "aten::" + (name[:-len(".default")] if name.endswith(".default") else name)
+
+
 def describe_source(source: str) -> str:
     if not source:
         return "(source line unknown)"
@@ -79,7 +94,6 @@ class Tracked:
     origin: Optional[tuple] = None            # how a constant was derived, e.g. ("t", Tracked)
     stored_vid: Optional[int] = None          # graph value of a constant once an op on dynamic data uses it
     nested_keep: Optional[torch.Tensor] = None  # for a NestedTensor made from a padding mask: keep-mask [B, L]
-    stale: bool = False                       # another view of its memory was written in place
     unavailable: str = ""                     # why the engine does not compute this output, if it does not
 
     @property
@@ -87,11 +101,37 @@ class Tracked:
         return self.vid is None
 
 
+@dataclass
+class Problem:
+    """One thing the engine cannot run: an operation (with why) and where the model does it."""
+    operation: str
+    reason: str
+    count: int = 0
+    sources: List[str] = field(default_factory=list)
+
+    def describe(self, max_sources: int = 3) -> str:
+        calls = f"{self.count} call{'s' if self.count != 1 else ''}"
+        lines = [f"  {self.operation} ({calls}): {self.reason}"]
+        for source in self.sources[:max_sources]:
+            lines.append(f"      {describe_source(source)}")
+        if len(self.sources) > max_sources:
+            lines.append(f"      … and {len(self.sources) - max_sources} more places")
+        return "\n".join(lines)
+
+
+# In-place ops that change a tensor's geometry, not its elements.
+_METADATA_INPLACE_OPS = {"as_strided_", "squeeze_", "unsqueeze_", "transpose_", "t_", "swapaxes_", "swapdims_",
+                         "resize_", "resize_as_", "set_"}
+
+
 class Recorder:
     def __init__(self, model: torch.nn.Module, graph: Graph):
         self.graph = graph
         self.suspended = 0  # > 0 while a function lowered whole runs: its ATen calls are not recorded
+        self.problems: Dict[Tuple[str, str], Problem] = {}
         self._by_id: Dict[int, Tracked] = {}
+        self._tensors: Dict[int, torch.Tensor] = {}
+        self._geometry_before: Dict[int, tuple] = {}
         self._keepalive: List[torch.Tensor] = []
         self._storage_members: Dict[int, List[int]] = {}
         self._param_names: Dict[int, str] = {}
@@ -118,6 +158,7 @@ class Recorder:
     def _remember(self, t: torch.Tensor, tracked: Tracked) -> Tracked:
         self._keepalive.append(t)
         self._by_id[id(t)] = tracked
+        self._tensors[id(t)] = t
         sid = self._storage_id(t)
         if sid is not None and sid != 0:
             members = self._storage_members.setdefault(sid, [])
@@ -140,12 +181,7 @@ class Recorder:
                 value = t.detach()
             entry = self._remember(t, Tracked(const=value, name=name))
         if entry.unavailable:
-            raise ExportError(f"{entry.unavailable} {describe_source(user_source())}", located=True)
-        if entry.stale:
-            raise ExportError(
-                "a tensor is used after another view of the same memory was changed in place "
-                f"{describe_source(user_source())}; write it out of place (x = x + y instead of x += y "
-                "on a view)", located=True)
+            raise ExportError(entry.unavailable)
         return entry
 
     def value_id(self, t: torch.Tensor) -> int:
@@ -162,6 +198,46 @@ class Recorder:
     def is_dynamic(self, t: torch.Tensor) -> bool:
         return not self.tracked(t).is_const
 
+    def geometry(self, t: torch.Tensor) -> tuple:
+        """(shape, strides, storage offset) of `t` as the current call found it (an in-place view op
+        such as as_strided_ has already changed it when the handler runs)."""
+        return self._geometry_before.get(id(t)) or (tuple(t.shape), tuple(t.stride()), t.storage_offset())
+
+    @staticmethod
+    def storage_positions(t: torch.Tensor, geometry: Optional[tuple] = None) -> torch.Tensor:
+        """The storage element each element of `t` is (shape of t's geometry), as int64."""
+        shape, strides, offset = geometry or (tuple(t.shape), tuple(t.stride()), t.storage_offset())
+        positions = torch.arange(t.storage().size(), dtype=torch.int64)
+        return torch.as_strided(positions, shape, strides, offset)
+
+    # ----- the problem report -------------------------------------------------------------------
+    def note_problem(self, operation: str, reason: str, source: str) -> None:
+        problem = self.problems.setdefault((operation, reason), Problem(operation, reason))
+        problem.count += 1
+        if source and source not in problem.sources:
+            problem.sources.append(source)
+
+    def _placeholders(self, out) -> None:
+        """Stand-in values for the outputs of a call the engine cannot run, so recording goes on."""
+        for t in (o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)):
+            shape = () if t.is_nested else tuple(t.shape)
+            self._replace(t, Tracked(vid=self.graph.add("unsupported", [], shape)))
+
+    def report(self) -> str:
+        """Every problem noted, with counts and source lines; "" when there is none."""
+        return self.report_of(list(self.problems.values()))
+
+    @staticmethod
+    def report_of(problems: List[Problem]) -> str:
+        if not problems:
+            return ""
+        ops = sorted(problems, key=lambda p: (p.operation, p.reason))
+        names = {p.operation for p in ops}
+        head = (f"the model uses {len(names)} operation{'s' if len(names) != 1 else ''} the engine cannot run "
+                f"({sum(p.count for p in ops)} call{'s' if sum(p.count for p in ops) != 1 else ''}):")
+        return "\n".join([head] + [p.describe() for p in ops] +
+                         ["See docs/ENGINE.md for the supported operations and their limits."])
+
     # ----- one ATen call ------------------------------------------------------------------------
     def on_call(self, func, args, kwargs, out) -> None:
         from .lowering import HANDLERS, bind  # lowering imports this module
@@ -169,38 +245,42 @@ class Recorder:
         flat_args, _ = tree_flatten((args, kwargs))
         tensor_args = [a for a in flat_args if isinstance(a, torch.Tensor)]
         op_name = func.overloadpacket.__name__
-        mutated = self._mutated_args(func, args, kwargs)
+        written = self._written_args(func, args, kwargs)
         unavailable = [self._by_id[id(t)].unavailable for t in tensor_args
                        if id(t) in self._by_id and self._by_id[id(t)].unavailable]
         if unavailable:
             # Computed from an output the engine does not produce: fine unless the model uses it.
             for t in (o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)):
-                self._replace(t, Tracked(vid=-1, unavailable=unavailable[0]), mutated)
+                self._replace(t, Tracked(vid=-1, unavailable=unavailable[0]))
             return
         dynamic = op_name not in _SHAPE_ONLY_OPS and any(self.is_dynamic(t) for t in tensor_args)
+        previous = {id(t): self._by_id.get(id(t)) for t in written}
 
         if not dynamic:
-            self._record_constant(func, args, kwargs, tensor_args, out, mutated)
-            return
+            self._record_constant(func, args, kwargs, tensor_args, out)
+        else:
+            source = user_source()
+            self.graph.source = source
+            base_name = op_name[:-1] if op_name.endswith("_") and not op_name.startswith("_") else op_name
+            handler = HANDLERS.get(str(func)) or HANDLERS.get(op_name) or HANDLERS.get(base_name)
+            if handler is None:
+                self.note_problem(_aten_name(func), "not supported", source)
+                self._placeholders(out)
+            else:
+                bound = bind(func, args, kwargs)
+                bound["__op__"] = base_name
+                try:
+                    result = handler(self, bound, out)
+                    self._record_outputs(out, result)
+                except ExportError as error:
+                    self.note_problem(_aten_name(func), str(error), source)
+                    self._placeholders(out)
+        if op_name not in _METADATA_INPLACE_OPS:
+            for t in written:
+                self._propagate_write(t, previous[id(t)])
+        self._geometry_before.clear()
 
-        source = user_source()
-        self.graph.source = source
-        base_name = op_name[:-1] if op_name.endswith("_") and not op_name.startswith("_") else op_name
-        handler = HANDLERS.get(str(func)) or HANDLERS.get(op_name) or HANDLERS.get(base_name)
-        if handler is None:
-            raise ExportError(f"unsupported operation aten::{func.__name__} {describe_source(source)}. "
-                              "See docs/ENGINE.md for the supported operations.", located=True)
-        bound = bind(func, args, kwargs)
-        bound["__op__"] = base_name
-        try:
-            result = handler(self, bound, out)
-        except ExportError as error:
-            if error.located:
-                raise
-            raise ExportError(f"aten::{func.__name__}: {error} {describe_source(source)}", located=True) from None
-        self._record_outputs(out, result, mutated)
-
-    def _record_constant(self, func, args, kwargs, tensor_args, out, mutated) -> None:
+    def _record_constant(self, func, args, kwargs, tensor_args, out) -> None:
         from .lowering import bind
         sources = [self.tracked(t) for t in tensor_args] if tensor_args else []
         op_name = func.overloadpacket.__name__
@@ -213,9 +293,9 @@ class Recorder:
             origin = (op_name, sources[0], bind(func, args, kwargs)) if sources else None
             tracked = Tracked(const=t.detach().clone(), name=f"{base}.{op_name}" + (f".{index}" if index else ""),
                               origin=origin)
-            self._replace(t, tracked, mutated)
+            self._replace(t, tracked)
 
-    def _record_outputs(self, out, result, mutated) -> None:
+    def _record_outputs(self, out, result) -> None:
         flat_out, _ = tree_flatten(out)
         flat_result = [result] if isinstance(out, torch.Tensor) else list(result) if isinstance(result, (list, tuple)) else [result]
         if len(flat_result) == len(flat_out):  # one entry per returned item, tensors or not
@@ -228,48 +308,84 @@ class Recorder:
         for t, res in pairs:
             if res is None:
                 # An output the engine does not compute (e.g. pooling indices): an error only if used.
-                self._replace(t, Tracked(vid=-1, unavailable="this output of the operation is not supported"), mutated)
+                self._replace(t, Tracked(vid=-1, unavailable="uses an output of an operation that the engine "
+                                                             "does not compute (e.g. pooling indices)"))
             else:
-                self._replace(t, res if isinstance(res, Tracked) else Tracked(vid=res), mutated)
+                self._replace(t, res if isinstance(res, Tracked) else Tracked(vid=res))
 
-    def _replace(self, t: torch.Tensor, tracked: Tracked, mutated: bool) -> None:
-        if id(t) in self._by_id and mutated:
-            self._mark_aliases_stale(t)
+    def _replace(self, t: torch.Tensor, tracked: Tracked) -> None:
         self._by_id.pop(id(t), None)
         self._remember(t, tracked)
 
-    def _mark_aliases_stale(self, t: torch.Tensor) -> None:
-        sid = self._storage_id(t)
-        for member in self._storage_members.get(sid, []):
-            if member != id(t) and member in self._by_id:
-                self._by_id[member].stale = True
+    # ----- in-place writes ----------------------------------------------------------------------
+    def _written_args(self, func, args, kwargs) -> List[torch.Tensor]:
+        """The tensor arguments the call writes in place (`self` of `add_`, `out=`), with their
+        geometry before the call noted (for in-place view ops such as as_strided_)."""
+        written = []
+        for index, argument in enumerate(func._schema.arguments):
+            if argument.alias_info is None or not argument.alias_info.is_write:
+                continue
+            value = args[index] if index < len(args) and not argument.kwarg_only else kwargs.get(argument.name)
+            for t in (v for v in tree_flatten(value)[0] if isinstance(v, torch.Tensor)):
+                written.append(t)
+        return written
 
-    @staticmethod
-    def _mutated_args(func, args, kwargs) -> bool:
-        for argument in func._schema.arguments:
-            if argument.alias_info is not None and argument.alias_info.is_write:
-                return True
-        return False
+    def note_geometry(self, func, args, kwargs) -> None:
+        """Called before an in-place call runs: remembers the geometry of the tensors it writes."""
+        if func.overloadpacket.__name__ in _METADATA_INPLACE_OPS:
+            for t in self._written_args(func, args, kwargs):
+                self._geometry_before[id(t)] = (tuple(t.shape), tuple(t.stride()), t.storage_offset())
+
+    def _propagate_write(self, written: torch.Tensor, before: Optional[Tracked]) -> None:
+        """`written` was changed in place: every other tensor sharing elements with it gets its new value."""
+        sid = self._storage_id(written)
+        members = [m for m in self._storage_members.get(sid, []) if m != id(written) and m in self._by_id]
+        if not members:
+            return
+        new = self._by_id.get(id(written))
+        written_positions = self.storage_positions(written).reshape(-1)
+        index_in_written = torch.full((written.storage().size(),), -1, dtype=torch.int64)
+        index_in_written[written_positions] = torch.arange(written_positions.numel())
+        for member_id in members:
+            member = self._tensors[member_id]
+            entry = self._by_id[member_id]
+            if entry.unavailable or member.is_nested:
+                continue
+            selected = index_in_written[self.storage_positions(member).reshape(-1)]
+            if not bool((selected >= 0).any()):
+                continue  # disjoint elements of the same storage: unchanged
+            if entry.is_const and new is not None and new.is_const:
+                self._by_id[member_id] = Tracked(const=member.detach().clone(), name=entry.name + ".written")
+                continue
+            if new is None or new.unavailable:
+                self._by_id[member_id] = Tracked(vid=-1, unavailable="reads memory written by an operation "
+                                                                     "the engine does not compute")
+                continue
+            from .lowering import gather_flat
+            count = member.numel()
+            index = torch.where(selected >= 0, selected + count, torch.arange(count))
+            joined = self.graph.add("concat", [self.graph.add("reshape", [self.value_id_of(entry)], [count]),
+                                               self.graph.add("reshape", [self.value_id_of(new)], [written.numel()])],
+                                    [count + written.numel()], axis=0)
+            self._by_id[member_id] = Tracked(vid=gather_flat(self, joined, index, tuple(member.shape)))
 
 
     # ----- one call of a torch function lowered whole ------------------------------------------
     def on_function(self, name: str, handler, func, args, kwargs):
         """Runs `func` for real without recording its ATen calls, then lets `handler` lower it."""
         from .lowering import bind_function
-        self.suspended += 1
+        source = user_source()
+        self.suspended += 1  # neither the call nor the handler's own tensor work is recorded
         try:
             out = func(*args, **kwargs)
+            self.graph.source = source
+            try:
+                self._record_outputs(out, handler(self, bind_function(func, args, kwargs), out))
+            except ExportError as error:
+                self.note_problem(f"torch.{name}", str(error), source)
+                self._placeholders(out)
         finally:
             self.suspended -= 1
-        source = user_source()
-        self.graph.source = source
-        try:
-            result = handler(self, bind_function(func, args, kwargs), out)
-        except ExportError as error:
-            if error.located:
-                raise
-            raise ExportError(f"torch.{name}: {error} {describe_source(source)}", located=True) from None
-        self._record_outputs(out, result, False)
         return out
 
     def depends_on_input(self, args, kwargs) -> bool:
@@ -284,9 +400,11 @@ class _DispatchRecorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if self.recorder.suspended:
+            return func(*args, **kwargs)
+        self.recorder.note_geometry(func, args, kwargs)
         out = func(*args, **kwargs)
-        if not self.recorder.suspended:
-            self.recorder.on_call(func, args, kwargs, out)
+        self.recorder.on_call(func, args, kwargs, out)
         return out
 
 
