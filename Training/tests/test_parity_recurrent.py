@@ -6,7 +6,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from sonotype.export import ExportError, export_model
+from sonotype.export import ExportError, check, export_model
 from sonotype.testing.parity import assert_parity
 
 INPUT, HIDDEN, STEPS, BATCH = 6, 10, 7, 3
@@ -189,6 +189,13 @@ def test_packed_sequence_is_refused_clearly(tmp_path):
 
     with pytest.raises(ExportError, match="PackedSequence"):
         export_model(Packed().eval(), torch.randn(2, STEPS, INPUT), str(tmp_path / "m.safetensors"))
+    # The report names the packing and the layer at the user's lines, and nothing else (the batch
+    # sizes, constant, are folded).
+    report = str(check(Packed().eval(), torch.randn(2, STEPS, INPUT)))
+    assert "the model uses 2 operations" in report, report
+    assert "aten::_pack_padded_sequence (1 call): PackedSequence input" in report
+    assert "torch.gru (1 call): PackedSequence input" in report
+    assert "test_parity_recurrent.py" in report and "pack_padded_sequence(x" in report
 
 
 class CellLoop(nn.Module):

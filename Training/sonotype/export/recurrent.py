@@ -15,7 +15,7 @@ import torch
 
 from .errors import ExportError
 from .lowering import handles, handles_function, reshape, slice_
-from .recorder import Recorder
+from .recorder import Recorder, Tracked, user_source
 
 _GATES = {"rnn_tanh": 1, "rnn_relu": 1, "gru": 3, "lstm": 4}
 
@@ -194,4 +194,11 @@ def _lstm_cell(r, a, out):
 
 @handles("_pack_padded_sequence")
 def _pack_padded_sequence(r, a, out):
-    raise ExportError(_PACKED_MESSAGE)
+    """Reported, not run.  Its batch sizes depend only on the lengths: when those are constant, so
+    is the result, and the code that reads it (`int(batch_sizes[0])`) is folded, not reported."""
+    lengths = a.get("lengths")
+    if not isinstance(lengths, torch.Tensor) or r.is_dynamic(lengths):
+        raise ExportError(_PACKED_MESSAGE)
+    r.note_problem("aten::_pack_padded_sequence", _PACKED_MESSAGE, user_source())
+    data = Tracked(vid=r.graph.add("unsupported", [], list(out[0].shape)))
+    return [data, Tracked(const=out[1].detach().clone(), name="pack_padded_sequence.batch_sizes")]
