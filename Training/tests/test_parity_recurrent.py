@@ -254,3 +254,19 @@ class TwoChunks(nn.Module):
 def test_state_carried_between_calls(kind):
     torch.manual_seed(9)
     assert_parity(TwoChunks(kind), torch.randn(8, BATCH, INPUT))
+
+
+def test_weights_computed_from_the_input_are_refused_clearly(tmp_path):
+    class ScaledWeights(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gru = nn.GRU(INPUT, HIDDEN)
+
+        def forward(self, x):
+            scale = torch.sigmoid(x.mean())
+            weights = [w * scale for w in self.gru._flat_weights]
+            out, _ = torch._VF.gru(x, torch.zeros(1, x.shape[1], HIDDEN), weights, True, 1, 0.0, False, False, False)
+            return out
+
+    with pytest.raises(ExportError, match="w_ih .layer 0, direction 0. computed from the input is not supported"):
+        export_model(ScaledWeights().eval(), torch.randn(STEPS, BATCH, INPUT), str(tmp_path / "m.safetensors"))
