@@ -21,6 +21,7 @@ add_executable(sonotype_tests
     Tests/engine/JsonTests.cpp
     Tests/engine/KernelPathTests.cpp
     Tests/engine/ModelFileTests.cpp
+    Tests/engine/RecurrentTests.cpp
     Tests/engine/SpectralOpTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
@@ -73,6 +74,7 @@ foreach(kernel_path IN ITEMS baseline avx2)
             ENVIRONMENT "SONOTYPE_KERNELS=${kernel_path}" FIXTURES_REQUIRED exported_models)
     endif()
     foreach(test_name IN ITEMS test_parity_layers test_parity_seed_models test_parity_transformer test_seed_layernorm_numbers
+                               test_parity_recurrent
                                test_parity_spectral)
         add_test(NAME python_${test_name}_${kernel_path}
             COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${CMAKE_SOURCE_DIR}/Training/tests/${test_name}.py"

@@ -49,6 +49,7 @@ namespace
             t["avg_pool"] = makePool;
             t["adaptive_avg_pool"] = makeAdaptiveAvgPool;
             t["attention"] = makeAttention;
+            t["rnn"] = makeRecurrent;
             t["stft"] = makeStft;
             t["complex_abs"] = makeComplexAbs;
             return t;

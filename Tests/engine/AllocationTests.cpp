@@ -25,8 +25,9 @@ TEST_CASE ("the allocation counter sees allocations and locks", "[realtime]")
 TEST_CASE ("Session::run makes no allocations and takes no locks", "[realtime][fixtures]")
 {
     // The built-in model for its convolutions (BatchNorm and ReLU fused), pooling and attention.
-    // The waveform classifier for the stft (reflect pad, FFT) and log10.
-    const auto path = GENERATE (fixturePath ("seed000.safetensors"), fixturePath ("large_transformer.safetensors"),
+    // recurrent_tagger: GRU and LSTM (the rnn op's products and fused cells); waveform_classifier: the
+    // stft (reflect pad, FFT), complex_abs and log10.
+    const auto path = GENERATE (fixturePath ("seed000.safetensors"), fixturePath ("large_transformer.safetensors"), fixturePath ("recurrent_tagger.safetensors"),
                                 fixturePath ("waveform_classifier.safetensors"),
                                 std::string (SONOTYPE_SOURCE_DIR) + "/Resources/models/default.safetensors");
     INFO (path << " on the " << engine::activeKernelPath().name << " kernels");

@@ -47,7 +47,7 @@ TEST_CASE ("a tiny linear + softmax graph gives hand-computed numbers", "[engine
 
 TEST_CASE ("exported models reproduce PyTorch's outputs", "[engine][fixtures]")
 {
-    const auto name = GENERATE (as<std::string> {}, "seed000", "large_transformer");
+    const auto name = GENERATE (as<std::string> {}, "seed000", "large_transformer", "recurrent_tagger");
     const auto model = engine::Model::load (fixturePath (name + ".safetensors"));
     const auto input = cli::readNpy (fixturePath (name + ".input.npy"));
     const auto expected = cli::readNpy (fixturePath (name + ".expected.npy"));

@@ -64,6 +64,18 @@ class Norms(nn.Module):
         return torch.stack([y.amax(1), y.var(1), y.argmax(1).float()], 1).flatten(1)
 
 
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 3, num_layers=2, bidirectional=True, batch_first=True)
+        self.lstm = nn.LSTM(6, 4, proj_size=2)
+
+    def forward(self, x):
+        y, h = self.gru(x)
+        z, (hn, cn) = self.lstm(y.transpose(0, 1))
+        return torch.cat([z.mean(0), hn[0], cn[0], h[-1]], 1)
+
+
 class Spectral(nn.Module):
     """Waveform in (a waveform front end): stft (reflect pad), |z|^2, mel product, log10, replicate pad."""
 
@@ -86,6 +98,7 @@ MODELS = {
     "pooling": (Pooling, (1, 4, 5)),
     "shapes": (Shapes, (1, 6, 3)),
     "norms": (Norms, (1, 4, 6)),
+    "recurrent": (Recurrent, (1, 5, 4)),
     "spectral": (Spectral, (1, 64)),
 }
 

@@ -42,6 +42,9 @@ std::unique_ptr<Op> makePool (const OpArgs&);
 std::unique_ptr<Op> makeAdaptiveAvgPool (const OpArgs&);
 std::unique_ptr<Op> makeAttention (const OpArgs&);
 
+// Recurrent.cpp
+std::unique_ptr<Op> makeRecurrent (const OpArgs&);
+
 // Spectral.cpp
 std::unique_ptr<Op> makeStft (const OpArgs&);
 std::unique_ptr<Op> makeComplexAbs (const OpArgs&);

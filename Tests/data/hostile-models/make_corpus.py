@@ -259,6 +259,25 @@ def corpus():
               prepended([[1, 26, 11]], [{"op": "pad", "inputs": [0], "outputs": [5], "attrs": {"pads": [[0, 0], [9, 9], [0, 0]], "mode": "reflect"}}],
                         outputs=[4, 5])))
 
+    # --- the rnn op: weights it packs at load, scratch per step ---------------------------------
+    rnn_weights = {"op": "rnn", "inputs": [0, None, None, 7, 7, None, None, None], "outputs": [8, 9],
+                   "attrs": {"mode": "rnn_tanh", "hidden_size": 11}}
+    add(entry("rnn_weights_not_stored", "rnn w_ih must be stored in the model file",
+              "a recurrent layer whose weights are computed by the graph: the op packs them at load, from the file",
+              prepended([[1, 1, 1], [1, 1], [11, 11], [1, 8, 11], [1, 8, 11]],
+                        [scalar, {"op": "reshape", "inputs": [5], "outputs": [6]}, {"op": "expand", "inputs": [6], "outputs": [7]},
+                         rnn_weights])))
+    steps = 1 << 28
+    rnn_graph = base_graph()
+    rnn_graph["values"] += [{"shape": shape, "kind": "node"} for shape in ([1, 1, 1], [steps, 1, 1], [steps, 1, 1], [1, 1, 1])]
+    rnn_graph["values"] += [{"shape": [4, 1], "kind": "tensor", "tensor": "w_ih"}, {"shape": [4, 1], "kind": "tensor", "tensor": "w_hh"}]
+    rnn_graph["nodes"] = [scalar, {"op": "expand", "inputs": [5], "outputs": [6]},
+                          {"op": "rnn", "inputs": [6, None, None, 9, 10, None, None, None], "outputs": [7, 8],
+                           "attrs": {"mode": "lstm", "hidden_size": 1}}] + rnn_graph["nodes"]
+    add(entry("rnn_gate_scratch", "one session's activations needs 6.0 GiB",
+              "an LSTM over 2^28 steps: 4 GiB of gate scratch (the input projection of every step) from a 2 KB file",
+              safetensors(metadata(rnn_graph), tensors=WEIGHTS + [("w_ih", [4, 1], [0.5] * 4), ("w_hh", [4, 1], [0.25] * 4)])))
+
     # A header whose JSON is small but expands ~40x when parsed: refused under a 16 MiB budget.
     bomb = '{"__metadata__":' + json.dumps(metadata(base_graph()), separators=(",", ":")) + ',"x":[' + ",".join(["[]"] * 350000) + "]}"
     add(entry("json_expansion", "the parsed JSON would take more than", "a 1 MB header of empty lists that parses into ~80 MB",

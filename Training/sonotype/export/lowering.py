@@ -1394,4 +1394,5 @@ def _sort(r, a, out):
                             largest=bool(a["descending"]))
 
 
+from . import recurrent  # noqa: E402,F401  (nn.RNN / GRU / LSTM lowered whole; registers its handlers)
 from . import spectral  # noqa: E402,F401  (STFT, FFT, complex tensors, log10, pad modes)

@@ -38,12 +38,32 @@ def large_transformer() -> torch.nn.Module:
     return torch.nn.TransformerEncoder(layer, 6, enable_nested_tensor=False)
 
 
+class RecurrentTagger(torch.nn.Module):
+    """Recurrent layers for the real-time tests: a convolution over log-mel frames, a 2-layer
+    bidirectional GRU, an LSTM with a projection, a linear head on the mean over time."""
+
+    def __init__(self, n_mels: int = 32, n_classes: int = 5):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(n_mels, 32, 3, padding=1)
+        self.gru = torch.nn.GRU(32, 24, num_layers=2, batch_first=True, bidirectional=True)
+        self.lstm = torch.nn.LSTM(48, 32, batch_first=True, proj_size=16)
+        self.head = torch.nn.Linear(16, n_classes)
+
+    def forward(self, x):  # [B, mels, T]
+        x = torch.relu(self.conv(x)).transpose(1, 2)
+        x, _ = self.gru(x)
+        x, (h, c) = self.lstm(x)
+        return self.head(x.mean(dim=1))
+
+
 FIXTURES = {
     # name: (model factory, input shape)
     "seed000": (lambda: AudioTransformer(n_mels=64, d_model=64, n_head=4, n_layers=2, n_classes=12), (1, 64, 100)),
     "large_transformer": (large_transformer, (1, 256, 256)),
     # A classifier with front-end settings, for the runtime and CLI tests.
     "tiny_classifier": (lambda: AudioTransformer(n_mels=32, d_model=32, n_head=4, n_layers=1, n_classes=4), (1, 32, 101)),
+    # GRU and LSTM (recurrent layers lowered whole), for the real-time and parity tests.
+    "recurrent_tagger": (RecurrentTagger, (1, 32, 101)),
     # A classifier that takes 1 s of raw audio at 16 kHz (waveform front end), for the runtime and plugin tests.
     "waveform_classifier": (WaveformClassifier, (1, 16000)),
 }

@@ -66,6 +66,17 @@ struct KernelTable
     void (*sigmoid) (const float* x, float* y, int64_t count) noexcept;
     void (*silu) (const float* x, float* y, int64_t count) noexcept;
     void (*tanh) (const float* x, float* y, int64_t count) noexcept;
+    /** One LSTM step over `size` hidden units: gates [i f g o] (4 * size, pre-activation), c
+        updated in place, hidden = sigmoid(o) * tanh(c) (vector/RecurrentKernels.h). */
+    void (*lstmCell) (const float* gates, float* c, float* hidden, int64_t size) noexcept;
+    /** One GRU step: gi, gh [r z n] (3 * size each), previous hidden (null: zeros) -> hidden. */
+    void (*gruCell) (const float* gi, const float* gh, const float* previous, float* hidden, int64_t size) noexcept;
+    /** c[0, n) += a[0, k) * B, B [k, n] packed by packB: one row times packed weights (a
+        recurrent step of one sequence). Only where the path packs. */
+    void (*packedRowTimes) (int64_t n, int64_t k, const float* a, const float* packedB, float* c) noexcept;
+    /** c[j] += sum over p < k of a[p] * w[j * ldw + p] for j < n: one row times an unpacked
+        weight [n, k] (the same step where the path does not pack). */
+    void (*rowTimesRows) (int64_t n, int64_t k, const float* a, const float* w, int64_t ldw, float* c) noexcept;
 };
 
 const KernelTable& baselineKernels() noexcept;

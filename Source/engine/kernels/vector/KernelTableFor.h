@@ -4,6 +4,7 @@
 
 #include "engine/kernels/vector/AttentionKernel.h"
 #include "engine/kernels/vector/PackedGemm.h"
+#include "engine/kernels/vector/RecurrentKernels.h"
 #include "engine/kernels/vector/RowKernels.h"
 
 namespace sonotype::engine::kernels
@@ -36,6 +37,10 @@ namespace
         table.sigmoid = &sigmoidImpl;
         table.silu = &siluImpl;
         table.tanh = &tanhImpl;
+        table.lstmCell = &lstmCellImpl;
+        table.gruCell = &gruCellImpl;
+        table.packedRowTimes = &packedRowTimesImpl<Rows>;
+        table.rowTimesRows = &rowTimesRowsImpl;
         return table;
     }
 } // namespace
