@@ -151,6 +151,37 @@ def test_spectrogram_then_mel_scale_takes_the_rate_of_the_mel_scale(tmp_path):
     assert json.loads(read_safetensors(path)[1]["frontend"])["sample_rate"] == 8000
 
 
+class WaveformCrnn(nn.Module):
+    """The issue's user model: raw waveform in, MelSpectrogram + AmplitudeToDB inside forward, a
+    conv block, a bidirectional GRU over time, a linear head (as public CRNN code writes it)."""
+
+    def __init__(self, n_classes=5):
+        super().__init__()
+        self.mel = T.MelSpectrogram(sample_rate=SR, n_fft=512, hop_length=160, n_mels=40)
+        self.to_db = T.AmplitudeToDB(top_db=80.0)
+        self.conv = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(inplace=True), nn.MaxPool2d((4, 1)))
+        self.gru = nn.GRU(8 * 10, 16, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(32, n_classes)
+
+    def forward(self, waveform):
+        x = self.to_db(self.mel(waveform))           # [B, 40, frames]
+        x = (x + 50.0) / 20.0
+        x = self.conv(x.unsqueeze(1))               # [B, 8, 10, frames]
+        b, c, f, t = x.shape
+        x = x.permute(0, 3, 1, 2).reshape(b, t, c * f)
+        out, _ = self.gru(x)
+        return self.head(out.mean(dim=1))
+
+
+def test_waveform_crnn(tmp_path):
+    model = WaveformCrnn().eval()
+    with torch.no_grad():
+        model.conv[1].running_var.uniform_(0.5, 2.0)
+    assert_parity_float64(tmp_path, model, waveform(16000, amplitude=0.1))
+    path, _ = export_and_run(tmp_path, model, waveform(16000, amplitude=0.1))
+    assert json.loads(read_safetensors(path)[1]["frontend"]) == {"type": "waveform", "sample_rate": SR, "window_samples": 16000}
+
+
 # ----- torch.stft and torch.fft.rfft written directly --------------------------------------------
 
 class DirectStft(nn.Module):
