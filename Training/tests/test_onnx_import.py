@@ -4,13 +4,7 @@ Models of each family are exported to ONNX with torch.onnx.export (opsets 9, 11,
 run in the engine (`sonotype run-model`) and compared with the PyTorch original AND with ONNX
 Runtime (npm onnxruntime-node through node; installed on first use, a missing install fails, never
 skips).  Single-operator ONNX graphs (built with onnx.helper) check each converter op's semantics
-against ONNX Runtime, and the engine's result where the exporter lowers the torch ops involved.
-
-Some conversions need lowering that lands on other branches of issue 16 (nn.GRU/nn.LSTM, cumsum,
-topk, interpolate, ConvTranspose, reflect/replicate pad); those cases are marked with `needs(...)`,
-which exports a tiny PyTorch model using that lowering: where the exporter lacks it, the case is
-expected to fail with an ExportError (nothing else: a wrong number still fails); where it has it,
-the case runs normally.
+against ONNX Runtime, and the engine's result.
 """
 
 import os
@@ -30,54 +24,6 @@ from sonotype.export import ExportError, from_onnx
 from sonotype.export.onnx_import import onnx_module
 from sonotype.testing.ort_runner import run_many
 from sonotype.testing.parity import compare
-
-# ----- which lowering a case needs --------------------------------------------------------------
-
-
-class _Probe(nn.Module):
-    def __init__(self, fn, *modules):
-        super().__init__()
-        self.fn = fn
-        self.layers = nn.ModuleList(modules)
-
-    def forward(self, x):
-        return self.fn(self, x)
-
-
-# Each lowering a case may need, probed by exporting a tiny PyTorch model that uses it (so the marks
-# follow whatever the exporter of this checkout lowers, whichever branch it comes from).
-_PROBES = {
-    "rnn": (_Probe(lambda m, x: m.layers[0](x)[0] + m.layers[1](x)[0], nn.GRU(2, 2), nn.LSTM(2, 2)), (3, 1, 2)),
-    "cumsum": (_Probe(lambda m, x: torch.cumsum(x, 1)), (2, 3)),
-    "topk": (_Probe(lambda m, x: torch.topk(x, 2, dim=1)), (2, 3)),
-    "interpolate": (_Probe(lambda m, x: F.interpolate(x, scale_factor=2.0) + F.interpolate(
-        x, scale_factor=2.0, mode="bilinear", align_corners=False)), (1, 1, 2, 2)),
-    "conv_transpose": (_Probe(lambda m, x: m.layers[0](x), nn.ConvTranspose1d(1, 1, 2, stride=2)), (1, 1, 3)),
-    "reflection_pad": (_Probe(lambda m, x: F.pad(x, (2, 1), mode="reflect")), (1, 1, 4)),
-    "replication_pad": (_Probe(lambda m, x: F.pad(x, (2, 1), mode="replicate")), (1, 1, 4)),
-}
-_available: dict = {}
-
-
-def _lowered(what: str) -> bool:
-    if what not in _available:
-        from sonotype.export import export_model
-        model, shape = _PROBES[what]
-        try:
-            with tempfile.TemporaryDirectory() as tmp:
-                export_model(model.eval(), torch.randn(*shape), os.path.join(tmp, "probe.safetensors"))
-            _available[what] = True
-        except ExportError:
-            _available[what] = False
-    return _available[what]
-
-
-def needs(*what: str):
-    """Marks a case whose conversion needs lowering from another branch (see the module docstring)."""
-    missing = [w for w in what if not _lowered(w)]
-    return pytest.mark.xfail(bool(missing), raises=ExportError, strict=True,
-                             reason=f"needs the exporter's lowering of {', '.join(missing)} (another branch of issue 16)")
-
 
 # ----- helpers ----------------------------------------------------------------------------------
 
@@ -270,8 +216,8 @@ FAMILIES = {
     "mobilenetv3_block": (MobileNetV3Block, (1, 1, 16, 16), {"training": torch.onnx.TrainingMode.PRESERVE}, ()),
     "conformer_block": (ConformerBlock, (1, 10, 32), {}, ()),
     "ast_like": (AstLike, (2, 1, 16, 12), {}, ()),
-    "crnn_gru": (Crnn, (1, 1, 16, 12), {}, (needs("rnn"),)),
-    "lstm_tagger": (LstmTagger, (1, 9, 20), {}, (needs("rnn"),)),
+    "crnn_gru": (Crnn, (1, 1, 16, 12), {}, ()),
+    "lstm_tagger": (LstmTagger, (1, 9, 20), {}, ()),
 }
 
 
@@ -623,7 +569,7 @@ OP_CASES = {
                                                                       "pads": [2, 1, 2, 1]},
                                                {"w": _w(6, 2, 3, 3), "b": _w(6)}, ["w", "b"]), ()),
     "conv_transpose1d": (lambda: _single("ConvTranspose", (1, 4, 6), {"strides": [2], "pads": [1, 1]},
-                                         {"w": _w(4, 3, 4), "b": _w(3)}, ["w", "b"]), (needs("conv_transpose"),)),
+                                         {"w": _w(4, 3, 4), "b": _w(3)}, ["w", "b"]), ()),
     "maxpool2d_pads": (lambda: _single("MaxPool", (1, 2, 7, 8), {"kernel_shape": [3, 2], "strides": [2, 2],
                                                                  "pads": [1, 0, 1, 1]}), ()),
     "maxpool1d": (lambda: _single("MaxPool", (1, 3, 11), {"kernel_shape": [3], "strides": [2]}), ()),
@@ -676,26 +622,26 @@ OP_CASES = {
                                               {"p": _i(0, 1, -1, 0, 2, 2), "v": np.array(1.5, dtype=np.float32)},
                                               ["p", "v"]), ()),
     "pad_reflect": (lambda: _single("Pad", (1, 2, 6), {"mode": "reflect"}, {"p": _i(0, 0, 2, 0, 0, 3)}, ["p"]),
-                    (needs("reflection_pad"),)),
+                    ()),
     "pad_edge": (lambda: _single("Pad", (1, 2, 6), {"mode": "edge"}, {"p": _i(0, 0, 1, 0, 0, 2)}, ["p"]),
-                 (needs("replication_pad"),)),
+                 ()),
     "resize_nearest_asymmetric": (lambda: _single("Resize", (1, 2, 3, 4), {
         "mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"},
         {"roi": np.zeros(0, np.float32), "sc": np.array([1, 1, 2, 3], np.float32)}, ["roi", "sc"]),
-        (needs("interpolate"),)),
+        ()),
     "resize_linear_half_pixel": (lambda: _single("Resize", (1, 2, 5), {"mode": "linear"},
                                                  {"roi": np.zeros(0, np.float32), "sc": np.zeros(0, np.float32),
-                                                  "sz": _i(1, 2, 8)}, ["roi", "sc", "sz"]), (needs("interpolate"),)),
+                                                  "sz": _i(1, 2, 8)}, ["roi", "sc", "sz"]), ()),
     "resize_bilinear_align_corners": (lambda: _single("Resize", (1, 2, 3, 4), {
         "mode": "linear", "coordinate_transformation_mode": "align_corners"},
         {"roi": np.zeros(0, np.float32), "sc": np.array([1, 1, 2, 1.5], np.float32)}, ["roi", "sc"]),
-        (needs("interpolate"),)),
+        ()),
     "upsample_opset9_nearest": (lambda: _single("Upsample", (1, 2, 3, 4), {"mode": "nearest"},
                                                 {"sc": np.array([1, 1, 2, 3], np.float32)}, ["sc"], opset=9),
-                                (needs("interpolate"),)),
+                                ()),
     "resize_opset10_nearest_fractional": (lambda: _single("Resize", (1, 2, 4, 6), {"mode": "nearest"},
                                                           {"sc": np.array([1, 1, 1.5, 0.5], np.float32)}, ["sc"],
-                                                          opset=10), (needs("interpolate"),)),
+                                                          opset=10), ()),
     "slice_opset9_attributes": (lambda: _single("Slice", (4, 10, 6), {"starts": [1, -4], "ends": [3, 1000],
                                                                       "axes": [0, 1]}, opset=9), ()),
     "pad_opset9_attributes": (lambda: _single("Pad", (1, 2, 5), {"pads": [0, 0, 1, 0, 1, 2], "value": -2.0},
@@ -704,7 +650,7 @@ OP_CASES = {
     "split_topk_opset9_attributes": (lambda: _graph([
         helper.make_node("Split", ["x"], ["a", "b"], axis=1, split=[2, 4]),
         helper.make_node("TopK", ["b"], ["v", "i"], axis=1, k=2), helper.make_node("Concat", ["a", "v"], ["y"], axis=1)],
-        {"x": (3, 6)}, {"y": F32}, opset=9), (needs("topk"),)),
+        {"x": (3, 6)}, {"y": F32}, opset=9), ()),
     "clip_opset11_inputs": (lambda: _single("Clip", (3, 5), {}, {"lo": np.array(-0.2, np.float32),
                                                                   "hi": np.array(0.4, np.float32)},
                                             ["lo", "hi"], opset=11), ()),
@@ -751,10 +697,10 @@ OP_CASES = {
         helper.make_node("Add", ["g", "h"], ["y"])], {"x": (4, 5)}, {"y": F32}), ()),
     "einsum": (lambda: _single("Einsum", (2, 3, 4), {"equation": "bij,jk->bik"}, {"w": _w(4, 5)}, ["w"]), ()),
     "cumsum_exclusive_reverse": (lambda: _single("CumSum", (2, 6), {"exclusive": 1, "reverse": 1},
-                                                 {"a": np.array(1, dtype=np.int64)}, ["a"]), (needs("cumsum"),)),
-    "cumsum": (lambda: _single("CumSum", (2, 6), {}, {"a": np.array(-1, dtype=np.int64)}, ["a"]), (needs("cumsum"),)),
+                                                 {"a": np.array(1, dtype=np.int64)}, ["a"]), ()),
+    "cumsum": (lambda: _single("CumSum", (2, 6), {}, {"a": np.array(-1, dtype=np.int64)}, ["a"]), ()),
     "topk_values": (lambda: _graph([helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
-                                   {"x": (2, 9)}, {"v": F32, "i": I64}, {"k": _i(3)}), (needs("topk"),)),
+                                   {"x": (2, 9)}, {"v": F32, "i": I64}, {"k": _i(3)}), ()),
     "argmax_keepdims0": (lambda: _single("ArgMax", (3, 7), {"axis": 1, "keepdims": 0}, out_type=I64), ()),
     "reduce_mean_opset13_attr": (lambda: _single("ReduceMean", (2, 3, 4), {"axes": [1, 2], "keepdims": 0}), ()),
     "reduce_sum_opset13_input": (lambda: _single("ReduceSum", (2, 3, 4), {"keepdims": 1}, {"a": _i(-1)}, ["a"]), ()),
@@ -769,11 +715,11 @@ OP_CASES = {
                                            {"x": (2, 3, 5)}, {"y": F32}), ()),
     "identity_dropout": (lambda: _graph([helper.make_node("Identity", ["x"], ["a"]),
                                          helper.make_node("Dropout", ["a"], ["y"])], {"x": (2, 3)}, {"y": F32}), ()),
-    "lstm_forward_states": (lambda: _lstm_case("forward", with_states=True), (needs("rnn"),)),
-    "lstm_reverse": (lambda: _lstm_case("reverse"), (needs("rnn"),)),
-    "lstm_bidirectional_states": (lambda: _lstm_case("bidirectional", with_states=True), (needs("rnn"),)),
-    "gru_bidirectional": (lambda: _gru_case("bidirectional"), (needs("rnn"),)),
-    "gru_reverse": (lambda: _gru_case("reverse"), (needs("rnn"),)),
+    "lstm_forward_states": (lambda: _lstm_case("forward", with_states=True), ()),
+    "lstm_reverse": (lambda: _lstm_case("reverse"), ()),
+    "lstm_bidirectional_states": (lambda: _lstm_case("bidirectional", with_states=True), ()),
+    "gru_bidirectional": (lambda: _gru_case("bidirectional"), ()),
+    "gru_reverse": (lambda: _gru_case("reverse"), ()),
     "gru_linear_before_reset_0": (lambda: _gru_case("bidirectional", linear_before_reset=0), ()),
     "gru_hard_sigmoid_clip": (lambda: _gru_case("forward", activations=["HardSigmoid", "Tanh"], clip=0.8), ()),
     "lstm_peepholes": (lambda: _lstm_variant(peephole=True), ()),
@@ -857,6 +803,7 @@ def test_every_converter_op_is_covered():
     covered.add("_FusedGelu")  # test_gelu_written_out_becomes_one_op
     covered.add("_FusedLayerNorm")  # test_layer_norm_written_out_becomes_one_op
     covered.update({"_FusedSilu", "_FusedHardSwish"})  # test_gated_activations_written_out_become_one_op
+    covered.update({"HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix", "DFT", "STFT"})  # test_onnx_signal.py
     untested = sorted(set(OPS) - covered)
     assert not untested, f"ops without a test: {untested}"
 

@@ -1116,3 +1116,108 @@ def _recurrent(node, inputs):
         y = y.permute(2, 0, 1, 3)                  # [batch, seq, directions, hidden]
         states = [s.transpose(0, 1) for s in states]  # [batch, directions, hidden]
     return ([y] + states)[:node.num_outputs]
+
+
+# ----- signal processing (opset 17): windows, mel weights, DFT, STFT ------------------------------
+
+def _window(node: Node, inputs, shape_of) -> List[torch.Tensor]:
+    size = int(node.static_scalar(inputs, 0, "size"))
+    if not 0 < size <= MAX_ELEMENTS:
+        node.fail(f"window size {size} is outside 1…{MAX_ELEMENTS}")
+    span = size if node.attr("periodic", 1) else size - 1
+    n = torch.arange(size, dtype=torch.float64)
+    phase = 2 * math.pi * n / max(span, 1)
+    return [shape_of(phase).to(ONNX_DTYPES.get(int(node.attr("output_datatype", 1)), torch.float32))]
+
+
+@op("HannWindow")
+def _hann_window(node, inputs):
+    return _window(node, inputs, lambda phase: 0.5 - 0.5 * torch.cos(phase))
+
+
+@op("HammingWindow")
+def _hamming_window(node, inputs):
+    return _window(node, inputs, lambda phase: 25.0 / 46.0 - (21.0 / 46.0) * torch.cos(phase))
+
+
+@op("BlackmanWindow")
+def _blackman_window(node, inputs):
+    return _window(node, inputs, lambda phase: 0.42 - 0.5 * torch.cos(phase) + 0.08 * torch.cos(2 * phase))
+
+
+@op("MelWeightMatrix")
+def _mel_weight_matrix(node, inputs):
+    """The ONNX specification's triangular filters ([dft_length / 2 + 1, num_mel_bins]), on integer
+    FFT-bin edges as its reference implementation computes them."""
+    import numpy as np
+    mels, dft_length, rate = (int(node.static_scalar(inputs, i, what)) for i, what in
+                              enumerate(("num_mel_bins", "dft_length", "sample_rate")))
+    low, high = (float(node.static_scalar(inputs, i, what)) for i, what in ((3, "lower_edge_hertz"), (4, "upper_edge_hertz")))
+    bins = dft_length // 2 + 1
+    if not (0 < mels and 0 < dft_length and 0 < rate) or bins * mels > MAX_ELEMENTS:
+        node.fail(f"a mel weight matrix of {mels} bands over a {dft_length}-point DFT at {rate} Hz is not supported")
+    low_mel = 2595.0 * np.log10(1.0 + low / 700.0)
+    high_mel = 2595.0 * np.log10(1.0 + high / 700.0)
+    edges = np.arange(mels + 2) * ((high_mel - low_mel) / (mels + 2)) + low_mel  # the spec divides by mels + 2
+    edges = ((dft_length + 1) * (700.0 * (np.power(10.0, edges / 2595.0) - 1.0)) // rate).astype(np.int64)
+    weights = np.zeros((bins, mels))
+    for i in range(mels):
+        left, centre, right = (int(e) for e in edges[i:i + 3])
+        if not (0 <= left <= centre <= right < bins + 1):
+            node.fail("the mel band edges fall outside the DFT bins")
+        if centre == left:
+            if centre < bins:
+                weights[centre, i] = 1.0
+        else:
+            for j in range(left, min(centre, bins - 1) + 1):
+                weights[j, i] = (j - left) / (centre - left)
+        for j in range(centre, min(right, bins)):
+            if right > centre:
+                weights[j, i] = (right - j) / (right - centre)
+    return [torch.from_numpy(weights).to(ONNX_DTYPES.get(int(node.attr("output_datatype", 1)), torch.float32))]
+
+
+def _real_signal(node: Node, signal: torch.Tensor) -> torch.Tensor:
+    if signal.shape[-1] != 1:
+        node.fail("a complex input signal ([..., 2]) is not supported: the engine transforms real signals")
+    return signal[..., 0]
+
+
+@op("DFT")
+def _dft(node, inputs):
+    """A forward DFT of a real signal along `axis` (torch.fft.rfft / fft), [..., 2] out."""
+    if node.attr("inverse", 0):
+        node.fail("the inverse DFT is not supported")
+    signal = inputs[0]
+    axis = int(node.attr("axis", 1))
+    axis = axis + signal.dim() if axis < 0 else axis
+    if not 0 <= axis < signal.dim() - 1:
+        node.fail(f"axis {node.attr('axis', 1)} is not a signal axis of a rank-{signal.dim()} input")
+    length = node.static_scalar(inputs, 1, "dft_length")
+    x = _real_signal(node, signal)
+    n = int(length) if length is not None else x.shape[axis]
+    spectrum = torch.fft.rfft(x, n=n, dim=axis) if node.attr("onesided", 0) else torch.fft.fft(x, n=n, dim=axis)
+    return [torch.view_as_real(spectrum)]
+
+
+@op("STFT")
+def _stft(node, inputs):
+    """Frames of `frame_length` every `frame_step`, windowed, DFT per frame: [batch, frames, bins, 2]
+    (torch.stft without centring, its bins and frames axes swapped)."""
+    x = _real_signal(node, inputs[0])
+    step = int(node.static_scalar(inputs, 1, "frame_step"))
+    window = inputs[2] if len(inputs) > 2 else None
+    length = node.static_scalar(inputs, 3, "frame_length")
+    if length is None:
+        if window is None:
+            node.fail("needs a window or a frame_length")
+        length = window.shape[0]
+    length = int(length)
+    if window is not None and window.dim() != 1 or window is not None and window.shape[0] != length:
+        node.fail(f"the window must be one axis of frame_length = {length} values")
+    if step <= 0 or not 0 < length <= x.shape[-1]:
+        node.fail(f"frame_step {step} and frame_length {length} do not fit a signal of {x.shape[-1]} samples")
+    spectrum = torch.stft(x, n_fft=length, hop_length=step, win_length=length,
+                          window=window if window is not None else torch.ones(length), center=False,
+                          onesided=bool(node.attr("onesided", 1)), return_complex=True)
+    return [torch.view_as_real(spectrum).transpose(1, 2)]
