@@ -7,6 +7,7 @@
 #include "engine/Model.h"
 #include "engine/ModelError.h"
 #include "resources/BuiltinModel.h"
+#include "runtime/WindowAnalyzer.h"
 
 #include <cstdio>
 #include <iostream>
@@ -15,6 +16,19 @@ namespace sonotype::cli
 {
 namespace
 {
+    const char* describeScores (runtime::ClassScores scores)
+    {
+        switch (scores)
+        {
+            case runtime::ClassScores::probabilities: return "output 0 ends in a softmax: classify and the plugin show it as it is";
+            case runtime::ClassScores::logProbabilities: return "output 0 ends in a log-softmax: classify and the plugin show exp() of it";
+            case runtime::ClassScores::independentProbabilities:
+                return "output 0 ends in a sigmoid (one probability per class): classify and the plugin show it as it is";
+            case runtime::ClassScores::logits: break;
+        }
+        return "output 0 is logits: classify and the plugin show their softmax";
+    }
+
     constexpr const char* kHelp = R"(usage: sonotype inspect [MODEL.safetensors]
        sonotype inspect --ops
 
@@ -101,7 +115,8 @@ int inspectCommand (const std::vector<std::string>& args)
         std::cout << "(none)";
     for (std::size_t i = 0; i < info.labels.size(); ++i)
         std::cout << (i ? ", " : "") << info.labels[i];
-    std::cout << "\nfrontend:    " << engine::printable (info.frontendJson) << "\n";
+    std::cout << "\nscores:      " << describeScores (runtime::classScoresOf (*model)) << "\n";
+    std::cout << "frontend:    " << engine::printable (info.frontendJson) << "\n";
     describeFeatures (*model);
     std::cout << "ops:         " << info.numNodes << " nodes:";
     for (const auto& [op, count] : info.opCounts)

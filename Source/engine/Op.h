@@ -86,6 +86,11 @@ public:
         run() is never called. */
     virtual bool aliasesInput() const noexcept { return false; }
 
+    /** For softmax and log_softmax over their input's last axis: that axis' size (each row of that
+        many outputs is a (log-)probability distribution); 0 for every other op. (The runtime reads
+        what a model's output holds through it.) */
+    virtual int64_t lastAxisDistribution() const noexcept { return 0; }
+
     /** Told at load that nothing reads output i (not output 0): an op may then skip computing it,
         and must leave its buffer alone. Called before scratchFloats(). */
     virtual void outputUnused (std::size_t /*i*/) noexcept {}

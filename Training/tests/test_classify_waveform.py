@@ -148,3 +148,46 @@ def test_a_raw_waveform_model_runs_with_the_rate_given_at_export(tmp_path):
         with torch.no_grad():
             expected = torch.softmax(net(window), -1)[0].numpy()
         assert np.abs(np.array([float(v) for v in row[5:]]) - expected).max() <= 2e-6
+
+
+class ScoredConv(RawConv):
+    """RawConv whose output ends as public models end theirs: logits, softmax, log-softmax or sigmoid."""
+
+    def __init__(self, ending):
+        super().__init__()
+        self.ending = ending
+
+    def forward(self, x):
+        logits = super().forward(x)
+        if self.ending == "softmax":
+            return logits.softmax(-1)
+        if self.ending == "log_softmax":
+            return torch.log_softmax(logits, dim=-1)
+        if self.ending == "sigmoid":
+            return torch.sigmoid(logits)
+        return logits
+
+
+@pytest.mark.parametrize("ending,shown,inspect_says", [
+    ("logits", lambda y: torch.softmax(y, -1), "output 0 is logits"),
+    ("softmax", lambda y: y, "ends in a softmax"),
+    ("log_softmax", lambda y: y.exp(), "ends in a log-softmax"),
+    ("sigmoid", lambda y: y, "ends in a sigmoid"),
+])
+def test_classify_shows_the_model_scores_without_a_second_softmax(ending, shown, inspect_says, tmp_path):
+    """A model that ends in a softmax (or log-softmax, or sigmoid for multi-label) is shown as it is:
+    the probabilities classify prints are PyTorch's, not a softmax of them."""
+    torch.manual_seed(7)
+    net = ScoredConv(ending).eval()
+    path = tmp_path / f"{ending}.safetensors"
+    export_model(net, torch.zeros(1, 1, 8000), str(path), labels=LABELS, sample_rate=8000)
+    assert inspect_says in sonotype("inspect", path).stdout
+    x = tone(8000, 1.0, 300.0) + 0.2 * np.random.default_rng(3).standard_normal(8000)
+    wav = write_wav(tmp_path / "x.wav", x, 8000, float32=True)
+    result = sonotype("classify", "--model", path, wav)
+    assert result.returncode == 0, result.stderr
+    rows = parse_csv(result.stdout)
+    with torch.no_grad():
+        expected = shown(net(torch.from_numpy(x.astype(np.float32)).reshape(1, 1, -1)))[0].numpy()
+    assert np.abs(np.array([float(v) for v in rows[1][5:]]) - expected).max() <= 2e-6
+    assert expected.max() - expected.min() > 0.01

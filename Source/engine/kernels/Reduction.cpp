@@ -189,6 +189,8 @@ namespace
             args.checkOutput (0, args.input (0));
         }
 
+        int64_t lastAxisDistribution() const noexcept override { return view_.inner == 1 ? view_.dim : 0; }
+
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
             const int64_t n = view_.dim, stride = view_.inner;
@@ -236,6 +238,7 @@ namespace
         bool log_;
         const KernelTable* kernels_ = activeKernelPath().table;
     };
+
     /** Running sum along an axis, accumulated in double as PyTorch's CPU kernel does. */
     class Cumsum final : public Op
     {
