@@ -369,7 +369,7 @@ def test_labels_and_dynamic_axes_with_input_shape(tmp_path):
     assert "16000" in inspect(with_frontend)
     import subprocess
     import sys
-    command = [sys.executable, "-m", "sonotype.export.onnx_import", path, str(tmp_path / "cli.safetensors"),
+    command = [sys.executable, "-m", "sonotype.export", path, str(tmp_path / "cli.safetensors"),
                "--input-shape", "2,40", "--labels", ",".join(labels)]
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": _TRAINING})
     assert result.returncode == 0, result.stderr
