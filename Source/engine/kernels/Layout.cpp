@@ -15,6 +15,19 @@ namespace
 {
     std::size_t bytes (int64_t numFloats) noexcept { return static_cast<std::size_t> (numFloats) * sizeof (float); }
 
+    /** y (contiguous, shaped `shape`) = the elements of x at the given strides, row by row. */
+    void stridedCopy (const Shape& shape, const std::array<Strides, 1>& strides, const float* x, float* y) noexcept
+    {
+        const int64_t inner = shape.rank() > 0 ? strides[0][static_cast<std::size_t> (shape.rank() - 1)] : 1;
+        forEachRow (shape, strides, [&] (int64_t outOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
+            if (inner == 1)
+                std::memcpy (y + outOffset, x + offsets[0], bytes (count));
+            else
+                for (int64_t j = 0; j < count; ++j)
+                    y[outOffset + j] = x[offsets[0] + j * inner];
+        });
+    }
+
     class Reshape final : public Op
     {
     public:
@@ -48,16 +61,7 @@ namespace
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
-            const float* x = in[0];
-            float* y = out[0];
-            const int64_t inner = strides_[0][static_cast<std::size_t> (std::max (out_.rank() - 1, 0))];
-            forEachRow (out_, strides_, [&] (int64_t outOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
-                if (inner == 1)
-                    std::memcpy (y + outOffset, x + offsets[0], bytes (count));
-                else
-                    for (int64_t j = 0; j < count; ++j)
-                        y[outOffset + j] = x[offsets[0] + j * inner];
-            });
+            stridedCopy (out_, strides_, in[0], out[0]);
         }
 
     private:
@@ -317,16 +321,7 @@ namespace
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
-            const float* x = in[0] + offset_;
-            float* y = out[0];
-            const int64_t inner = out_.rank() > 0 ? strides_[0][static_cast<std::size_t> (out_.rank() - 1)] : 1;
-            forEachRow (out_, strides_, [&] (int64_t outOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
-                if (inner == 1)
-                    std::memcpy (y + outOffset, x + offsets[0], bytes (count));
-                else
-                    for (int64_t j = 0; j < count; ++j)
-                        y[outOffset + j] = x[offsets[0] + j * inner];
-            });
+            stridedCopy (out_, strides_, in[0] + offset_, out[0]);
         }
 
     private:

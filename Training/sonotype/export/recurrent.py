@@ -117,24 +117,6 @@ def _lower(r: Recorder, mode: str, a: dict, out) -> List[Optional[int]]:
     return results
 
 
-@handles_function(torch._VF, "rnn_tanh")
-def _rnn_tanh(r, a, out):
-    return _lower(r, "rnn_tanh", a, out)
-
-
-@handles_function(torch._VF, "rnn_relu")
-def _rnn_relu(r, a, out):
-    return _lower(r, "rnn_relu", a, out)
-
-
-@handles_function(torch._VF, "gru")
-def _gru(r, a, out):
-    return _lower(r, "gru", a, out)
-
-
-@handles_function(torch._VF, "lstm")
-def _lstm(r, a, out):
-    return _lower(r, "lstm", a, out)
 
 
 def _cell_state(r: Recorder, state: Optional[torch.Tensor]) -> Optional[int]:
@@ -172,24 +154,14 @@ def _lower_cell(r: Recorder, mode: str, a: dict, out) -> List[Optional[int]]:
     return h
 
 
-@handles_function(torch._VF, "rnn_tanh_cell")
-def _rnn_tanh_cell(r, a, out):
-    return _lower_cell(r, "rnn_tanh", a, out)
+def _register(mode: str) -> None:
+    """torch._VF.<mode> (a layer) and torch._VF.<mode>_cell lowered to rnn nodes of that mode."""
+    handles_function(torch._VF, mode)(lambda r, a, out: _lower(r, mode, a, out))
+    handles_function(torch._VF, f"{mode}_cell")(lambda r, a, out: _lower_cell(r, mode, a, out))
 
 
-@handles_function(torch._VF, "rnn_relu_cell")
-def _rnn_relu_cell(r, a, out):
-    return _lower_cell(r, "rnn_relu", a, out)
-
-
-@handles_function(torch._VF, "gru_cell")
-def _gru_cell(r, a, out):
-    return _lower_cell(r, "gru", a, out)
-
-
-@handles_function(torch._VF, "lstm_cell")
-def _lstm_cell(r, a, out):
-    return _lower_cell(r, "lstm", a, out)
+for _mode in ("rnn_tanh", "rnn_relu", "gru", "lstm"):
+    _register(_mode)
 
 
 @handles("_pack_padded_sequence")
