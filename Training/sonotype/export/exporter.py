@@ -119,8 +119,9 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
     """Writes `model`, specialised to the shape of `example_input`, to the model file `path`.
 
     The model must be in eval mode; it runs once on `example_input`.  Returns a summary dict
-    (input/output shapes, op counts, parameter count).  Raises ExportError naming the operation and
-    the line of the model's code for anything the engine cannot run.
+    (input/output shapes, op counts, parameter count).  Raises ExportError listing every operation
+    the engine cannot run, with counts and the lines of the model's code (`check` gives the same
+    report without raising).
 
     A model that computes its own features from a raw waveform (a torchaudio Spectrogram,
     MelSpectrogram or MFCC inside it) gets the waveform front end: the runtime feeds it mono audio at

@@ -254,7 +254,6 @@ class Recorder:
                 self._replace(t, Tracked(vid=-1, unavailable=unavailable[0]))
             return
         dynamic = op_name not in _SHAPE_ONLY_OPS and any(self.is_dynamic(t) for t in tensor_args)
-        previous = {id(t): self._by_id.get(id(t)) for t in written}
 
         if not dynamic:
             self._record_constant(func, args, kwargs, tensor_args, out)
@@ -277,7 +276,7 @@ class Recorder:
                     self._placeholders(out)
         if op_name not in _METADATA_INPLACE_OPS:
             for t in written:
-                self._propagate_write(t, previous[id(t)])
+                self._propagate_write(t)
         self._geometry_before.clear()
 
     def _record_constant(self, func, args, kwargs, tensor_args, out) -> None:
@@ -319,8 +318,7 @@ class Recorder:
 
     # ----- in-place writes ----------------------------------------------------------------------
     def _written_args(self, func, args, kwargs) -> List[torch.Tensor]:
-        """The tensor arguments the call writes in place (`self` of `add_`, `out=`), with their
-        geometry before the call noted (for in-place view ops such as as_strided_)."""
+        """The tensor arguments the call writes in place (`self` of `add_`, `out=`)."""
         written = []
         for index, argument in enumerate(func._schema.arguments):
             if argument.alias_info is None or not argument.alias_info.is_write:
@@ -336,7 +334,7 @@ class Recorder:
             for t in self._written_args(func, args, kwargs):
                 self._geometry_before[id(t)] = (tuple(t.shape), tuple(t.stride()), t.storage_offset())
 
-    def _propagate_write(self, written: torch.Tensor, before: Optional[Tracked]) -> None:
+    def _propagate_write(self, written: torch.Tensor) -> None:
         """`written` was changed in place: every other tensor sharing elements with it gets its new value."""
         sid = self._storage_id(written)
         members = [m for m in self._storage_members.get(sid, []) if m != id(written) and m in self._by_id]
@@ -368,7 +366,6 @@ class Recorder:
                                                self.graph.add("reshape", [self.value_id_of(new)], [written.numel()])],
                                     [count + written.numel()], axis=0)
             self._by_id[member_id] = Tracked(vid=gather_flat(self, joined, index, tuple(member.shape)))
-
 
     # ----- one call of a torch function lowered whole ------------------------------------------
     def on_function(self, name: str, handler, func, args, kwargs):
