@@ -75,7 +75,7 @@ foreach(kernel_path IN ITEMS baseline avx2)
     endif()
     foreach(test_name IN ITEMS test_parity_layers test_parity_seed_models test_parity_transformer test_seed_layernorm_numbers
                                test_parity_recurrent
-                               test_parity_spectral)
+                               test_parity_spectral test_parity_glue_ops test_parity_families)
         add_test(NAME python_${test_name}_${kernel_path}
             COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${CMAKE_SOURCE_DIR}/Training/tests/${test_name}.py"
             WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
