@@ -32,6 +32,7 @@ namespace
             t["pad"] = makePad;
             t["index_select"] = makeIndexSelect;
             t["as_strided"] = makeAsStrided;
+            t["as_strided_scatter"] = makeAsStridedScatter;
             t["gather"] = makeGather;
             for (const char* name : { "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "var" })
                 t[name] = makeReduce;

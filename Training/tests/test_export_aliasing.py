@@ -104,7 +104,15 @@ def test_in_place_idioms_match_pytorch(fn):
 def test_disjoint_views_need_no_gathers(tmp_path):
     """Writing one chunk leaves the others as they were: nothing is re-gathered for them."""
     summary = export_model(Lambda(gated_chunks).eval(), torch.randn(2, 8), str(tmp_path / "m.safetensors"))
-    assert "gather" not in summary["op_counts"] and "as_strided" not in summary["op_counts"]
+    assert not {"gather", "as_strided", "as_strided_scatter"} & set(summary["op_counts"])
+
+
+def test_a_buffer_filled_row_by_row_takes_one_scatter_per_row(tmp_path):
+    """Writes through slices become strided scatters (no index tables), and only tensors read after
+    a write take it in: the recording stays linear in the number of writes."""
+    summary = export_model(Lambda(slice_assign_into_buffer).eval(), torch.randn(2, 40, 8), str(tmp_path / "m.safetensors"))
+    assert summary["op_counts"]["as_strided_scatter"] == 40
+    assert "gather" not in summary["op_counts"]
 
 
 def test_a_view_beyond_the_tensor_is_an_error():
@@ -118,3 +126,32 @@ def test_as_strided_views_match_pytorch():
         y = x * 1
         return torch.as_strided(y, (1, 7, 6), (20, 2, 1)).sum(-1) + y.as_strided((4, 5), (5, 1)).mean()
     assert_parity(Lambda(framed).eval(), torch.randn(1, 20))
+
+
+def test_a_write_from_an_uncomputed_output_reaches_the_views_it_overlaps():
+    """Pooling indices are not computed: a write made from them leaves overlapping views unusable
+    (reported), not silently stale."""
+    from sonotype.export import check
+
+    def writes_indices(x):
+        y = x * 1
+        indices = F.max_pool1d(y, 2, return_indices=True)[1]
+        view = y[..., :4]
+        view.add_(indices.float())
+        return y.reshape(-1) * 2
+
+    report = check(Lambda(writes_indices).eval(), torch.randn(1, 2, 8))
+    assert [(p.operation, p.reason) for p in report.problems] == [
+        ("model output 0", "reads memory written by an operation the engine does not compute")]
+
+
+def test_a_write_through_a_view_of_another_dtype_is_reported():
+    from sonotype.export import check
+
+    def writes_real_view(x):
+        z = torch.stft(x, 16, 4, window=torch.hann_window(16), return_complex=True)
+        torch.view_as_real(z).mul_(2)
+        return z.abs()
+
+    report = check(Lambda(writes_real_view).eval(), torch.randn(1, 64))
+    assert len(report.problems) == 1 and "view of another dtype" in report.problems[0].reason

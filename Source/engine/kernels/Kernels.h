@@ -22,6 +22,7 @@ std::unique_ptr<Op> makeConcat (const OpArgs&);
 std::unique_ptr<Op> makePad (const OpArgs&);
 std::unique_ptr<Op> makeIndexSelect (const OpArgs&);
 std::unique_ptr<Op> makeAsStrided (const OpArgs&);
+std::unique_ptr<Op> makeAsStridedScatter (const OpArgs&);
 std::unique_ptr<Op> makeGather (const OpArgs&);
 
 // Reduction.cpp

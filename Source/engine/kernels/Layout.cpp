@@ -1,5 +1,5 @@
 // Layout ops: reshape (aliasing), permute, expand, slice, concat, pad, index_select, as_strided,
-// gather.
+// as_strided_scatter, gather.
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Kernels.h"
 #include "engine/CheckedArithmetic.h"
@@ -291,43 +291,80 @@ namespace
         std::vector<int64_t> indices_;
         int64_t outer_ = 0, inner_ = 0, inDim_ = 0;
     };
+    /** The elements x.flat[offset + Σ i_k · stride_k] for i over `shape` (as_strided's geometry),
+        checked at load to lie inside x. */
+    struct StridedView
+    {
+        Shape shape;
+        std::array<Strides, 1> strides {};
+        int64_t offset = 0;
+
+        StridedView (const OpArgs& args, const Shape& viewShape, const char* op) : shape (viewShape)
+        {
+            const auto stride = args.integers ("stride");
+            offset = args.integer ("offset", 0);
+            if (static_cast<int> (stride.size()) != shape.rank())
+                throw ModelError ("stride has " + std::to_string (stride.size()) + " entries for a rank-" + std::to_string (shape.rank()) + " view");
+            if (offset < 0)
+                throw ModelError ("offset " + std::to_string (offset) + " is negative");
+            int64_t last = offset;
+            for (int axis = 0; axis < shape.rank(); ++axis)
+            {
+                const auto step = stride[static_cast<std::size_t> (axis)];
+                if (step < 0)
+                    throw ModelError ("stride " + std::to_string (step) + " is negative");
+                if (shape[axis] > 0)
+                    last = checkedAdd (last, checkedMul (shape[axis] - 1, step, "as_strided extent"), "as_strided extent");
+                strides[0][static_cast<std::size_t> (axis)] = step;
+            }
+            if (shape.numElements() > 0 && last >= args.input (0).numElements())
+                throw ModelError (std::string (op) + " reaches element " + std::to_string (last) + " of an input of " + std::to_string (args.input (0).numElements()));
+        }
+    };
+
     /** A strided view of the input's elements in memory order: out[i0, i1, …] =
         x.flat[offset + Σ i_k · stride_k] (PyTorch's as_strided on a contiguous tensor). */
     class AsStrided final : public Op
     {
     public:
-        explicit AsStrided (const OpArgs& args) : out_ (args.output (0))
+        explicit AsStrided (const OpArgs& args) : view_ (args, args.output (0), "as_strided") {}
+
+        void run (const float* const* in, float* const* out, float*) const noexcept override
         {
-            const auto stride = args.integers ("stride");
-            const int64_t offset = args.integer ("offset", 0);
-            if (static_cast<int> (stride.size()) != out_.rank())
-                throw ModelError ("stride has " + std::to_string (stride.size()) + " entries for a rank-" + std::to_string (out_.rank()) + " output");
-            if (offset < 0)
-                throw ModelError ("offset " + std::to_string (offset) + " is negative");
-            int64_t last = offset;
-            for (int axis = 0; axis < out_.rank(); ++axis)
-            {
-                const auto step = stride[static_cast<std::size_t> (axis)];
-                if (step < 0)
-                    throw ModelError ("stride " + std::to_string (step) + " is negative");
-                if (out_[axis] > 0)
-                    last = checkedAdd (last, checkedMul (out_[axis] - 1, step, "as_strided extent"), "as_strided extent");
-                strides_[0][static_cast<std::size_t> (axis)] = step;
-            }
-            if (out_.numElements() > 0 && last >= args.input (0).numElements())
-                throw ModelError ("as_strided reads element " + std::to_string (last) + " of an input of " + std::to_string (args.input (0).numElements()));
-            offset_ = offset;
+            stridedCopy (view_.shape, view_.strides, in[0] + view_.offset, out[0]);
+        }
+
+    private:
+        StridedView view_;
+    };
+
+    /** x with a strided view of it replaced by src: out = x, then out.flat[offset + Σ i_k · stride_k]
+        = src[i] (PyTorch's as_strided_scatter; what a write through a view, `y[:, t] = v`, does to
+        the tensor viewed). Where the view visits an element twice, the later write wins. */
+    class AsStridedScatter final : public Op
+    {
+    public:
+        explicit AsStridedScatter (const OpArgs& args) : view_ (args, args.input (1), "as_strided_scatter")
+        {
+            args.checkOutput (0, args.input (0));
+            size_ = args.input (0).numElements();
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
-            stridedCopy (out_, strides_, in[0] + offset_, out[0]);
+            std::memcpy (out[0], in[0], bytes (size_));
+            const float* src = in[1];
+            float* y = out[0] + view_.offset;
+            const int64_t inner = view_.shape.rank() > 0 ? view_.strides[0][static_cast<std::size_t> (view_.shape.rank() - 1)] : 1;
+            forEachRow (view_.shape, view_.strides, [&] (int64_t srcOffset, const std::array<int64_t, 1>& offsets, int64_t count) {
+                for (int64_t j = 0; j < count; ++j)
+                    y[offsets[0] + j * inner] = src[srcOffset + j];
+            });
         }
 
     private:
-        Shape out_;
-        std::array<Strides, 1> strides_ {};
-        int64_t offset_ = 0;
+        StridedView view_;
+        int64_t size_ = 0;
     };
 
     /** out[i] = x.flat[indices.flat[i]], the indices stored in the file (whole numbers as float32). */
@@ -433,6 +470,13 @@ std::unique_ptr<Op> makeAsStrided (const OpArgs& args)
     args.expectInputs (1, 1, 1);
     args.expectOutputs (1, 1);
     return std::make_unique<AsStrided> (args);
+}
+
+std::unique_ptr<Op> makeAsStridedScatter (const OpArgs& args)
+{
+    args.expectInputs (2, 2, 2);
+    args.expectOutputs (1, 1);
+    return std::make_unique<AsStridedScatter> (args);
 }
 
 std::unique_ptr<Op> makeGather (const OpArgs& args)

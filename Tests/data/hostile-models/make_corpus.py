@@ -227,7 +227,7 @@ def corpus():
                          {"op": "max_pool", "inputs": [6], "outputs": [7], "attrs": {"kernel": [1 << 20], "stride": [1], "padding": [1 << 19]}}])))
 
     # --- views and gathers whose numbers point outside the tensor ---------------------------
-    add(entry("as_strided_past_end", "as_strided reads element 88 of an input of 88",
+    add(entry("as_strided_past_end", "as_strided reaches element 88 of an input of 88",
               "a strided view of the [1, 8, 11] input starting one element late: its last read is past the end",
               prepended([[1, 8, 11]], [{"op": "as_strided", "inputs": [0], "outputs": [5],
                                         "attrs": {"stride": [88, 11, 1], "offset": 1}}], outputs=[4, 5])))
@@ -235,6 +235,10 @@ def corpus():
               "a strided view with a stride of 2^62: the extent computed naively wraps to a small number",
               prepended([[1, 8, 11]], [{"op": "as_strided", "inputs": [0], "outputs": [5],
                                         "attrs": {"stride": [0, 1 << 62, 0], "offset": 0}}], outputs=[4, 5])))
+    add(entry("as_strided_scatter_past_end", "as_strided_scatter reaches element 88 of an input of 88",
+              "a write of 11 values through a strided view of the input whose last element is one past its end",
+              prepended([[1, 8, 11]], [{"op": "as_strided_scatter", "inputs": [0, 0], "outputs": [5],
+                                        "attrs": {"stride": [88, 11, 1], "offset": 1}}], outputs=[4, 5])))
     add(entry("gather_index_outside", "gather index 88.000000 at 1 is not a whole number in [0, 88)",
               "a gather whose stored index table points one past the input", _gather_file([0.0, 88.0])))
     add(entry("gather_index_fraction", "gather index 0.500000 at 0 is not a whole number in [0, 88)",

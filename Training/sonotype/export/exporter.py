@@ -74,7 +74,8 @@ def _check_arguments(model, example_input) -> None:
 
 
 def _record(model, example_input):
-    """(graph, recorder, model output) of one recorded run."""
+    """(graph, recorder, model output) of one recorded run; an output that depends on a value the
+    engine does not compute is one more problem in the recorder's report."""
     try:
         graph = Graph()
         recorder, output = record(model, example_input, graph)
@@ -85,6 +86,11 @@ def _record(model, example_input):
             raise
         graph = Graph()
         recorder, output = record(model, example_input, graph, grad_enabled=True)
+    for index, t in enumerate(t for t in tree_flatten(output)[0] if isinstance(t, torch.Tensor)):
+        try:
+            recorder.tracked(t)
+        except ExportError as error:
+            recorder.note_problem(f"model output {index}", str(error), "")
     return graph, recorder, output
 
 

@@ -949,7 +949,7 @@ def _to_padded(r, a, out):
 
 # ----- strided views and gathers ----------------------------------------------------------------
 
-def _strided_form(index: torch.Tensor, shape: Sequence[int]):
+def strided_form(index: torch.Tensor, shape: Sequence[int]):
     """(offset, strides) when index (flat positions, one per output element of `shape`) is
     offset + Σ i_k·stride_k with non-negative strides, else None."""
     grid = index.reshape(shape) if shape else index.reshape(())
@@ -979,7 +979,7 @@ def gather_flat(r: Recorder, x: int, index: torch.Tensor, shape: Sequence[int]) 
     count = math.prod(r.graph.shape(x))
     if index.numel() == count and torch.equal(index, torch.arange(count)):
         return reshape(r, x, shape)
-    form = _strided_form(index, shape)
+    form = strided_form(index, shape)
     if form is not None:
         offset, strides = form
         return r.graph.add("as_strided", [x], shape, stride=strides, offset=offset)

@@ -12,9 +12,10 @@ PyTorch chose its eval-mode fast paths (`_native_multi_head_attention`,
 Calls on dynamic tensors are lowered to engine ops by the handlers in `lowering.py`.
 
 In-place writes are followed exactly: a write through one view of a storage (`x += y`,
-`gates[0].sigmoid_()`, `out[:, 0] = v`) gives every other tracked tensor whose memory overlaps the
-written elements a new value, gathered from its old value and the written one; tensors on disjoint
-elements of the same storage keep theirs.
+`gates[0].sigmoid_()`, `out[:, 0] = v`) is logged on the storage; a tensor of that storage read
+later first takes in the writes logged since its value was recorded that overlap its elements (the
+written view scattered into it, `as_strided_scatter`, or a gather where the overlap is irregular).
+Tensors on disjoint elements keep their values, and tensors never read again cost nothing.
 
 The recording does not stop at the first operation the engine lacks: each problem is noted with
 its count and source lines (`problems`), the output gets a placeholder value so the rest of the
@@ -29,6 +30,7 @@ paths, whose results can differ in shape from the slow path's, e.g. nested-tenso
 """
 
 import linecache
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -95,10 +97,21 @@ class Tracked:
     stored_vid: Optional[int] = None          # graph value of a constant once an op on dynamic data uses it
     nested_keep: Optional[torch.Tensor] = None  # for a NestedTensor made from a padding mask: keep-mask [B, L]
     unavailable: str = ""                     # why the engine does not compute this output, if it does not
+    version: int = 0                          # writes to its storage logged when this value was recorded
 
     @property
     def is_const(self) -> bool:
         return self.vid is None
+
+
+@dataclass
+class Write:
+    """One in-place write to a storage: the storage elements written (in the written tensor's
+    element order), its shape and dtype, and its value after the write."""
+    positions: torch.Tensor
+    shape: Tuple[int, ...]
+    dtype: torch.dtype
+    value: Tracked
 
 
 @dataclass
@@ -130,10 +143,9 @@ class Recorder:
         self.suspended = 0  # > 0 while a function lowered whole runs: its ATen calls are not recorded
         self.problems: Dict[Tuple[str, str], Problem] = {}
         self._by_id: Dict[int, Tracked] = {}
-        self._tensors: Dict[int, torch.Tensor] = {}
         self._geometry_before: Dict[int, tuple] = {}
         self._keepalive: List[torch.Tensor] = []
-        self._storage_members: Dict[int, List[int]] = {}
+        self._writes: Dict[int, List[Write]] = {}  # per storage, in order
         self._param_names: Dict[int, str] = {}
         self._param_by_storage: Dict[tuple, str] = {}
         self._num_anonymous = 0
@@ -158,19 +170,21 @@ class Recorder:
     def _remember(self, t: torch.Tensor, tracked: Tracked) -> Tracked:
         self._keepalive.append(t)
         self._by_id[id(t)] = tracked
-        self._tensors[id(t)] = t
-        sid = self._storage_id(t)
-        if sid is not None and sid != 0:
-            members = self._storage_members.setdefault(sid, [])
-            if id(t) not in members:
-                members.append(id(t))
+        tracked.version = len(self._writes.get(self._storage_id(t), ()))
         return tracked
 
     def set_input(self, t: torch.Tensor) -> None:
         self._remember(t, Tracked(vid=self.graph.add_input(tuple(t.shape))))
 
-    def tracked(self, t: torch.Tensor) -> Tracked:
+    def _current(self, t: torch.Tensor) -> Optional[Tracked]:
+        """What is known of t now (the writes to its storage since taken in), or None if nothing."""
         entry = self._by_id.get(id(t))
+        if entry is not None and entry.version < len(self._writes.get(self._storage_id(t), ())):
+            entry = self._take_in_writes(t, entry)
+        return entry
+
+    def tracked(self, t: torch.Tensor) -> Tracked:
+        entry = self._current(t)
         if entry is None:
             name = self._param_names.get(id(t)) or self._param_by_storage.get(self._storage_key(t))
             if name is None:
@@ -246,16 +260,15 @@ class Recorder:
         tensor_args = [a for a in flat_args if isinstance(a, torch.Tensor)]
         op_name = func.overloadpacket.__name__
         written = self._written_args(func, args, kwargs)
-        unavailable = [self._by_id[id(t)].unavailable for t in tensor_args
-                       if id(t) in self._by_id and self._by_id[id(t)].unavailable]
+        current = [self._current(t) for t in tensor_args]
+        unavailable = [entry.unavailable for entry in current if entry is not None and entry.unavailable]
+        dynamic = not unavailable and op_name not in _SHAPE_ONLY_OPS and any(self.is_dynamic(t) for t in tensor_args)
+
         if unavailable:
             # Computed from an output the engine does not produce: fine unless the model uses it.
             for t in (o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)):
                 self._replace(t, Tracked(vid=-1, unavailable=unavailable[0]))
-            return
-        dynamic = op_name not in _SHAPE_ONLY_OPS and any(self.is_dynamic(t) for t in tensor_args)
-
-        if not dynamic:
+        elif not dynamic:
             self._record_constant(func, args, kwargs, tensor_args, out)
         else:
             source = user_source()
@@ -276,7 +289,7 @@ class Recorder:
                     self._placeholders(out)
         if op_name not in _METADATA_INPLACE_OPS:
             for t in written:
-                self._propagate_write(t)
+                self._log_write(t)
         self._geometry_before.clear()
 
     def _record_constant(self, func, args, kwargs, tensor_args, out) -> None:
@@ -334,38 +347,73 @@ class Recorder:
             for t in self._written_args(func, args, kwargs):
                 self._geometry_before[id(t)] = (tuple(t.shape), tuple(t.stride()), t.storage_offset())
 
-    def _propagate_write(self, written: torch.Tensor) -> None:
-        """`written` was changed in place: every other tensor sharing elements with it gets its new value."""
+    def _log_write(self, written: torch.Tensor) -> None:
+        """`written` was changed in place (its tracked value is the new one): logs the write on its storage."""
         sid = self._storage_id(written)
-        members = [m for m in self._storage_members.get(sid, []) if m != id(written) and m in self._by_id]
-        if not members:
+        entry = self._by_id.get(id(written))
+        if sid is None or entry is None or written.is_nested:
             return
-        new = self._by_id.get(id(written))
-        written_positions = self.storage_positions(written).reshape(-1)
-        index_in_written = torch.full((written.storage().size(),), -1, dtype=torch.int64)
-        index_in_written[written_positions] = torch.arange(written_positions.numel())
-        for member_id in members:
-            member = self._tensors[member_id]
-            entry = self._by_id[member_id]
-            if entry.unavailable or member.is_nested:
-                continue
-            selected = index_in_written[self.storage_positions(member).reshape(-1)]
-            if not bool((selected >= 0).any()):
-                continue  # disjoint elements of the same storage: unchanged
-            if entry.is_const and new is not None and new.is_const:
-                self._by_id[member_id] = Tracked(const=member.detach().clone(), name=entry.name + ".written")
-                continue
-            if new is None or new.unavailable:
-                self._by_id[member_id] = Tracked(vid=-1, unavailable="reads memory written by an operation "
-                                                                     "the engine does not compute")
-                continue
-            from .lowering import gather_flat
-            count = member.numel()
-            index = torch.where(selected >= 0, selected + count, torch.arange(count))
-            joined = self.graph.add("concat", [self.graph.add("reshape", [self.value_id_of(entry)], [count]),
-                                               self.graph.add("reshape", [self.value_id_of(new)], [written.numel()])],
-                                    [count + written.numel()], axis=0)
-            self._by_id[member_id] = Tracked(vid=gather_flat(self, joined, index, tuple(member.shape)))
+        log = self._writes.setdefault(sid, [])
+        log.append(Write(self.storage_positions(written).reshape(-1), tuple(written.shape), written.dtype, entry))
+        entry.version = len(log)
+
+    def _take_in_writes(self, t: torch.Tensor, entry: Tracked) -> Tracked:
+        """t's value with the writes to its storage since `entry` was recorded applied, in order."""
+        log = self._writes[self._storage_id(t)]
+        pending = log[entry.version:]
+        if any(write.dtype != t.dtype for write in pending):
+            # Element positions of views of another dtype (view_as_real of a complex tensor) do not line up.
+            updated = Tracked(vid=-1, unavailable="reads memory written in place through a view of another dtype "
+                                                  "(e.g. torch.view_as_real of a complex tensor); write it out of place")
+            updated.version = len(log)
+            self._by_id[id(t)] = updated
+            return updated
+        positions = self.storage_positions(t).reshape(-1)
+        size = t.storage().size()
+        index_in_t = torch.full((size,), -1, dtype=torch.int64)
+        index_in_t[positions] = torch.arange(positions.numel())
+        overlapping = []
+        for write in pending:
+            inside = index_in_t[write.positions]
+            if bool((inside >= 0).any()):
+                overlapping.append((write, inside))
+        if not overlapping:
+            updated = entry
+        elif entry.unavailable or any(w.value.unavailable for w, _ in overlapping):
+            updated = Tracked(vid=-1, unavailable="reads memory written by an operation the engine does not compute")
+        elif entry.is_const and all(w.value.is_const for w, _ in overlapping):
+            updated = Tracked(const=t.detach().clone(), name=entry.name + ".written")  # folded: the live value is it
+        else:
+            vid = self.value_id_of(entry)
+            for write, inside in overlapping:
+                vid = self._write_into(vid, tuple(t.shape), positions, size, write, inside)
+            updated = Tracked(vid=vid)
+        updated.version = len(log)
+        self._by_id[id(t)] = updated
+        return updated
+
+    def _write_into(self, vid: int, shape: tuple, positions: torch.Tensor, storage_size: int, write: Write,
+                    inside: torch.Tensor) -> int:
+        """The value `vid` (of a tensor on storage elements `positions`) after `write`, whose elements
+        are at `inside` in it (-1: not in it): the write scattered in where it is a strided view of the
+        tensor, else a gather from the old value and the written one."""
+        from .lowering import gather_flat, strided_form
+        value = self.value_id_of(write.value)
+        count = positions.numel()
+        if bool((inside >= 0).all()):
+            form = strided_form(inside, write.shape)
+            if form is not None:
+                offset, strides = form
+                return self.graph.add("as_strided_scatter", [vid, value], list(shape), stride=strides, offset=offset)
+        index_in_write = torch.full((storage_size,), -1, dtype=torch.int64)
+        index_in_write[write.positions] = torch.arange(write.positions.numel())
+        selected = index_in_write[positions]
+        index = torch.where(selected >= 0, selected + count, torch.arange(count))
+        written_count = math.prod(write.shape)
+        joined = self.graph.add("concat", [self.graph.add("reshape", [vid], [count]),
+                                           self.graph.add("reshape", [value], [written_count])],
+                                [count + written_count], axis=0)
+        return gather_flat(self, joined, index, shape)
 
     # ----- one call of a torch function lowered whole ------------------------------------------
     def on_function(self, name: str, handler, func, args, kwargs):
