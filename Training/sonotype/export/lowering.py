@@ -329,8 +329,7 @@ def _copy(r, a, out):
 
 @handles("fill", "zero")
 def _fill(r, a, out):
-    r.graph_fill_count = getattr(r, "graph_fill_count", 0) + 1
-    return Tracked(const=out.detach().clone(), name=f"const.fill.{r.graph_fill_count}")
+    return Tracked(const=out.detach().clone(), name="const.fill")
 
 
 # ----- elementwise ------------------------------------------------------------------------------
@@ -743,9 +742,7 @@ def _transposed_convolution(r: Recorder, a, out) -> int:
             pads[axis] = [before, after]
             shape[axis] += before + after
             x = r.graph.add("pad", [x], shape, pads=pads, value=0.0)
-    r.graph_transposed_count = getattr(r, "graph_transposed_count", 0) + 1
-    name = f"{r.tracked(weight).name}.as_convolution"
-    w_vid = r.graph.add_tensor(name if name not in r.graph.tensors else f"{name}.{r.graph_transposed_count}", w)
+    w_vid = r.graph.add_tensor(f"{r.tracked(weight).name}.as_convolution", w)
     bias = r.value_id(a["bias"]) if a["bias"] is not None else None
     return r.graph.add("conv", [x, w_vid, bias], _shape(out), stride=[1] * num_spatial, padding=[0] * num_spatial,
                        dilation=dilation, groups=groups)
@@ -827,8 +824,7 @@ def _additive_mask(r: Recorder, mask: Optional[torch.Tensor], mask_type, batch: 
     combined = pieces[0]
     for piece in pieces[1:]:
         combined = combined + piece
-    r.graph_mask_count = getattr(r, "graph_mask_count", 0) + 1
-    return r.graph.add_tensor(f"attention_mask.{r.graph_mask_count}", combined)
+    return r.graph.add_tensor("attention_mask", combined)
 
 
 def multi_head_attention(r: Recorder, query: int, key: int, value: int, num_heads: int, qkv_weight, qkv_bias,
@@ -985,8 +981,7 @@ def gather_flat(r: Recorder, x: int, index: torch.Tensor, shape: Sequence[int]) 
         return r.graph.add("as_strided", [x], shape, stride=strides, offset=offset)
     if count > 1 << 24:
         raise ExportError("an element gather from a tensor of more than 2^24 elements is not supported")
-    r.graph_gather_count = getattr(r, "graph_gather_count", 0) + 1
-    indices = r.graph.add_tensor(f"gather_indices.{r.graph_gather_count}", index.reshape(shape).to(torch.float32))
+    indices = r.graph.add_tensor("gather_indices", index.reshape(shape).to(torch.float32))
     return r.graph.add("gather", [x, indices], shape)
 
 
@@ -1182,12 +1177,10 @@ def _upsample_linear(r, a, out):
         shape = list(r.graph.shape(x))
         shape[axis] = sizes[i]
         weight_shape = [sizes[i]] + [1] * (rank - axis - 1)
-        r.graph_upsample_count = getattr(r, "graph_upsample_count", 0) + 1
         taps = []
         for indices, weights, tap in ((index0, lambda0, 0), (index1, lambda1, 1)):
             picked = r.graph.add("index_select", [x], shape, axis=axis, indices=indices)
-            w = r.graph.add_tensor(f"upsample.{r.graph_upsample_count}.lambda{tap}",
-                                   torch.tensor(weights, dtype=torch.float32).reshape(weight_shape))
+            w = r.graph.add_tensor(f"upsample.lambda{tap}", torch.tensor(weights, dtype=torch.float32).reshape(weight_shape))
             taps.append(r.graph.add("mul", [picked, w], shape))
         x = r.graph.add("add", taps, shape)
     return x

@@ -54,8 +54,7 @@ def stft_node(r, x: int, n_fft: int, hop: int, window: Optional[torch.Tensor], o
     bins = n_fft // 2 + 1 if onesided else n_fft
     inputs = [x]
     if window is not None:
-        r.graph_window_count = getattr(r, "graph_window_count", 0) + 1
-        inputs.append(r.graph.add_tensor(f"stft.window.{r.graph_window_count}", window))
+        inputs.append(r.graph.add_tensor("stft.window", window))
     return r.graph.add("stft", inputs, [batch, bins, frames, 2], n_fft=int(n_fft), hop_length=int(hop),
                        onesided=bool(onesided), scale=float(scale))
 
