@@ -2,6 +2,7 @@
 // late, lock-free readers.
 #include "runtime/StreamingRuntime.h"
 #include "support/Fixtures.h"
+#include "support/ManualWorker.h"
 #include "support/TestSignals.h"
 
 #include <catch2/catch.hpp>
@@ -22,14 +23,6 @@ std::shared_ptr<const engine::Model> tinyModel()
     static const auto model = engine::Model::load (fixturePath ("tiny_classifier.safetensors"));
     return model;
 }
-
-/** A worker that runs nothing: the test calls processPending() itself. */
-class ManualWorker final : public WorkerThread
-{
-public:
-    void start (std::function<void()>) override {}
-    void join() override {}
-};
 
 /** Every complete window of the whole signal, as the offline path computes them. */
 std::vector<WindowResult> offlineWindows (const std::vector<float>& signal, double rate, double hop)

@@ -3,6 +3,7 @@
 #include "cli/Npy.h"
 #include "runtime/StreamingRuntime.h"
 #include "support/Fixtures.h"
+#include "support/ManualWorker.h"
 #include "support/TestSignals.h"
 
 #include <catch2/catch.hpp>
@@ -22,13 +23,6 @@ std::shared_ptr<const engine::Model> waveformModel()
     static const auto model = engine::Model::load (fixturePath ("waveform_classifier.safetensors"));
     return model;
 }
-
-class ManualWorker final : public WorkerThread
-{
-public:
-    void start (std::function<void()>) override {}
-    void join() override {}
-};
 } // namespace
 
 TEST_CASE ("a waveform model's window is its raw samples: PyTorch's output on the same samples", "[runtime][waveform]")

@@ -6,17 +6,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from sonotype.export import export_model
-from sonotype.testing.parity import assert_parity
-
-
-class Lambda(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x):
-        return self.fn(x)
+from sonotype.export import check, export_model
+from sonotype.testing.parity import Lambda, assert_parity
 
 
 def gated_chunks(x):  # a hand-written GRU/LSTM cell: in-place activations on chunks of one buffer
@@ -116,7 +107,6 @@ def test_a_buffer_filled_row_by_row_takes_one_scatter_per_row(tmp_path):
 
 
 def test_a_view_beyond_the_tensor_is_an_error():
-    from sonotype.export import check
     report = check(Lambda(lambda x: torch.as_strided((x * 1)[2:6], (2, 4), (1, 1), 0)).eval(), torch.randn(8))
     assert [p.reason for p in report.problems] == ["the view reads memory outside the tensor it is taken from"]
 
@@ -131,7 +121,6 @@ def test_as_strided_views_match_pytorch():
 def test_a_write_from_an_uncomputed_output_reaches_the_views_it_overlaps():
     """Pooling indices are not computed: a write made from them leaves overlapping views unusable
     (reported), not silently stale."""
-    from sonotype.export import check
 
     def writes_indices(x):
         y = x * 1
@@ -146,7 +135,6 @@ def test_a_write_from_an_uncomputed_output_reaches_the_views_it_overlaps():
 
 
 def test_a_write_through_a_view_of_another_dtype_is_reported():
-    from sonotype.export import check
 
     def writes_real_view(x):
         z = torch.stft(x, 16, 4, window=torch.hann_window(16), return_complex=True)

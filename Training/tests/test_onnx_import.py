@@ -509,7 +509,8 @@ def _masking():
     return _graph(nodes, {"x": (3, 8)}, {"y": F32}, inits)
 
 
-def _gelu_pattern():
+def _gelu_pattern(outputs=("y",)):
+    """GELU as exporters write it out: x * (1 + erf(x / sqrt(2))) * 0.5."""
     nodes = [
         helper.make_node("Div", ["x", "sqrt2"], ["d"]),
         helper.make_node("Erf", ["d"], ["e"]),
@@ -519,7 +520,7 @@ def _gelu_pattern():
     ]
     inits = {"sqrt2": np.array(1.4142135, dtype=np.float32), "one": np.array(1.0, dtype=np.float32),
              "half": np.array(0.5, dtype=np.float32)}
-    return _graph(nodes, {"x": (4, 16)}, {"y": F32}, inits)
+    return _graph(nodes, {"x": (4, 16)}, {name: F32 for name in outputs}, inits)
 
 
 def _gelu_half_first():
@@ -538,16 +539,7 @@ def _gelu_half_first():
 
 def _gelu_lookalike():
     """Erf's output is also a graph output: not fused (the intermediate value is needed)."""
-    nodes = [
-        helper.make_node("Div", ["x", "sqrt2"], ["d"]),
-        helper.make_node("Erf", ["d"], ["e"]),
-        helper.make_node("Add", ["e", "one"], ["e1"]),
-        helper.make_node("Mul", ["x", "e1"], ["m"]),
-        helper.make_node("Mul", ["m", "half"], ["y"]),
-    ]
-    inits = {"sqrt2": np.array(1.4142135, dtype=np.float32), "one": np.array(1.0, dtype=np.float32),
-             "half": np.array(0.5, dtype=np.float32)}
-    return _graph(nodes, {"x": (4, 16)}, {"y": F32, "e": F32}, inits)
+    return _gelu_pattern(outputs=("y", "e"))
 
 
 def _variadic():

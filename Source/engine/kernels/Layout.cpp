@@ -464,7 +464,6 @@ std::unique_ptr<Op> makeIndexSelect (const OpArgs& args)
     return std::make_unique<IndexSelect> (args);
 }
 
-
 std::unique_ptr<Op> makeAsStrided (const OpArgs& args)
 {
     args.expectInputs (1, 1, 1);

@@ -41,6 +41,19 @@ def compare(engine: np.ndarray, reference: np.ndarray) -> Parity:
     return Parity(float(diff.max()), float(rel.max()))
 
 
+class Lambda(torch.nn.Module):
+    """A model made of a function: forward(x) = fn(x, *modules), the modules registered as its own
+    (so their weights are the model's parameters); for the op-level parity tests."""
+
+    def __init__(self, fn, *modules):
+        super().__init__()
+        self.fn = fn
+        self.layers = torch.nn.ModuleList(modules)
+
+    def forward(self, x):
+        return self.fn(x, *self.layers)
+
+
 def torch_reference(model: torch.nn.Module, x: torch.Tensor):
     """The model's output as inference runs it (no_grad); with autograd on where PyTorch 1.13's
     fused eval path fails for the model (MultiheadAttention with bias=False)."""
