@@ -3,7 +3,6 @@ through one view reaches every tensor sharing those elements; disjoint views kee
 
 import pytest
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 from sonotype.export import check, export_model
