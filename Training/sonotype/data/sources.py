@@ -1,8 +1,13 @@
-"""Sound sources: FluidR3 GM through fluidsynth, espeak-ng voices, noise and silence made in code."""
+"""Packaged sound sources rendered from MIDI phrases (soundfonts through fluidsynth, GUS patches and
+soundfonts through timidity) and speech from two formant synthesizers (espeak-ng, espeak 1.48).
+
+Sources reserved for the unseen-source evaluation (MuseScore General, TimGM6mb, flite, festival voices,
+recorded sample packs; see sonotype.evaluate) are never named here."""
 
 import os
 import subprocess
 import tempfile
+from dataclasses import dataclass, field
 
 import mido
 import numpy as np
@@ -14,6 +19,85 @@ from .midi import phrase_events, write_midi
 from .resample import resample
 
 SOUNDFONT = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
+DRUM_KITS = [0, 8, 16, 24, 25, 32, 40, 48]
+
+
+@dataclass(frozen=True)
+class Soundfont:
+    """One sample set and the synthesizer that plays it. `programs`: family -> [(bank, program, gm)], where
+    `gm` is the General MIDI program whose range and articulation the phrase follows (a bank's sound
+    need not sit at its GM number); `drum_kits`: [(bank, program)] on channel 10; `melodic_kit`: the kit is
+    an ordinary preset at bank 0 program 0 (AVL's drum soundfonts), played on channel 1."""
+    name: str
+    path: str
+    renderer: str = "fluidsynth"  # or "timidity" (path is then a timidity configuration)
+    programs: dict = field(default_factory=dict)
+    drum_kits: tuple = ()
+    melodic_kit: bool = False
+
+    def families(self):
+        return set(self.programs) | ({"drums"} if self.drum_kits else set())
+
+
+def gm(programs, bank=0):
+    return {family: [(bank, p, p) for p in numbers] for family, numbers in programs.items()}
+
+
+# csound's sf_GMbank has a General MIDI bank and an MT-32 bank (127) of other recordings; the MT-32
+# presets below are the ones whose names put them in a family (fluidsynth's `inst 1` lists them).
+MT32 = {
+    "piano": [(127, p, g) for p, g in ((0, 0), (1, 1), (2, 2), (3, 4), (4, 4), (5, 5), (7, 3))],
+    "organ": [(127, p, g) for p, g in ((8, 16), (9, 17), (10, 18), (11, 16), (12, 19), (13, 19), (14, 20))],
+    "guitar": [(127, p, g) for p, g in ((59, 24), (60, 25), (61, 27), (62, 29))],
+    "bass": [(127, p, g) for p, g in ((64, 32), (65, 32), (66, 33), (67, 34), (68, 36), (69, 37), (70, 35), (71, 35),
+                                      (28, 38), (29, 39))],
+    "strings": [(127, p, g) for p, g in ((48, 48), (49, 48), (50, 49), (52, 40), (53, 40), (54, 42), (55, 42), (56, 43))],
+    "brass": [(127, p, g) for p, g in ((88, 56), (89, 56), (90, 57), (91, 57), (92, 60), (93, 60), (94, 58), (95, 61),
+                                       (96, 61), (24, 62), (25, 63))],
+    "woodwind": [(127, p, g) for p, g in ((72, 73), (73, 73), (74, 72), (75, 72), (76, 74), (77, 75), (78, 65), (79, 66),
+                                          (80, 64), (81, 67), (82, 71), (83, 71), (84, 68), (85, 69), (86, 70))],
+    "synth": [(127, p, g) for p, g in ((32, 88), (37, 99), (44, 84), (47, 80), (36, 97), (125, 89))],
+}
+SF_GMBANK_VARIATIONS = {
+    "piano": [(8, 4, 4), (8, 5, 5)], "organ": [(8, 16, 16), (8, 17, 17), (8, 19, 19)],
+    "guitar": [(8, 25, 25), (8, 26, 26), (8, 27, 27), (8, 28, 28), (16, 25, 25)], "bass": [(8, 38, 38), (8, 39, 39)],
+    "strings": [(8, 40, 40), (8, 48, 48)], "brass": [(8, 61, 61), (8, 62, 62), (8, 63, 63)], "synth": [(8, 80, 80)],
+}
+FREEPATS_PROGRAMS = {0, 1, 2, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 19, 21, 23, 24, 25, 26, 27, 28, 29, 30, 32, 33, 34, 35, 36, 37, 38,
+                     40, 42, 44, 45, 46, 47, 48, 53, 56, 57, 58, 59, 60, 61, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
+                     79, 80, 84, 88, 94, 95, 98, 101, 102, 104, 114, 115, 120, 122, 125}
+
+
+def _merge(*tables):
+    merged = {}
+    for table in tables:
+        for family, entries in table.items():
+            merged.setdefault(family, []).extend(entries)
+    return merged
+
+
+SOUNDFONTS = {
+    "fluidr3": Soundfont("fluidr3", SOUNDFONT, programs=gm(PROGRAMS), drum_kits=tuple((128, k) for k in DRUM_KITS)),
+    "fluidr3-mono": Soundfont("fluidr3-mono", "/usr/share/sounds/sf3/FluidR3Mono_GM.sf3", programs=gm(PROGRAMS),
+                              drum_kits=((128, 0), (128, 8), (128, 16), (128, 24), (128, 25), (128, 32), (128, 40), (128, 48))),
+    "sf-gmbank": Soundfont("sf-gmbank", "/usr/share/sounds/sf2/sf_GMbank.sf2",
+                           programs=_merge(gm(PROGRAMS), MT32, SF_GMBANK_VARIATIONS),
+                           drum_kits=tuple((128, k) for k in (0, 8, 16, 24, 25, 32, 40, 48, 127))),
+    # FM synthesis of every General MIDI program: only the families FM imitates well enough to carry their label.
+    "opl3": Soundfont("opl3", "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2", programs=gm({"organ": PROGRAMS["organ"], "synth": PROGRAMS["synth"]})),
+    "freepats": Soundfont("freepats", "/etc/timidity/freepats.cfg", renderer="timidity",
+                          programs=gm({f: [p for p in ps if p in FREEPATS_PROGRAMS] for f, ps in PROGRAMS.items()}),
+                          drum_kits=((128, 0),)),
+    # The same FluidR3 samples through timidity's voice engine (its own envelopes, interpolation, reverb).
+    "fluidr3-timidity": Soundfont("fluidr3-timidity", "/etc/timidity/fluidr3_gm.cfg", renderer="timidity", programs=gm(PROGRAMS),
+                                  drum_kits=tuple((128, k) for k in DRUM_KITS)),
+    "avl-black-pearl": Soundfont("avl-black-pearl", "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2", drum_kits=((0, 0),), melodic_kit=True),
+    "avl-red-zeppelin": Soundfont("avl-red-zeppelin", "/usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2", drum_kits=((0, 0),), melodic_kit=True),
+}
+# General MIDI sound effects (and the GS variations in sf_GMbank) that are noise by the classes' definition.
+NOISE_PRESETS = [(0, 122, 122), (0, 125, 125), (0, 126, 126), (1, 122, 122), (1, 125, 125), (2, 122, 122), (2, 125, 125),
+                 (3, 122, 122), (3, 125, 125), (4, 122, 122), (6, 125, 125), (7, 125, 125), (9, 125, 125)]
+
 
 SENTENCES = [
     "the quick brown fox jumps over the lazy dog", "please turn the volume down a little", "we recorded the vocals last night",
@@ -38,29 +122,103 @@ def read_wav(path):
     return data
 
 
+def read_audio(path):
+    """Any file sox reads (OGG, FLAC, WAV…) as 16 kHz mono float32, through the product's resampler."""
+    with tempfile.TemporaryDirectory() as tmp:
+        wav = os.path.join(tmp, "a.wav")
+        subprocess.run(["sox", path, "-b", "16", "-c", "1", wav], check=True, capture_output=True)
+        return read_wav(wav)
+
+
 RENDER_RATES = [16000, 22050, 32000, 44100, 48000]
 LAYER_PROBABILITY = 0.15
 
 
+def _soundfont(soundfont):
+    if isinstance(soundfont, Soundfont):
+        return soundfont
+    return Soundfont(os.path.basename(soundfont), soundfont, programs=gm(PROGRAMS), drum_kits=tuple((128, k) for k in DRUM_KITS))
+
+
+def _voice(events, channel, entry, drums=False):
+    """Rewrites the phrase's program change on `channel` to the soundfont's (bank, program) of `entry`."""
+    bank, program = entry[0], entry[1]
+    out = []
+    for t, message in events:
+        if message.type == "program_change" and message.channel == channel:
+            if not drums:
+                out.append((t, mido.Message("control_change", channel=channel, control=0, value=bank)))
+            message = message.copy(program=program)
+        out.append((t, message))
+    return out
+
+
+def _to_channel(events, source, target):
+    return [(t, m.copy(channel=target) if getattr(m, "channel", None) == source else m) for t, m in events]
+
+
+def sound_effect_events(rng, program, seconds):
+    """A sound-effect preset held for the whole phrase (one or two long notes at varied pitch and level)."""
+    events = [(0.0, mido.Message("program_change", channel=0, program=program)),
+              (0.0, mido.Message("control_change", channel=0, control=7, value=int(rng.integers(80, 128))))]
+    t = 0.0
+    while t < seconds:
+        length = float(rng.uniform(1.0, seconds + 0.5))
+        note = int(rng.integers(48, 73))
+        events.append((t, mido.Message("note_on", channel=0, note=note, velocity=int(rng.integers(60, 128)))))
+        events.append((t + length, mido.Message("note_off", channel=0, note=note)))
+        t += length * float(rng.uniform(0.6, 1.0))
+    return events
+
+
 def render_instrument_clips(rng, family, count, seconds, programs=None, soundfont=SOUNDFONT, vary=True):
-    """`count` clips of `seconds` of one instrument family, rendered in several fluidsynth runs with
-    reverb and chorus on or off. With `vary` (training data), each run has a random sample rate (brought
-    to 16 kHz by the product's resampler) and the phrases vary the timbre and are sometimes layered;
-    without it (the unseen-source evaluation), plain phrases at 16 kHz."""
-    programs = programs if programs is not None else PROGRAMS.get(family, [0])
+    """`count` clips of `seconds` of one family from one soundfont (a Soundfont of SOUNDFONTS, or a .sf2 path
+    played by fluidsynth with the General MIDI programs), rendered in several runs with the synthesizer's
+    reverb and chorus on or off. `family` "noise" plays NOISE_PRESETS. With `vary` (training data), each run
+    has a random sample rate (brought to 16 kHz by the product's resampler) and the phrases vary the timbre
+    and are sometimes layered; without it (the unseen-source evaluation), plain phrases at 16 kHz.
+    `programs`: General MIDI program numbers to restrict the choice to."""
+    font = _soundfont(soundfont)
+    drums = family == "drums"
+    if drums:
+        entries = list(font.drum_kits)
+    elif family == "noise":
+        entries = list(NOISE_PRESETS)
+    else:
+        entries = list(font.programs.get(family, []))
+        if programs is not None:
+            entries = [e for e in entries if e[2] in programs]
+    if not entries:
+        raise ValueError(f"soundfont {font.name} has no {family} programs")
     clips = []
     runs = max(1, min(16 if vary else 4, count // 8))
     per_run = [count // runs + (1 if i < count % runs else 0) for i in range(runs)]
     gap = 1.5  # release tails ring out before the next phrase
     with tempfile.TemporaryDirectory() as tmp:
         for run, n in enumerate(per_run):
+            if n == 0:
+                continue
             segments = []
             for i in range(n):
-                layer = None
-                if vary and family != "drums" and len(programs) > 1 and rng.random() < LAYER_PROBABILITY:
-                    layer = int(rng.choice(programs))
-                events = phrase_events(rng, family, int(rng.choice(programs)), seconds + 0.5, layer, timbre=vary)
-                for channel in ((9,) if family == "drums" else (0, 1)):
+                entry = entries[int(rng.integers(0, len(entries)))]
+                if family == "noise":
+                    events = sound_effect_events(rng, entry[1], seconds + 0.5)
+                    events = _voice(events, 0, entry)
+                elif drums:
+                    events = phrase_events(rng, family, 0, seconds + 0.5, timbre=vary)
+                    events = _voice(events, 9, entry, drums=True)
+                    if font.melodic_kit:
+                        events = _to_channel(_voice(events, 9, (0, 0), drums=True), 9, 0)
+                else:
+                    layer = None
+                    if vary and len(entries) > 1 and rng.random() < LAYER_PROBABILITY:
+                        layer = entries[int(rng.integers(0, len(entries)))]
+                    events = phrase_events(rng, family, entry[2], seconds + 0.5, layer[2] if layer else None, timbre=vary)
+                    events = _voice(events, 0, entry)
+                    if layer:
+                        events = _voice(events, 1, layer)
+                channels = (0,) if drums and font.melodic_kit else (9,) if drums else (0, 1)
+                for channel in channels:
                     events.append((seconds + 0.6, mido.Message("control_change", channel=channel, control=123, value=0)))
                     events.append((seconds + 0.6, mido.Message("control_change", channel=channel, control=121, value=0)))
                 segments.append((i * (seconds + gap), events))
@@ -69,8 +227,13 @@ def render_instrument_clips(rng, family, count, seconds, programs=None, soundfon
             write_midi(midi_path, segments)
             reverb, chorus = int(rng.integers(0, 2)), int(rng.integers(0, 2))
             rate = int(rng.choice(RENDER_RATES)) if vary else SAMPLE_RATE
-            subprocess.run(["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", str(rate), "-R", str(reverb), "-C", str(chorus),
-                            "-F", wav_path, soundfont, midi_path], check=True, capture_output=True)
+            if font.renderer == "timidity":
+                command = ["timidity", "-c", font.path, "-idq", "--preserve-silence", "-Ow", "-o", wav_path, "-s", str(rate),
+                           f"-EFreverb={'f' if reverb else 0}", f"-EFchorus={'d' if chorus else 0}", midi_path]
+            else:
+                command = ["fluidsynth", "-ni", "-q", "-g", "0.6", "-r", str(rate), "-R", str(reverb), "-C", str(chorus),
+                           "-F", wav_path, font.path, midi_path]
+            subprocess.run(command, check=True, capture_output=True)
             audio = read_wav(wav_path)
             length = int(seconds * SAMPLE_RATE)
             for i in range(n):
@@ -80,28 +243,28 @@ def render_instrument_clips(rng, family, count, seconds, programs=None, soundfon
     return clips
 
 
-def espeak_voices(languages=("en", "de", "fr", "es", "it", "nl", "pt", "pl", "sv", "hi")):
-    """espeak-ng voice names: English voices and variants plus a few other languages."""
-    listing = subprocess.run(["espeak-ng", "--voices"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
+def espeak_voices(languages=("en", "de", "fr", "es", "it", "nl", "pt", "pl", "sv", "hi"), engine="espeak-ng"):
+    """Voice names of `engine` (espeak-ng, or espeak 1.48): voices of a few languages, and the variants."""
+    listing = subprocess.run([engine, "--voices"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
     voices = sorted({line.split()[4] for line in listing if line.split() and line.split()[1].split("-")[0] in languages})
-    variants = subprocess.run(["espeak-ng", "--voices=variant"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
+    variants = subprocess.run([engine, "--voices=variant"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
     variant_names = sorted({line.split()[4].split("/")[-1] for line in variants if line.split()})
     return voices, variant_names
 
 
-def speech_clips(rng, count, seconds, voices, variants):
+def speech_clips(rng, count, seconds, voices, variants, engine="espeak-ng"):
     length = int(seconds * SAMPLE_RATE)
     clips = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "speech.wav")
         for _ in range(count):
             voice = str(rng.choice(voices))
-            if rng.random() < 0.6:
+            if variants and rng.random() < 0.6:
                 voice += "+" + str(rng.choice(variants))
             parts = []
             while sum(len(p) for p in parts) < length + SAMPLE_RATE // 2:
                 text = " ".join(rng.choice(SENTENCES, size=2, replace=False))
-                subprocess.run(["espeak-ng", "-v", voice, "-s", str(int(rng.integers(110, 230))), "-p", str(int(rng.integers(10, 90))),
+                subprocess.run([engine, "-v", voice, "-s", str(int(rng.integers(110, 230))), "-p", str(int(rng.integers(10, 90))),
                                 "-g", str(int(rng.integers(0, 8))), "-w", path, text], check=True, capture_output=True)
                 parts.append(read_wav(path))
             audio = np.concatenate(parts)
