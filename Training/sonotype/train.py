@@ -26,6 +26,7 @@ import torch
 from tqdm import tqdm
 
 from .data import CLASSES
+from .data.catalogue import expand
 from .data.__main__ import FRONTEND
 from .export import export_model
 from .frontend import LogMelFrontend
@@ -35,9 +36,16 @@ MODEL_CONFIG = dict(n_mels=64, d_model=96, n_head=4, n_layers=3, n_classes=len(C
                     stem_channels=32, stem_activation="relu")
 
 
-def load(path):
+def load(path, without=()):
+    """Features and labels of a split; `without`: source names whose windows are left out (an ablation of a
+    data set generated once)."""
     data = np.load(path)
-    return torch.from_numpy(data["features"].astype(np.float32)), torch.from_numpy(data["labels"])
+    keep = np.ones(len(data["labels"]), dtype=bool)
+    if without:
+        names = [str(n) for n in data["source_names"]]
+        left_out = [names.index(name) for name in expand(without) if name in names]
+        keep = ~np.isin(data["sources"], left_out)
+    return torch.from_numpy(data["features"][keep].astype(np.float32)), torch.from_numpy(data["labels"][keep])
 
 
 def spec_augment(x, generator):
@@ -105,9 +113,10 @@ def cpu_has_bf16():
 PRECISIONS = ("fp32", "bf16")
 
 
-def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32"):
+def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32", without=()):
     """precision "bf16": the training forward pass runs its convolutions and matrix products in bfloat16
-    (torch.autocast; the weights, their gradients, the optimizer state and evaluation stay float32)."""
+    (torch.autocast; the weights, their gradients, the optimizer state and evaluation stay float32).
+    `without`: training windows of these sources are left out (ablation); validation keeps them all."""
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, not {epochs}")
     if precision not in PRECISIONS:
@@ -116,7 +125,7 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32")
     torch.manual_seed(seed)
     np.random.seed(seed)
     torch.set_num_threads(os.cpu_count() or 1)
-    train_x, train_y = load(os.path.join(data, "train.npz"))
+    train_x, train_y = load(os.path.join(data, "train.npz"), without)
     val_x, val_y = load(os.path.join(data, "val.npz"))
     held_x, held_y = load(os.path.join(data, "heldout.npz"))
     # channels_last lets oneDNN run the convolutions about twice as fast on CPU (same outputs to float rounding).
@@ -175,7 +184,7 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32")
         {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
 
 
-def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision):
+def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision, data=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -226,8 +235,25 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
     for i, name in enumerate(CLASSES):
         lines.append(f"| {name} | {p_val[i]:.3f} | {r_val[i]:.3f} | {p_held[i]:.3f} | {r_held[i]:.3f} |")
     lines += ["", f"![confusion, random split]({relative}/confusion_val.png)", f"![confusion, held-out]({relative}/confusion_heldout.png)", ""]
+    lines += sources_section(data)
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def sources_section(data):
+    """The report's table of training sources: clips per source and class, from the generator's sources.json."""
+    path = os.path.join(data, "sources.json") if data else None
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        counts = json.load(f)["clips"]["train"]
+    names = sorted({name for per_class in counts.values() for name in per_class})
+    lines = ["## Training sources", "", "Clips of 3 s per class and source (train and random split; the held-out split is drawn "
+             "the same way with other seeds and voices). Sources: see `sonotype/data/catalogue.py`.", "",
+             "| class | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for label in CLASSES:
+        lines.append(f"| {label} | " + " | ".join(str(counts.get(label, {}).get(n, "")) for n in names) + " |")
+    return lines + [""]
 
 
 def engine_inference_ms(model_path, rounds=5):
@@ -255,20 +281,23 @@ def main():
     parser.add_argument("--epochs", type=int, default=24)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ema", type=float, default=0.0, help="decay of an average of the weights to export (0: off)")
+    parser.add_argument("--without", action="append", default=[], metavar="NAME",
+                        help="leave a source's training windows out (ablation; names as in `python3 -m sonotype.data --help`)")
     parser.add_argument("--precision", choices=("auto",) + PRECISIONS, default="auto",
                         help="training arithmetic; auto: bf16 where the CPU has bfloat16 instructions, else fp32")
     args = parser.parse_args()
     precision = args.precision if args.precision != "auto" else ("bf16" if cpu_has_bf16() else "fp32")
     print(f"training in {precision}", flush=True)
     started = time.time()
-    model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision)
+    model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
+                                          without=tuple(args.without))
     seconds = time.time() - started
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
     weights_bytes = summary["num_parameters"] * 4
     inference_ms = engine_inference_ms(args.out)
     write_report(args.report, os.path.join(os.path.dirname(args.report), "model"), history, results, sizes, seconds, inference_ms,
-                 weights_bytes, args.seed, precision)
+                 weights_bytes, args.seed, precision, args.data)
     print(f"random split {results['val'][0]:.3f}, held-out {results['heldout'][0]:.3f}, {seconds / 60:.1f} min, "
           f"{inference_ms:.2f} ms per inference; wrote {args.out} and {args.report}")
 

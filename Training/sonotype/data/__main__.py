@@ -1,14 +1,20 @@
 """Deterministic data generator for the built-in model.
 
-    python3 -m sonotype.data --out build/data [--seed 0] [--clips 2000] [--heldout-clips 120]
+    python3 -m sonotype.data --out build/data [--seed 0] [--clips 2000] [--heldout-clips 120] [--without NAME ...]
 
-Writes train.npz, val.npz (a random split of the same distribution) and heldout.npz (held-out MIDI
-phrases — another random stream — and held-out espeak-ng voices), each with log-mel `features`
-[N, n_mels, frames] (float16) of 1 s windows cut at random from 3 s clips, and `labels`; and a few
-2 s example clips as WAV.
+Every class is drawn from several sources (sonotype.data.catalogue: soundfonts through two synthesizers,
+code-written voices, packaged recordings, two speech synthesizers, noise and silence by level and
+structure), then made to sound recorded (sonotype.data.augment: rooms, microphones and speakers,
+dynamics, pitch and tempo, another class in the background, real kinds of noise floor).
+
+Writes train.npz, val.npz (a random split of the same distribution) and heldout.npz (other random
+phrases and clips, and speech voices kept out of training), each with log-mel `features`
+[N, n_mels, frames] (float16) of 1 s windows cut at random from 3 s clips, and `labels`; sources.json
+(how many clips each source gave); and a few 2 s example clips as WAV.
 """
 
 import argparse
+import json
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -18,8 +24,9 @@ import torch
 from scipy.io import wavfile
 
 from . import CLASSES, SAMPLE_RATE
-from .augment import augment
-from .sources import espeak_voices, noise_clip, render_instrument_clips, silence_clip, speech_clips
+from . import catalogue, noises
+from .augment import AUGMENT_DEFAULTS, augment, without as augment_without
+from .sources import espeak_voices
 from ..frontend import LogMelFrontend
 
 # The built-in model's front end: 1 s windows of 64 log-mel bands at 16 kHz, 10 ms hop.
@@ -27,21 +34,20 @@ FRONTEND = dict(sample_rate=SAMPLE_RATE, n_fft=400, hop_length=160, n_mels=64, l
                 mean=-45.0, std=20.0, window_samples=SAMPLE_RATE)
 CLIP_SECONDS = 3.0
 EXAMPLE_SECONDS = 2.0
+CHUNK = 48  # clips per rendering job: small enough to balance the workers
+BACKGROUND_PROBABILITY = 0.3  # another class under the loud source, -20…-10 dB (augment)
+NOISE_FLOOR_PROBABILITY = 0.5  # a noise floor of a real kind under the source (augment)
+ENGINES = ("espeak-ng", "espeak")
 
 
-def make_clips(job):
-    """Raw clips of one class: (label, count, seed, voices)."""
-    label, count, seed, voices, variants = job
-    rng = np.random.default_rng(seed)
-    if label == "silence":
-        clips = [silence_clip(rng, CLIP_SECONDS) for _ in range(count)]
-    elif label == "noise":
-        clips = [noise_clip(rng, CLIP_SECONDS) for _ in range(count)]
-    elif label == "speech":
-        clips = speech_clips(rng, count, CLIP_SECONDS, voices, variants)
-    else:
-        clips = render_instrument_clips(rng, label, count, CLIP_SECONDS)
-    return label, [augment(rng, clip, label) for clip in clips]
+def _seed(*parts):
+    return np.random.default_rng(np.random.SeedSequence([int(p) for p in parts]))
+
+
+def render_job(job):
+    """Raw clips of one (split, class, source) chunk: (key, clips)."""
+    key, label, source, count, voices = job
+    return key, catalogue.render(_seed(*key), label, source, count, CLIP_SECONDS, voices)
 
 
 # A window whose peak stays under -60 dBFS is silence by the classes' own definition (a noise floor
@@ -60,64 +66,135 @@ def random_crop(rng, clip, window, quiet_allowed, attempts=10):
     return None
 
 
-def featurise(clips, labels, rng, crops_per_clip):
+def featurise(clips, labels, rng, crops_per_clip, tags=None):
+    """Log-mel features of `crops_per_clip` random 1 s crops per clip, and their labels (and, with `tags`,
+    each crop's tag: the source of its clip)."""
     frontend = LogMelFrontend(**FRONTEND)
     silence = CLASSES.index("silence")
-    features, targets = [], []
+    features, targets, crop_tags = [], [], []
     with torch.no_grad():
-        for clip, label in zip(clips, labels):
+        for i, (clip, label) in enumerate(zip(clips, labels)):
             for _ in range(crops_per_clip):
                 crop = random_crop(rng, clip, FRONTEND["window_samples"], quiet_allowed=label == silence)
                 if crop is not None:
                     features.append(frontend(torch.from_numpy(crop)).numpy().astype(np.float16))
                     targets.append(label)
-    return np.stack(features), np.array(targets, dtype=np.int64)
+                    crop_tags.append(tags[i] if tags is not None else 0)
+    frames = 1 + FRONTEND["window_samples"] // FRONTEND["hop_length"]
+    features = np.stack(features) if features else np.zeros((0, FRONTEND["n_mels"], frames), np.float16)
+    result = features, np.array(targets, dtype=np.int64)
+    return result + (np.array(crop_tags, dtype=np.int16),) if tags is not None else result
 
 
-def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip=3, verbose=True):
+# Raw clips of the split being augmented, inherited by the forked workers (not pickled per job).
+_RAW = {"clips": [], "labels": [], "sources": [], "settings": AUGMENT_DEFAULTS}
+NO_BACKGROUND = ("silence", "noise")  # classes that are never the quiet one under another
+
+
+def recorded(seed, split, index):
+    """Clip `index` of the split made to sound recorded: background, noise floor, augmentation."""
+    clips, labels = _RAW["clips"], _RAW["labels"]
+    rng = _seed(seed, 7, split, index)
+    label = CLASSES[labels[index]]
+    background = floor = None
+    if label not in NO_BACKGROUND:
+        if rng.random() < BACKGROUND_PROBABILITY:
+            for _ in range(10):
+                j = int(rng.integers(0, len(clips)))
+                if labels[j] != labels[index] and CLASSES[labels[j]] not in NO_BACKGROUND:
+                    background = clips[j]
+                    break
+        if rng.random() < NOISE_FLOOR_PROBABILITY:
+            floor = noises.noise_floor(rng, len(clips[index]))
+    return augment(rng, clips[index], label, background=background, noise_floor=floor, settings=_RAW["settings"])
+
+
+def augment_job(job):
+    seed, split, indices, crops, keep = job
+    torch.set_num_threads(1)
+    rng = _seed(seed, 8, split, indices[0] if len(indices) else 0)
+    clips = [recorded(seed, split, i) for i in indices]
+    labels = [_RAW["labels"][i] for i in indices]
+    features, targets, tags = featurise(clips, labels, rng, crops, tags=[_RAW["sources"][i] for i in indices])
+    return features, targets, tags, (clips if keep else []), labels
+
+
+def split_voices(seed):
+    """{engine: ((train voices, variants), (held-out voices, variants))}: a quarter of each engine's voices
+    and variants is kept for the held-out split."""
+    out = {}
+    for k, engine in enumerate(ENGINES):
+        voices, variants = espeak_voices(engine=engine)
+        v = np.random.default_rng(seed + 10 * k).permutation(len(voices))
+        w = np.random.default_rng(seed + 10 * k + 1).permutation(len(variants))
+        cut_v, cut_w = max(1, len(voices) // 4), max(1, len(variants) // 4)
+        out[engine] = (([voices[i] for i in v[cut_v:]], [variants[i] for i in w[cut_w:]]),
+                       ([voices[i] for i in v[:cut_v]], [variants[i] for i in w[:cut_w]]))
+    return out
+
+
+def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip=3, without=(), augment_settings=None,
+             verbose=True):
     os.makedirs(out, exist_ok=True)
-    voices, variants = espeak_voices()
-    order = np.random.default_rng(seed).permutation(len(voices))
-    heldout_voices = [voices[i] for i in order[: max(1, len(voices) // 4)]]
-    train_voices = [voices[i] for i in order[max(1, len(voices) // 4):]]
-    variant_order = np.random.default_rng(seed + 1).permutation(len(variants))
-    heldout_variants = [variants[i] for i in variant_order[: max(1, len(variants) // 4)]]
-    train_variants = [variants[i] for i in variant_order[max(1, len(variants) // 4):]]
-
-    splits = {}
-    for split, count, split_seed, split_voices, split_variants in (
-            ("train", clips_per_class, seed, train_voices, train_variants),
-            ("heldout", heldout_per_class, seed + 1_000_003, heldout_voices, heldout_variants)):
+    voices = split_voices(seed)
+    _RAW["settings"] = augment_settings or AUGMENT_DEFAULTS
+    counts = {}
+    source_names = catalogue.names()
+    examples = {}
+    for split_index, (split, count) in enumerate((("train", clips_per_class), ("heldout", heldout_per_class))):
         started = time.time()
-        work = [(label, count, split_seed * 100 + i, split_voices, split_variants) for i, label in enumerate(CLASSES)]
+        work = []
+        for c, label in enumerate(CLASSES):
+            sources = catalogue.sources_for(label, without)
+            for s, (source, n) in enumerate(zip(sources, catalogue.allocate(count, sources))):
+                counts.setdefault(split, {}).setdefault(label, {})[source.name] = n
+                split_voice = {engine: v[split_index] for engine, v in voices.items()}
+                for k, start in enumerate(range(0, n, CHUNK)):
+                    work.append(((seed, split_index, c, s, k), label, source, min(CHUNK, n - start), split_voice))
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = dict(pool.map(make_clips, work))
-        clips = [clip for label in CLASSES for clip in results[label]]
-        labels = [CLASSES.index(label) for label in CLASSES for _ in results[label]]
-        splits[split] = (clips, labels)
+            rendered = dict(pool.map(render_job, work))
+        clips, labels, tags = [], [], []
+        for key, label, source, *_ in work:
+            clips.extend(rendered[key])
+            labels.extend([CLASSES.index(label)] * len(rendered[key]))
+            tags.extend([source_names.index(source.name)] * len(rendered[key]))
+        del rendered
         if verbose:
-            print(f"{split}: {len(clips)} clips in {time.time() - started:.0f} s")
+            print(f"{split}: {len(clips)} clips rendered in {time.time() - started:.0f} s", flush=True)
+        started = time.time()
+        _RAW["clips"], _RAW["labels"], _RAW["sources"] = clips, labels, tags
+        order = np.random.default_rng(seed + 7 + split_index).permutation(len(clips))
+        if split == "train":
+            val_count = len(clips) // 10
+            parts = (("val", order[:val_count], 2), ("train", order[val_count:], crops_per_clip))
+        else:
+            parts = (("heldout", order, 1),)
+        for name, indices, crops in parts:
+            chunks = [(seed, split_index, indices[i:i + CHUNK], crops, name == "heldout") for i in range(0, len(indices), CHUNK)]
+            features, targets, crop_tags = [], [], []
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for f, t, g, augmented, clip_labels in pool.map(augment_job, chunks):
+                    features.append(f)
+                    targets.append(t)
+                    crop_tags.append(g)
+                    if name == "heldout":
+                        for clip, label in zip(augmented, clip_labels):
+                            examples.setdefault(CLASSES[label], clip)
+            np.savez(os.path.join(out, f"{name}.npz"), features=np.concatenate(features), labels=np.concatenate(targets),
+                     sources=np.concatenate(crop_tags), source_names=np.array(source_names))
+        if verbose:
+            print(f"{split}: augmented and featurised in {time.time() - started:.0f} s", flush=True)
+    _RAW["clips"], _RAW["labels"], _RAW["sources"] = [], [], []
 
-    rng = np.random.default_rng(seed + 7)
-    clips, labels = splits["train"]
-    order = rng.permutation(len(clips))
-    val_count = len(clips) // 10
-    val_idx, train_idx = order[:val_count], order[val_count:]
-    for name, idx, crops in (("train", train_idx, crops_per_clip), ("val", val_idx, 2)):
-        features, targets = featurise([clips[i] for i in idx], [labels[i] for i in idx], rng, crops)
-        np.savez(os.path.join(out, f"{name}.npz"), features=features, labels=targets)
-    features, targets = featurise(*splits["heldout"], rng, 1)
-    np.savez(os.path.join(out, "heldout.npz"), features=features, labels=targets)
-
-    examples = os.path.join(out, "examples")
-    os.makedirs(examples, exist_ok=True)
-    clips, labels = splits["heldout"]
+    folder = os.path.join(out, "examples")
+    os.makedirs(folder, exist_ok=True)
     for label in ("speech", "drums", "piano", "guitar", "noise"):
-        index = labels.index(CLASSES.index(label))
-        clip = clips[index][: int(EXAMPLE_SECONDS * SAMPLE_RATE)]
-        wavfile.write(os.path.join(examples, f"{label}.wav"), SAMPLE_RATE, (clip * 32767).astype(np.int16))
-    with open(os.path.join(out, "voices.txt"), "w") as f:
-        f.write("train voices: " + " ".join(train_voices) + "\nheld-out voices: " + " ".join(heldout_voices) + "\n")
+        if label in examples:
+            clip = examples[label][: int(EXAMPLE_SECONDS * SAMPLE_RATE)]
+            wavfile.write(os.path.join(folder, f"{label}.wav"), SAMPLE_RATE, (clip * 32767).astype(np.int16))
+    with open(os.path.join(out, "sources.json"), "w") as f:
+        json.dump({"clips": counts, "without": sorted(without),
+                   "voices": {e: {"train": v[0][0], "heldout": v[1][0]} for e, v in voices.items()}}, f, indent=1)
 
 
 def main():
@@ -126,9 +203,15 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--clips", type=int, default=2000, help="clips per class (train + val)")
     parser.add_argument("--heldout-clips", type=int, default=120, help="held-out clips per class")
+    parser.add_argument("--crops", type=int, default=3, help="1 s windows cut from each 3 s training clip")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--without", action="append", default=[], metavar="NAME",
+                        help=f"leave out a source or kind of source (ablation): {', '.join(catalogue.names())}")
+    parser.add_argument("--augment-without", action="append", default=[], metavar="STAGE",
+                        help="switch an augmentation stage off (ablation): " + ", ".join(AUGMENT_DEFAULTS))
     args = parser.parse_args()
-    generate(args.out, args.seed, args.clips, args.heldout_clips, args.jobs)
+    settings = augment_without(*args.augment_without) if args.augment_without else None
+    generate(args.out, args.seed, args.clips, args.heldout_clips, args.jobs, args.crops, tuple(args.without), settings)
 
 
 if __name__ == "__main__":
