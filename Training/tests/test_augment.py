@@ -6,7 +6,8 @@ from scipy import signal as sps
 
 from sonotype.data import CLASSES, SAMPLE_RATE
 from sonotype.data.augment import (AUGMENT_DEFAULTS, GROUPS, PEAK_DB, PITCH_RANGES, SILENCE_PEAK_DB, augment,
-                                   compress, mix_at, only, phone_band, room_impulse_response, varispeed, without)
+                                   compress, doppler_ratio, mix_at, only, phone_band, room_impulse_response,
+                                   time_warp, varispeed, vibrato_ratio, without)
 
 N = 3 * SAMPLE_RATE
 OFF = without(*AUGMENT_DEFAULTS)
@@ -155,6 +156,43 @@ def test_pitch_stage_stays_in_the_class_range_and_keeps_length():
     for label in ("piano", "speech"):
         semitones = 12 * np.log2(PITCH_RANGES[label][1])
         assert semitones == pytest.approx({"piano": 1.5, "speech": 3.0}[label])
+
+
+def instantaneous_frequency(x):
+    """Per-sample frequency of a single sinusoid (the analytic signal's phase slope), 20 ms smoothed."""
+    phase = np.unwrap(np.angle(sps.hilbert(x)))
+    f = np.diff(phase) * SAMPLE_RATE / (2 * np.pi)
+    return np.convolve(f, np.ones(320) / 320, mode="same")
+
+
+def test_time_warp_with_a_constant_ratio_matches_varispeed():
+    y = time_warp(tone(440), np.full(N, 2 ** (1 / 12)))
+    assert len(y) == N
+    assert frequency(y[: N - 4000]) == pytest.approx(440 * 2 ** (1 / 12), rel=5e-4)
+
+
+def test_vibrato_swings_pitch_by_the_depth_at_the_rate():
+    y = time_warp(tone(440), vibrato_ratio(N, 5.0, 40.0, onset_s=0.0, ramp_s=1e-3))
+    f = instantaneous_frequency(y)[2000:N - 2000]
+    cents = 1200 * np.log2(f / 440)
+    assert 35 < cents.max() < 41 and -41 < cents.min() < -35  # 20 ms smoothing takes a little off the 40
+    swing = np.abs(np.fft.rfft(cents - cents.mean()))
+    assert np.fft.rfftfreq(len(cents), 1 / SAMPLE_RATE)[np.argmax(swing)] == pytest.approx(5.0, abs=0.4)
+    for label in ("piano", "bass", "drums"):  # no vibrato on instruments that have none
+        out = augment(np.random.default_rng(0), tone(440), label, settings=stages(vibrato=1.0))
+        assert np.allclose(out, tone(440) * (np.abs(out).max() / 0.5), atol=1e-6)
+    out = augment(np.random.default_rng(0), tone(440), "strings", settings=stages(vibrato=1.0))
+    assert np.ptp(1200 * np.log2(instantaneous_frequency(out)[8000:N - 2000] / 440)) > 15
+
+
+def test_doppler_pitch_falls_as_the_source_passes():
+    ratio = doppler_ratio(N, 20.0, closest_s=1.5, passing_s=0.3)
+    f = instantaneous_frequency(time_warp(tone(440), ratio))
+    approaching, leaving = np.median(f[1000:6000]), np.median(f[N - 6000:N - 1000])
+    assert approaching == pytest.approx(440 * 343 / (343 - 20), rel=0.01)
+    assert leaving == pytest.approx(440 * 343 / (343 + 20), rel=0.01)
+    out = augment(np.random.default_rng(0), tone(440), "noise", settings=stages(doppler=1.0))
+    assert len(out) == N and np.all(np.isfinite(out))
 
 
 def test_background_lands_at_minus_20_to_minus_10_db_and_never_under_noise():

@@ -6,6 +6,8 @@ runs, in this order, each stage with its probability from `settings` (every rand
 
 1. pitch: varispeed through the product's resampler (libsoxr), pitch and tempo together, in the range
    plausible for the class (PITCH_RANGES), cropped or loop-padded back to the input's length;
+   vibrato (strings, woodwind, brass, synth, organ, guitar: 4…7 Hz, up to 25…60 cents, fading in);
+   doppler (noise: a source driving past, pitch falling by up to ±9 % and level peaking as it passes);
    expression: a slow random gain curve (a player's swell and fade, ±2…8 dB).
 2. background: the caller's clip of another class mixed at -20…-10 dB (RMS) under the source.
 3. rooms: a synthetic impulse response (image-source early reflections of a random shoebox room, a diffuse
@@ -39,6 +41,8 @@ INSTRUMENTS = ("piano", "organ", "guitar", "bass", "strings", "brass", "woodwind
 AUGMENT_DEFAULTS = {
     "pitch": 0.6,
     "expression": 0.3,
+    "vibrato": 0.3,      # strings, woodwind, brass, synth, organ, guitar
+    "doppler": 0.15,     # noise
     "background": 1.0,   # when the caller passes one: the caller decides how often
     "rooms": 0.6,
     "stereo_comb": 0.1,
@@ -177,6 +181,58 @@ def random_expression(rng, x):
     depth = rng.uniform(2.0, 8.0)
     curve_db = np.interp(np.arange(len(x)), np.linspace(0, len(x) - 1, points), rng.uniform(-depth, depth, points))
     return x * 10 ** (curve_db / 20)
+
+
+def time_warp(x, ratio):
+    """`x` read at a time-varying speed: `ratio[n]` (one per output sample) multiplies every frequency at
+    output sample n. The input is upsampled 4x through libsoxr and read by linear interpolation; reading
+    past the end goes on from the start (a ratio whose mean is about 1 keeps the content in order)."""
+    up = 4
+    fine = resample(np.asarray(x, np.float32), SAMPLE_RATE, up * SAMPLE_RATE).astype(np.float64)
+    position = np.concatenate([[0.0], np.cumsum(ratio[:-1])]) * up
+    return np.interp(position, np.arange(len(fine)), fine, period=len(fine))
+
+
+# Vibrato (players', LFOs', an organ's tremulant) per class: rate range (Hz), depth range (cents).
+VIBRATO = {"strings": (4.5, 7.0, 10.0, 50.0), "woodwind": (4.0, 6.5, 8.0, 35.0), "brass": (4.0, 6.5, 8.0, 35.0),
+           "synth": (0.5, 8.0, 5.0, 60.0), "organ": (5.0, 7.0, 5.0, 25.0), "guitar": (4.0, 7.0, 5.0, 30.0)}
+
+
+def vibrato_ratio(n, rate_hz, depth_cents, onset_s=0.0, phase=0.0, ramp_s=0.3):
+    """Per-sample speed ratio of a vibrato: a sine of `depth_cents` at `rate_hz`, fading in over `ramp_s`
+    after `onset_s`."""
+    t = np.arange(n) / SAMPLE_RATE
+    fade = np.clip((t - onset_s) / ramp_s, 0.0, 1.0)
+    return 2 ** (depth_cents * fade * np.sin(2 * np.pi * rate_hz * t + phase) / 1200)
+
+
+def random_vibrato(rng, x, label):
+    """Vibrato with its amplitude modulation (a resonance swept by the pitch: 0…2 dB)."""
+    low_rate, high_rate, low_depth, high_depth = VIBRATO[label]
+    rate = rng.uniform(low_rate, high_rate)
+    ratio = vibrato_ratio(len(x), rate, rng.uniform(low_depth, high_depth), rng.uniform(0.0, 0.5),
+                          rng.uniform(0, 2 * np.pi), rng.uniform(0.05, 0.5))
+    tremolo_db = rng.uniform(0.0, 2.0) * np.log2(ratio) / max(float(np.abs(np.log2(ratio)).max()), _EPS)
+    return time_warp(x, ratio) * 10 ** (tremolo_db / 20)
+
+
+def doppler_ratio(n, speed, closest_s, passing_s):
+    """Speed ratio of a source passing the microphone at `speed` m/s, closest at `closest_s`; `passing_s`
+    sets how long the pass takes (closest distance over speed)."""
+    t = (np.arange(n) / SAMPLE_RATE - closest_s) / passing_s
+    radial = speed * t / np.sqrt(1 + t ** 2)  # m/s away from the microphone
+    return 1.0 / (1.0 + radial / SPEED_OF_SOUND)
+
+
+def random_doppler(rng, x):
+    """A noise source driving past (a car, a scooter, a drone): pitch falls through the pass, the level
+    rises to the closest point and falls after it."""
+    speed = rng.uniform(5.0, 30.0)
+    closest = rng.uniform(0.2, 0.8) * len(x) / SAMPLE_RATE
+    passing = rng.uniform(0.2, 1.5)
+    y = time_warp(x, doppler_ratio(len(x), speed, closest, passing))
+    t = (np.arange(len(x)) / SAMPLE_RATE - closest) / passing
+    return y / np.sqrt(1 + t ** 2)
 
 
 # --- 2. background, 5. noise floor ----------------------------------------------------------------------
@@ -472,6 +528,10 @@ def augment(rng, x, label, background=None, noise_floor=None, settings=AUGMENT_D
 
     if rng.random() < settings["pitch"]:
         x = random_pitch(rng, x, label)
+    if label in VIBRATO and rng.random() < settings["vibrato"]:
+        x = random_vibrato(rng, x, label)
+    if label == "noise" and rng.random() < settings["doppler"]:
+        x = random_doppler(rng, x)
     if rng.random() < settings["expression"]:
         x = random_expression(rng, x)
     if background is not None and label != "noise" and rng.random() < settings["background"]:
