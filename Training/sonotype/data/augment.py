@@ -81,6 +81,7 @@ MAX_IR_SECONDS = 3.0
 # Bass keeps its fundamentals: no high-pass above this and no telephone band.
 BASS_MAX_LOW_CUT_HZ = 100.0
 
+MIN_SAMPLES = SAMPLE_RATE // 10  # 0.1 s: shorter clips are refused
 SPEED_OF_SOUND = 343.0
 _EPS = 1e-12
 
@@ -240,7 +241,7 @@ def random_doppler(rng, x):
 def mix_at(x, other, db):
     """`x` plus `other` scaled to `db` (RMS) relative to `x`; `x` alone when either is silent."""
     source, level = rms(x), rms(other)
-    if source < _EPS or level < _EPS:
+    if source == 0 or level == 0:
         return x
     return x + other * (source / level * 10 ** (db / 20))
 
@@ -516,6 +517,8 @@ def augment(rng, x, label, background=None, noise_floor=None, settings=AUGMENT_D
     settings = _checked_settings(settings)
     x = _checked_audio("x", x)
     n = len(x)
+    if n < MIN_SAMPLES:
+        raise ValueError(f"augment: x has {n} samples; at least {MIN_SAMPLES} ({MIN_SAMPLES / SAMPLE_RATE:g} s) needed")
     if background is not None:
         background = _checked_audio("background", background, n)
     if noise_floor is not None:
@@ -523,8 +526,11 @@ def augment(rng, x, label, background=None, noise_floor=None, settings=AUGMENT_D
 
     if label == "silence":
         return _silence_level(rng, x)
-    if np.abs(x).max() < _EPS:
+    peak = np.abs(x).max()
+    if peak == 0:
         return np.zeros(n, np.float32)
+    x = x / peak  # every stage below is relative to the clip's own level
+
 
     if rng.random() < settings["pitch"]:
         x = random_pitch(rng, x, label)
@@ -553,16 +559,18 @@ def augment(rng, x, label, background=None, noise_floor=None, settings=AUGMENT_D
         x = codec(rng, x)
     if rng.random() < settings["bit_depth"]:
         x = reduce_bit_depth(rng, x)
-    if np.abs(x).max() < _EPS:
+    peak = np.abs(x).max()
+    if peak == 0:
         return np.zeros(n, np.float32)
-    x = peak_normalise(x, rng.uniform(*PEAK_DB))
+    x = x * (10 ** (rng.uniform(*PEAK_DB) / 20) / peak)
     return np.clip(x, -1.0, 1.0).astype(np.float32)
 
 
 def _silence_level(rng, x):
     """A level change of -10…+10 dB that leaves the peak at or under SILENCE_PEAK_DB."""
     peak = np.abs(x).max()
-    if peak < _EPS:
+    if peak == 0:
         return x.astype(np.float32)
-    peak_db = min(20 * np.log10(peak) + rng.uniform(*SILENCE_GAIN_DB), SILENCE_PEAK_DB)
-    return peak_normalise(x, peak_db).astype(np.float32)
+    # The ceiling a hair under SILENCE_PEAK_DB, so float32 rounding cannot lift the peak over it.
+    peak_db = min(20 * np.log10(peak) + rng.uniform(*SILENCE_GAIN_DB), SILENCE_PEAK_DB - 0.001)
+    return (x * (10 ** (peak_db / 20) / peak)).astype(np.float32)
