@@ -243,6 +243,12 @@ def test_degradations_band_limit_and_quantise():
     x = white(11) * 0.3
     coded = augment(np.random.default_rng(0), x, "noise", settings=stages(codec=1.0))
     assert band_energy(coded, 7600, 8000) < 1e-4 * band_energy(coded, 200, 4000)
+    lines = tone(1000) + tone(3000, amplitude=0.05) + tone(2000, amplitude=0.5 * 10 ** (-70 / 20))
+    coded = augment(np.random.default_rng(0), lines, "noise", settings=stages(codec=1.0))
+    weak, kept, strong = (band_energy(coded, f - 20, f + 20) for f in (2000, 3000, 1000))
+    # The -70 dB line dropped (what stays is the resynthesis' own residue, around -80 dB); the -20 dB kept.
+    assert 10 * np.log10(weak / strong) < -75
+    assert 10 * np.log10(kept / strong) == pytest.approx(-20.0, abs=0.2)
     quantised = augment(np.random.default_rng(0), x, "noise", settings=stages(bit_depth=1.0))
     assert len(np.unique(quantised)) <= 2 ** 12 + 1
 

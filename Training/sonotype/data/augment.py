@@ -482,13 +482,13 @@ def hard_clip(rng, x):
 
 def codec(rng, x):
     """A lossy coder at a low bit rate: a band limit of 4.5…7.5 kHz and the spectral lines more than
-    25…45 dB under their frame's strongest dropped (512-point STFT)."""
+    30…60 dB under their frame's strongest dropped (512-point STFT)."""
     if len(x) < 512:
         return x
     _, _, spec = sps.stft(x, nperseg=512, noverlap=256)
     freqs = np.fft.rfftfreq(512, 1 / SAMPLE_RATE)
     magnitude = np.abs(spec)
-    floor = magnitude.max(axis=0, keepdims=True) * 10 ** (-rng.uniform(25.0, 45.0) / 20)
+    floor = magnitude.max(axis=0, keepdims=True) * 10 ** (-rng.uniform(30.0, 60.0) / 20)
     spec = spec * (magnitude >= floor) * (freqs < rng.uniform(4500.0, 7500.0))[:, None]
     _, y = sps.istft(spec, nperseg=512, noverlap=256)
     return np.pad(y, (0, max(0, len(x) - len(y))))[: len(x)]
