@@ -25,9 +25,12 @@ runs, in this order, each stage with its probability from `settings` (every rand
 8. level: always; the peak lands at -45…0 dBFS, uniform in dB.
 
 "silence" only gets a level change that keeps its peak at or under -60 dBFS (SILENCE_PEAK_DB). "noise"
-gets no background and no noise floor (a noise clip with a voice over it would be ambiguous).
+gets no background and no noise floor (a noise clip with a voice over it would be ambiguous). "bass" keeps
+its fundamentals: no high-pass above 100 Hz and no telephone band.
 Settings are probabilities per stage; `without("rooms")` or `without("coloration")` (a group) switch
-stages off for an ablation, `only(...)` keeps just the named ones.
+stages off for an ablation, `only(...)` keeps just the named ones. Groups: performance (pitch, vibrato,
+doppler, expression), mix (background, noise_floor), rooms (a stage), coloration, dynamics, degradation
+(codec, bit_depth, stereo_comb).
 """
 
 import numpy as np
@@ -61,6 +64,8 @@ AUGMENT_DEFAULTS = {
 }
 
 GROUPS = {
+    "performance": ("pitch", "vibrato", "doppler", "expression"),
+    "mix": ("background", "noise_floor"),
     "coloration": ("eq", "low_cut", "band_limit", "phone", "speaker", "presence"),
     "dynamics": ("compression", "soft_clip", "hard_clip"),
     "degradation": ("codec", "bit_depth", "stereo_comb"),
