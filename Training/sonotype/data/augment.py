@@ -33,6 +33,8 @@ doppler, expression), mix (background, noise_floor), rooms (a stage), coloration
 (codec, bit_depth, stereo_comb).
 """
 
+import numbers
+
 import numpy as np
 from scipy import signal as sps
 
@@ -123,7 +125,7 @@ def _checked_settings(settings):
         raise ValueError(f"augment: unknown settings {unknown}; stages: {', '.join(AUGMENT_DEFAULTS)}")
     merged = {**AUGMENT_DEFAULTS, **settings}
     for key, value in merged.items():
-        if not (isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0):
+        if not (isinstance(value, numbers.Real) and 0.0 <= float(value) <= 1.0):
             raise ValueError(f"augment: settings[{key!r}] = {value!r} is not a probability in [0, 1]")
     return merged
 
