@@ -25,7 +25,7 @@ from scipy.io import wavfile
 
 from . import CLASSES, SAMPLE_RATE
 from . import catalogue, noises
-from .augment import AUGMENT_DEFAULTS, augment, without as augment_without
+from .augment import AUGMENT_DEFAULTS, GROUPS, augment, without as augment_without
 from .sources import espeak_voices
 from ..frontend import LogMelFrontend
 
@@ -208,7 +208,7 @@ def main():
     parser.add_argument("--without", action="append", default=[], metavar="NAME",
                         help=f"leave out a source or kind of source (ablation): {', '.join(catalogue.names())}")
     parser.add_argument("--augment-without", action="append", default=[], metavar="STAGE",
-                        help="switch an augmentation stage off (ablation): " + ", ".join(AUGMENT_DEFAULTS))
+                        help="switch an augmentation stage or group off (ablation): " + ", ".join(list(GROUPS) + list(AUGMENT_DEFAULTS)))
     args = parser.parse_args()
     settings = augment_without(*args.augment_without) if args.augment_without else None
     generate(args.out, args.seed, args.clips, args.heldout_clips, args.jobs, args.crops, tuple(args.without), settings)
