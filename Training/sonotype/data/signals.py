@@ -3,6 +3,7 @@ band-limited oscillators, RBJ biquads (fixed and time-varying), control curves, 
 coloured noise. numpy float arrays at SAMPLE_RATE; randomness only from the `rng` passed in."""
 
 import numpy as np
+from scipy import fft as sp_fft
 from scipy import signal as sps
 
 from . import SAMPLE_RATE
@@ -23,13 +24,14 @@ def db(x):
 
 
 def coloured(rng, n, exponent):
-    """Gaussian noise with a 1/f^exponent power spectrum (-1 blue, 0 white, 1 pink, 2 brown), unit RMS,
-    with no DC (the lowest bin is 2 Hz for brown so it does not wander off)."""
-    spectrum = np.fft.rfft(rng.standard_normal(n))
-    freqs = np.fft.rfftfreq(n, 1 / SAMPLE_RATE)
-    shape = np.maximum(freqs, 2.0) ** (-exponent / 2.0)
+    """Gaussian noise with a 1/f^exponent power spectrum (-1 blue, 0 white, 1 pink, 2 brown) from 20 Hz up,
+    flat below (no infrasound build-up), no DC, unit RMS."""
+    size = sp_fft.next_fast_len(n, real=True)  # any n, at the speed of a smooth FFT size
+    spectrum = np.fft.rfft(rng.standard_normal(size))
+    freqs = np.fft.rfftfreq(size, 1 / SAMPLE_RATE)
+    shape = np.maximum(freqs, 20.0) ** (-exponent / 2.0)
     shape[0] = 0.0
-    x = np.fft.irfft(spectrum * shape, n)
+    x = np.fft.irfft(spectrum * shape, size)[:n]
     return x / (np.sqrt(np.mean(x ** 2)) + 1e-12)
 
 
