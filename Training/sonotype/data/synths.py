@@ -111,6 +111,7 @@ class _Voice:
     sustained = True
     tail = 0.2
     rearticulate = None  # split notes longer than this (seconds) into repeats
+    single_note = False  # synth_note: no phrase-level playing (expression pedal)
 
     def __init__(self, rng, family, note_range):
         self.rng = rng
@@ -229,7 +230,8 @@ class _Organ(_Voice):
     def finish(self, x):
         rng = self.rng
         t = _time(len(x))
-        x = x * smooth_curve(rng, len(x), rng.uniform(0.3, 1.5), rng.uniform(0.5, 1.0), 1.0)  # expression pedal
+        if not self.single_note:
+            x = x * smooth_curve(rng, len(x), rng.uniform(0.3, 1.5), rng.uniform(0.5, 1.0), 1.0)  # expression pedal
         if self.model == "pipe":
             if self.tremulant is not None:
                 x = x * (1 + self.tremulant[1] * np.sin(2 * np.pi * self.tremulant[0] * t))
@@ -323,7 +325,7 @@ class _Synth(_Voice):
                 duration = max(d for s, d, *_ in notes if s == start)
                 velocity = next(v for s, _, _, v in notes if s == start)
                 if len(group) == 1:
-                    group = [group[0], group[0] + 12] if group[0] + 12 <= 100 else [group[0] - 12, group[0]]
+                    group = [group[0], group[0] + 12] if group[0] + 12 <= 96 else [group[0] - 12, group[0]]
                 group = group if up else group[::-1]
                 for k in range(max(1, int(duration / step))):
                     arp.append((start + k * step, step * 0.8, group[k % len(group)], velocity))
@@ -421,7 +423,7 @@ class _Plucked(_Voice):
         self.drive = None
         self.tail = 0.15
         if family == "guitar":
-            self.t60 = {"steel": (2, 5), "nylon": (1.5, 3.5), "electric": (2.5, 6), "overdrive": (2.5, 6), "palm_mute": (0.12, 0.35)}[model]
+            self.t60 = {"steel": (2, 5), "nylon": (2, 4), "electric": (2.5, 6), "overdrive": (2.5, 6), "palm_mute": (0.12, 0.35)}[model]
             self.damping = {"steel": (0.08, 0.3), "nylon": (0.3, 0.5), "electric": (0.1, 0.35), "overdrive": (0.1, 0.35), "palm_mute": (0.35, 0.5)}[model]
             self.brightness = {"steel": (2500, 7000), "nylon": (1000, 3000), "electric": (2000, 6000), "overdrive": (2000, 6000), "palm_mute": (800, 2500)}[model]
             self.pick = rng.uniform(0.06, 0.3)
@@ -436,7 +438,7 @@ class _Plucked(_Voice):
                 self.note_range = (40, 64)
         else:
             self.note_range = (28, 55)
-            self.t60 = {"finger": (1.5, 4), "pick": (1.5, 4), "slap": (1, 3), "upright": (0.5, 1.5)}[model]
+            self.t60 = {"finger": (2, 5), "pick": (2, 5), "slap": (1.5, 3.5), "upright": (0.6, 1.5)}[model]
             self.damping = {"finger": (0.25, 0.45), "pick": (0.12, 0.3), "slap": (0.03, 0.15), "upright": (0.35, 0.5)}[model]
             self.brightness = {"finger": (600, 1500), "pick": (1500, 4000), "slap": (3000, 7000), "upright": (400, 1000)}[model]
             self.pick = rng.uniform(0.08, 0.25) if model != "slap" else rng.uniform(0.02, 0.06)
@@ -445,6 +447,8 @@ class _Plucked(_Voice):
                              rng.uniform(3, 10, 4), rng.uniform(0.4, 1.0, 4))
                 self.rearticulate = 0.8
             self.tone = rng.uniform(1500, 5000)
+        if self.rearticulate is None:  # a long note is struck again before it has died away
+            self.rearticulate = rng.uniform(0.6, 1.4)
 
     def notes(self, seconds):
         notes = super().notes(seconds)
@@ -503,7 +507,7 @@ class _Piano(_Voice):
     def __init__(self, rng, model):
         super().__init__(rng, "piano", (36, 96))
         self.model = model
-        self.b_scale = rng.uniform(0.6, 1.8) * (1.6 if model == "upright" else 1.0)
+        self.b_scale = rng.uniform(0.6, 1.6) * (1.5 if model == "upright" else 1.0)
         self.hammer = rng.uniform(1 / 9, 1 / 7)
         self.decay_scale = rng.uniform(0.6, 1.5) * (0.7 if model == "upright" else 1.0)
         self.detune = rng.uniform(0.3, 2.5) * (1.8 if model == "upright" else 1.0)  # cents between unison strings
@@ -524,7 +528,8 @@ class _Piano(_Voice):
         return notes
 
     def inharmonicity(self, midi_note):
-        return float(np.clip(10 ** (-4.0 + (midi_note - 60) / 40) * self.b_scale, 3e-5, 8e-3))
+        """B of f_n = n f0 sqrt(1 + B n^2): about 1e-4 in the bass, 2.5e-4 at middle C, 1e-3 two octaves up."""
+        return float(np.clip(max(1.2e-4, 2.5e-4 * 2 ** ((midi_note - 60) / 12 * 0.85)) * self.b_scale, 5e-5, 8e-3))
 
     def note(self, midi_note, velocity, held, length):
         rng, f0 = self.rng, midi_hz(midi_note)
@@ -772,6 +777,7 @@ def synth_note(rng, family, midi_note, seconds, velocity=100, model=None, held=N
     """One note of `family` (a voice drawn from `rng`, or `model`), key held for `held` seconds (default
     all of it), as float32 peak-normalised to -1 dBFS: the single-note view the tests measure."""
     voice = _voice(rng, family, model)
+    voice.single_note = True
     n = int(seconds * SR)
     out = _render(voice, [(0.0, seconds if held is None else held, int(midi_note), int(velocity))], n)
     return peak_normalise(out[:n], -1.0)
