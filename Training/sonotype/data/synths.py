@@ -16,16 +16,18 @@ from .signals import (NYQUIST, coloured, filt, peak_normalise, pulse, resonator_
                       variable_delay)
 
 SR = SAMPLE_RATE
-MODELS = {
-    "organ": ("drawbar", "pipe"),
-    "synth": ("subtractive", "fm", "supersaw", "acid"),
-    "guitar": ("steel", "nylon", "electric", "overdrive", "palm_mute"),
-    "bass": ("finger", "pick", "slap", "upright"),
-    "piano": ("grand", "upright"),
-    "strings": ("section", "solo", "pizzicato"),
-    "brass": ("trumpet", "trombone", "horn"),
-    "woodwind": ("flute", "clarinet", "sax", "oboe"),
+# Each family's models with how often synth_clip picks them.
+MODEL_WEIGHTS = {
+    "organ": {"drawbar": 0.6, "pipe": 0.4},
+    "synth": {"subtractive": 0.35, "fm": 0.25, "supersaw": 0.25, "acid": 0.15},
+    "guitar": {"steel": 0.3, "nylon": 0.2, "electric": 0.2, "overdrive": 0.2, "palm_mute": 0.1},
+    "bass": {"finger": 0.35, "pick": 0.25, "slap": 0.15, "upright": 0.25},
+    "piano": {"grand": 0.65, "upright": 0.35},
+    "strings": {"section": 0.55, "solo": 0.3, "pizzicato": 0.15},
+    "brass": {"trumpet": 0.34, "trombone": 0.33, "horn": 0.33},
+    "woodwind": {"flute": 0.25, "clarinet": 0.25, "sax": 0.25, "oboe": 0.25},
 }
+MODELS = {family: tuple(weights) for family, weights in MODEL_WEIGHTS.items()}
 FAMILIES = tuple(MODELS)
 MAX_REST = 0.3  # seconds between one note's end and the next onset, at most (the brief: rests < 0.4 s)
 
@@ -579,7 +581,7 @@ class _Strings(_Voice):
         self.vibrato = rng.uniform(4.5, 6.5), rng.uniform(6, 30) if model == "solo" else rng.uniform(4, 15)
         self.attack = rng.uniform(0.06, 0.4)
         self.release = rng.uniform(0.1, 0.4)
-        self.bow_noise = rng.uniform(0.02, 0.12)
+        self.bow_noise = rng.uniform(0.005, 0.04)
         scale = {"violins": 1.0, "violas": 0.8, "cellos": 0.55, "full": 0.8}[section]
         freqs = np.array([rng.uniform(250, 300), rng.uniform(400, 500), rng.uniform(550, 750), rng.uniform(900, 1200),
                           rng.uniform(2000, 2600), rng.uniform(2800, 3500)]) * np.array([scale, scale, scale, scale, 1, 1])
@@ -614,7 +616,7 @@ class _Strings(_Voice):
             voice = saw(f0 * pitch, rng.uniform()) * (1 + 0.1 * smooth_curve(rng, length, 3.0, -1, 1))
             x[delay:] += voice[:length - delay]
         x /= np.sqrt(self.voices)
-        x += self.bow_noise * np.sqrt(self.voices) * filt(rng.standard_normal(length), "band", rng.uniform(1500, 4000), 0.7) * 3
+        x += self.bow_noise * np.sqrt(self.voices) * filt(rng.standard_normal(length), "band", rng.uniform(1500, 4000), 0.7)
         attack = self.attack * rng.uniform(0.7, 1.3) * (1.5 - velocity / 127)
         return gain * x * _envelope(length, held, attack, 0.5, 1.0, self.release)
 
@@ -731,7 +733,9 @@ class _Woodwind(_Voice):
 def _voice(rng, family, model=None):
     if family not in MODELS:
         raise ValueError(f"unknown synth family {family!r}; known: {', '.join(FAMILIES)}")
-    model = model if model is not None else str(rng.choice(MODELS[family]))
+    if model is None:
+        weights = np.array(list(MODEL_WEIGHTS[family].values()))
+        model = MODELS[family][int(rng.choice(len(weights), p=weights / weights.sum()))]
     if model not in MODELS[family]:
         raise ValueError(f"unknown {family} model {model!r}; known: {', '.join(MODELS[family])}")
     if family == "organ":
