@@ -308,7 +308,7 @@ class _Synth(_Voice):
         rng = self.rng
         if self.model == "acid":
             step = 60.0 / rng.uniform(110, 145) / 4
-            root = int(rng.integers(self.note_range[0], self.note_range[1] - 12))
+            root = int(rng.integers(self.note_range[0], self.note_range[1] - 15 + 1))  # the pattern climbs up to 15 semitones
             pattern = [root + int(rng.choice([0, 0, 0, 3, 5, 7, 10, 12, 12, 15])) for _ in range(16)]
             slides = rng.random(16) < 0.25
             accents = rng.random(16) < 0.3
