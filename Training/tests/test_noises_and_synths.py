@@ -218,3 +218,16 @@ def test_piano_decays_and_organ_sustains():
             organ = synths.synth_note(np.random.default_rng(seed), "organ", 60, 4.0, model=model)
             early, late = rms_db(organ[int(0.2 * SR):int(1.9 * SR)]), rms_db(organ[int(2.0 * SR):int(3.7 * SR)])
             assert abs(late - early) < 2.0, (model, seed, early, late)
+
+
+@pytest.mark.parametrize("f0", [82.4, 220.0, 740.0])
+def test_karplus_strong_fundamental_falls_60_db_in_t60(f0):
+    """The string's loop gain is set for its fundamental, the loss filter's own damping at f0 made up:
+    a high note rings as long as a low one (it used to die in a fraction of a second)."""
+    from sonotype.data.signals import filt
+    rng = np.random.default_rng(int(f0))
+    excitation = rng.uniform(-1, 1, int(SR / f0))
+    x = synths._ks(excitation, f0, 2 * SR, t60=2.0, damping=0.3)
+    fundamental = filt(x, "band", f0, 8.0)
+    drop = rms_db(fundamental[int(0.2 * SR):int(0.4 * SR)]) - rms_db(fundamental[int(1.0 * SR):int(1.2 * SR)])
+    assert abs(drop - 0.8 * 30) < 3  # 30 dB a second over the 0.8 s between the windows

@@ -76,22 +76,32 @@ def _partials(freqs, amps, length, phases, pitch=None, step=16):
 
 
 def _ks(excitation, f0, length, t60, damping):
-    """Karplus-Strong string: the excitation through a comb y[n] = x[n] + g * (h0 y[n-N] + h1 y[n-N-1] +
-    h2 y[n-N-2]) whose feedback FIR is the one-zero loss filter ((1-S) + S z^-1, S = `damping`: 0 bright,
-    0.5 dark) convolved with a linear fractional delay, tuned so the loop is one period of f0; the loop
-    gain g makes the fundamental fall 60 dB in t60 seconds. One scipy lfilter call."""
+    """Karplus-Strong string, one scipy lfilter call: the excitation through the loop
+    y = x + g z^-N A(z) H(z) y, H(z) = (1 - S) + S z^-1 the loss filter (S = `damping`: 0 bright, 0.5
+    dark), A(z) = (eta + z^-1) / (1 + eta z^-1) a first-order allpass for the fractional part of the
+    period (it loses nothing, unlike linear interpolation). g makes the fundamental fall 60 dB in `t60`
+    seconds with H's own loss at f0 made up; where even g = 1 could not (high notes), S is lowered until
+    it can, so high notes ring too, brighter."""
     period = SR / f0
-    delay = period - damping  # the loss filter delays by S samples
-    whole = int(np.floor(delay))
-    frac = delay - whole
-    taps = np.convolve([1 - damping, damping], [1 - frac, frac])
-    gain = 10 ** (-3 / (f0 * t60))
+    w0 = 2 * np.pi * f0 / SR
+    target = 10 ** (-3 / (f0 * t60))  # the fundamental's loss per period
+    bound = (1 - min(target / 0.9999, 1.0) ** 2) / (2 * (1 - np.cos(w0)))
+    if bound < 0.25:
+        damping = min(damping, (1 - np.sqrt(1 - 4 * bound)) / 2)
+    loss = np.sqrt(1 - 2 * damping * (1 - damping) * (1 - np.cos(w0)))
+    gain = min(target / loss, 0.9999)
+    delay = period - damping  # H delays low frequencies by S samples
+    whole = int(np.floor(delay - 0.5))
+    frac = delay - whole  # in [0.5, 1.5): where the allpass is accurate
+    eta = (1 - frac) / (1 + frac)
     a = np.zeros(whole + 3)
-    a[0] = 1.0
-    a[whole:whole + 3] -= gain * taps
+    a[0], a[1] = 1.0, eta
+    a[whole] -= gain * eta * (1 - damping)
+    a[whole + 1] -= gain * (eta * damping + 1 - damping)
+    a[whole + 2] -= gain * damping
     x = np.zeros(length)
     x[:min(length, len(excitation))] = excitation[:length]
-    return sps.lfilter([1.0], a, x)
+    return sps.lfilter([1.0, eta], a, x)
 
 
 def _pluck_excitation(rng, f0, brightness_hz, pick_position, length_periods=1.0):
@@ -450,7 +460,7 @@ class _Plucked(_Voice):
                 self.rearticulate = 0.8
             self.tone = rng.uniform(1500, 5000)
         if self.rearticulate is None:  # a long note is struck again before it has died away
-            self.rearticulate = rng.uniform(0.6, 1.4)
+            self.rearticulate = rng.uniform(0.5, 1.1)
 
     def notes(self, seconds):
         notes = super().notes(seconds)
@@ -476,7 +486,7 @@ class _Plucked(_Voice):
 
     def note(self, midi_note, velocity, held, length):
         rng, f0 = self.rng, midi_hz(midi_note)
-        gain = (velocity / 127) ** 0.8
+        gain = 0.3 + 0.7 * velocity / 127
         t60 = rng.uniform(*self.t60) * (1.3 if f0 < 150 else 1.0)
         damping = rng.uniform(*self.damping)
         brightness = rng.uniform(*self.brightness) * (0.5 + 0.5 * velocity / 127)
@@ -511,7 +521,7 @@ class _Piano(_Voice):
         self.model = model
         self.b_scale = rng.uniform(0.6, 1.6) * (1.5 if model == "upright" else 1.0)
         self.hammer = rng.uniform(1 / 9, 1 / 7)
-        self.decay_scale = rng.uniform(0.6, 1.5) * (0.7 if model == "upright" else 1.0)
+        self.decay_scale = rng.uniform(0.8, 1.6) * (0.75 if model == "upright" else 1.0)
         self.detune = rng.uniform(0.3, 2.5) * (1.8 if model == "upright" else 1.0)  # cents between unison strings
         self.pedal = rng.random() < 0.4
         self.damper = rng.uniform(0.08, 0.25)
@@ -520,6 +530,8 @@ class _Piano(_Voice):
 
     def notes(self, seconds):
         notes = super().notes(seconds)
+        if not self.pedal:  # a long note is played again before it has died away
+            notes = _split_long(notes, self.rng.uniform(0.8, 1.6))
         if self.pedal:  # sustain pedal: notes ring to the next pedal change
             changes = np.cumsum(self.rng.uniform(0.8, 2.0, 8))
             held = []
@@ -546,8 +558,8 @@ class _Piano(_Voice):
         amps = (np.abs(np.sin(np.pi * n * self.hammer)) + 0.05) * n ** -tilt
         amps /= 1 + (freqs / (1500 + 4000 * vel)) ** 2
         tau = self.decay_scale * 12.0 * 2 ** (-(midi_note - 36) / 14) / (1 + freqs / 2500)  # aftersound per partial
-        tau_prompt = tau / rng.uniform(4, 12, count)
-        mix = rng.uniform(0.6, 0.9)
+        tau_prompt = tau / rng.uniform(3, 7, count)
+        mix = rng.uniform(0.5, 0.8)
         strings = 1 if midi_note < 34 else (2 if midi_note < 48 else 3)
         step = 16
         slow = np.arange(0, length, step) / SR
@@ -562,7 +574,7 @@ class _Piano(_Voice):
         if thump > 8:
             knock = filt(rng.standard_normal(thump), "low", rng.uniform(300, 1500)) * np.exp(-np.arange(thump) / (0.008 * SR))
             x[:thump] += rng.uniform(0.05, 0.2) * vel * amps.sum() * knock
-        return x * vel ** 0.8
+        return x * (0.3 + 0.7 * vel)
 
     def finish(self, x):
         return x + 0.15 * filt(x, "peak", self.rng.uniform(150, 400), 1.0, self.rng.uniform(-3, 6))
