@@ -626,7 +626,8 @@ class _Strings(_Voice):
             pitch = 2 ** ((cents + wobble) / 1200)
             delay = int(rng.uniform(0, 0.04) * SR) if self.voices > 1 else 0
             voice = saw(f0 * pitch, rng.uniform()) * (1 + 0.1 * smooth_curve(rng, length, 3.0, -1, 1))
-            x[delay:] += voice[:length - delay]
+            if delay < length:  # a very short note can end before a late player comes in
+                x[delay:] += voice[:length - delay]
         x /= np.sqrt(self.voices)
         x += self.bow_noise * np.sqrt(self.voices) * filt(rng.standard_normal(length), "band", rng.uniform(1500, 4000), 0.7)
         attack = self.attack * rng.uniform(0.7, 1.3) * (1.5 - velocity / 127)
