@@ -23,7 +23,7 @@ MODEL_WEIGHTS = {
     "guitar": {"steel": 0.3, "nylon": 0.2, "electric": 0.2, "overdrive": 0.2, "palm_mute": 0.1},
     "bass": {"finger": 0.35, "pick": 0.25, "slap": 0.15, "upright": 0.25},
     "piano": {"grand": 0.65, "upright": 0.35},
-    "strings": {"section": 0.55, "solo": 0.3, "pizzicato": 0.15},
+    "strings": {"section": 0.65, "solo": 0.35},  # bowed: the class leaves pizzicato (GM 45) out
     "brass": {"trumpet": 0.34, "trombone": 0.33, "horn": 0.33},
     "woodwind": {"flute": 0.25, "clarinet": 0.25, "sax": 0.25, "oboe": 0.25},
 }
@@ -155,7 +155,7 @@ def _fill_gaps(rng, notes, seconds, legato):
 
 
 def _split_long(notes, longest):
-    """Notes longer than `longest` re-struck in even repeats (palm-muted chugs, pizzicato, plucks)."""
+    """Notes longer than `longest` re-struck in even repeats (palm-muted chugs, plucks)."""
     out = []
     for start, duration, note, velocity in notes:
         count = max(1, int(np.ceil(duration / longest)))
@@ -451,14 +451,15 @@ class _Plucked(_Voice):
         else:
             self.note_range = (28, 55)
             self.t60 = {"finger": (2, 5), "pick": (2, 5), "slap": (1.5, 3.5), "upright": (0.6, 1.5)}[model]
-            self.damping = {"finger": (0.25, 0.45), "pick": (0.12, 0.3), "slap": (0.03, 0.15), "upright": (0.35, 0.5)}[model]
-            self.brightness = {"finger": (600, 1500), "pick": (1500, 4000), "slap": (3000, 7000), "upright": (400, 1000)}[model]
+            self.damping = {"finger": (0.3, 0.5), "pick": (0.2, 0.4), "slap": (0.08, 0.25), "upright": (0.35, 0.5)}[model]
+            self.brightness = {"finger": (300, 900), "pick": (500, 1500), "slap": (1200, 3500), "upright": (300, 800)}[model]
             self.pick = rng.uniform(0.08, 0.25) if model != "slap" else rng.uniform(0.02, 0.06)
             if model == "upright":
                 self.body = ([rng.uniform(55, 90), rng.uniform(110, 160), rng.uniform(200, 300), rng.uniform(400, 700)],
                              rng.uniform(3, 10, 4), rng.uniform(0.4, 1.0, 4))
                 self.rearticulate = 0.8
-            self.tone = rng.uniform(1500, 5000)
+            self.low_freq, self.low_boost = rng.uniform(120, 250), rng.uniform(0, 9)
+            self.tone = {"finger": rng.uniform(600, 2000), "pick": rng.uniform(800, 2500), "slap": rng.uniform(1500, 4000), "upright": 0.0}[model]
         if self.rearticulate is None:  # a long note is struck again before it has died away
             self.rearticulate = rng.uniform(0.5, 1.1)
 
@@ -494,7 +495,7 @@ class _Plucked(_Voice):
         if self.model == "slap":
             excitation = excitation * 2.0
             pop = filt(rng.standard_normal(int(0.004 * SR)), "high", 2000)
-            excitation[:len(pop)] += 0.5 * pop[:len(excitation)]
+            excitation[:len(pop)] += 0.25 * pop[:len(excitation)]
         x = _ks(excitation, f0, length, t60, damping)
         release = rng.uniform(0.03, 0.12)
         x *= _envelope(length, held, 0.0005, 1.0, 1.0, release)
@@ -504,8 +505,8 @@ class _Plucked(_Voice):
         if self.body is not None:
             freqs, qs, gains = self.body
             x = 0.5 * x + resonator_bank(x, freqs, qs, gains)
-        if self.family == "bass" and self.model != "upright":
-            x = filt(x, "low", self.tone, 0.7)
+        if self.family == "bass" and self.model != "upright":  # pickup and amp: low end up, top rolled off
+            x = filt(filt(x, "lowshelf", self.low_freq, 0.7, self.low_boost), "low", self.tone, 0.7)
         if self.drive is not None:
             x = np.tanh(self.drive * x / (np.abs(x).max() + 1e-9))
             x = filt(filt(x, "low", self.cabinet, 0.9), "high", 80)
@@ -599,23 +600,11 @@ class _Strings(_Voice):
                           rng.uniform(2000, 2600), rng.uniform(2800, 3500)]) * np.array([scale, scale, scale, scale, 1, 1])
         self.body = freqs, rng.uniform(4, 15, 6), rng.uniform(0.3, 1.0, 6)
         self.lowpass = rng.uniform(3500, 7000)
-        if model == "pizzicato":
-            self.sustained = False
-            self.rearticulate = rng.uniform(0.2, 0.5)
-            self.tail = 0.3
-        else:
-            self.tail = self.release
-
-    def notes(self, seconds):
-        notes = super().notes(seconds)
-        return _split_long(notes, self.rearticulate) if self.rearticulate else notes
+        self.tail = self.release
 
     def note(self, midi_note, velocity, held, length):
         rng, f0 = self.rng, midi_hz(midi_note)
         gain = (velocity / 127) ** 0.6
-        if self.model == "pizzicato":
-            x = _ks(_pluck_excitation(rng, f0, rng.uniform(800, 2500), rng.uniform(0.1, 0.3)), f0, length, rng.uniform(0.3, 0.9), 0.4)
-            return gain * x * _envelope(length, held, 0.0005, 1.0, 1.0, 0.1)
         t = _time(length)
         x = np.zeros(length)
         rate, depth = self.vibrato
