@@ -290,7 +290,11 @@ class _Synth(_Voice):
         elif model == "fm":
             self.kind = str(rng.choice(["lead", "pad", "pluck"]))
             self.ratios = [float(rng.choice([1, 1, 2, 3, 0.5])), float(rng.choice([1, 2, 3, 4]))]
-            self.operators = int(rng.integers(2, 5))
+            operators = int(rng.integers(2, 5))
+            # modulators above the carrier: (ratio, how deeply each modulates the one below it)
+            self.stack = [(float(rng.choice([1, 2, 3])), rng.uniform(0.3, 1.5)) for _ in range(operators - 2)]
+            self.stack.append((self.ratios[1], 0.0 if operators == 2 else rng.uniform(0.3, 1.5)))
+            self.second_carrier = operators == 4 and rng.random() < 0.5
             self.index = rng.uniform(0.5, 5.0)
             self.index_decay = rng.uniform(0.05, 0.8) if self.kind == "pluck" else rng.uniform(0.3, 3.0)
             if self.kind == "pluck":
@@ -396,11 +400,10 @@ class _Synth(_Voice):
         index = self.index * gain * (0.3 + 0.7 * np.exp(-t / self.index_decay))
         phase = 2 * np.pi * np.cumsum(f0 * pitch) / SR
         modulator = np.zeros(length)
-        for k in range(self.operators - 1, 0, -1):
-            ratio = self.ratios[1] if k == 1 else float(rng.choice([1, 2, 3]))
-            modulator = np.sin(ratio * phase + modulator * (index if k == 1 else rng.uniform(0.3, 1.5)))
+        for ratio, depth in self.stack:  # the top of the stack first
+            modulator = np.sin(ratio * phase + depth * modulator)
         x = np.sin(self.ratios[0] * phase + index * modulator)
-        if self.operators == 4 and rng.random() < 0.5:
+        if self.second_carrier:
             x += 0.5 * np.sin(phase + 0.5 * index * np.sin(2 * phase))
         return gain * x * _envelope(length, held, attack, decay, sustain, release)
 
