@@ -280,7 +280,8 @@ def applause(rng, n):
     kernels = []
     for _ in range(groups):
         length = int(rng.uniform(0.005, 0.015) * SR)
-        kernels.append(filt(rng.standard_normal(length), "band", rng.uniform(700, 3000), rng.uniform(0.8, 3)) * np.exp(-np.arange(length) / (length / 3)))
+        hands = filt(rng.standard_normal(length), "band", rng.uniform(700, 3000), rng.uniform(0.8, 3))
+        kernels.append(hands * np.exp(-np.arange(length) / (length / 3)))
     impulses = [np.zeros(n) for _ in range(groups)]
     for _ in range(people):
         period = 1 / rng.uniform(2, 6)

@@ -12,7 +12,7 @@ from scipy import signal as sps
 
 from . import SAMPLE_RATE
 from .midi import RANGES, phrase_notes
-from .signals import (NYQUIST, coloured, filt, peak_normalise, pulse, resonator_bank, saw, smooth_curve, tv_filter,
+from .signals import (NYQUIST, filt, peak_normalise, pulse, resonator_bank, saw, smooth_curve, tv_filter,
                       variable_delay)
 
 SR = SAMPLE_RATE
@@ -255,8 +255,9 @@ class _Organ(_Voice):
             split = rng.uniform(600, 1000)
             horn, drum = filt(x, "high", split), filt(x, "low", split)
             out = np.zeros(len(x))
-            for part, rate, am, doppler in ((horn, rng.uniform(5.8, 7.0) if fast else rng.uniform(0.7, 0.9), rng.uniform(0.2, 0.5), rng.uniform(0.2, 0.6)),
-                                            (drum, rng.uniform(5.0, 6.2) if fast else rng.uniform(0.6, 0.8), rng.uniform(0.05, 0.25), rng.uniform(0.05, 0.3))):
+            rotors = ((horn, rng.uniform(5.8, 7.0) if fast else rng.uniform(0.7, 0.9), rng.uniform(0.2, 0.5), rng.uniform(0.2, 0.6)),
+                      (drum, rng.uniform(5.0, 6.2) if fast else rng.uniform(0.6, 0.8), rng.uniform(0.05, 0.25), rng.uniform(0.05, 0.3)))
+            for part, rate, am, doppler in rotors:
                 angle = 2 * np.pi * rate * t + rng.uniform(0, 2 * np.pi)
                 moved = variable_delay(part, (1.0 + doppler * np.sin(angle)) * SR / 1000)
                 out += moved * (1 - am * 0.5 * (1 + np.cos(angle)))
@@ -439,11 +440,14 @@ class _Plucked(_Voice):
         self.tail = 0.15
         if family == "guitar":
             self.t60 = {"steel": (2, 5), "nylon": (2, 4), "electric": (2.5, 6), "overdrive": (2.5, 6), "palm_mute": (0.12, 0.35)}[model]
-            self.damping = {"steel": (0.08, 0.3), "nylon": (0.3, 0.5), "electric": (0.1, 0.35), "overdrive": (0.1, 0.35), "palm_mute": (0.35, 0.5)}[model]
-            self.brightness = {"steel": (2500, 7000), "nylon": (1000, 3000), "electric": (2000, 6000), "overdrive": (2000, 6000), "palm_mute": (800, 2500)}[model]
+            self.damping = {"steel": (0.08, 0.3), "nylon": (0.3, 0.5), "electric": (0.1, 0.35), "overdrive": (0.1, 0.35),
+                            "palm_mute": (0.35, 0.5)}[model]
+            self.brightness = {"steel": (2500, 7000), "nylon": (1000, 3000), "electric": (2000, 6000), "overdrive": (2000, 6000),
+                               "palm_mute": (800, 2500)}[model]
             self.pick = rng.uniform(0.06, 0.3)
             if model in ("steel", "nylon"):
-                self.body = ([rng.uniform(90, 120), rng.uniform(180, 240), rng.uniform(380, 500), rng.uniform(900, 1300), rng.uniform(2500, 3500)],
+                self.body = ([rng.uniform(90, 120), rng.uniform(180, 240), rng.uniform(380, 500), rng.uniform(900, 1300),
+                              rng.uniform(2500, 3500)],
                              rng.uniform(3, 12, 5), rng.uniform(0.3, 1.0, 5))
             if model in ("overdrive", "palm_mute") and (model == "overdrive" or rng.random() < 0.6):
                 self.drive = rng.uniform(3, 30)
@@ -462,7 +466,8 @@ class _Plucked(_Voice):
                              rng.uniform(3, 10, 4), rng.uniform(0.4, 1.0, 4))
                 self.rearticulate = 0.8
             self.low_freq, self.low_boost = rng.uniform(120, 250), rng.uniform(0, 9)
-            self.tone = {"finger": rng.uniform(600, 2000), "pick": rng.uniform(800, 2500), "slap": rng.uniform(1500, 4000), "upright": 0.0}[model]
+            self.tone = {"finger": (600, 2000), "pick": (800, 2500), "slap": (1500, 4000), "upright": (0.0, 0.0)}[model]
+            self.tone = rng.uniform(*self.tone)
         if self.rearticulate is None:  # a long note is struck again before it has died away
             self.rearticulate = rng.uniform(0.5, 1.1)
 
@@ -669,7 +674,8 @@ class _Brass(_Voice):
             x += _partials(h * f0, amps, length, rng.uniform(0, 2 * np.pi, count), pitch=2 ** (cents / 1200), step=step)
         buzz = min(length, int(rng.uniform(0.015, 0.04) * SR))
         if buzz > 8:
-            x[:buzz] += rng.uniform(0.05, 0.2) * peak * filt(rng.standard_normal(buzz), "band", rng.uniform(800, 2500), 1.0) * np.hanning(buzz)
+            lips = filt(rng.standard_normal(buzz), "band", rng.uniform(800, 2500), 1.0) * np.hanning(buzz)
+            x[:buzz] += rng.uniform(0.05, 0.2) * peak * lips
         return x
 
     def finish(self, x):
@@ -692,7 +698,7 @@ class _Woodwind(_Voice):
         super().__init__(rng, "woodwind", self.REGISTERS[model])
         self.model = model
         self.vibrato = rng.uniform(4.5, 6.0), (rng.uniform(5, 25) if rng.random() < 0.7 else 0.0)
-        self.breath = {"flute": rng.uniform(0.05, 0.2), "clarinet": rng.uniform(0.01, 0.05), "sax": rng.uniform(0.02, 0.08), "oboe": rng.uniform(0.01, 0.04)}[model]
+        self.breath = rng.uniform(*{"flute": (0.05, 0.2), "clarinet": (0.01, 0.05), "sax": (0.02, 0.08), "oboe": (0.01, 0.04)}[model])
         self.attack = rng.uniform(0.03, 0.12)
         self.release = rng.uniform(0.05, 0.15)
         self.tail = self.release
@@ -720,7 +726,8 @@ class _Woodwind(_Voice):
         env = env * (1 + 0.08 * onset * np.sin(2 * np.pi * rate * t) * (depth > 0)) * (1 + 0.1 * smooth_curve(rng, length, 1.5, -1, 1))
         if self.model in ("flute", "clarinet"):
             brightness = gain ** np.arange(len(self.amps))  # softer notes, fewer harmonics
-            x = _partials(f0 * np.arange(1, len(self.amps) + 1), self.amps * brightness, length, rng.uniform(0, 2 * np.pi, len(self.amps)), pitch=pitch)
+            harmonics = np.arange(1, len(self.amps) + 1)
+            x = _partials(f0 * harmonics, self.amps * brightness, length, rng.uniform(0, 2 * np.pi, len(self.amps)), pitch=pitch)
         else:
             x = pulse(f0 * pitch, self.width, rng.uniform())
             if self.growl is not None:
@@ -728,7 +735,8 @@ class _Woodwind(_Voice):
             freqs, qs, gains = self.formants
             x = 0.2 * x + resonator_bank(x, freqs, qs, gains)
             x = filt(x, "low", 2000 + 5000 * gain, 0.7)
-        breath = filt(rng.standard_normal(length), "band", min(f0 * rng.uniform(1, 4), 6000), 0.8) + 0.5 * filt(rng.standard_normal(length), "high", 3000)
+        breath = filt(rng.standard_normal(length), "band", min(f0 * rng.uniform(1, 4), 6000), 0.8)
+        breath += 0.5 * filt(rng.standard_normal(length), "high", 3000)
         puff = 1 + 3 * np.exp(-t / rng.uniform(0.02, 0.06))  # breath onset
         x = x * env + self.breath * breath * np.minimum(1, env * 1.5 + 0.3 * np.exp(-t / 0.05)) * puff * np.abs(x).max()
         return gain * x
