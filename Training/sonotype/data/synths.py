@@ -29,7 +29,7 @@ MODEL_WEIGHTS = {
 }
 MODELS = {family: tuple(weights) for family, weights in MODEL_WEIGHTS.items()}
 FAMILIES = tuple(MODELS)
-MAX_REST = 0.3  # seconds between one note's end and the next onset, at most (the brief: rests < 0.4 s)
+LONGEST_REST = {True: 0.08, False: 0.15}  # seconds from a note's release to the next onset, at most (legato or not)
 
 
 def midi_hz(note):
@@ -142,13 +142,13 @@ class _Voice:
 
 
 def _fill_gaps(rng, notes, seconds, legato):
-    """Notes held until (nearly) the next onset, so no rest is longer than MAX_REST; the last ones until
-    the clip ends."""
+    """Notes held until (nearly) the next onset, so no rest is longer than LONGEST_REST (plus the
+    release); the last ones until the clip ends."""
     starts = sorted({start for start, *_ in notes})
     next_start = {s: (starts[i + 1] if i + 1 < len(starts) else seconds + 0.3) for i, s in enumerate(starts)}
     filled = []
     for start, duration, note, velocity in notes:
-        gap = rng.uniform(0.0, 0.08 if legato else 0.15)
+        gap = rng.uniform(0.0, LONGEST_REST[legato])
         duration = max(duration, next_start[start] - start - gap, 0.05)
         filled.append((start, duration, note, velocity))
     return filled
