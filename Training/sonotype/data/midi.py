@@ -93,27 +93,42 @@ def phrase_events(rng, family, program, seconds, layer_program=None, timbre=True
                     events.append((t + 0.1, mido.Message("note_off", channel=9, note=int(note))))
             t += step
         return events
+    for start, duration, note, velocity in _phrase_notes(rng, family, program, seconds, beat):
+        events.append((start, mido.Message("note_on", channel=0, note=note, velocity=velocity)))
+        events.append((start + duration, mido.Message("note_off", channel=0, note=note)))
+    if layer_program is not None:
+        events.extend(layer_events(rng, family, layer_program, events))
+    return events
+
+
+def phrase_notes(rng, family, seconds, program=None, note_range=None):
+    """The notes of one phrase of about `seconds` for an instrument family, as phrase_events plays them:
+    [(start_s, duration_s, midi_note, velocity)], chord notes sharing a start. `program` narrows the range
+    to PROGRAM_RANGES; `note_range` = (low, high) replaces it (at least 13 semitones wide)."""
+    beat = 60.0 / rng.uniform(60, 180)
+    return _phrase_notes(rng, family, program, seconds, beat, note_range)
+
+
+def _phrase_notes(rng, family, program, seconds, beat, note_range=None):
     low, high, chords = RANGES[family]
-    low, high = PROGRAM_RANGES.get(program, (low, high))
+    low, high = note_range if note_range is not None else PROGRAM_RANGES.get(program, (low, high))
     centre = int(rng.integers(low + 6, high - 6))
     legato = rng.uniform(0.5, 1.05)
+    notes = []
+    t = 0.0
     while t < seconds:
         duration = beat * float(rng.choice([0.25, 0.5, 1, 1, 2, 3]))
         velocity = int(rng.integers(35, 128))
         root = int(np.clip(centre + rng.integers(-7, 8), low, high))
         if chords and rng.random() < 0.6:
             shape = [[0, 4, 7], [0, 3, 7], [0, 4, 7, 11], [0, 5, 9], [0, 7, 12], [0, 3, 7, 10]][int(rng.integers(0, 6))]
-            notes = [n for n in (root + i for i in shape) if low <= n <= high]
+            chord = [n for n in (root + i for i in shape) if low <= n <= high]
         else:
-            notes = [root]
-        for note in notes:
-            events.append((t, mido.Message("note_on", channel=0, note=note, velocity=velocity)))
-            events.append((t + duration * legato, mido.Message("note_off", channel=0, note=note)))
+            chord = [root]
+        notes.extend((t, duration * legato, note, velocity) for note in chord)
         t += duration
         centre = int(np.clip(centre + rng.integers(-3, 4), low + 3, high - 3))
-    if layer_program is not None:
-        events.extend(layer_events(rng, family, layer_program, events))
-    return events
+    return notes
 
 
 def layer_events(rng, family, program, events):
