@@ -1,8 +1,7 @@
 """Packaged sound sources rendered from MIDI phrases (soundfonts through fluidsynth, GUS patches and
 soundfonts through timidity) and speech from two formant synthesizers (espeak-ng, espeak 1.48).
 
-Sources reserved for the unseen-source evaluation (MuseScore General, TimGM6mb, flite, festival voices,
-recorded sample packs; see sonotype.evaluate) are never named here."""
+The sources reserved for the unseen-source evaluation (see sonotype.evaluate) are never used here."""
 
 import os
 import subprocess
