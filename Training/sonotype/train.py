@@ -113,11 +113,12 @@ def cpu_has_bf16():
 PRECISIONS = ("fp32", "bf16")
 
 
-def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32", without=(), fraction=1.0):
+def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32", without=(), per_class=None):
     """precision "bf16": the training forward pass runs its convolutions and matrix products in bfloat16
     (torch.autocast; the weights, their gradients, the optimizer state and evaluation stay float32).
     `without`: training windows of these sources are left out (ablation); validation keeps them all.
-    `fraction`: a seeded random share of the training windows to train on (shorter ablation runs)."""
+    `per_class`: train on at most this many windows per class, a seeded random choice (equal-sized, balanced
+    ablation runs)."""
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, not {epochs}")
     if precision not in PRECISIONS:
@@ -127,8 +128,9 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32",
     np.random.seed(seed)
     torch.set_num_threads(os.cpu_count() or 1)
     train_x, train_y = load(os.path.join(data, "train.npz"), without)
-    if fraction < 1.0:
-        keep = torch.randperm(len(train_x), generator=torch.Generator().manual_seed(seed + 1))[: int(len(train_x) * fraction)]
+    if per_class is not None:
+        order = torch.randperm(len(train_x), generator=torch.Generator().manual_seed(seed + 1))
+        keep = torch.cat([order[train_y[order] == c][:per_class] for c in range(len(CLASSES))]).sort().values
         train_x, train_y = train_x[keep], train_y[keep]
     val_x, val_y = load(os.path.join(data, "val.npz"))
     held_x, held_y = load(os.path.join(data, "heldout.npz"))

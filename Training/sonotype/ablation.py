@@ -1,0 +1,117 @@
+"""What each training source and the augmentation are worth: short training runs on the generated data
+with one group of sources left out (or on data generated without augmentation), each scored like the
+shipped model on the random split, the held-out split and the unseen-source sets of sonotype.evaluate.
+
+    python3 -m sonotype.ablation --data build/data [--plain-data build/data-plain] [--epochs 10] [--per-class 1000]
+
+`--plain-data`: data generated with the same seed but every augmentation stage off
+(`python3 -m sonotype.data --out build/data-plain --augment-without performance --augment-without mix
+--augment-without rooms --augment-without coloration --augment-without dynamics --augment-without degradation`).
+Writes its table into docs/MODEL.md between the ablation markers.
+"""
+
+import argparse
+import json
+import os
+import tempfile
+import time
+
+import torch
+
+from .data import CLASSES
+from .data.__main__ import FRONTEND
+from .evaluate import evaluate as evaluate_unseen
+from .export import export_model
+from .frontend import LogMelFrontend
+from .train import PRECISIONS, cpu_has_bf16, train
+
+BEGIN, END = "<!-- ablation: begin -->", "<!-- ablation: end -->"
+OTHER_SOUNDFONTS = ("sf-gmbank", "fluidr3-timidity", "freepats", "fluidr3-mono", "opl3", "avl-black-pearl", "avl-red-zeppelin")
+# (title, which data, sources left out)
+VARIANTS = [
+    ("everything", "data", ()),
+    ("without the code-written voices", "data", ("synths",)),
+    ("without the packaged recordings (LMMS, sound-icons)", "data", ("lmms",)),
+    ("without the soundfonts other than FluidR3", "data", OTHER_SOUNDFONTS),
+    ("without espeak 1.48 (espeak-ng only)", "data", ("espeak",)),
+    ("FluidR3, espeak-ng and the noise generators only", "data", OTHER_SOUNDFONTS + ("synths", "lmms", "espeak", "sfx")),
+    ("without augmentation", "plain", ()),
+]
+
+
+def run_variant(data, without, epochs, per_class, seed, precision):
+    model, history, results, sizes = train(data, epochs, seed, precision=precision, without=without, per_class=per_class)
+    frames = 1 + FRONTEND["window_samples"] // FRONTEND["hop_length"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.safetensors")
+        export_model(model, torch.zeros(1, FRONTEND["n_mels"], frames), path, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
+        unseen = evaluate_unseen(path)
+    return {"val": results["val"][0], "heldout": results["heldout"][0], "train_windows": sizes["train"],
+            "unseen": {k: {"file_accuracy": v["file_accuracy"], "window_accuracy": v["window_accuracy"], "title": v["title"]}
+                       for k, v in unseen.items()}}
+
+
+def section(rows, epochs, per_class, precision):
+    sets = sorted({k for row in rows for k in row["result"]["unseen"]})
+    titles = {k: next(r["result"]["unseen"][k]["title"] for r in rows if k in r["result"]["unseen"]) for k in sets}
+    lines = [BEGIN, "## Ablation", "",
+             f"Written by `python3 -m sonotype.ablation`: each row trains the same model for {epochs} epochs on "
+             f"{per_class} windows per class drawn from the training data (seed 0, {precision}) with one group of sources "
+             "left out, or from data generated without augmentation, and scores it like the shipped model. Every row has "
+             "the same amount and balance of data: what changes is where it comes from. The unseen columns are file "
+             "accuracy on the sets of the section above (" + "; ".join(f"{k}: {titles[k]}" for k in sets) + ").", "",
+             "| training data | windows | random split | held-out | " + " | ".join(f"unseen {k}" for k in sets) + " |",
+             "|---" * (4 + len(sets)) + "|"]
+    for row in rows:
+        r = row["result"]
+        lines.append(f"| {row['title']} | {r['train_windows']} | {r['val'] * 100:.1f}% | {r['heldout'] * 100:.1f}% | "
+                     + " | ".join(f"{r['unseen'][k]['file_accuracy'] * 100:.1f}%" if k in r["unseen"] else "–" for k in sets) + " |")
+    lines += ["", "The random split and held-out columns of the no-augmentation row are measured on its own (clean) data.", "", END]
+    return "\n".join(lines)
+
+
+def write_section(report, text):
+    content = open(report).read() if os.path.exists(report) else ""
+    if BEGIN in content:
+        content = content[:content.index(BEGIN)] + text + content[content.index(END) + len(END):]
+    else:
+        content = content.rstrip("\n") + "\n\n" + text + "\n"
+    with open(report, "w") as f:
+        f.write(content)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default="build/data")
+    parser.add_argument("--plain-data", default="", help="data generated without augmentation (the last row; skipped if absent)")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--per-class", type=int, default=1000, help="training windows per class in every run")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--precision", choices=("auto",) + PRECISIONS, default="auto")
+    parser.add_argument("--only", action="append", default=[], help="run only the variants whose title contains this")
+    parser.add_argument("--results", default="build/ablation.json", help="results so far (a rerun skips the variants in it)")
+    parser.add_argument("--report", default="docs/MODEL.md")
+    args = parser.parse_args()
+    precision = args.precision if args.precision != "auto" else ("bf16" if cpu_has_bf16() else "fp32")
+    done = json.load(open(args.results)) if os.path.exists(args.results) else {}
+    rows = []
+    for title, which, without in VARIANTS:
+        data = args.data if which == "data" else args.plain_data
+        if not data or not os.path.exists(os.path.join(data, "train.npz")) or (args.only and not any(o in title for o in args.only)):
+            continue
+        if title not in done:
+            started = time.time()
+            done[title] = run_variant(data, without, args.epochs, args.per_class, args.seed, precision)
+            done[title]["minutes"] = (time.time() - started) / 60
+            os.makedirs(os.path.dirname(args.results) or ".", exist_ok=True)
+            with open(args.results, "w") as f:
+                json.dump(done, f, indent=1)
+        print(title, json.dumps(done[title]), flush=True)
+        rows.append({"title": title, "result": done[title]})
+    text = section(rows, args.epochs, args.per_class, precision)
+    write_section(args.report, text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
