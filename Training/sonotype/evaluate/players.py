@@ -54,7 +54,8 @@ def keyboard_phrase(rng, samples, seconds, low=36, high=96):
     varied tempo, velocity (gain) and articulation; notes ring with their recorded decay until let go."""
     out = np.zeros(int(seconds * SAMPLE_RATE), dtype=np.float32)
     beat = 60.0 / rng.uniform(60, 160)
-    centre = int(rng.integers(low + 8, high - 8))
+    margin = min(8, (high - low) // 2)
+    centre = int(rng.integers(low + margin, high - margin + 1))
     legato = rng.uniform(0.6, 1.6)  # > 1: held over the next note, like a sustain pedal
     t = float(rng.uniform(0, 0.2))
     while t < seconds:
@@ -68,7 +69,7 @@ def keyboard_phrase(rng, samples, seconds, low=36, high=96):
         for note in notes:
             play_note(out, samples, note, t, duration * legato, gain)
         t += duration
-        centre = int(np.clip(centre + rng.integers(-3, 4), low + 5, high - 5))
+        centre = int(np.clip(centre + rng.integers(-3, 4), low + margin, high - margin))
     return out
 
 
@@ -85,12 +86,12 @@ def one_shot_phrase(rng, sound, seconds):
     return out
 
 
-def drum_beat(rng, kit, seconds):
+def drum_beat(rng, kit, seconds, tempo_bpm=None):
     """A beat from recorded hits: kit = {"kick" | "snare" | "hihat" | "tom" | "cymbal": [audio, ...]} (a role
-    may be missing). Sixteenth-note grid at 70…160 BPM: kick and snare backbeat with variations, hi-hat
+    may be missing). Sixteenth-note grid at `tempo_bpm` (default: random, 70…160 BPM): kick and snare backbeat with variations, hi-hat
     eighths or sixteenths, now and then a tom fill or a crash; velocity as gain."""
     out = np.zeros(int(seconds * SAMPLE_RATE), dtype=np.float32)
-    step = 60.0 / rng.uniform(70, 160) / 4
+    step = 60.0 / (tempo_bpm or rng.uniform(70, 160)) / 4
     hat_every = int(rng.choice([1, 2, 2]))
     pick = lambda role: kit[role][int(rng.integers(0, len(kit[role])))]  # noqa: E731
     for i in range(int(seconds / step) + 1):

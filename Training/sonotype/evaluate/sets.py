@@ -56,32 +56,36 @@ def decode(path):
 
 class Source:
     """One reserved source of one class: `pools` (each a recording or a group that one clip is made from:
-    a voice, a kit, a language's words) and `make(rng, pool, k)` -> up to k clips from that pool."""
+    a voice, a kit, a language's words), `make(rng, pool, k)` -> k clips from that pool, and `room(pool)`,
+    how many clips the pool can give (at most `per_pool`)."""
 
-    def __init__(self, label, name, title, pools, make, per_pool=PER_RECORDING):
-        self.label, self.name, self.title, self.pools, self.make, self.per_pool = label, name, title, pools, make, per_pool
+    def __init__(self, label, name, title, pools, make, per_pool=PER_RECORDING, room=None):
+        self.label, self.name, self.title, self.pools, self.make = label, name, title, pools, make
+        self.per_pool, self.room = per_pool, room
+
+    def pool_room(self, pool):
+        return self.per_pool if self.room is None else min(self.per_pool, self.room(pool))
 
     def capacity(self):
-        return len(self.pools) * self.per_pool
+        return sum(self.pool_room(p) for p in self.pools)
 
     def clips(self, rng, count):
-        """`count` clips (fewer when the pools run out), spread evenly over the pools in random order."""
+        """[(clip, pool name)]: `count` clips (fewer when the pools run out), spread evenly over the pools
+        in random order."""
         order = [self.pools[i] for i in rng.permutation(len(self.pools))]
-        share = [count // len(order) + (1 if i < count % len(order) else 0) for i in range(len(order))]
-        share = [min(s, self.per_pool) for s in share]
+        rooms = [self.pool_room(p) for p in order]
+        share = [0] * len(order)
+        left = count
+        while left > 0 and any(s < r for s, r in zip(share, rooms)):
+            for i in range(len(order)):
+                if left and share[i] < rooms[i]:
+                    share[i] += 1
+                    left -= 1
         out = []
         for pool, k in zip(order, share):
             if k:
-                out += [(clip, pool_name(pool)) for clip in self.make(rng, pool, k)]
-        # Pools that gave less than their share (short recordings): take the rest from the others.
-        for pool in order:
-            missing = count - len(out)
-            if missing <= 0:
-                break
-            room = self.per_pool - sum(1 for _, p in out if p == pool_name(pool))
-            if room > 0:
-                out += [(clip, pool_name(pool)) for clip in self.make(rng, pool, min(room, missing))]
-        return out[:count]
+                out += [(clip, pool_name(pool)) for clip in self.make(rng, pool, k)[:k]]
+        return out
 
 
 def pool_name(pool):
@@ -94,15 +98,24 @@ def pool_name(pool):
 
 # --- makers: (rng, pool, k) -> list of clips ---------------------------------------------------------
 
+SHORT_RECORDING_CLIPS = 2
+
+
+def recording_room(pool):
+    """Clips a recording can give: one per 3 s of it, or SHORT_RECORDING_CLIPS repeats of a short one."""
+    slots = len(decode(pool[0])) // int(SECONDS * SAMPLE_RATE)
+    return slots if slots else SHORT_RECORDING_CLIPS
+
+
 def recording_clips(gapless=True, fade_s=0.02):
     """A recording as it is: excerpts of a long one; a short one (a loop, an event) repeated to 3 s, and
-    then only 2 clips of it."""
+    then only SHORT_RECORDING_CLIPS clips of it (see recording_room)."""
     def make(rng, pool, k):
         audio = decode(pool[0])
         if len(audio) >= SECONDS * SAMPLE_RATE:
             return players.excerpts(rng, audio, SECONDS, most=k)
         gap = (0.0, 0.0) if gapless else (0.05, 0.4)
-        return [players.sequence(rng, [audio], SECONDS, gap, fade_s) for _ in range(min(k, 2))]
+        return [players.sequence(rng, [audio], SECONDS, gap, fade_s) for _ in range(min(k, SHORT_RECORDING_CLIPS))]
     return make
 
 
@@ -233,14 +246,15 @@ def noise_sources(label="noise"):
                        "jetpackboost", "explosion")),
         ("alsa", "ALSA test noise", rec.existing([os.path.join(rec.ALSA, "Noise.wav")])),
     ]
-    return [Source(label, name, title, [[p] for p in paths], recording_clips(gapless=False)) for name, title, paths in groups if paths]
+    return [Source(label, name, title, [[p] for p in paths], recording_clips(gapless=False),
+                   room=recording_room) for name, title, paths in groups if paths]
 
 
 def attenuated(source):
     """The same recordings as a silence source: peaks at -90…-60 dBFS."""
     def make(rng, pool, k):
         return [players_level(clip, rng.uniform(-90, -60)) for clip in source.make(rng, pool, k)]
-    return Source("silence", source.name, source.title + " at -90…-60 dBFS", source.pools, make, source.per_pool)
+    return Source("silence", source.name, source.title + " at -90…-60 dBFS", source.pools, make, source.per_pool, source.room)
 
 
 def players_level(x, peak_db):
@@ -272,7 +286,8 @@ def speech_sources():
         sources.append(Source("speech", "alsa", "ALSA speaker-test words", [alsa], word_clips(words_per_clip=6)))
     a11 = rec.existing([os.path.join(rec.SUPERCOLLIDER, "a11wlk01.wav")])
     if a11:
-        sources.append(Source("speech", "supercollider", "SuperCollider a11wlk01 (Apollo 11 radio)", [a11], recording_clips()))
+        sources.append(Source("speech", "supercollider", "SuperCollider a11wlk01 (Apollo 11 radio)", [a11], recording_clips(),
+                              room=recording_room))
     return sources
 
 
@@ -289,17 +304,21 @@ def set_b_sources():
     if loops:
         sources["drums"].append(Source("drums", "sonicpi", "Sonic Pi drum loops and one-shot kit", [[p] for p in loops] + sonic_pi_kit(),
                                        lambda rng, pool, k: kit_clips(rng, pool, k) if isinstance(pool, dict)
-                                       else recording_clips()(rng, pool, k)))
+                                       else recording_clips()(rng, pool, k),
+                                       room=lambda pool: PER_RECORDING if isinstance(pool, dict) else recording_room(pool)))
     drums = rec.scratch("Music Loops/DrumSet1", "Music Loops/DrumSet2", "Music Loops/Drum", "Music Loops/DrumMachine")
     if drums:
-        sources["drums"].append(Source("drums", "scratch", "Scratch drum loops", [[p] for p in drums], recording_clips()))
+        sources["drums"].append(Source("drums", "scratch", "Scratch drum loops", [[p] for p in drums], recording_clips(),
+                                       room=recording_room))
     sources["speech"] = speech_sources()
     guitar = rec.sonic_pi("guit_e_fifths", "guit_e_slide", "guit_em9", "guit_harmonics")
     if guitar:
-        sources["guitar"].append(Source("guitar", "sonicpi", "Sonic Pi guitar recordings", [[p] for p in guitar], recording_clips()))
+        sources["guitar"].append(Source("guitar", "sonicpi", "Sonic Pi guitar recordings", [[p] for p in guitar], recording_clips(),
+                                                 room=recording_room))
     guitar = rec.scratch("Music Loops/GuitarChords1", "Music Loops/GuitarChords2", "Instruments/GuitarStrum")
     if guitar:
-        sources["guitar"].append(Source("guitar", "scratch", "Scratch guitar recordings", [[p] for p in guitar], recording_clips()))
+        sources["guitar"].append(Source("guitar", "scratch", "Scratch guitar recordings", [[p] for p in guitar], recording_clips(),
+                                                 room=recording_room))
     brass = rec.scratch("Instruments/Trumpet1", "Instruments/Trumpet2")
     if brass:
         sources["brass"].append(Source("brass", "scratch", "Scratch trumpet notes (sample player)", [[p] for p in brass], one_shot_clips))
