@@ -233,6 +233,28 @@ def sonic_pi_kit():
     return [{"name": "sonic-pi one-shots", "roles": roles}] if "kick" in roles and "snare" in roles else []
 
 
+ENGINE_TONES = {"MotorcyclePassing.wav"}  # an engine's harmonic tone (its pitch moves: rpm, Doppler): noise by the class semantics
+
+
+def noise_fraction(x, n=2048):
+    """How much of a recording's energy is not in tonal peaks (median over its louder frames): near 1 for
+    hiss, rain, steam; near 0 for a synth drone or an instrument. A tonal peak is a local maximum 10 dB
+    above the median of the 41 bins around it; it and its 2 neighbours on each side count as tonal."""
+    from scipy.ndimage import maximum_filter, median_filter
+
+    loud = 0.05 * np.abs(x).max()
+    fractions = []
+    for start in range(0, len(x) - n, n // 2):
+        frame = x[start:start + n]
+        if np.abs(frame).max() < loud:
+            continue
+        power = np.abs(np.fft.rfft(frame * np.hanning(n))) ** 2
+        peaks = (power == maximum_filter(power, 5)) & (power > 10 * median_filter(power, 41))
+        tonal = maximum_filter(peaks.astype(np.uint8), 5) > 0
+        fractions.append(power[~tonal].sum() / (power.sum() + 1e-20))
+    return float(np.median(fractions)) if fractions else 0.0
+
+
 def noise_sources(label="noise"):
     """Real noises: engines, motors, water, steam, crowd, hiss, machines (no tonal drones, no music)."""
     groups = [
@@ -319,6 +341,10 @@ def set_b_sources():
     if guitar:
         sources["guitar"].append(Source("guitar", "scratch", "Scratch guitar recordings", [[p] for p in guitar], recording_clips(),
                                                  room=recording_room))
+    strums = rec.sonic_pi("guit_em9", "guit_e_fifths") + rec.scratch("Instruments/GuitarStrum")
+    if strums:
+        sources["guitar"].append(Source("guitar", "strums", "Sonic Pi and Scratch guitar chords/strums (sample player)",
+                                        [[p] for p in strums], one_shot_clips))
     brass = rec.scratch("Instruments/Trumpet1", "Instruments/Trumpet2")
     if brass:
         sources["brass"].append(Source("brass", "scratch", "Scratch trumpet notes (sample player)", [[p] for p in brass], one_shot_clips))
