@@ -12,9 +12,20 @@ DEFAULT_CACHE = os.path.join(_REPO, "build", "eval-sets")
 
 
 def evaluate(model="", clips_per_class=40, seed=99, cache=DEFAULT_CACHE, rebuild=False, verbose=False):
-    """{"A": results, "B": results} (see score.score) for `model` (a model file; "" = the CLI's built-in
-    model), building the sets into `cache` unless they are there with these settings. Also returns the
-    manifests: (results, manifests)."""
+    """(results, manifests): results = {"A": ..., "B": ...} (see score.score, plus "recordings": file
+    accuracy per recording or pool, "class/path" -> [right, files]) for `model` (a model file; "" = the
+    CLI's built-in model), building the sets into `cache` unless they are there with these settings. A set
+    none of whose sources is installed is left out of the results."""
     sets = load_or_build(cache, clips_per_class, seed, rebuild, verbose)
-    results = {which: score(folder, model) for which, (folder, _) in sets.items()}
+    results = {}
+    for which, (folder, manifest) in sets.items():
+        if not manifest["files"]:
+            continue  # none of this set's sources is installed
+        results[which] = score(folder, model)
+        recordings = results[which]["recordings"] = {}
+        for name, guess in results[which]["guesses"].items():
+            entry = manifest["files"][name]
+            counts = recordings.setdefault(f"{entry['class']}/{entry['from']}", [0, 0])
+            counts[0] += int(guess == entry["class"])
+            counts[1] += 1
     return results, {which: manifest for which, (_, manifest) in sets.items()}

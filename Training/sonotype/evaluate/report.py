@@ -56,13 +56,15 @@ def section(results, manifests, figures_relative, model_name):
                 lines.append(f"- {entry['class']}: {entry['title']}: {got['correct']}/{got['files']} files right")
         absent = [label for label in CLASSES if not r["classes"][label]["files"]]
         if absent:
-            lines += ["", f"No source in the reserved packages for: {', '.join(absent)} (absent from this set)."]
+            lines += ["", f"No source in the reserved packages (or none installed) for: {', '.join(absent)}: absent from this "
+                      "set; files of other classes called so still count against precision."]
         lines += ["", "| class | files | file accuracy | window accuracy | precision (files) | recall (files) |",
                   "|---|---|---|---|---|---|"]
         for label in CLASSES:
             c = r["classes"][label]
             if c["files"] or c["precision"] is not None:
-                lines.append(f"| {label} | {c['files']} | {c['file_correct']}/{c['files']} | {percent(c['window_accuracy'])} | "
+                right = f"{c['file_correct']}/{c['files']}" if c["files"] else "absent"
+                lines.append(f"| {label} | {c['files']} | {right} | {percent(c['window_accuracy'])} | "
                              f"{percent(c['precision'])} | {percent(c['recall'])} |")
         lines += ["", f"![confusion, set {which}]({figures_relative}/confusion_unseen_{which}.png)"]
     lines += ["", END]

@@ -200,8 +200,9 @@ ROLES = [("kick", r"kick|bass ?drum|bassdrum|\bbd\b"), ("snare", r"snare|\bsn\b"
          ("tom", r"tom"), ("cymbal", r"crash|ride|cymbal|splash|china")]
 
 
-def hydrogen_kits(folder=rec.HYDROGEN_KITS):
+def hydrogen_kits(folder=None):
     """Kits with at least a kick and a snare: {"name", "roles": {role: [sample paths]}} from drumkit.xml."""
+    folder = folder or rec.HYDROGEN_KITS
     kits = []
     for xml_path in sorted(glob.glob(os.path.join(folder, "*", "drumkit.xml"))):
         root = ElementTree.parse(xml_path).getroot()
