@@ -177,6 +177,31 @@ def test_noise_recordings_are_noise_not_drones():
     assert sets.noise_fraction(np.sin(2 * np.pi * 110 * t) + 0.5 * np.sin(2 * np.pi * 220 * t)) < 0.05
 
 
+def lowest_strong_partial(x, n=8192):
+    """Frequency of the lowest spectral peak above 30% of the strongest (25 Hz…2 kHz) around the loudest moment."""
+    loudest = int(np.argmax(np.convolve(np.abs(x), np.ones(800), "same")))
+    segment = x[max(0, loudest - n // 2):][:n]
+    segment = np.pad(segment, (0, n - len(segment)))
+    spectrum = np.abs(np.fft.rfft(segment * np.hanning(n)))
+    freqs = np.fft.rfftfreq(n, 1.0 / SAMPLE_RATE)
+    band = (freqs > 25) & (freqs < 2000)
+    return freqs[np.flatnonzero(band & (spectrum > 0.3 * spectrum[band].max()))[0]]
+
+
+def test_set_b_instrument_recordings_are_tonal_and_basses_are_low():
+    reserved_or_skip()
+    catalogue = sets.set_b_sources()
+    for label in ("guitar", "bass", "strings", "brass", "synth"):
+        for source in catalogue[label]:
+            for pool in source.pools:
+                if isinstance(pool, list):
+                    assert sets.noise_fraction(sets.decode(pool[0])) < 0.2, (label, pool[0])
+    basses = [pool[0] for source in catalogue["bass"] for pool in source.pools]
+    assert basses
+    for path in basses:
+        assert lowest_strong_partial(sets.decode(path)) < 100, path
+
+
 REPO_EVALUATE = os.path.join(TRAINING, "evaluate")
 TRAINING_SOURCES = r"FluidR3|fluid-soundfont|espeak|freepats|timidity|csound|sf_GMbank|opl3|avldrums|lmms"
 RESERVED_SOURCES = r"TimGM6mb|timgm6mb|MuseScore|musescore|flite|festival|festvox|text2wave|sonic-pi|sonic_pi|hydrogen|" \

@@ -5,8 +5,9 @@ A  "other soundfonts and TTS voices": instruments from TimGM6mb and MuseScore Ge
    from the real recordings of set B (other excerpts).
 B  "real recordings": Salamander Grand Piano notes, Hydrogen and Sonic Pi drum kits and loops, recorded
    words and sentences (KTuberling, Hedgewars voices, ALSA, SuperCollider), guitar, brass and string
-   recordings (Sonic Pi, Scratch), noises (Sonic Pi, Scratch, Hedgewars, ALSA); silence = those noises at
-   -90…-60 dBFS peak, and digital zero.
+   recordings (Sonic Pi, Scratch), Sonic Pi's synth basses and electronic tones (recorded synthesisers),
+   noises (Sonic Pi, Scratch, Hedgewars, ALSA); silence = those noises at -90…-60 dBFS peak, and digital
+   zero. No reserved package has organ or woodwind recordings: those classes are absent from B.
 
 Only the packages reserved for evaluation are read here (recordings.py). Files are 3 s, 16-bit WAV,
 `<class>_<source>_<nnn>.wav`, peaks at -20…-1 dBFS; manifest.json says where each came from."""
@@ -353,6 +354,15 @@ def set_b_sources():
     if strings:
         sources["strings"].append(Source("strings", "scratch", "Scratch string notes (sample player)", [[p] for p in strings],
                                          one_shot_clips))
+    basses = rec.sonic_pi("bass_drop_c", "bass_hard_c", "bass_thick_c", "bass_trance_c", "bass_woodsy_c", "bass_dnb_f")
+    if basses:  # synthesised basses (GM's synth basses are class bass too), fundamentals measured at 30…65 Hz
+        sources["bass"].append(Source("bass", "sonicpi", "Sonic Pi bass notes (synth basses; sample player)", [[p] for p in basses],
+                                      one_shot_clips))
+    synths = rec.sonic_pi("elec_beep", "elec_bell", "elec_blip", "elec_blip2", "elec_bong", "elec_ping", "elec_chime", "ambi_drone",
+                          "loop_drone_g_97")
+    if synths:  # electronic tones and drones, all tonal (noise_fraction < 0.1)
+        sources["synth"].append(Source("synth", "sonicpi", "Sonic Pi electronic tones and drones (sample player)",
+                                       [[p] for p in synths], one_shot_clips))
     sources["noise"] = noise_sources()
     sources["silence"] = [attenuated(s) for s in noise_sources()] + [zero_source()]
     return sources
