@@ -5,7 +5,7 @@ A  "other soundfonts and TTS voices": instruments from TimGM6mb and MuseScore Ge
    from the real recordings of set B (other excerpts).
 B  "real recordings": Salamander Grand Piano notes, Hydrogen and Sonic Pi drum kits and loops, recorded
    words and sentences (KTuberling, Hedgewars voices, ALSA, SuperCollider), guitar, brass and string
-   recordings (Sonic Pi, Scratch), Sonic Pi's synth basses and electronic tones (recorded synthesisers),
+   recordings (Sonic Pi, Scratch), Sonic Pi's synth basses and synth drones (recorded synthesisers),
    noises (Sonic Pi, Scratch, Hedgewars, ALSA); silence = those noises at -90…-60 dBFS peak, and digital
    zero. No reserved package has organ or woodwind recordings: those classes are absent from B.
 
@@ -358,11 +358,12 @@ def set_b_sources():
     if basses:  # synthesised basses (GM's synth basses are class bass too), fundamentals measured at 30…65 Hz
         sources["bass"].append(Source("bass", "sonicpi", "Sonic Pi bass notes (synth basses; sample player)", [[p] for p in basses],
                                       one_shot_clips))
-    synths = rec.sonic_pi("elec_beep", "elec_bell", "elec_blip", "elec_blip2", "elec_bong", "elec_ping", "elec_chime", "ambi_drone",
-                          "loop_drone_g_97")
-    if synths:  # electronic tones and drones, all tonal (noise_fraction < 0.1)
-        sources["synth"].append(Source("synth", "sonicpi", "Sonic Pi electronic tones and drones (sample player)",
-                                       [[p] for p in synths], one_shot_clips))
+    # Synth pads/drones (tonal: noise_fraction < 0.1). Sonic Pi's elec_* blips (0.1…0.3 s) are left out: a
+    # train of beeps is no synth line, and a sine blip is as much a flute as a synth.
+    synths = rec.sonic_pi("ambi_drone", "ambi_haunted_hum", "loop_drone_g_97")
+    if synths:
+        sources["synth"].append(Source("synth", "sonicpi", "Sonic Pi synth drones (sample player)", [[p] for p in synths],
+                                       one_shot_clips))
     sources["noise"] = noise_sources()
     sources["silence"] = [attenuated(s) for s in noise_sources()] + [zero_source()]
     return sources
