@@ -155,6 +155,10 @@ def test_set_b_files_are_labelled_3_s_clips_at_the_stated_levels(tmp_path):
     counts = {k: e["clips"] for k, e in manifest["sources"].items()}
     assert sum(counts.values()) == len(wavs)
     assert counts["drums/hydrogen"] >= 1 and counts["speech/ktuberling"] >= 1
+    again = sets.build_set("B", str(tmp_path / "again"), 3, seed=4, verbose=False)  # seeded: the same files
+    assert again["files"] == manifest["files"]
+    for name in wavs:
+        assert (tmp_path / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
 
 
 def test_noise_recordings_are_noise_not_drones():
@@ -210,6 +214,11 @@ RESERVED_SOURCES = r"TimGM6mb|timgm6mb|MuseScore|musescore|flite|festival|festvo
 
 def python_files(folder):
     return sorted(glob.glob(os.path.join(folder, "**", "*.py"), recursive=True))
+
+
+def test_tts_texts_are_not_the_training_sentences():
+    from sonotype.data.sources import SENTENCES as training_sentences
+    assert len(sets.SENTENCES) >= 10 and not set(sets.SENTENCES) & set(training_sentences)
 
 
 def test_the_evaluation_reads_no_training_source():

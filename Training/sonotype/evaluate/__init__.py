@@ -9,6 +9,7 @@ from .sets import load_or_build
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DEFAULT_CACHE = os.path.join(_REPO, "build", "eval-sets")
+DEFAULT_REPORT = os.path.join(_REPO, "docs", "MODEL.md")
 
 
 def evaluate(model="", clips_per_class=40, seed=99, cache=DEFAULT_CACHE, rebuild=False, verbose=False):

@@ -12,7 +12,7 @@ the report, between the "unseen sources" markers, with confusion matrices in doc
 import argparse
 import json
 
-from . import DEFAULT_CACHE, evaluate
+from . import DEFAULT_CACHE, DEFAULT_REPORT, evaluate
 from .report import write_json, write_report
 
 
@@ -23,7 +23,7 @@ def main():
     parser.add_argument("--seed", type=int, default=99)
     parser.add_argument("--cache", default=DEFAULT_CACHE, help="folder of the rendered sets")
     parser.add_argument("--rebuild", action="store_true", help="render the sets again")
-    parser.add_argument("--report", default="docs/MODEL.md", help="report to update ('' for none)")
+    parser.add_argument("--report", default=DEFAULT_REPORT, help="report to update (default: docs/MODEL.md; '' for none)")
     parser.add_argument("--json", default="", help="also write the numbers here")
     args = parser.parse_args()
     results, manifests = evaluate(args.model, args.clips, args.seed, args.cache, args.rebuild, verbose=True)

@@ -25,10 +25,21 @@ import numpy as np
 from scipy.io import wavfile
 
 from ..data import CLASSES, SAMPLE_RATE
-from ..data.sources import SENTENCES, read_wav, render_instrument_clips
+from ..data.sources import read_wav, render_instrument_clips
 from . import players, recordings as rec
 
 SECONDS = 3.0
+# Texts for the TTS voices, none of them among the training speech's sentences.
+SENTENCES = [
+    "turn the monitors up before the band comes in", "the drummer is late again this afternoon",
+    "could you send me the mix by friday evening", "my favourite part is the bridge after the second verse",
+    "there is a strange buzz coming from the left speaker", "we need one more take of the backing vocals",
+    "the coffee machine on the third floor is broken", "a quiet room makes every small noise sound loud",
+    "remember to label the cables when you pack up", "the bus was crowded so I walked home instead",
+    "please speak a little closer to the microphone", "tomorrow we will record the strings in the big hall",
+    "the radio said it might snow over the weekend", "seven eight nine ten and back to the beginning",
+    "I left my keys somewhere near the mixing desk", "thank you all for coming to the concert tonight",
+]
 PER_RECORDING = 8  # at most this many clips come from one recording (one pool), so none dominates
 SETS = {"A": "other soundfonts and TTS voices", "B": "real recordings"}
 INSTRUMENTS = ["drums", "piano", "organ", "guitar", "bass", "strings", "brass", "woodwind", "synth"]
