@@ -241,16 +241,21 @@ def test_training_reads_no_reserved_source():
 
 def test_the_evaluation_runs_through_sonotype_classify(tmp_path):
     # Needs only what CI installs (TimGM6mb, flite); the other reserved sources are used when present.
-    results, manifests = evaluate("", clips_per_class=1, seed=3, cache=str(tmp_path))
+    results = evaluate("", clips_per_class=1, seed=3, cache=str(tmp_path))
     a = results["A"]
     for label in sets.INSTRUMENTS + ["speech", "silence"]:
         assert a["classes"][label]["files"] == 1, label
         assert a["classes"][label]["windows"] == 9  # 3 s files: windows at 0, 0.25, ..., 2.0 s
-    assert a["files"] == sum(1 for _ in manifests["A"]["files"])
+    assert a["files"] == sum(e["clips"] for e in a["source_clips"].values()) == len(a["guesses"])
+    for name in a["guesses"]:  # rendered, not silent: instruments and voices at -20…-1 dBFS peak
+        label, _ = sets.parse_name(name)
+        peak = np.abs(wavfile.read(tmp_path / "A" / name)[1]).max() / 32768
+        if label != "silence":
+            assert 10 ** (-20.5 / 20) < peak < 10 ** (-0.5 / 20), name
     assert sum(c["file_correct"] for c in a["classes"].values()) >= 5  # silence, speech, drums, bass, brass are reliable
     assert np.array(a["confusion"]).sum() == a["files"]
     # Cached: a second call renders nothing and scores the same files.
     stamp = os.path.getmtime(os.path.join(tmp_path, "A", "manifest.json"))
-    again, _ = evaluate("", clips_per_class=1, seed=3, cache=str(tmp_path))
+    again = evaluate("", clips_per_class=1, seed=3, cache=str(tmp_path))
     assert os.path.getmtime(os.path.join(tmp_path, "A", "manifest.json")) == stamp
     assert again["A"]["guesses"] == a["guesses"]

@@ -26,15 +26,15 @@ def main():
     parser.add_argument("--report", default=DEFAULT_REPORT, help="report to update (default: docs/MODEL.md; '' for none)")
     parser.add_argument("--json", default="", help="also write the numbers here")
     args = parser.parse_args()
-    results, manifests = evaluate(args.model, args.clips, args.seed, args.cache, args.rebuild, verbose=True)
+    results = evaluate(args.model, args.clips, args.seed, args.cache, args.rebuild, verbose=True)
     name = f"`{args.model}`" if args.model else "the built-in model"
     if args.report:
-        print(write_report(args.report, results, manifests, name))
+        print(write_report(args.report, results, name))
     else:
         print(json.dumps({w: {"file_accuracy": r["file_accuracy"], "window_accuracy": r["window_accuracy"]}
                           for w, r in results.items()}, indent=1))
     if args.json:
-        write_json(args.json, results, manifests)
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":

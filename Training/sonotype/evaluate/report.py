@@ -38,7 +38,7 @@ def percent(x):
     return "–" if x is None else f"{x * 100:.0f}%"
 
 
-def section(results, manifests, figures_relative, model_name):
+def section(results, figures_relative, model_name):
     lines = [BEGIN, "## Unseen sound sources", "",
              f"Written by `python3 -m sonotype.evaluate` for {model_name}: clips of {SECONDS:.0f} s from sound sources never used in "
              "training or model selection (only the packages reserved for evaluation), classified by `sonotype classify` "
@@ -48,12 +48,11 @@ def section(results, manifests, figures_relative, model_name):
     for which, r in results.items():
         lines.append(f"| {which}: {SETS[which]} | {r['files']} | **{r['file_accuracy'] * 100:.1f}%** | {r['window_accuracy'] * 100:.1f}% |")
     for which, r in results.items():
-        manifest = manifests[which]
-        lines += ["", f"### Set {which}: {SETS[which]}", "", "Sources (clips):", ""]
-        for key, entry in manifest["sources"].items():
+        lines += ["", f"### Set {which}: {SETS[which]}", "", "Sources (files right / clips):", ""]
+        for key, entry in r["source_clips"].items():
             if entry["clips"]:
                 got = r["sources"].get(key, {"correct": 0, "files": 0})
-                lines.append(f"- {entry['class']}: {entry['title']}: {got['correct']}/{got['files']} files right")
+                lines.append(f"- {entry['class']}: {entry['title']}: {got['correct']}/{got['files']}")
         absent = [label for label in CLASSES if not r["classes"][label]["files"]]
         if absent:
             lines += ["", f"No source in the reserved packages (or none installed) for: {', '.join(absent)}: absent from this "
@@ -71,12 +70,12 @@ def section(results, manifests, figures_relative, model_name):
     return "\n".join(lines)
 
 
-def write_report(path, results, manifests, model_name):
+def write_report(path, results, model_name):
     figures = os.path.join(os.path.dirname(os.path.abspath(path)), "model")
     os.makedirs(figures, exist_ok=True)
     for which, r in results.items():
         draw_confusion(r["confusion"], f"unseen sources, set {which}: {SETS[which]}", os.path.join(figures, f"confusion_unseen_{which}.png"))
-    text = section(results, manifests, "model", model_name)
+    text = section(results, "model", model_name)
     report = open(path).read() if os.path.exists(path) else ""
     if BEGIN in report and END in report:
         report = report[:report.index(BEGIN)] + text + report[report.index(END) + len(END):]
@@ -87,9 +86,7 @@ def write_report(path, results, manifests, model_name):
     return text
 
 
-def write_json(path, results, manifests):
-    data = {which: {"title": SETS[which], **{k: v for k, v in r.items() if k != "guesses"},
-                    "clips_per_source": {k: e["clips"] for k, e in manifests[which]["sources"].items()}}
-            for which, r in results.items()}
+def write_json(path, results):
+    data = {which: {k: v for k, v in r.items() if k != "guesses"} for which, r in results.items()}
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
