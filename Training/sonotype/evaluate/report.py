@@ -1,0 +1,92 @@
+"""The unseen-source section of docs/MODEL.md (between the markers), its confusion PNGs, and --json."""
+
+import json
+import os
+
+import numpy as np
+
+from ..data import CLASSES
+from .sets import SECONDS, SETS
+
+BEGIN, END = "<!-- unseen sources: begin -->", "<!-- unseen sources: end -->"
+
+
+def draw_confusion(confusion, title, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    confusion = np.asarray(confusion)
+    fig, ax = plt.subplots(figsize=(6.5, 5.5))
+    normalised = confusion / np.maximum(confusion.sum(axis=1, keepdims=True), 1)
+    ax.imshow(normalised, cmap="viridis", vmin=0, vmax=1)
+    ax.set_xticks(range(len(CLASSES)), CLASSES, rotation=60, ha="right")
+    ax.set_yticks(range(len(CLASSES)), CLASSES)
+    ax.set_xlabel("predicted (file)"), ax.set_ylabel("true")
+    for i in range(len(CLASSES)):
+        for j in range(len(CLASSES)):
+            if confusion[i, j]:
+                ax.text(j, i, str(confusion[i, j]), ha="center", va="center", fontsize=7,
+                        color="black" if normalised[i, j] > 0.5 else "white")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def percent(x):
+    return "–" if x is None else f"{x * 100:.0f}%"
+
+
+def section(results, figures_relative, model_name):
+    lines = [BEGIN, "## Unseen sound sources", "",
+             f"Written by `python3 -m sonotype.evaluate` for {model_name}: clips of {SECONDS:.0f} s from sound sources never used in "
+             "training or model selection (only the packages reserved for evaluation), classified by `sonotype classify` "
+             "(1 s windows every 0.25 s; a file's label = the mean of its windows' probabilities). Sets are rendered once "
+             "(`scripts/install-eval-sources.sh` installs the sources) and cached in build/eval-sets/.", ""]
+    lines += ["| set | files | file accuracy | window accuracy |", "|---|---|---|---|"]
+    for which, r in results.items():
+        lines.append(f"| {which}: {SETS[which]} | {r['files']} | **{r['file_accuracy'] * 100:.1f}%** | {r['window_accuracy'] * 100:.1f}% |")
+    for which, r in results.items():
+        lines += ["", f"### Set {which}: {SETS[which]}", "", "Sources (files right / clips):", ""]
+        for key, entry in r["source_clips"].items():
+            if entry["clips"]:
+                got = r["sources"].get(key, {"correct": 0, "files": 0})
+                lines.append(f"- {entry['class']}: {entry['title']}: {got['correct']}/{got['files']}")
+        absent = [label for label in CLASSES if not r["classes"][label]["files"]]
+        if absent:
+            lines += ["", f"No source in the reserved packages (or none installed) for: {', '.join(absent)}: absent from this "
+                      "set; files of other classes called so still count against precision."]
+        lines += ["", "| class | files | file accuracy | window accuracy | precision (files) | recall (files) |",
+                  "|---|---|---|---|---|---|"]
+        for label in CLASSES:
+            c = r["classes"][label]
+            if c["files"] or c["precision"] is not None:
+                right = f"{c['file_correct']}/{c['files']}" if c["files"] else "absent"
+                lines.append(f"| {label} | {c['files']} | {right} | {percent(c['window_accuracy'])} | "
+                             f"{percent(c['precision'])} | {percent(c['recall'])} |")
+        lines += ["", f"![confusion, set {which}]({figures_relative}/confusion_unseen_{which}.png)"]
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def write_report(path, results, model_name):
+    figures = os.path.join(os.path.dirname(os.path.abspath(path)), "model")
+    os.makedirs(figures, exist_ok=True)
+    for which, r in results.items():
+        draw_confusion(r["confusion"], f"unseen sources, set {which}: {SETS[which]}", os.path.join(figures, f"confusion_unseen_{which}.png"))
+    text = section(results, "model", model_name)
+    report = open(path).read() if os.path.exists(path) else ""
+    if BEGIN in report and END in report:
+        report = report[:report.index(BEGIN)] + text + report[report.index(END) + len(END):]
+    else:
+        report = report.rstrip("\n") + "\n\n" + text + "\n"
+    with open(path, "w") as f:
+        f.write(report)
+    return text
+
+
+def write_json(path, results):
+    data = {which: {k: v for k, v in r.items() if k != "guesses"} for which, r in results.items()}
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
