@@ -38,8 +38,11 @@ lv2info "$uri" > "$work/lv2info.txt" || fail "lv2info cannot read $uri"
 grep -q "Name: *Sonotype" "$work/lv2info.txt" || fail "lv2info: wrong name"
 grep -q "Binary: *file://.*Sonotype.lv2/libSonotype.so" "$work/lv2info.txt" || fail "lv2info: no binary"
 # The plugin classes are defined by LV2's own bundles: with them on the path, lilv names the class.
+# Only LV2's core bundle joins the path: other packages' folders in /usr/lib/lv2 (avldrums.lv2-soundfont
+# installs one with sound fonts and no manifest) are not ours to read.
 if [ -d /usr/lib/lv2/core.lv2 ]; then
-    LV2_PATH="$bundle_dir:/usr/lib/lv2" lv2info "$uri" > "$work/lv2info-classes.txt" || fail "lv2info cannot read $uri"
+    mkdir "$work/lv2" && ln -s /usr/lib/lv2/core.lv2 "$work/lv2/core.lv2"
+    LV2_PATH="$bundle_dir:$work/lv2" lv2info "$uri" > "$work/lv2info-classes.txt" || fail "lv2info cannot read $uri"
     grep -q "Class: *Analyser Plugin" "$work/lv2info-classes.txt" || fail "lv2info: the class is not Analyser Plugin"
 fi
 # What cmake/Lv2TurtleFixes.cmake adds to JUCE's dsp.ttl (lv2lint's findings): float ranges written

@@ -284,7 +284,7 @@ def main():
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--out", default="Resources/models/default.safetensors")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--epochs", type=int, default=24)
+    parser.add_argument("--epochs", type=int, default=22)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ema", type=float, default=0.0, help="decay of an average of the weights to export (0: off)")
     parser.add_argument("--without", action="append", default=[], metavar="NAME",

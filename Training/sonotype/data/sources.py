@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 import mido
 import numpy as np
-from scipy import signal as sps
 from scipy.io import wavfile
 
 from . import PROGRAMS, SAMPLE_RATE
@@ -270,44 +269,3 @@ def speech_clips(rng, count, seconds, voices, variants, engine="espeak-ng"):
             start = int(rng.integers(0, max(1, len(audio) - length)))
             clips.append(audio[start:start + length])
     return clips
-
-
-def coloured_noise(rng, n, exponent):
-    """Noise with a 1/f^exponent power spectrum (0 white, 1 pink, 2 brown)."""
-    spectrum = np.fft.rfft(rng.standard_normal(n))
-    freqs = np.maximum(np.fft.rfftfreq(n), 1.0 / n)
-    noise = np.fft.irfft(spectrum / freqs ** (exponent / 2.0), n)
-    return (noise / (np.abs(noise).max() + 1e-9)).astype(np.float32)
-
-
-def noise_clip(rng, seconds):
-    n = int(seconds * SAMPLE_RATE)
-    t = np.arange(n) / SAMPLE_RATE
-    kind = rng.integers(0, 5)
-    if kind == 0:
-        return coloured_noise(rng, n, float(rng.choice([0.0, 1.0, 2.0])))
-    if kind == 1:  # mains hum with harmonics
-        mains = float(rng.choice([50.0, 60.0]))
-        hum = sum(rng.uniform(0.1, 1.0) / h * np.sin(2 * np.pi * mains * h * t + rng.uniform(0, 6)) for h in range(1, 8))
-        return (hum / np.abs(hum).max() + 0.05 * coloured_noise(rng, n, 1.0)).astype(np.float32)
-    if kind == 2:  # fan: band-passed noise with a slow wobble
-        low = rng.uniform(50, 400)
-        b, a = sps.butter(2, [low, low * rng.uniform(2, 8)], btype="band", fs=SAMPLE_RATE)
-        x = sps.lfilter(b, a, rng.standard_normal(n)) * (1 + 0.2 * np.sin(2 * np.pi * rng.uniform(0.2, 3) * t))
-        return (x / np.abs(x).max()).astype(np.float32)
-    if kind == 3:  # vinyl-like crackle over hiss
-        x = 0.05 * coloured_noise(rng, n, 0.0)
-        clicks = rng.random(n) < rng.uniform(0.0005, 0.005)
-        x[clicks] += rng.uniform(-1, 1, clicks.sum())
-        return x.astype(np.float32)
-    b, a = sps.butter(4, rng.uniform(500, 6000), btype=str(rng.choice(["low", "high"])), fs=SAMPLE_RATE)
-    x = sps.lfilter(b, a, rng.standard_normal(n))
-    return (x / np.abs(x).max()).astype(np.float32)
-
-
-def silence_clip(rng, seconds):
-    n = int(seconds * SAMPLE_RATE)
-    if rng.random() < 0.3:
-        return np.zeros(n, dtype=np.float32)
-    level_db = rng.uniform(-110, -70)  # a noise floor below -65 dBFS
-    return (coloured_noise(rng, n, float(rng.choice([0.0, 1.0]))) * 10 ** (level_db / 20)).astype(np.float32)
