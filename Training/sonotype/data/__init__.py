@@ -1,7 +1,9 @@
-"""Training data for the built-in model, synthesised from Debian-packaged sources only.
+"""Training data for the built-in model, made from Debian-packaged sources and code only.
 
-Instruments: the FluidR3 GM soundfont rendered by fluidsynth from MIDI phrases written here.
-Speech: espeak-ng. Noise and silence: generated in code. See `python3 -m sonotype.data --help`.
+catalogue.py says which sources make each class: soundfonts and GUS patches played from MIDI phrases
+(sources.py, midi.py), voices written in code (synths.py), packaged recordings through a sampler
+(samplers.py), espeak-ng and espeak speech, noise and silence by level and structure (noises.py);
+augment.py makes them sound recorded. See `python3 -m sonotype.data --help`.
 """
 
 CLASSES = ["silence", "noise", "speech", "drums", "piano", "organ", "guitar", "bass", "strings", "brass", "woodwind", "synth"]
