@@ -230,10 +230,11 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
              "| | |", "|---|---|",
              f"| windows: train / random split / held-out | {sizes['train']} / {sizes['val']} / {sizes['heldout']} |",
              f"| window accuracy, random split | {results['val'][0] * 100:.1f}% |",
-             f"| window accuracy, held-out MIDI phrases and espeak-ng voices | {results['heldout'][0] * 100:.1f}% |",
+             f"| window accuracy, held-out split (other phrases and clips, speech voices kept out of training) | {results['heldout'][0] * 100:.1f}% |",
              f"| training time (2 cores) | {seconds / 60:.1f} min ({len(history)} epochs, seed {seed}, {precision}) |",
              f"| weights | {weights_bytes / 1e6:.2f} MB |",
-             f"| one inference with Sonotype's engine (one core) | {inference_ms:.2f} ms |", "",
+             f"| one inference with Sonotype's engine (one core of an {cpu_name()}) | {inference_ms[0]:.2f} ms"
+             + (f" (the model it replaced: {inference_ms[1]:.2f} ms, timed in the same run)" if inference_ms[1] else "") + " |", "",
              f"![training curves]({relative}/training.png)", "", "## Per class", "",
              "| class | precision (random) | recall (random) | precision (held-out) | recall (held-out) |", "|---|---|---|---|---|"]
     p_val, r_val = per_class(results["val"][1])
@@ -262,21 +263,31 @@ def sources_section(data):
     return lines + [""]
 
 
-def engine_inference_ms(model_path, rounds=5):
-    """The engine's mean time per inference (one core): the best of `rounds` benchmarks of 200 runs, so that
-    a busy moment (right after training, the machine is still settling) does not stand as the result."""
+def engine_inference_ms(model_paths, rounds=5):
+    """The engine's mean time per inference (one core) of each model: the best of `rounds` benchmarks of 200
+    runs, the models taking turns, so that a busy moment (right after training, the machine is still
+    settling) does not stand as the result and every model meets the same machine."""
     import subprocess
     import tempfile
 
     from .engine_cli import cli_path
-    means = []
+    best = {path: float("inf") for path in model_paths}
     with tempfile.TemporaryDirectory() as tmp:
         np.save(os.path.join(tmp, "x.npy"), np.zeros((1, 64, 101), dtype=np.float32))
         for _ in range(rounds):
-            result = subprocess.run([cli_path(), "run-model", model_path, "--input", os.path.join(tmp, "x.npy"), "--output",
-                                     os.path.join(tmp, "y.npy"), "--benchmark", "200"], capture_output=True, text=True, check=True)
-            means.append(float(result.stderr.split("mean")[1].split("ms")[0]))
-    return min(means)
+            for path in model_paths:
+                result = subprocess.run([cli_path(), "run-model", path, "--input", os.path.join(tmp, "x.npy"), "--output",
+                                         os.path.join(tmp, "y.npy"), "--benchmark", "200"], capture_output=True, text=True, check=True)
+                best[path] = min(best[path], float(result.stderr.split("mean")[1].split("ms")[0]))
+    return best
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "unknown CPU")
+    except OSError:
+        return "unknown CPU"
 
 
 def main():
@@ -291,21 +302,43 @@ def main():
                         help="leave a source's training windows out (ablation; names as in `python3 -m sonotype.data --help`)")
     parser.add_argument("--precision", choices=("auto",) + PRECISIONS, default="auto",
                         help="training arithmetic; auto: bf16 where the CPU has bfloat16 instructions, else fp32")
+    parser.add_argument("--state", default="build/training-state.pt",
+                        help="where the trained weights, curves and scores are kept (for --report-only)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="do not train: export, time and report the model kept in --state")
     args = parser.parse_args()
     precision = args.precision if args.precision != "auto" else ("bf16" if cpu_has_bf16() else "fp32")
-    print(f"training in {precision}", flush=True)
-    started = time.time()
-    model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
-                                          without=tuple(args.without))
-    seconds = time.time() - started
+    model = AudioTransformer(**MODEL_CONFIG)
+    if args.report_only:
+        state = torch.load(args.state)
+        model.load_state_dict(state["weights"])
+        model.eval()
+    else:
+        print(f"training in {precision}", flush=True)
+        started = time.time()
+        model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
+                                              without=tuple(args.without))
+        os.makedirs(os.path.dirname(args.state) or ".", exist_ok=True)
+        torch.save({"weights": model.state_dict(), "history": history, "results": results, "sizes": sizes,
+                    "seconds": time.time() - started, "seed": args.seed, "precision": precision}, args.state)
+        state = torch.load(args.state)
+    history, results, sizes, seconds = state["history"], state["results"], state["sizes"], state["seconds"]
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
+    import shutil
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        # The model this one replaces, timed in the same run: the new one must be no slower.
+        previous = os.path.join(tmp, "previous.safetensors") if os.path.exists(args.out) else None
+        if previous:
+            shutil.copyfile(args.out, previous)
+        summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
+        times = engine_inference_ms([args.out] + ([previous] if previous else []))
     weights_bytes = summary["num_parameters"] * 4
-    inference_ms = engine_inference_ms(args.out)
+    inference_ms = (times[args.out], times.get(previous))
     write_report(args.report, os.path.join(os.path.dirname(args.report), "model"), history, results, sizes, seconds, inference_ms,
-                 weights_bytes, args.seed, precision, args.data)
+                 weights_bytes, state["seed"], state["precision"], args.data)
     print(f"random split {results['val'][0]:.3f}, held-out {results['heldout'][0]:.3f}, {seconds / 60:.1f} min, "
-          f"{inference_ms:.2f} ms per inference; wrote {args.out} and {args.report}")
+          f"{inference_ms[0]:.2f} ms per inference; wrote {args.out} and {args.report}")
 
 
 if __name__ == "__main__":
