@@ -31,7 +31,7 @@ packages=(
     # Built-in model: training data synthesis (sonotype/data/catalogue.py), training report
     fluidsynth fluid-soundfont-gm espeak-ng python3-mido python3-scipy python3-matplotlib
     fluidr3mono-gm-soundfont csound-soundfont opl3-soundfont avldrums.lv2-soundfont
-    timidity freepats lmms-common sound-icons espeak
+    lmms-common sound-icons espeak
     # Sources never used for training, kept aside to evaluate the built-in model
     timgm6mb-soundfont flite
     # Plugin tests: GUI under a virtual display, a real LV2 host on a dummy JACK server

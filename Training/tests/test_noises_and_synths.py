@@ -109,9 +109,11 @@ def test_crowd_murmur_is_speech_band_without_gaps_and_smoother_than_one_voice():
     assert speech_band > 0.85
     frames = frame_db(crowd, 0.05)
     assert frames.min() > np.median(frames) - 20  # no gap between words: many voices overlap
-    single = noises.crowd(np.random.default_rng(7), 3 * SR, voices=1)
-    # one voice rises and falls with its syllables and pauses; sixteen fill each other's gaps
-    assert np.std(frame_db(single, 0.05)) > np.std(frames) + 3
+    # one voice rises and falls with its syllables and pauses; sixteen fill each other's gaps (on average
+    # over a few draws: one reverberant voice can be smooth by chance)
+    singles = [np.std(frame_db(noises.crowd(np.random.default_rng(seed), 3 * SR, voices=1), 0.05)) for seed in (1, 2, 3)]
+    crowds = [np.std(frame_db(noises.crowd(np.random.default_rng(seed), 3 * SR, voices=16), 0.05)) for seed in (1, 2, 3)]
+    assert np.mean(singles) > np.mean(crowds) + 3
 
 
 @pytest.mark.parametrize("family", synths.FAMILIES)

@@ -26,7 +26,7 @@ from scipy.io import wavfile
 from . import CLASSES, SAMPLE_RATE
 from . import catalogue, noises
 from .augment import AUGMENT_DEFAULTS, GROUPS, augment, without as augment_without
-from .sources import espeak_voices
+from .sources import HELDOUT_SENTENCES, SENTENCES, espeak_voices
 from ..frontend import LogMelFrontend
 
 # The built-in model's front end: 1 s windows of 64 log-mel bands at 16 kHz, 10 ms hop.
@@ -50,18 +50,28 @@ def render_job(job):
     return key, catalogue.render(_seed(*key), label, source, count, CLIP_SECONDS, voices)
 
 
-# A window whose peak stays under -60 dBFS is silence by the classes' own definition (a noise floor
-# below about -65 dBFS): crops of other classes that quiet (a rest, a release tail) are drawn again.
+# A window whose peak stays under -60 dBFS is silence by the classes' own definition (a noise floor of
+# -90…-60 dBFS): crops of other classes that quiet (a rest, a release tail) are drawn again, and so are
+# crops more than QUIET_BELOW_LOUDEST dB (RMS) under the clip's loudest second: a tail or a gap of a loud
+# clip, where what is heard is the floor, not the labelled source.
 QUIET_PEAK = 10 ** (-60 / 20)
+QUIET_BELOW_LOUDEST = 40.0
+
+
+def loudest_second_rms(clip, window):
+    hop = max(1, window // 4)
+    starts = range(0, max(1, len(clip) - window + 1), hop)
+    return max(float(np.sqrt(np.mean(np.square(clip[i:i + window], dtype=np.float64)))) for i in starts)
 
 
 def random_crop(rng, clip, window, quiet_allowed, attempts=10):
-    """A random `window`-sample crop of `clip`; unless `quiet_allowed`, one that is not silence (None if
-    `attempts` draws find none)."""
+    """A random `window`-sample crop of `clip`; unless `quiet_allowed`, one that is not silence nor a quiet
+    gap of a loud clip (None if `attempts` draws find none)."""
+    floor = 0.0 if quiet_allowed else loudest_second_rms(clip, window) * 10 ** (-QUIET_BELOW_LOUDEST / 20)
     for _ in range(attempts):
         start = int(rng.integers(0, len(clip) - window + 1))
         crop = clip[start:start + window]
-        if quiet_allowed or np.abs(crop).max() >= QUIET_PEAK:
+        if quiet_allowed or (np.abs(crop).max() >= QUIET_PEAK and np.sqrt(np.mean(np.square(crop, dtype=np.float64))) >= floor):
             return crop
     return None
 
@@ -119,24 +129,19 @@ def augment_job(job):
     return features, targets, tags, (clips if keep else []), labels
 
 
-def split_voices(seed):
-    """{engine: ((train voices, variants), (held-out voices, variants))}: a quarter of each engine's voices
-    and variants is kept for the held-out split."""
-    out = {}
-    for k, engine in enumerate(ENGINES):
-        voices, variants = espeak_voices(engine=engine)
-        v = np.random.default_rng(seed + 10 * k).permutation(len(voices))
-        w = np.random.default_rng(seed + 10 * k + 1).permutation(len(variants))
-        cut_v, cut_w = max(1, len(voices) // 4), max(1, len(variants) // 4)
-        out[engine] = (([voices[i] for i in v[cut_v:]], [variants[i] for i in w[cut_w:]]),
-                       ([voices[i] for i in v[:cut_v]], [variants[i] for i in w[:cut_w]]))
-    return out
+def split_voices():
+    """{engine: (train (voices, variants, sentences), held-out (voices, variants, sentences))}: the held-out
+    split speaks other languages, with other variants and other sentences (sources.HELDOUT_*)."""
+    return {engine: (espeak_voices(engine=engine) + (SENTENCES,), espeak_voices(engine=engine, heldout=True) + (HELDOUT_SENTENCES,))
+            for engine in ENGINES}
 
 
 def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip=3, without=(), augment_settings=None,
              verbose=True):
+    if clips_per_class < 1 or heldout_per_class < 1:
+        raise ValueError(f"clips per class must be at least 1 (train {clips_per_class}, held-out {heldout_per_class})")
     os.makedirs(out, exist_ok=True)
-    voices = split_voices(seed)
+    voices = split_voices()
     _RAW["settings"] = augment_settings or AUGMENT_DEFAULTS
     counts = {}
     source_names = catalogue.names()
@@ -194,7 +199,7 @@ def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip
             wavfile.write(os.path.join(folder, f"{label}.wav"), SAMPLE_RATE, (clip * 32767).astype(np.int16))
     with open(os.path.join(out, "sources.json"), "w") as f:
         json.dump({"clips": counts, "without": sorted(without),
-                   "voices": {e: {"train": v[0][0], "heldout": v[1][0]} for e, v in voices.items()}}, f, indent=1)
+                   "voices": {e: {"train": v[0][:2], "heldout": v[1][:2]} for e, v in voices.items()}}, f, indent=1)
 
 
 def main():

@@ -80,6 +80,7 @@ PITCH_RANGES.update(drums=(0.92, 1.08), speech=(2 ** (-3 / 12), 2 ** (3 / 12)), 
 
 PEAK_DB = (-45.0, 0.0)
 SILENCE_PEAK_DB = -60.0
+SILENCE_FLOOR_DB = -90.0  # the quietest noise floor silence has (digital zero apart)
 SILENCE_GAIN_DB = (-10.0, 10.0)
 BACKGROUND_DB = (-20.0, -10.0)
 NOISE_FLOOR_SNR_DB = (10.0, 50.0)
@@ -574,10 +575,10 @@ def augment(rng, x, label, background=None, noise_floor=None, settings=AUGMENT_D
 
 
 def _silence_level(rng, x):
-    """A level change of -10…+10 dB that leaves the peak at or under SILENCE_PEAK_DB."""
+    """A level change of -10…+10 dB that leaves the peak within SILENCE_FLOOR_DB…SILENCE_PEAK_DB."""
     peak = np.abs(x).max()
     if peak == 0:
         return x.astype(np.float32)
     # The ceiling a hair under SILENCE_PEAK_DB, so float32 rounding cannot lift the peak over it.
-    peak_db = min(20 * np.log10(peak) + rng.uniform(*SILENCE_GAIN_DB), SILENCE_PEAK_DB - 0.001)
+    peak_db = min(max(20 * np.log10(peak) + rng.uniform(*SILENCE_GAIN_DB), SILENCE_FLOOR_DB), SILENCE_PEAK_DB - 0.001)
     return (x * (10 ** (peak_db / 20) / peak)).astype(np.float32)

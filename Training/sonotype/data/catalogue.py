@@ -20,12 +20,14 @@ class Source:
     kind: str  # "soundfont", "sampler", "synth", "noise", "silence", "speech", "sfx"
 
 
-# Shares per kind of source: soundfonts (FluidR3 rendered by two synthesizers, sf_GMbank, freepats, OPL3,
-# AVL) together about half, the code-written voices a quarter, packaged recordings the rest.
-SOUNDFONT_WEIGHTS = {"fluidr3": 0.16, "sf-gmbank": 0.16, "fluidr3-timidity": 0.08, "freepats": 0.10, "fluidr3-mono": 0.04,
-                     "opl3": 0.08, "avl-black-pearl": 0.10, "avl-red-zeppelin": 0.10}
+# Weights before normalising per class: for a melodic class the soundfonts (FluidR3, its mono edition,
+# sf_GMbank, and OPL3 for organ and synth) come to about 55-60%, the code-written voices about 30%, the
+# packaged recordings the rest; drums take the AVL kits in place of the voices.
+SOUNDFONT_WEIGHTS = {"fluidr3": 0.18, "sf-gmbank": 0.22, "fluidr3-mono": 0.06, "opl3": 0.08, "avl-black-pearl": 0.10,
+                     "avl-red-zeppelin": 0.10}
 SYNTH_WEIGHT = 0.25
 SAMPLER_WEIGHT = 0.12
+SAMPLER_FULL_WEIGHT_FILES = 8  # a class with fewer packaged recordings gets a share in proportion
 
 
 def sources_for(label, without=()):
@@ -42,7 +44,8 @@ def sources_for(label, without=()):
         if label in synths.FAMILIES:
             found.append(Source("synths", SYNTH_WEIGHT, "synth"))
         if label in samplers.FILES:
-            found.append(Source("lmms", SAMPLER_WEIGHT, "sampler"))
+            files = len(samplers.recordings(label))
+            found.append(Source("lmms", SAMPLER_WEIGHT * min(1.0, files / SAMPLER_FULL_WEIGHT_FILES), "sampler"))
     found = [s for s in found if s.name not in without and s.kind not in without]
     if not found:
         raise ValueError(f"every source of {label} is left out")
@@ -60,7 +63,8 @@ def allocate(count, sources):
 
 
 def render(rng, label, source, count, seconds, voices):
-    """`count` raw clips of class `label` from `source`. `voices`: {engine: (voices, variants)} for speech."""
+    """`count` raw clips of class `label` from `source`. `voices`: {engine: (voices, variants, sentences)}
+    for speech."""
     if source.kind == "silence":
         return [noises.silence_clip(rng, seconds) for _ in range(count)]
     if source.kind == "noise":
@@ -68,7 +72,8 @@ def render(rng, label, source, count, seconds, voices):
     if source.kind == "sfx":
         return render_instrument_clips(rng, "noise", count, seconds, soundfont=SOUNDFONTS["sf-gmbank"])
     if source.kind == "speech":
-        return speech_clips(rng, count, seconds, *voices[source.name], engine=source.name)
+        names, variants, sentences = voices[source.name]
+        return speech_clips(rng, count, seconds, names, variants, engine=source.name, sentences=sentences)
     if source.kind == "synth":
         return [synths.synth_clip(rng, label, seconds) for _ in range(count)]
     if source.kind == "sampler":

@@ -25,7 +25,8 @@ FILES = {
     "piano": ["instruments/piano0*.ogg", "instruments/e_piano_accord0*.ogg", f"{ICONS}/piano-3.wav", f"{ICONS}/electric-piano-3.wav"],
     "organ": ["instruments/church_organ0*.ogg", "instruments/e_organ01.ogg"],
     "guitar": ["instruments/steel_guitar*.ogg", "latin/latin_guitar0*.ogg", f"{ICONS}/guitar-1*.wav"],
-    "bass": ["instruments/bassslap0*.ogg", "basses/*.ogg", "bassloops/briff01.ogg", "bassloops/rave_bass0*.ogg", "bassloops/tb303_01.ogg",
+    "bass": ["instruments/bassslap0*.ogg", "basses/bass*.ogg", "basses/horror_bass01.ogg", "basses/matrix1000_pluck01.ogg",
+             "basses/rave_bass0*.ogg", "basses/synth_acid0*.ogg", "bassloops/briff01.ogg", "bassloops/rave_bass0*.ogg", "bassloops/tb303_01.ogg",
              "bassloops/techno_bass0*.ogg"],
     "strings": ["instruments/cello01.ogg", "instruments/violin_double_stop01.ogg", "instruments/violin_fingered01.ogg",
                 "stringsnpads/strings01.ogg", f"{ICONS}/violoncello-7.wav"],
@@ -131,8 +132,9 @@ def sampler_clips(rng, family, count, seconds):
     shots = [audio for _, audio in found if len(audio) < LOOP_SECONDS * SAMPLE_RATE]
     clips = []
     for _ in range(count):
-        if loops and (not shots or rng.random() < 0.5):
-            audio = loops[int(rng.integers(0, len(loops)))]
+        if family == "noise" or (loops and (not shots or rng.random() < 0.5)):
+            pool = loops + shots if family == "noise" else loops  # noise recordings are never phrased as notes
+            audio = pool[int(rng.integers(0, len(pool)))]
             clip = _loop(rng, audio, n, float(rng.uniform(-LOOP_SEMITONES, LOOP_SEMITONES)))
         else:
             clip = _one_shots(rng, family, shots, n)

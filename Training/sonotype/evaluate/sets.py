@@ -419,7 +419,7 @@ def build_set(which, folder, clips_per_class, seed, verbose=True):
     for old in glob.glob(os.path.join(folder, "*.wav")):
         os.remove(old)
     catalogue = set_a_sources() if which == "A" else set_b_sources()
-    manifest = {"set": which, "title": SETS[which], "seed": seed, "clips_per_class": clips_per_class, "files": {}, "sources": {}}
+    manifest = {"set": which, "title": SETS[which], "seed": seed, "clips_per_class": clips_per_class, "code": code_version(), "files": {}, "sources": {}}
     for class_index, label in enumerate(CLASSES):
         sources = catalogue[label]
         index = 0
@@ -444,8 +444,22 @@ def build_set(which, folder, clips_per_class, seed, verbose=True):
     return manifest
 
 
+def code_version():
+    """A digest of the code that renders the sets (this package and the phrase and soundfont rendering it
+    borrows): a cache built by other code is built again."""
+    import hashlib
+    digest = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    data = os.path.join(os.path.dirname(here), "data")
+    for path in sorted([os.path.join(here, n) for n in ("sets.py", "players.py", "recordings.py")]
+                       + [os.path.join(data, n) for n in ("sources.py", "midi.py", "resample.py")]):
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
 def load_or_build(cache, clips_per_class, seed, rebuild=False, verbose=True):
-    """{"A": (folder, manifest), "B": ...}: the cached sets when they were built with these settings."""
+    """{"A": (folder, manifest), "B": ...}: the cached sets when they were built with these settings and code."""
     out = {}
     for which in SETS:
         folder = os.path.join(cache, which)
@@ -455,6 +469,7 @@ def load_or_build(cache, clips_per_class, seed, rebuild=False, verbose=True):
             with open(manifest_path) as f:
                 manifest = json.load(f)
             if manifest.get("seed") != seed or manifest.get("clips_per_class") != clips_per_class or \
+                    manifest.get("code") != code_version() or \
                     not all(os.path.isfile(os.path.join(folder, n)) for n in manifest["files"]):
                 manifest = None
         if manifest is None:
