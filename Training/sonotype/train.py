@@ -242,7 +242,7 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
     for i, name in enumerate(CLASSES):
         lines.append(f"| {name} | {p_val[i]:.3f} | {r_val[i]:.3f} | {p_held[i]:.3f} | {r_held[i]:.3f} |")
     lines += ["", f"![confusion, random split]({relative}/confusion_val.png)", f"![confusion, held-out]({relative}/confusion_heldout.png)", ""]
-    lines += sources_section(data)
+    lines += sources_section(data) + augmentation_section()
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
@@ -260,6 +260,26 @@ def sources_section(data):
              "| class | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
     for label in CLASSES:
         lines.append(f"| {label} | " + " | ".join(str(counts.get(label, {}).get(n, "")) for n in names) + " |")
+    return lines + [""]
+
+
+def augmentation_section():
+    """The report's list of what makes the clips sound recorded, with each stage's probability per clip."""
+    from .data import __main__ as generator
+    from .data.augment import AUGMENT_DEFAULTS, GROUPS
+    shown = {"background": generator.BACKGROUND_PROBABILITY, "noise_floor": generator.NOISE_FLOOR_PROBABILITY}
+    lines = ["## Augmentation", "", "What makes every training and held-out clip sound recorded (`sonotype/data/augment.py`, whose "
+             "docstring says what each stage models and in which order they run), with the share of the clips each stage is "
+             "applied to (vibrato: sustained instruments only; doppler: noise only; background and noise floor: not under "
+             "silence or noise):", ""]
+    grouped = {stage for stages in GROUPS.values() for stage in stages}
+    order = ["performance", "mix", "rooms", "coloration", "dynamics", "degradation"]
+    for group in order:
+        stages = GROUPS.get(group, (group,))
+        parts = [f"{stage} {shown.get(stage, AUGMENT_DEFAULTS[stage]) * 100:.0f}%" for stage in stages]
+        lines.append(f"- {group}: " + ", ".join(parts))
+    lines.append("- level: every clip, peak -45…0 dBFS (silence: -90…-60 dBFS)")
+    assert grouped | {"rooms"} >= set(AUGMENT_DEFAULTS), "a stage missing from the report"
     return lines + [""]
 
 
