@@ -2,10 +2,10 @@
 with one group of sources left out (or on data generated without augmentation), each scored like the
 shipped model on the random split, the held-out split and the unseen-source sets of sonotype.evaluate.
 
-    python3 -m sonotype.ablation --data build/data [--plain-data build/data-plain] [--epochs 10] [--per-class 1000]
+    python3 -m sonotype.ablation --data build/data [--plain-data build/data-plain] [--epochs 8] [--per-class 600]
 
-`--plain-data`: data generated with the same seed but every augmentation stage off
-(`python3 -m sonotype.data --out build/data-plain --augment-without performance --augment-without mix
+`--plain-data`: data generated with the same seed but every augmentation stage off except the level
+(e.g. `python3 -m sonotype.data --out build/data-plain --clips 260 --augment-without performance --augment-without mix
 --augment-without rooms --augment-without coloration --augment-without dynamics --augment-without degradation`).
 Writes its table into docs/MODEL.md between the ablation markers.
 """
@@ -26,16 +26,15 @@ from .frontend import LogMelFrontend
 from .train import PRECISIONS, cpu_has_bf16, train
 
 BEGIN, END = "<!-- ablation: begin -->", "<!-- ablation: end -->"
-OTHER_SOUNDFONTS = ("sf-gmbank", "fluidr3-timidity", "freepats", "fluidr3-mono", "opl3", "avl-black-pearl", "avl-red-zeppelin")
+OTHER_SOUNDFONTS = ("sf-gmbank", "fluidr3-mono", "opl3", "avl-black-pearl", "avl-red-zeppelin")
 # (title, which data, sources left out)
 VARIANTS = [
     ("everything", "data", ()),
     ("without the code-written voices", "data", ("synths",)),
     ("without the packaged recordings (LMMS, sound-icons)", "data", ("lmms",)),
     ("without the soundfonts other than FluidR3", "data", OTHER_SOUNDFONTS),
-    ("without espeak 1.48 (espeak-ng only)", "data", ("espeak",)),
     ("FluidR3, espeak-ng and the noise generators only", "data", OTHER_SOUNDFONTS + ("synths", "lmms", "espeak", "sfx")),
-    ("without augmentation", "plain", ()),
+    ("without augmentation (level only)", "plain", ()),
 ]
 
 
@@ -86,8 +85,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--plain-data", default="", help="data generated without augmentation (the last row; skipped if absent)")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--per-class", type=int, default=1000, help="training windows per class in every run")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--per-class", type=int, default=600, help="training windows per class in every run")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--precision", choices=("auto",) + PRECISIONS, default="auto")
     parser.add_argument("--only", action="append", default=[], help="run only the variants whose title contains this")
