@@ -190,7 +190,8 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32",
         {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
 
 
-def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision, data=None):
+def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision, data=None,
+                 extra=()):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -231,6 +232,7 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
              f"| windows: train / random split / held-out | {sizes['train']} / {sizes['val']} / {sizes['heldout']} |",
              f"| window accuracy, random split | {results['val'][0] * 100:.1f}% |",
              f"| window accuracy, held-out split (other phrases and clips, speech voices kept out of training) | {results['heldout'][0] * 100:.1f}% |",
+             *[f"| window accuracy, {title} | {accuracy * 100:.1f}% |" for title, accuracy in extra],
              f"| training time (2 cores) | {seconds / 60:.1f} min ({len(history)} epochs, seed {seed}, {precision}) |",
              f"| weights | {weights_bytes / 1e6:.2f} MB |",
              f"| one inference with Sonotype's engine (one core of an {cpu_name()}) | {inference_ms[0]:.2f} ms"
@@ -324,6 +326,8 @@ def main():
                         help="training arithmetic; auto: bf16 where the CPU has bfloat16 instructions, else fp32")
     parser.add_argument("--state", default="build/training-state.pt",
                         help="where the trained weights, curves and scores are kept (for --report-only)")
+    parser.add_argument("--also-score", action="append", default=[], metavar="TITLE=NPZ",
+                        help="also report the window accuracy on another split of generated data (e.g. one made without augmentation)")
     parser.add_argument("--report-only", action="store_true",
                         help="do not train: export, time and report the model kept in --state")
     args = parser.parse_args()
@@ -343,6 +347,11 @@ def main():
                     "seconds": time.time() - started, "seed": args.seed, "precision": precision}, args.state)
         state = torch.load(args.state)
     history, results, sizes, seconds = state["history"], state["results"], state["sizes"], state["seconds"]
+    extra = []
+    for item in args.also_score:
+        title, _, path = item.partition("=")
+        accuracy, _ = evaluate(model, *load(path))
+        extra.append((title, accuracy))
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     import shutil
     import tempfile
@@ -356,7 +365,7 @@ def main():
     weights_bytes = summary["num_parameters"] * 4
     inference_ms = (times[args.out], times.get(previous))
     write_report(args.report, os.path.join(os.path.dirname(args.report), "model"), history, results, sizes, seconds, inference_ms,
-                 weights_bytes, state["seed"], state["precision"], args.data)
+                 weights_bytes, state["seed"], state["precision"], args.data, extra)
     print(f"random split {results['val'][0]:.3f}, held-out {results['heldout'][0]:.3f}, {seconds / 60:.1f} min, "
           f"{inference_ms[0]:.2f} ms per inference; wrote {args.out} and {args.report}")
 
