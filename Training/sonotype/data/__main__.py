@@ -1,6 +1,6 @@
 """Deterministic data generator for the built-in model.
 
-    python3 -m sonotype.data --out build/data [--seed 0] [--clips 2000] [--heldout-clips 120] [--without NAME ...]
+    python3 -m sonotype.data --out build/data [--seed 0] [--clips 2400] [--heldout-clips 120] [--without NAME ...]
 
 Every class is drawn from several sources (sonotype.data.catalogue: soundfonts through two synthesizers,
 code-written voices, packaged recordings, two speech synthesizers, noise and silence by level and
@@ -206,7 +206,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="build/data")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--clips", type=int, default=2000, help="clips per class (train + val)")
+    parser.add_argument("--clips", type=int, default=2400, help="clips per class (train + val)")
     parser.add_argument("--heldout-clips", type=int, default=120, help="held-out clips per class")
     parser.add_argument("--crops", type=int, default=3, help="1 s windows cut from each 3 s training clip")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
