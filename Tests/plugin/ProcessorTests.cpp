@@ -513,7 +513,10 @@ TEST_CASE ("every note-on gets exactly its note-off under random automation, re-
                 setParameter (processor, plugin::ParameterIds::midiOut, processor.parameters.getRawParameterValue (plugin::ParameterIds::midiOut)->load() >= 0.5f ? 0.0f : 1.0f);
             else if (action == 15)
                 processor.setClassEnabled ("drums", ! processor.isClassEnabled ("drums"));
-            else if (action == 16)
+            // A re-prepare while a note sounds is the case under test: until one has happened, blocks that
+            // would do nothing (18-39) re-prepare while a note sounds, so the case does not hang on which
+            // windows the built-in model calls what.
+            else if (action == 16 || (open >= 0 && preparedWhileSounding == 0 && action >= 18 && action < 40))
             {
                 preparedWhileSounding += open >= 0;
                 rate = rate == 48000.0 ? 44100.0 : 48000.0; // (the audio stays as it is: only the notes matter here)
