@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from . import confusion as confusions
 from .data import CLASSES
 from .data.catalogue import expand
 from .data.__main__ import FRONTEND
@@ -74,12 +75,6 @@ def evaluate(model, features, labels, batch=256):
     for truth, guess in zip(labels.tolist(), predictions.tolist()):
         confusion[truth, guess] += 1
     return float((predictions == labels).float().mean()), confusion
-
-
-def per_class(confusion):
-    precision = np.diag(confusion) / np.maximum(confusion.sum(axis=0), 1)
-    recall = np.diag(confusion) / np.maximum(confusion.sum(axis=1), 1)
-    return precision, recall
 
 
 def keep_freed_memory():
@@ -208,21 +203,7 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
     fig.savefig(os.path.join(figures, "training.png"), dpi=110)
     plt.close(fig)
     for split, (_, confusion) in results.items():
-        fig, ax = plt.subplots(figsize=(6.5, 5.5))
-        normalised = confusion / np.maximum(confusion.sum(axis=1, keepdims=True), 1)
-        ax.imshow(normalised, cmap="viridis", vmin=0, vmax=1)
-        ax.set_xticks(range(len(CLASSES)), CLASSES, rotation=60, ha="right")
-        ax.set_yticks(range(len(CLASSES)), CLASSES)
-        ax.set_xlabel("predicted"), ax.set_ylabel("true")
-        for i in range(len(CLASSES)):
-            for j in range(len(CLASSES)):
-                if confusion[i, j]:
-                    ax.text(j, i, str(confusion[i, j]), ha="center", va="center", fontsize=7,
-                            color="black" if normalised[i, j] > 0.5 else "white")
-        ax.set_title(f"confusion matrix: {split}")
-        fig.tight_layout()
-        fig.savefig(os.path.join(figures, f"confusion_{split}.png"), dpi=110)
-        plt.close(fig)
+        confusions.draw(confusion, f"confusion matrix: {split}", os.path.join(figures, f"confusion_{split}.png"))
 
     relative = os.path.relpath(figures, os.path.dirname(path))
     lines = ["# The built-in model", "",
@@ -239,8 +220,8 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
              + (f" (the model it replaced: {inference_ms[1]:.2f} ms, timed in the same run)" if inference_ms[1] else "") + " |", "",
              f"![training curves]({relative}/training.png)", "", "## Per class", "",
              "| class | precision (random) | recall (random) | precision (held-out) | recall (held-out) |", "|---|---|---|---|---|"]
-    p_val, r_val = per_class(results["val"][1])
-    p_held, r_held = per_class(results["heldout"][1])
+    p_val, r_val = confusions.per_class(results["val"][1])
+    p_held, r_held = confusions.per_class(results["heldout"][1])
     for i, name in enumerate(CLASSES):
         lines.append(f"| {name} | {p_val[i]:.3f} | {r_val[i]:.3f} | {p_held[i]:.3f} | {r_held[i]:.3f} |")
     lines += ["", f"![confusion, random split]({relative}/confusion_val.png)", f"![confusion, held-out]({relative}/confusion_heldout.png)", ""]

@@ -3,35 +3,11 @@
 import json
 import os
 
-import numpy as np
-
+from ..confusion import draw
 from ..data import CLASSES
 from .sets import SECONDS, SETS
 
 BEGIN, END = "<!-- unseen sources: begin -->", "<!-- unseen sources: end -->"
-
-
-def draw_confusion(confusion, title, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    confusion = np.asarray(confusion)
-    fig, ax = plt.subplots(figsize=(6.5, 5.5))
-    normalised = confusion / np.maximum(confusion.sum(axis=1, keepdims=True), 1)
-    ax.imshow(normalised, cmap="viridis", vmin=0, vmax=1)
-    ax.set_xticks(range(len(CLASSES)), CLASSES, rotation=60, ha="right")
-    ax.set_yticks(range(len(CLASSES)), CLASSES)
-    ax.set_xlabel("predicted (file)"), ax.set_ylabel("true")
-    for i in range(len(CLASSES)):
-        for j in range(len(CLASSES)):
-            if confusion[i, j]:
-                ax.text(j, i, str(confusion[i, j]), ha="center", va="center", fontsize=7,
-                        color="black" if normalised[i, j] > 0.5 else "white")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 # The built-in model's targets on sources never heard in training (issue 17), file accuracy per set.
@@ -84,7 +60,8 @@ def write_report(path, results, model_name):
     figures = os.path.join(os.path.dirname(os.path.abspath(path)), "model")
     os.makedirs(figures, exist_ok=True)
     for which, r in results.items():
-        draw_confusion(r["confusion"], f"unseen sources, set {which}: {SETS[which]}", os.path.join(figures, f"confusion_unseen_{which}.png"))
+        draw(r["confusion"], f"unseen sources, set {which}: {SETS[which]}", os.path.join(figures, f"confusion_unseen_{which}.png"),
+             xlabel="predicted (file)")
     text = section(results, "model", model_name)
     report = open(path).read() if os.path.exists(path) else ""
     if BEGIN in report and END in report:

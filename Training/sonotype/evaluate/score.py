@@ -8,6 +8,7 @@ import subprocess
 
 import numpy as np
 
+from ..confusion import per_class
 from ..data import CLASSES
 from ..engine_cli import cli_path
 from .sets import parse_name
@@ -19,12 +20,6 @@ def classify(folder, model="", summary=False):
     if result.returncode != 0:
         raise RuntimeError(f"sonotype classify failed ({result.returncode}): {result.stderr.strip()}")
     return list(csv.reader(io.StringIO(result.stdout)))[1:]
-
-
-def per_class(confusion):
-    precision = np.diag(confusion) / np.maximum(confusion.sum(axis=0), 1)
-    recall = np.diag(confusion) / np.maximum(confusion.sum(axis=1), 1)
-    return precision, recall
 
 
 def score(folder, model=""):
