@@ -174,7 +174,8 @@ def render_instrument_clips(rng, family, count, seconds, programs=None, soundfon
     played by fluidsynth with the General MIDI programs), rendered in several runs with the synthesizer's
     reverb and chorus on or off. `family` "noise" plays NOISE_PRESETS. With `vary` (training data), each run
     has a random sample rate (brought to 16 kHz by the product's resampler) and the phrases vary the timbre,
-    are sometimes layered, and a guitar's are sometimes strummed; without it (the unseen-source evaluation), plain phrases at 16 kHz.
+    are sometimes layered, and a guitar's are sometimes strummed; without it (the unseen-source evaluation),
+    plain phrases at 16 kHz.
     `programs`: General MIDI program numbers to restrict the choice to."""
     font = _soundfont(soundfont)
     drums = family == "drums"
