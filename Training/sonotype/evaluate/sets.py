@@ -26,6 +26,7 @@ from scipy.io import wavfile
 
 from ..data import CLASSES, SAMPLE_RATE
 from ..data.sources import read_wav, render_instrument_clips
+from ..digest import files_digest
 from . import players, recordings as rec
 
 SECONDS = 3.0
@@ -447,15 +448,10 @@ def build_set(which, folder, clips_per_class, seed, verbose=True):
 def code_version():
     """A digest of the code that renders the sets (this package and the phrase and soundfont rendering it
     borrows): a cache built by other code is built again."""
-    import hashlib
-    digest = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
     data = os.path.join(os.path.dirname(here), "data")
-    for path in sorted([os.path.join(here, n) for n in ("sets.py", "players.py", "recordings.py")]
-                       + [os.path.join(data, n) for n in ("sources.py", "midi.py", "resample.py")]):
-        with open(path, "rb") as f:
-            digest.update(f.read())
-    return digest.hexdigest()[:16]
+    return files_digest([os.path.join(here, n) for n in ("sets.py", "players.py", "recordings.py")]
+                        + [os.path.join(data, n) for n in ("sources.py", "midi.py", "resample.py")])
 
 
 def load_or_build(cache, clips_per_class, seed, rebuild=False, verbose=True):
