@@ -1,6 +1,6 @@
 """Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
 
-    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 28]
+    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 24]
 
 Seeded and reproducible on CPU (Debian's python3-torch); progress bars with tqdm; the report
 (docs/MODEL.md and PNG plots in docs/model/) holds training curves, accuracy on the random and
@@ -298,7 +298,7 @@ def main():
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--out", default="Resources/models/default.safetensors")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--epochs", type=int, default=28)
+    parser.add_argument("--epochs", type=int, default=22)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ema", type=float, default=0.0, help="decay of an average of the weights to export (0: off)")
     parser.add_argument("--without", action="append", default=[], metavar="NAME",

@@ -8,7 +8,7 @@ import pytest
 
 from sonotype.data import PROGRAMS, SAMPLE_RATE
 from sonotype.data import noises, synths
-from sonotype.data.midi import PROGRAM_RANGES, RANGES, guitar_strums
+from sonotype.data.midi import PROGRAM_RANGES, RANGES
 
 SR = SAMPLE_RATE
 
@@ -245,30 +245,3 @@ def test_same_seed_same_clip():
         first, again = (noises.noise_clip(np.random.default_rng(4), 1.0, kind=kind) for _ in range(2))
         assert np.array_equal(first, again), kind
     assert np.array_equal(noises.silence_clip(np.random.default_rng(9), 1.0), noises.silence_clip(np.random.default_rng(9), 1.0))
-
-
-def test_guitar_strums_are_voicings_struck_string_by_string_and_never_cut_a_note():
-    """A strummed part plays guitar voicings (three to six strings, in the guitar's range), each stroke's
-    strings a few milliseconds apart, and every note ends before its pitch is struck again: fluidsynth's
-    note-off would otherwise cut the new note."""
-    for seed in range(20):
-        notes = sorted(guitar_strums(np.random.default_rng(seed), 3.0))
-        assert notes and all(40 <= note <= 84 for _, _, note, _ in notes), seed
-        strokes = []  # onsets closer than 30 ms belong to one stroke
-        for start, _, note, _ in notes:
-            if strokes and start - strokes[-1][-1][0] < 0.03:
-                strokes[-1].append((start, note))
-            else:
-                strokes.append([(start, note)])
-        assert all(3 <= len(stroke) <= 6 for stroke in strokes), (seed, strokes)
-        assert any(stroke[-1][0] - stroke[0][0] >= 0.005 for stroke in strokes), seed
-        for start, duration, note, _ in notes:
-            again = [s for s, _, n, _ in notes if n == note and s > start]
-            assert not again or start + duration < min(again), (seed, start, note)
-
-
-def test_synth_drones_hold_their_tones_through_the_clip():
-    for seed in range(6):
-        x = synths.synth_clip(np.random.default_rng(seed), "synth", 3.0, model="drone")
-        levels = frame_db(x, 0.25)
-        assert levels.min() > -40 and levels.max() - levels.min() < 30, (seed, levels)

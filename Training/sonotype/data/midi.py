@@ -18,16 +18,6 @@ PROGRAM_RANGES = {43: (28, 57), 58: (28, 72), 65: (49, 83), 67: (36, 71), 69: (5
 DRUM_NOTES = [35, 36, 38, 40, 42, 44, 46, 49, 51, 41, 43, 45, 47, 48, 50, 37, 39, 54, 56, 69, 70, 75, 76]
 DRUM_KITS = [0, 8, 16, 24, 25, 32, 40, 48]
 TICKS = 480
-# A strummed guitar: standard tuning (low E to high E) and chord shapes as the fret on each string (None:
-# not played), open chords and movable barre and power-chord shapes, moved up the neck by a capo or barre.
-GUITAR_STRINGS = (40, 45, 50, 55, 59, 64)
-GUITAR_SHAPES = [
-    (0, 2, 2, 1, 0, 0), (0, 2, 2, 0, 0, 0), (None, 0, 2, 2, 2, 0), (None, 0, 2, 2, 1, 0), (None, None, 0, 2, 3, 2),
-    (None, None, 0, 2, 3, 1), (3, 2, 0, 0, 0, 3), (None, 3, 2, 0, 1, 0), (0, 2, 0, 1, 0, 0), (None, 0, 2, 0, 2, 0),
-    (0, 2, 2, 0, 3, 0), (None, 0, 2, 2, 1, 3), (1, 3, 3, 2, 1, 1), (1, 3, 3, 1, 1, 1), (None, 1, 3, 3, 3, 1),
-    (None, 1, 3, 3, 2, 1), (0, 2, 2, None, None, None), (None, 0, 2, 2, None, None), (3, 5, 5, None, None, None),
-]
-STRUM_PROBABILITY = 0.5
 SUSTAINED = {"organ", "strings", "brass", "woodwind", "synth"}
 
 # SoundFont 2 generators that fluidsynth lets MIDI offset through NRPN (CC99 = 120, CC98 = generator,
@@ -71,11 +61,10 @@ def nrpn_events(channel, offsets):
     return events
 
 
-def phrase_events(rng, family, program, seconds, layer_program=None, timbre=True, strums=False):
+def phrase_events(rng, family, program, seconds, layer_program=None, timbre=True):
     """(time_s, message) events of one phrase of about `seconds` for an instrument family; with
     `timbre`, NRPN timbre variation; with `layer_program`, channel 1 doubles the notes with that
-    program, quieter and with a timbre of its own; with `strums`, a guitar phrase is a strummed part
-    (guitar_strums) STRUM_PROBABILITY of the time."""
+    program, quieter and with a timbre of its own."""
     events = []
     channel = 9 if family == "drums" else 0
     if family == "drums":
@@ -104,11 +93,7 @@ def phrase_events(rng, family, program, seconds, layer_program=None, timbre=True
                     events.append((t + 0.1, mido.Message("note_off", channel=9, note=int(note))))
             t += step
         return events
-    if strums and family == "guitar" and rng.random() < STRUM_PROBABILITY:
-        notes = guitar_strums(rng, seconds)
-    else:
-        notes = _phrase_notes(rng, family, program, seconds, beat)
-    for start, duration, note, velocity in notes:
+    for start, duration, note, velocity in _phrase_notes(rng, family, program, seconds, beat):
         events.append((start, mido.Message("note_on", channel=0, note=note, velocity=velocity)))
         events.append((start + duration, mido.Message("note_off", channel=0, note=note)))
     if layer_program is not None:
@@ -143,47 +128,6 @@ def _phrase_notes(rng, family, program, seconds, beat, note_range=None):
         notes.extend((t, duration * legato, note, velocity) for note in chord)
         t += duration
         centre = int(np.clip(centre + rng.integers(-3, 4), low + 3, high - 3))
-    return notes
-
-
-def guitar_strums(rng, seconds):
-    """A strummed guitar part of about `seconds`: a progression of guitar voicings struck in a rhythm of
-    eighths or sixteenths, down-strokes from the low string up, up-strokes from the high string down over
-    the top strings, each string a few milliseconds after the last; a chord rings until the next stroke
-    (every note ends just before it, so a soundfont never cuts a new note) or is choked short.
-    [(start_s, duration_s, midi_note, velocity)] like phrase_notes."""
-    beat = 60.0 / rng.uniform(70, 160)
-    subdivision = int(rng.choice([2, 2, 4]))
-    step = beat / subdivision
-    pattern = rng.random(4 * subdivision) < rng.uniform(0.35, 0.9)
-    pattern[0] = True
-    spread = min(rng.uniform(0.004, 0.018), 0.5 * step / len(GUITAR_STRINGS))
-    capo = int(rng.choice([0, 0, 0, int(rng.integers(1, 8))]))
-    bar = 4 * beat * int(rng.choice([1, 1, 2]))
-    chords = [GUITAR_SHAPES[int(i)] for i in rng.integers(0, len(GUITAR_SHAPES), int(rng.integers(1, 5)))]
-    choke = rng.uniform(0.0, 0.3)
-    strokes = []
-    t, i = 0.0, 0
-    while t < seconds:
-        if pattern[i % len(pattern)]:
-            shape = chords[int(t / bar) % len(chords)]
-            pitches = [string + fret + capo for string, fret in zip(GUITAR_STRINGS, shape) if fret is not None]
-            down = (i % 2 == 0) != (rng.random() < 0.15)
-            order = pitches if down else pitches[::-1][: int(rng.integers(3, len(pitches) + 1))]
-            accent = 1.0 if i % subdivision == 0 else rng.uniform(0.6, 0.9)
-            strokes.append((t, order, accent * rng.uniform(70, 127)))
-        t += step
-        i += 1
-    notes = []
-    for k, (start, order, velocity) in enumerate(strokes):
-        end = strokes[k + 1][0] - 0.005 if k + 1 < len(strokes) else seconds + 0.5
-        if rng.random() < choke:
-            end = min(end, start + rng.uniform(0.05, 0.15))
-        onset = start
-        for j, pitch in enumerate(order):
-            onset += spread * rng.uniform(0.7, 1.3) if j else 0.0
-            string_velocity = int(np.clip(velocity * rng.uniform(0.8, 1.0), 1, 127))
-            notes.append((onset, max(end - onset, 0.02), pitch, string_velocity))
     return notes
 
 

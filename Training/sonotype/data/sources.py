@@ -173,9 +173,8 @@ def render_instrument_clips(rng, family, count, seconds, programs=None, soundfon
     """`count` clips of `seconds` of one family from one soundfont (a Soundfont of SOUNDFONTS, or a .sf2 path
     played by fluidsynth with the General MIDI programs), rendered in several runs with the synthesizer's
     reverb and chorus on or off. `family` "noise" plays NOISE_PRESETS. With `vary` (training data), each run
-    has a random sample rate (brought to 16 kHz by the product's resampler) and the phrases vary the timbre,
-    are sometimes layered, and a guitar's are sometimes strummed; without it (the unseen-source evaluation),
-    plain phrases at 16 kHz.
+    has a random sample rate (brought to 16 kHz by the product's resampler) and the phrases vary the timbre
+    and are sometimes layered; without it (the unseen-source evaluation), plain phrases at 16 kHz.
     `programs`: General MIDI program numbers to restrict the choice to."""
     font = _soundfont(soundfont)
     drums = family == "drums"
@@ -212,8 +211,7 @@ def render_instrument_clips(rng, family, count, seconds, programs=None, soundfon
                     layer = None
                     if vary and len(entries) > 1 and rng.random() < LAYER_PROBABILITY:
                         layer = entries[int(rng.integers(0, len(entries)))]
-                    events = phrase_events(rng, family, entry[2], seconds + 0.5, layer[2] if layer else None, timbre=vary,
-                                           strums=vary)
+                    events = phrase_events(rng, family, entry[2], seconds + 0.5, layer[2] if layer else None, timbre=vary)
                     events = _voice(events, 0, entry)
                     if layer:
                         events = _voice(events, 1, layer)

@@ -1,6 +1,6 @@
 """Instrument voices written in code, each a different timbre family than a soundfont preset, playing
 the phrases of midi.phrase_notes: drawbar and pipe organs (additive), subtractive / FM / supersaw / acid
-synths and drones, Karplus-Strong guitars and basses, a modal piano, bowed string sections, blown brass and
+synths, Karplus-Strong guitars and basses, a modal piano, bowed string sections, blown brass and
 woodwinds. Every parameter is drawn per clip from the `rng` passed in, so no two clips share a timbre.
 
     synth_clip(rng, family, seconds) -> float32 clip at SAMPLE_RATE, peak about -1 dBFS
@@ -11,7 +11,7 @@ import numpy as np
 from scipy import signal as sps
 
 from . import SAMPLE_RATE
-from .midi import RANGES, guitar_strums, phrase_notes
+from .midi import RANGES, phrase_notes
 from .signals import (NYQUIST, filt, peak_normalise, pulse, resonator_bank, saw, smooth_curve, tv_filter,
                       variable_delay)
 
@@ -19,7 +19,7 @@ SR = SAMPLE_RATE
 # Each family's models with how often synth_clip picks them.
 MODEL_WEIGHTS = {
     "organ": {"drawbar": 0.6, "pipe": 0.4},
-    "synth": {"subtractive": 0.3, "fm": 0.2, "supersaw": 0.2, "acid": 0.1, "drone": 0.2},
+    "synth": {"subtractive": 0.35, "fm": 0.25, "supersaw": 0.25, "acid": 0.15},
     "guitar": {"steel": 0.3, "nylon": 0.2, "electric": 0.2, "overdrive": 0.2, "palm_mute": 0.1},
     "bass": {"finger": 0.35, "pick": 0.25, "slap": 0.15, "upright": 0.25},
     "piano": {"grand": 0.65, "upright": 0.35},
@@ -307,19 +307,6 @@ class _Synth(_Voice):
             self.sustained = self.kind != "pluck"
             if self.kind == "pluck":
                 self.rearticulate = 0.6
-        elif model == "drone":  # one to three tones held through the clip, the filter slowly moving
-            self.note_range = (36, 84)  # roots up to 60, with a fifth or octaves above
-            self.waves = [str(w) for w in rng.choice(["saw", "square", "triangle", "sine"], size=int(rng.integers(1, 3)))]
-            self.voices = int(rng.integers(2, 7))
-            self.spread = rng.uniform(4, 40)
-            self.cutoff = rng.uniform(1.5, 12.0)  # times f0
-            self.sweep = rng.uniform(0.03, 0.4), rng.uniform(0.3, 2.0)  # Hz, octaves
-            self.q = rng.uniform(0.7, 8.0)
-            self.stages = int(rng.integers(1, 3))
-            self.breath = rng.uniform(0.05, 0.4) if rng.random() < 0.4 else 0.0  # filtered noise beside the tones
-            self.tremolo = (rng.uniform(0.1, 6.0), rng.uniform(0.1, 0.5)) if rng.random() < 0.4 else None
-            self.adsr = rng.uniform(0.3, 2.0), 1.0, 1.0, rng.uniform(0.5, 2.0)
-            self.arpeggio = False
         else:  # acid
             self.note_range = (48, 76)
             self.wave = str(rng.choice(["saw", "square"]))
@@ -345,11 +332,6 @@ class _Synth(_Voice):
                 j = i % 16
                 notes.append((i * step, step * (1.0 if slides[j] else rng.uniform(0.4, 0.8)), pattern[j], 127 if accents[j] else 80))
             return notes
-        if self.model == "drone":
-            root = int(rng.integers(self.note_range[0], 61))
-            tones = [root] + [root + int(i) for i in rng.choice([7, 12, 5, 19, 24], size=int(rng.integers(0, 3)), replace=False)]
-            start = -rng.uniform(0.0, 2.0)  # already sounding when the clip begins, most of the time
-            return [(start, seconds - start + 0.5, tone, int(rng.integers(70, 128))) for tone in tones]
         notes = super().notes(seconds)
         if self.arpeggio:
             step = 60.0 / rng.uniform(90, 150) / float(rng.choice([2, 4]))
@@ -407,27 +389,6 @@ class _Synth(_Voice):
             cutoff = f0 * (self.cutoff + self.env_amount * gain * np.exp(-t / self.filter_decay))
             x = tv_filter(x, "low", np.minimum(cutoff, 7000), q=self.q, stages=self.stages)
             return gain * x * _envelope(length, held, attack, decay, sustain, release)
-        if self.model == "drone":
-            x = np.zeros(length)
-            for v in range(self.voices):
-                detune = 2 ** (self.spread * (v / (self.voices - 1) - 0.5) / 1200)
-                freq, phase0 = f0 * detune * pitch, rng.uniform()
-                wave = self.waves[v % len(self.waves)]
-                if wave == "saw":
-                    x += saw(freq, phase0)
-                elif wave == "square":
-                    x += pulse(freq, 0.5, phase0)
-                else:
-                    cycles = np.cumsum(freq) / SR + phase0
-                    x += np.sin(2 * np.pi * cycles) if wave == "sine" else 2 * np.abs(2 * np.mod(cycles, 1.0) - 1) - 1
-            rate, depth = self.sweep
-            cutoff = f0 * self.cutoff * 2 ** (depth * np.sin(2 * np.pi * rate * t + rng.uniform(0, 2 * np.pi)))
-            if self.breath:
-                x += self.breath * self.voices * filt(rng.standard_normal(length), "band", min(f0 * self.cutoff, 6000), 2.0)
-            x = tv_filter(x, "low", np.clip(cutoff, 40, 7000), q=self.q, stages=self.stages)
-            if self.tremolo is not None:
-                x *= 1 - self.tremolo[1] * 0.5 * (1 + np.sin(2 * np.pi * self.tremolo[0] * t))
-            return gain * x * _envelope(length, held, *self.adsr)
         if self.model == "supersaw":
             x = np.zeros(length)
             for v in range(self.voices):
@@ -474,7 +435,6 @@ class _Plucked(_Voice):
         self.model = model
         self.strum = family == "guitar" and model != "palm_mute" and rng.random() < 0.8
         self.strum_delay = rng.uniform(0.005, 0.035)
-        self.strummed_part = self.strum and rng.random() < 0.5  # midi.guitar_strums, not the phrase's chords
         self.body = None
         self.drive = None
         self.tail = 0.15
@@ -512,8 +472,6 @@ class _Plucked(_Voice):
             self.rearticulate = rng.uniform(0.5, 1.1)
 
     def notes(self, seconds):
-        if self.strummed_part:
-            return guitar_strums(self.rng, seconds)
         notes = super().notes(seconds)
         if self.rearticulate:
             notes = _split_long(notes, self.rearticulate)
@@ -815,9 +773,8 @@ def _render(voice, notes, total):
         if begin >= total:
             continue
         length = min(total - begin, int((duration + voice.tail) * SR))
-        if length > 16 and begin + length > 0:  # a note that began before the clip: its part inside it
-            x = voice.note(note, velocity, duration, length)
-            out[max(begin, 0):begin + length] += x[max(-begin, 0):]
+        if length > 16:
+            out[begin:begin + length] += voice.note(note, velocity, duration, length)
     return voice.finish(out)
 
 
