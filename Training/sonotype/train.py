@@ -226,8 +226,21 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
         lines.append(f"| {name} | {p_val[i]:.3f} | {r_val[i]:.3f} | {p_held[i]:.3f} | {r_held[i]:.3f} |")
     lines += ["", f"![confusion, random split]({relative}/confusion_val.png)", f"![confusion, held-out]({relative}/confusion_heldout.png)", ""]
     lines += sources_section(data) + augmentation_section()
+    text = "\n".join(lines) + kept_section(path)
     with open(path, "w") as f:
-        f.write("\n".join(lines))
+        f.write(text)
+
+
+TRIED_BEGIN, TRIED_END = "<!-- tried: begin -->", "<!-- tried: end -->"
+
+
+def kept_section(path):
+    """The report's hand-written record of recipes tried and not shipped (between the "tried" markers), which a
+    new report keeps; the other sections are written by the runs that measure them."""
+    content = open(path).read() if os.path.exists(path) else ""
+    if TRIED_BEGIN not in content or TRIED_END not in content:
+        return ""
+    return "\n" + content[content.index(TRIED_BEGIN):content.index(TRIED_END) + len(TRIED_END)] + "\n"
 
 
 def sources_section(data):

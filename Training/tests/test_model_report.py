@@ -1,0 +1,31 @@
+"""The report docs/MODEL.md: what the training run keeps of the old one, and how the ablation marks its rows."""
+
+from sonotype import ablation
+from sonotype.train import TRIED_BEGIN, TRIED_END, kept_section
+
+
+def test_the_hand_written_tried_section_survives_a_new_report(tmp_path):
+    report = tmp_path / "MODEL.md"
+    assert kept_section(str(report)) == ""
+    tried = f"{TRIED_BEGIN}\n## Tried, not shipped\n\n- a recipe that lost\n{TRIED_END}"
+    report.write_text(f"# The built-in model\n\nold numbers\n\n{tried}\n\n<!-- ablation: begin -->\nrows\n<!-- ablation: end -->\n")
+    assert kept_section(str(report)) == "\n" + tried + "\n"
+    report.write_text(f"# The built-in model\n\n{TRIED_BEGIN}\nunfinished\n")
+    assert kept_section(str(report)) == ""
+
+
+def row(title, generator):
+    result = {"train_windows": 7200, "val": 0.5, "heldout": 0.5, "unseen": {"A": {"file_accuracy": 0.7, "title": "set A"}}}
+    if generator is not None:
+        result["generator"] = generator
+    return {"title": title, "result": result}
+
+
+def test_ablation_rows_from_another_generator_are_marked_and_explained():
+    current = ablation.generator_version()
+    text = ablation.section([row("everything", current), row("old", "0123456789abcdef"), row("older", None)], 8, 600, 0, "bf16")
+    assert "| everything | 7200 | 50.0% | 50.0% | 70.0% |" in text
+    assert "| old † |" in text and "| older † |" in text
+    assert "† Run on training data made by an earlier version of the data generator" in text
+    fresh = ablation.section([row("everything", current)], 8, 600, 0, "bf16")
+    assert "†" not in fresh
