@@ -235,8 +235,9 @@ TRIED_BEGIN, TRIED_END = "<!-- tried: begin -->", "<!-- tried: end -->"
 
 
 def kept_section(path):
-    """The report's hand-written record of recipes tried and not shipped (between the "tried" markers), which a
-    new report keeps; the other sections are written by the runs that measure them."""
+    """The report's hand-written section (between the "tried" markers: the targets missed, by how much, and
+    the recipes tried and not shipped), which a new report keeps; the other sections are written by the runs
+    that measure them."""
     content = open(path).read() if os.path.exists(path) else ""
     if TRIED_BEGIN not in content or TRIED_END not in content:
         return ""
