@@ -19,7 +19,7 @@ from scipy.io import wavfile
 
 from . import SAMPLE_RATE
 from .resample import resample
-from .sources import HELDOUT_LANGUAGES, heldout_variants
+from .sources import HELDOUT_LANGUAGES, espeak_listing, heldout_variants
 from .signals import (NYQUIST, coloured, decaying_noise_ir, filt, peak_normalise, pulse, resonator_bank, saw, smooth_curve,
                       tv_filter)
 
@@ -300,13 +300,8 @@ _VOICE_CACHE = {}
 def _espeak_voices():
     """espeak-ng's voices (every language but the held-out split's) and variants (but the held-out ones)."""
     if "voices" not in _VOICE_CACHE:
-        listing = subprocess.run(["espeak-ng", "--voices"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
-        voices = sorted({line.split()[1] for line in listing if len(line.split()) > 1
-                         and line.split()[1].split("-")[0] not in HELDOUT_LANGUAGES})
-        variants = subprocess.run(["espeak-ng", "--voices=variant"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
-        kept = heldout_variants()
-        _VOICE_CACHE["voices"] = voices
-        _VOICE_CACHE["variants"] = sorted({line.split()[4].split("/")[-1] for line in variants if len(line.split()) > 4} - kept)
+        _VOICE_CACHE["voices"] = sorted({row[1] for row in espeak_listing("espeak-ng") if row[1].split("-")[0] not in HELDOUT_LANGUAGES})
+        _VOICE_CACHE["variants"] = sorted({row[4].split("/")[-1] for row in espeak_listing("espeak-ng", "=variant")} - heldout_variants())
     return _VOICE_CACHE["voices"], _VOICE_CACHE["variants"]
 
 

@@ -66,7 +66,6 @@ SF_GMBANK_VARIATIONS = {
 }
 
 
-
 def _merge(*tables):
     merged = {}
     for table in tables:
@@ -243,13 +242,14 @@ SPEECH_LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "pl", "sv", "hi")
 HELDOUT_LANGUAGES = ("nl", "pl", "hi")
 
 
-def _listing(engine, kind=""):
+def espeak_listing(engine, kind=""):
+    """The rows of `engine --voices` (or `--voices=variant` with kind "=variant"), split into columns."""
     lines = subprocess.run([engine, f"--voices{kind}"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
     return [line.split() for line in lines if len(line.split()) > 4]
 
 
 def heldout_variants():
-    names = sorted({row[4].split("/")[-1] for engine in ("espeak-ng", "espeak") for row in _listing(engine, "=variant")})
+    names = sorted({row[4].split("/")[-1] for engine in ("espeak-ng", "espeak") for row in espeak_listing(engine, "=variant")})
     return set(names[::4])
 
 
@@ -257,9 +257,9 @@ def espeak_voices(languages=SPEECH_LANGUAGES, engine="espeak-ng", heldout=False)
     """(voices, variants) of `engine` (espeak-ng, or espeak 1.48) in `languages`: the training ones, or with
     `heldout` the held-out ones (HELDOUT_LANGUAGES, heldout_variants())."""
     kept = heldout_variants()
-    voices = sorted({row[4] for row in _listing(engine) if row[1].split("-")[0] in languages
+    voices = sorted({row[4] for row in espeak_listing(engine) if row[1].split("-")[0] in languages
                      and (row[1].split("-")[0] in HELDOUT_LANGUAGES) == heldout})
-    variants = sorted({row[4].split("/")[-1] for row in _listing(engine, "=variant")})
+    variants = sorted({row[4].split("/")[-1] for row in espeak_listing(engine, "=variant")})
     return voices, [v for v in variants if (v in kept) == heldout]
 
 
