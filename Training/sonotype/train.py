@@ -338,9 +338,9 @@ def main():
         model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
                                               without=tuple(args.without))
         os.makedirs(os.path.dirname(args.state) or ".", exist_ok=True)
-        torch.save({"weights": model.state_dict(), "history": history, "results": results, "sizes": sizes,
-                    "seconds": time.time() - started, "seed": args.seed, "precision": precision}, args.state)
-        state = torch.load(args.state)
+        state = {"weights": model.state_dict(), "history": history, "results": results, "sizes": sizes,
+                 "seconds": time.time() - started, "seed": args.seed, "precision": precision}
+        torch.save(state, args.state)
     history, results, sizes, seconds = state["history"], state["results"], state["sizes"], state["seconds"]
     extra = []
     for item in args.also_score:
