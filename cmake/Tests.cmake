@@ -15,6 +15,7 @@ add_executable(sonotype_tests
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/dsp/WaveformFrontendTests.cpp
+    Tests/engine/AxisTests.cpp
     Tests/engine/EngineTests.cpp
     Tests/engine/FftTests.cpp
     Tests/engine/HostileModelTests.cpp

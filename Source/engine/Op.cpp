@@ -146,13 +146,25 @@ std::vector<int64_t> OpArgs::integers (const char* name) const
     return result;
 }
 
+int checkedAxis (int64_t value, int rank, bool scalarAsVector, const std::string& what)
+{
+    const int64_t size = rank == 0 && scalarAsVector ? 1 : rank;
+    if (value >= -size && value < size)
+        return static_cast<int> (value < 0 ? value + size : value);
+    if (size == 0)
+        throw ModelError (what + " = " + std::to_string (value) + " names an axis of a 0-d value, which has none");
+    throw ModelError (what + " = " + std::to_string (value) + " is out of range for a rank-" + std::to_string (rank) + " value (valid: "
+                      + std::to_string (-size) + " to " + std::to_string (size - 1) + ")");
+}
+
 int OpArgs::axis (const char* name, int rank) const
 {
-    const auto value = integer (name);
-    if (value < 0 || value >= std::max (rank, 1))
-        throw ModelError (std::string ("attribute '") + name + "' = " + std::to_string (value) + " is out of range for rank "
-                          + std::to_string (rank));
-    return static_cast<int> (value);
+    return checkedAxis (integer (name), rank, false, std::string ("attribute '") + name + "'");
+}
+
+int OpArgs::axisOrScalar (const char* name, int rank) const
+{
+    return checkedAxis (integer (name), rank, true, std::string ("attribute '") + name + "'");
 }
 
 } // namespace sonotype::engine

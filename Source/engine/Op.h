@@ -49,8 +49,13 @@ public:
     bool flag (const char* name, bool fallback) const;
     std::string text (const char* name, const std::string& fallback) const;
     std::vector<int64_t> integers (const char* name) const;
-    /** An axis attribute, checked against rank. */
+    /** An axis attribute of a rank-`rank` value: -rank..rank-1, as PyTorch takes a dim (negative
+        counts from the end); returns it as 0..rank-1. A 0-d value has no axes. */
     int axis (const char* name, int rank) const;
+    /** axis() for the ops where PyTorch also takes dim 0 or -1 of a 0-d value and computes as on
+        a one-element vector (reductions, softmax, cumsum, arg-reductions, topk, index_select):
+        for rank 0 it returns 0 for those two, and the op computes on the value as on [1]. */
+    int axisOrScalar (const char* name, int rank) const;
 
     /** Claims memory for a table of `count` items the op is about to build at load time; throws
         ModelError when the model's memory budget does not allow it. */
@@ -111,6 +116,10 @@ public:
 
     virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
 };
+
+/** `value` as an axis of a rank-`rank` value (see OpArgs::axis; `scalarAsVector`: as
+    OpArgs::axisOrScalar), or throws ModelError naming `what`, the value and the valid range. */
+int checkedAxis (int64_t value, int rank, bool scalarAsVector, const std::string& what);
 
 /** Builds the op `args.op()`; throws ModelError for an unknown op or bad attributes/shapes. */
 std::unique_ptr<Op> createOp (const OpArgs& args);

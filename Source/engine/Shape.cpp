@@ -31,6 +31,8 @@ void Shape::push (int64_t dim)
 
 Shape Shape::with (int axis, int64_t dim) const
 {
+    if (axis < 0 || axis >= rank_)
+        throw ModelError ("axis " + std::to_string (axis) + " of a rank-" + std::to_string (rank_) + " shape " + toString() + " does not exist");
     Shape result;
     for (int a = 0; a < rank_; ++a)
         result.push (a == axis ? dim : (*this)[a]);
@@ -44,13 +46,14 @@ std::array<int64_t, kMaxRank> Shape::strides() const noexcept
     for (int axis = rank_ - 1; axis >= 0; --axis)
     {
         result[static_cast<size_t> (axis)] = stride;
-        stride *= (*this)[axis];
+        stride *= dims_[static_cast<size_t> (axis)];
     }
     return result;
 }
 
 int64_t Shape::product (int begin, int end) const noexcept
 {
+    SONOTYPE_SHAPE_EXPECT (begin >= 0 && begin <= end && end <= rank_);
     int64_t result = 1;
     for (int axis = begin; axis < end; ++axis)
         result *= (*this)[axis];

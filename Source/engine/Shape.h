@@ -6,6 +6,21 @@
 #include <initializer_list>
 #include <string>
 
+// Shape's indexing contract (an axis within the rank) is checked in debug builds and in the
+// hardened builds (the sanitizer and fuzzer builds define SONOTYPE_HARDENED), where a violation
+// traps so that a fuzzer reports it as a crash. Release builds rely on the loader's checks: every
+// axis an op uses is validated at load (OpArgs::axis) before it indexes a Shape.
+#if ! defined(NDEBUG) || defined(SONOTYPE_HARDENED)
+    #define SONOTYPE_SHAPE_EXPECT(condition) \
+        do                                   \
+        {                                    \
+            if (! (condition))               \
+                __builtin_trap();            \
+        } while (false)
+#else
+    #define SONOTYPE_SHAPE_EXPECT(condition) ((void) 0)
+#endif
+
 namespace sonotype::engine
 {
 
@@ -22,20 +37,26 @@ public:
     Shape (std::initializer_list<int64_t> dims);
 
     int rank() const noexcept { return rank_; }
-    int64_t operator[] (int axis) const noexcept { return dims_[static_cast<size_t> (axis)]; }
+    /** Dimension `axis`, 0 <= axis < rank() (see SONOTYPE_SHAPE_EXPECT). */
+    int64_t operator[] (int axis) const noexcept
+    {
+        SONOTYPE_SHAPE_EXPECT (axis >= 0 && axis < rank_);
+        return dims_[static_cast<size_t> (axis)];
+    }
     int64_t numElements() const noexcept;
 
     /** Appends a dimension; throws ModelError past kMaxRank, for a negative size, or when the
         non-zero dimensions would multiply to more than kMaxElements. */
     void push (int64_t dim);
 
-    /** This shape with dimension `axis` replaced (checked as push() checks). */
+    /** This shape with dimension `axis` replaced (checked as push() checks); throws ModelError
+        unless 0 <= axis < rank(). */
     Shape with (int axis, int64_t dim) const;
 
     /** Element stride of each axis for a contiguous tensor of this shape. */
     std::array<int64_t, kMaxRank> strides() const noexcept;
 
-    /** Product of the dimensions in [begin, end). */
+    /** Product of the dimensions in [begin, end), 0 <= begin <= end <= rank(). */
     int64_t product (int begin, int end) const noexcept;
 
     /** Iterations of a loop nest over all axes that still visits each axis once when another is

@@ -45,6 +45,11 @@ CASES = {
     "torch.where": (lambda x: torch.where(x > 0, x, x * 0.1), (), (2, 3, 8)),
     "chunk and split": (lambda x: sum(x.chunk(4, dim=-1)) + sum(torch.split(x, [3, 5], -1)[i].sum(-1, keepdim=True) for i in range(2)), (), (2, 3, 8)),
     "cumsum": (lambda x: torch.cumsum(x, dim=1), (), (2, 5, 8)),
+    # 0-d values take dim 0 or -1 where PyTorch allows it (the engine once read a dimension a 0-d value does not have)
+    "0-d softmax, cumsum, reductions, argmax, topk": (
+        lambda x: x + torch.softmax(x.sum(), 0) + torch.log_softmax(x.mean(), -1) + torch.cumsum(x.amax(), 0)
+        + x.sum().sum(0) + x.sum().amin(-1, keepdim=True) + torch.argmax(x.sum(), 0).float() + torch.topk(x.mean(), 1, 0)[0]
+        + torch.index_select(x.sum(), 0, torch.tensor([0])), (), (2, 3)),
     "topk values and indices": (lambda x: torch.topk(x, 3, dim=-1)[0] + torch.topk(x, 3, dim=-1)[1], (), (2, 5, 8)),
     "topk smallest axis 1": (lambda x: torch.topk(x, 2, dim=1, largest=False)[0], (), (2, 5, 8)),
     "argmax": (lambda x: torch.argmax(x, dim=-1).float(), (), (2, 5, 8)),

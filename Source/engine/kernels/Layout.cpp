@@ -264,16 +264,24 @@ namespace
     public:
         explicit IndexSelect (const OpArgs& args)
         {
+            // A 0-d input is seen as [1] (PyTorch takes dim 0 or -1 of it and gives a 0-d result).
             const auto& in = args.input (0);
-            const int axis = args.axis ("axis", in.rank());
+            const Shape view = in.rank() == 0 ? Shape { 1 } : in;
+            const int axis = args.axisOrScalar ("axis", in.rank());
             indices_ = args.integers ("indices");
             for (auto index : indices_)
-                if (index < 0 || index >= in[axis])
-                    throw ModelError ("index " + std::to_string (index) + " is outside axis " + std::to_string (axis) + " of size " + std::to_string (in[axis]));
-            args.checkOutput (0, in.with (axis, static_cast<int64_t> (indices_.size())));
-            outer_ = in.product (0, axis);
-            inner_ = in.product (axis + 1, in.rank());
-            inDim_ = in[axis];
+                if (index < 0 || index >= view[axis])
+                    throw ModelError ("index " + std::to_string (index) + " is outside axis " + std::to_string (axis) + " of size " + std::to_string (view[axis]));
+            if (in.rank() == 0)
+            {
+                args.checkOutput (0, in);
+                indices_.resize (1, 0);
+            }
+            else
+                args.checkOutput (0, in.with (axis, static_cast<int64_t> (indices_.size())));
+            outer_ = view.product (0, axis);
+            inner_ = view.product (axis + 1, view.rank());
+            inDim_ = view[axis];
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override

@@ -24,11 +24,14 @@ namespace
             const auto axes = args.integers ("axes");
             const bool keepdim = args.flag ("keepdim", false);
             correction_ = args.real ("correction", 1.0);
+            // A 0-d input takes axis 0 or -1 as PyTorch does: the reduction of its one element (kept_ and
+            // the output stay 0-d, keepdim or not).
             std::array<bool, kMaxRank> reduced {};
-            for (auto axis : axes)
+            for (auto value : axes)
             {
-                if (axis < 0 || axis >= std::max (in.rank(), 1))
-                    throw ModelError ("reduction axis " + std::to_string (axis) + " out of range for rank " + std::to_string (in.rank()));
+                const int axis = checkedAxis (value, in.rank(), true, "reduction axis");
+                if (reduced[static_cast<std::size_t> (axis)])
+                    throw ModelError ("reduction axis " + std::to_string (value) + " is listed twice");
                 reduced[static_cast<std::size_t> (axis)] = true;
             }
             Shape computed;
@@ -134,25 +137,39 @@ namespace
         bool divisorInvalid_ = false;
     };
 
-    // Shared by arg-reductions and softmax: the input seen as [outer, dim, inner].
+    // Shared by arg-reductions, softmax, cumsum and topk: the input seen as [outer, dim, inner]; a
+    // 0-d input (axis 0 or -1, see OpArgs::axisOrScalar) as [1, 1, 1], as PyTorch computes it.
     struct AxisView
     {
-        int64_t outer = 0, dim = 0, inner = 0;
-        AxisView (const Shape& shape, int axis) : outer (shape.product (0, axis)), dim (shape[axis]), inner (shape.product (axis + 1, shape.rank())) {}
+        int64_t outer = 1, dim = 1, inner = 1;
+        AxisView (const Shape& shape, int axis)
+        {
+            if (shape.rank() == 0)
+                return;
+            outer = shape.product (0, axis);
+            dim = shape[axis];
+            inner = shape.product (axis + 1, shape.rank());
+        }
     };
+
+    /** The input's shape with axis `axis` set to `size` (removed when `keep` is false); a 0-d
+        input gives a 0-d output, as in PyTorch. */
+    Shape withAxis (const Shape& in, int axis, int64_t size, bool keep)
+    {
+        Shape result;
+        for (int a = 0; a < in.rank(); ++a)
+            if (a != axis || keep)
+                result.push (a == axis ? size : in[a]);
+        return result;
+    }
 
     class ArgReduce final : public Op
     {
     public:
-        ArgReduce (const OpArgs& args, bool isMax) : view_ (args.input (0), args.axis ("axis", args.input (0).rank())), isMax_ (isMax)
+        ArgReduce (const OpArgs& args, bool isMax) : view_ (args.input (0), args.axisOrScalar ("axis", args.input (0).rank())), isMax_ (isMax)
         {
             const auto& in = args.input (0);
-            const int axis = args.axis ("axis", in.rank());
-            Shape computed;
-            for (int a = 0; a < in.rank(); ++a)
-                if (a != axis || args.flag ("keepdim", false))
-                    computed.push (a == axis ? 1 : in[a]);
-            args.checkOutput (0, computed);
+            args.checkOutput (0, withAxis (in, args.axisOrScalar ("axis", in.rank()), 1, args.flag ("keepdim", false)));
             if (view_.dim == 0)
                 throw ModelError ("arg-reduction over an empty axis");
         }
@@ -184,7 +201,7 @@ namespace
     class Softmax final : public Op
     {
     public:
-        Softmax (const OpArgs& args, bool logarithmic) : view_ (args.input (0), args.axis ("axis", args.input (0).rank())), log_ (logarithmic)
+        Softmax (const OpArgs& args, bool logarithmic) : view_ (args.input (0), args.axisOrScalar ("axis", args.input (0).rank())), log_ (logarithmic)
         {
             args.checkOutput (0, args.input (0));
         }
@@ -243,7 +260,7 @@ namespace
     class Cumsum final : public Op
     {
     public:
-        explicit Cumsum (const OpArgs& args) : view_ (args.input (0), args.axis ("axis", args.input (0).rank()))
+        explicit Cumsum (const OpArgs& args) : view_ (args.input (0), args.axisOrScalar ("axis", args.input (0).rank()))
         {
             args.checkOutput (0, args.input (0));
         }
@@ -272,20 +289,24 @@ namespace
     class TopK final : public Op
     {
     public:
-        explicit TopK (const OpArgs& args) : view_ (args.input (0), args.axis ("axis", args.input (0).rank()))
+        explicit TopK (const OpArgs& args) : view_ (args.input (0), args.axisOrScalar ("axis", args.input (0).rank()))
         {
             const auto& in = args.input (0);
-            const int axis = args.axis ("axis", in.rank());
+            const int axis = args.axisOrScalar ("axis", in.rank());
             k_ = args.integer ("k");
             largest_ = args.flag ("largest", true);
             if (k_ < 0 || k_ > view_.dim)
                 throw ModelError ("topk k = " + std::to_string (k_) + " for an axis of " + std::to_string (view_.dim));
             if (view_.dim > (int64_t { 1 } << 24))
                 throw ModelError ("topk over an axis of more than 2^24 entries");
-            args.checkOutput (0, in.with (axis, k_));
+            // A 0-d input gives its value and index 0 for k = 0 and k = 1 alike, as PyTorch does.
+            if (in.rank() == 0)
+                k_ = 1;
+            const Shape computed = withAxis (in, axis, k_, true);
+            args.checkOutput (0, computed);
             writeIndices_ = args.numOutputs() > 1;
             if (writeIndices_)
-                args.checkOutput (1, in.with (axis, k_));
+                args.checkOutput (1, computed);
         }
 
         double work() const noexcept override
