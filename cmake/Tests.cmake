@@ -24,6 +24,7 @@ add_executable(sonotype_tests
     Tests/engine/ModelFileTests.cpp
     Tests/engine/RecurrentTests.cpp
     Tests/engine/SpectralOpTests.cpp
+    Tests/engine/TextTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SpscFifoTests.cpp

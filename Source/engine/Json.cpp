@@ -1,5 +1,6 @@
 #include "engine/Json.h"
 
+#include "engine/Text.h"
 #include "engine/Utf8.h"
 
 #include <charconv>
@@ -27,33 +28,6 @@ namespace
     bool isDigit (char c) noexcept { return c >= '0' && c <= '9'; }
 
     char hexDigit (unsigned value) noexcept { return "0123456789abcdef"[value & 0xFu]; }
-
-    /** Untrusted text made safe to quote in an error message: control characters and malformed
-        UTF-8 shown as \xNN, and cut short after about 40 bytes. */
-    std::string excerpt (std::string_view text)
-    {
-        constexpr std::size_t maxBytes = 40;
-        std::string out;
-        std::size_t pos = 0;
-        while (pos < text.size())
-        {
-            if (out.size() >= maxBytes)
-                return out + "...";
-            const auto c = static_cast<unsigned char> (text[pos]);
-            const auto length = utf8SequenceLength (text, pos);
-            if (length == 0 || c < 0x20 || c == 0x7F)
-            {
-                out += "\\x";
-                out += hexDigit (c >> 4u);
-                out += hexDigit (c);
-                ++pos;
-                continue;
-            }
-            out.append (text.substr (pos, length));
-            pos += length;
-        }
-        return out;
-    }
 
     void appendUtf8 (std::string& out, unsigned codePoint)
     {
@@ -180,7 +154,7 @@ private:
         }
         if (c == '-' || isDigit (c))
             return parseNumber();
-        fail (atEnd() ? "unexpected end of input" : "unexpected character '" + excerpt (text_.substr (pos_, 1)) + "'");
+        fail (atEnd() ? "unexpected end of input" : "unexpected character " + quote (text_.substr (pos_, 1)));
     }
 
     JsonValue parseObject (int depth)
@@ -207,7 +181,7 @@ private:
             checkBytes += kKeyNodeBytes + (key.size() > 15 ? key.size() + 1 : 0);
             // Keys are compared after unescaping, so "a" and "\u0061" are duplicates.
             if (! keys.insert (key).second)
-                failAt (keyStart, "duplicate key '" + excerpt (key) + "'");
+                failAt (keyStart, "duplicate key " + quote (key, 40));
             skipWhitespace();
             expect (':', "':'");
             auto value = parseValue (depth);
@@ -424,7 +398,7 @@ private:
                 case 'r': out += '\r'; break;
                 case 't': out += '\t'; break;
                 case 'u': appendUtf8 (out, unicodeEscape()); break;
-                default: failAt (pos_ - 2, "invalid escape '\\" + excerpt (text_.substr (pos_ - 1, 1)) + "'");
+                default: failAt (pos_ - 2, "invalid escape " + quote (text_.substr (pos_ - 2, 2)));
             }
         }
     }
@@ -656,7 +630,7 @@ const JsonValue& JsonValue::at (const std::string& key) const
 {
     if (const auto* value = find (key))
         return *value;
-    throw JsonError ("missing key '" + excerpt (key) + "'");
+    throw JsonError ("missing key " + quote (key, 40));
 }
 
 JsonValue parseJson (std::string_view text)

@@ -133,7 +133,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             const auto& name = member (values[v], "tensor", where);
             const auto* tensor = name.isString() ? file_.find (name.asString()) : nullptr;
             if (tensor == nullptr)
-                throw ModelError (where + ": stored tensor '" + (name.isString() ? name.asString() : "?") + "' is not in the file");
+                throw ModelError (where + ": stored tensor " + (name.isString() ? quote (name.asString()) : "(not a string)") + " is not in the file");
             if (tensor->shape != shapes[v])
                 throw ModelError (where + ": tensor '" + tensor->name + "' is " + tensor->shape.toString() + " in the file but "
                                   + shapes[v].toString() + " in the graph");
@@ -141,7 +141,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             defined[v] = true;
         }
         else
-            throw ModelError (where + ": unknown kind '" + kind.asString() + "'");
+            throw ModelError (where + ": unknown kind " + quote (kind.asString()));
     }
 
     for (const auto& item : array (graph, "inputs", "graph"))
@@ -170,7 +170,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError ("node " + std::to_string (n) + ": op is not a string");
         Node node;
         node.op = opName.asString();
-        const auto where = "node " + std::to_string (n) + " (" + node.op + ")";
+        const auto where = "node " + std::to_string (n) + " (" + node.op.substr (0, 64) + ")";
         if (const auto* source = json.find ("source"); source != nullptr && source->isString())
             node.source = source->asString();
         std::vector<std::optional<Shape>> inputShapes;
@@ -209,7 +209,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         }
         catch (const std::exception& e)
         {
-            throw ModelError (where + (node.source.empty() ? "" : " from " + node.source) + ": " + e.what());
+            throw ModelError (where + (node.source.empty() ? "" : " from " + quote (node.source, 120)) + ": " + e.what());
         }
         if (node.kernel->aliasesInput())
         {
@@ -267,14 +267,22 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         budget.claim (labelBytes, "the labels");
         if (! list.isArray())
             throw ModelError ("labels metadata is not a list");
+        // Labels are shown in terminals, CSV rows and GUIs: short, distinct, visible text only.
+        std::size_t labelsBytes = 0;
+        std::set<std::string> seen;
         for (const auto& label : list.asArray())
         {
+            const auto what = "label " + std::to_string (info_.labels.size());
             if (! label.isString())
-                throw ModelError ("labels metadata holds a non-string");
-            // Labels are shown in terminals, CSV and GUIs: printable text only.
-            if (printable (label.asString()) != label.asString())
-                throw ModelError ("label " + std::to_string (info_.labels.size()) + " '" + label.asString() + "' holds control characters");
-            info_.labels.push_back (label.asString());
+                throw ModelError (what + " is not a string");
+            const auto& text = label.asString();
+            checkDisplayText (text, kMaxLabelBytes, what);
+            labelsBytes += text.size();
+            if (labelsBytes > kMaxLabelsBytes)
+                throw ModelError ("the labels take more than " + describeBytes (kMaxLabelsBytes) + " (" + what + " is the first past it)");
+            if (! seen.insert (text).second)
+                throw ModelError (what + " " + quote (text) + " repeats an earlier label");
+            info_.labels.push_back (text);
         }
         const auto& first = info_.outputShapes.front();
         if (! info_.labels.empty() && (first.rank() == 0 || first[first.rank() - 1] != static_cast<int64_t> (info_.labels.size())))

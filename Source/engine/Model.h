@@ -35,6 +35,11 @@ class Model
 {
 public:
     static constexpr int kFormatVersion = 1;
+    /** Labels are shown in CSV rows, terminals and the GUI: each one at most this long (and valid
+        UTF-8, distinct, without control or invisible characters: engine/Text.h), all together at
+        most kMaxLabelsBytes. */
+    static constexpr std::size_t kMaxLabelBytes = 256;
+    static constexpr std::size_t kMaxLabelsBytes = std::size_t { 256 } << 10;
 
     /** Loads and validates a model file; throws ModelError saying what is wrong. Nothing in the
         file is trusted: every size is checked, memory is claimed from limits.maxMemoryBytes before

@@ -34,14 +34,16 @@ namespace
 {
     ModelFile::Entry parseEntry (const std::string& name, const JsonValue& info)
     {
-        auto fail = [&] (const std::string& what) { return ModelError ("tensor '" + name + "': " + what); };
+        auto fail = [&] (const std::string& what) { return ModelError ("tensor " + quote (name) + ": " + what); };
+        // Names are quoted in messages and listed by `inspect`: visible text of sensible length.
+        checkDisplayText (name, ModelFile::kMaxNameBytes, "tensor name");
         if (! info.isObject())
             throw fail ("header entry is not an object");
         const auto* dtype = info.find ("dtype");
         if (dtype == nullptr || ! dtype->isString())
             throw fail ("missing dtype");
         if (dtype->asString() != "F32")
-            throw fail ("dtype " + dtype->asString() + " is not supported (the engine stores float32, F32)");
+            throw fail ("dtype " + dtype->asString().substr (0, 16) + " is not supported (the engine stores float32, F32)");
         ModelFile::Entry entry;
         entry.name = name;
         const auto* shape = info.find ("shape");
@@ -212,7 +214,7 @@ ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
                 for (const auto& [metaKey, metaValue] : value.asObject())
                 {
                     if (! metaValue.isString())
-                        throw ModelError ("metadata '" + metaKey + "' is not a string");
+                        throw ModelError ("metadata " + quote (metaKey) + " is not a string");
                     file.metadata_[metaKey] = metaValue.asString();
                 }
                 continue;
@@ -239,7 +241,7 @@ ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
     {
         const auto& entry = entries[i];
         if (entry.begin != expected)
-            throw reader.fail ("tensor '" + entry.name + "' starts at byte " + std::to_string (entry.begin) + " of the data section, expected "
+            throw reader.fail ("tensor " + quote (entry.name) + " starts at byte " + std::to_string (entry.begin) + " of the data section, expected "
                                + std::to_string (expected) + (entry.begin < expected ? " (overlaps the previous tensor)" : " (gap)"));
         expected = entry.end;
     }

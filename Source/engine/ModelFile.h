@@ -26,6 +26,8 @@ class ModelFile
 {
 public:
     static constexpr std::uint64_t kMaxHeaderBytes = 64u << 20;
+    /** A tensor name is at most this long, valid UTF-8 without control or invisible characters. */
+    static constexpr std::size_t kMaxNameBytes = 1024;
 
     /** Reads and validates a file; throws ModelError naming the file and the problem. The header
         and the weights are claimed from `budget` before they are allocated; the tensor data is

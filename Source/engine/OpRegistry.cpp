@@ -64,7 +64,7 @@ std::unique_ptr<Op> createOp (const OpArgs& args)
     const auto& ops = table();
     const auto it = ops.find (args.op());
     if (it == ops.end())
-        throw ModelError ("unknown op '" + args.op() + "' (this engine runs: see `sonotype inspect --ops`)");
+        throw ModelError ("unknown op " + quote (args.op()) + " (this engine runs: see `sonotype inspect --ops`)");
     return it->second (args);
 }
 

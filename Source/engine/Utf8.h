@@ -40,4 +40,16 @@ inline std::size_t utf8SequenceLength (std::string_view text, std::size_t pos) n
     return numContinuation + 1;
 }
 
+/** The code point of the well-formed sequence of `length` bytes (from utf8SequenceLength) at text[pos]. */
+inline char32_t utf8CodePoint (std::string_view text, std::size_t pos, std::size_t length) noexcept
+{
+    const auto lead = static_cast<unsigned char> (text[pos]);
+    if (length <= 1)
+        return lead;
+    char32_t codePoint = lead & (0x7Fu >> length);
+    for (std::size_t i = 1; i < length; ++i)
+        codePoint = (codePoint << 6) | (static_cast<unsigned char> (text[pos + i]) & 0x3Fu);
+    return codePoint;
+}
+
 } // namespace sonotype::engine

@@ -27,6 +27,14 @@ inline std::string jsonString (const std::string& text)
             out += "\\n";
             continue;
         }
+        if (static_cast<unsigned char> (c) < 0x20)
+        {
+            const char* hex = "0123456789abcdef";
+            out += "\\u00";
+            out += hex[(c >> 4) & 0xF];
+            out += hex[c & 0xF];
+            continue;
+        }
         if (c == '"' || c == '\\')
             out += '\\';
         out += c;

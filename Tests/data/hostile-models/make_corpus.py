@@ -192,8 +192,17 @@ def corpus():
         g["values"][1]["tensor"] = "w\x1b]0;owned\x07\x1b[2J"
     add(entry("control_bytes_in_name", "stored tensor 'w\\x1b]0;owned\\x07\\x1b[2J' is not in the file",
               "terminal escape sequences in a tensor name the error message quotes", with_graph(escape_name)))
-    add(entry("control_bytes_in_label", "holds control characters", "a class label with terminal escapes",
+    add(entry("control_bytes_in_label", "label 1 'mid\\x1b[31m' holds U+001B, a control character", "a class label with terminal escapes",
               safetensors(metadata(base_graph(), labels=["low", "mid\x1b[31m", "high"]))))
+    add(entry("c1_control_in_label", "label 1 'mid\\u009b31m' holds U+009B, a C1 control character",
+              "a class label with U+009B, the one-byte CSI terminals obey (passed the old control-byte check: it is valid UTF-8)",
+              safetensors(metadata(base_graph(), labels=["low", "mid\u009b31m", "high"]))))
+    add(entry("bidi_override_in_label", "label 2 '\\u202ehgih' holds U+202E, a bidirectional-text control",
+              "a class label with a right-to-left override: it reverses how the text after it is shown",
+              safetensors(metadata(base_graph(), labels=["low", "mid", "\u202ehgih"]))))
+    add(entry("label_64_kib", "is longer than 256 bytes",
+              "a class label of 64 KiB (one of 1 MiB was repeated in every CSV row: 13 MB of output for 1 s of audio)",
+              safetensors(metadata(base_graph(), labels=["low", "m" * (1 << 16), "high"]))))
 
     # --- budgets -----------------------------------------------------------------------------
     def prepended(values, nodes, outputs=None):
