@@ -25,6 +25,7 @@ add_executable(sonotype_tests
     Tests/engine/RecurrentTests.cpp
     Tests/engine/SpectralOpTests.cpp
     Tests/engine/TextTests.cpp
+    Tests/engine/WorkEstimateTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SpscFifoTests.cpp
@@ -84,6 +85,17 @@ foreach(kernel_path IN ITEMS baseline avx2)
         set_tests_properties(python_${test_name}_${kernel_path} PROPERTIES ENVIRONMENT "${SONOTYPE_TEST_ENV};SONOTYPE_KERNELS=${kernel_path}")
     endforeach()
 endforeach()
+
+# The work budget's estimates against measured time (Tests/engine/WorkEstimateTests.cpp): alone
+# (timing), once per kernel path (one this CPU lacks passes with a note), never under the
+# sanitizers, which slow some steps far more than others.
+if(NOT SONOTYPE_SANITIZE)
+    foreach(kernel_path IN ITEMS baseline avx2 avx512)
+        add_test(NAME "work estimates within 4x of the measured time on the ${kernel_path} kernels" COMMAND sonotype_tests "[work]")
+        set_tests_properties("work estimates within 4x of the measured time on the ${kernel_path} kernels" PROPERTIES
+            ENVIRONMENT "SONOTYPE_KERNELS=${kernel_path}" RUN_SERIAL TRUE)
+    endforeach()
+endif()
 
 # The JUCE layers: processor, GUI (under Xvfb: xvfb-run), OSC. One executable, its own main with
 # JUCE's message manager.

@@ -133,7 +133,7 @@ int inspectCommand (const std::vector<std::string>& args)
     std::cout << "activations: " << kibibytes (info.activationBytes) << " per session\n";
     char work[64];
     std::snprintf (work, sizeof work, "%.1f M", info.opsPerRun / 1e6);
-    std::cout << "work:        " << work << " operations per run (multiply-adds, pooling taps, elements visited)\n";
+    std::cout << "work:        " << work << " operations per run (multiply-adds of this path's matrix product; other steps weighed by their time)\n";
     std::snprintf (work, sizeof work, "%.1f", 2.0 * info.multiplyAdds / 1e6);
     std::cout << "flops:       " << work << " MFLOP per run (2 x multiply-adds of products and convolutions)\n";
     const auto& path = engine::activeKernelPath();

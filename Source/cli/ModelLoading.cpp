@@ -9,7 +9,8 @@ namespace sonotype::cli
 const char* const kModelLimitHelp = R"(
 model budgets (a model that needs more is refused before anything is allocated or run):
   --max-memory MIB     memory the model may take, activations included (default 2048)
-  --max-ops N          operations one inference may do (default 1e11); bigger models are refused
+  --max-ops N          operations one inference may do, in multiply-adds of a matrix product, every
+                       other step weighed by its time (default 1e11: about 2-5 s on one core)
 )";
 
 engine::LoadLimits modelLimits (const Arguments& arguments)

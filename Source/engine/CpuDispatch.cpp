@@ -38,14 +38,19 @@ namespace
         const char *name, *description;
         // Called only once the CPU is known to run the path: even building the table may use its instructions.
         const kernels::KernelTable& (*table)() noexcept;
+        const WorkWeights* workWeights;
     };
 
     std::vector<CompiledPath> compiledPaths()
     {
-        std::vector<CompiledPath> paths { { Isa::baseline, "baseline", kBaselineDescription, &kernels::baselineKernels } };
+#if defined(__aarch64__)
+        std::vector<CompiledPath> paths { { Isa::baseline, "baseline", kBaselineDescription, &kernels::baselineKernels, &kNeonWorkWeights } };
+#else
+        std::vector<CompiledPath> paths { { Isa::baseline, "baseline", kBaselineDescription, &kernels::baselineKernels, &kBaselineWorkWeights } };
+#endif
 #if defined(__x86_64__) || defined(_M_X64)
-        paths.push_back ({ Isa::avx2, "avx2", "AVX2 and FMA", &kernels::avx2Kernels });
-        paths.push_back ({ Isa::avx512, "avx512", "AVX-512 F, BW, DQ, VL", &kernels::avx512Kernels });
+        paths.push_back ({ Isa::avx2, "avx2", "AVX2 and FMA", &kernels::avx2Kernels, &kAvx2WorkWeights });
+        paths.push_back ({ Isa::avx512, "avx512", "AVX-512 F, BW, DQ, VL", &kernels::avx512Kernels, &kAvx512WorkWeights });
 #endif
         return paths;
     }
@@ -91,7 +96,7 @@ std::vector<KernelPath> supportedKernelPaths()
     std::vector<KernelPath> supported;
     for (const auto& path : compiledPaths())
         if (cpuRuns (path.isa))
-            supported.push_back ({ path.isa, path.name, path.description, &path.table() });
+            supported.push_back ({ path.isa, path.name, path.description, &path.table(), path.workWeights });
     return supported;
 }
 

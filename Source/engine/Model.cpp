@@ -1,5 +1,6 @@
 #include "engine/Model.h"
 
+#include "engine/CpuDispatch.h"
 #include "engine/Json.h"
 #include "engine/ModelError.h"
 #include "engine/kernels/Kernels.h"
@@ -160,6 +161,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         throw ModelError ("graph has no inputs");
 
     const auto& nodes = array (graph, "nodes", "graph");
+    const auto& weights = *activeKernelPath().workWeights;
     double heaviestWork = 0.0;
     std::string heaviest;
     for (std::size_t n = 0; n < nodes.size(); ++n)
@@ -219,13 +221,17 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         }
         else
         {
-            // What run() costs: the op's own work and one pass over each operand.
-            double work = node.kernel->work();
+            // What run() costs: the op's own steps, one pass over each operand and the call.
+            auto steps = node.kernel->work();
+            double operandFloats = 0.0;
             for (int v : node.inputs)
                 if (v >= 0)
-                    work += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
+                    operandFloats += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
             for (int v : node.outputs)
-                work += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
+                operandFloats += static_cast<double> (shapes[static_cast<std::size_t> (v)].loopCount());
+            steps.streamed += operandFloats;
+            steps.calls += 1.0;
+            const double work = weights.operations (steps, operandFloats);
             info_.opsPerRun += work;
             info_.multiplyAdds += node.kernel->multiplyAdds();
             if (work > heaviestWork)
@@ -240,10 +246,6 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
     for (std::size_t v = 0; v < values.size(); ++v)
         if (kinds[v] == Kind::node && ! defined[v])
             throw ModelError ("value " + std::to_string (v) + " is never computed");
-
-    if (info_.opsPerRun > budget.limits().maxOpsPerRun)
-        throw ModelError ("the graph needs about " + describeOps (info_.opsPerRun) + " operations per run, more than the work budget of "
-                          + describeOps (budget.limits().maxOpsPerRun) + " (" + heaviest + " alone: " + describeOps (heaviestWork) + ")");
 
     for (const auto& item : array (graph, "outputs", "graph"))
     {
@@ -314,6 +316,10 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
     info_.numNodes = nodes_.size();
     plan (shapes, budget);
     info_.loadBytes = budget.usedBytes();
+    // Checked once the memory is: a graph too big for both is refused for its memory.
+    if (info_.opsPerRun > budget.limits().maxOpsPerRun)
+        throw ModelError ("the graph needs about " + describeOps (info_.opsPerRun) + " operations per run, more than the work budget of "
+                          + describeOps (budget.limits().maxOpsPerRun) + " (" + heaviest + " alone: " + describeOps (heaviestWork) + ")");
 }
 
 void Model::fuse (const std::vector<int>& readers, LoadBudget& budget)

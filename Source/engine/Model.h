@@ -27,7 +27,7 @@ struct ModelInfo
     std::size_t activationBytes = 0;         // per Session
     std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer (nor any op's scratch) were shared
     std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session included)
-    double opsPerRun = 0.0;                  // operations per Session::run(): multiply-adds, taps, elements visited
+    double opsPerRun = 0.0;                  // operations per Session::run(), in multiply-adds of the kernel path's product (engine/Work.h)
     double multiplyAdds = 0.0;               // multiply-adds of the products and convolutions per run (FLOPs / 2)
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/Shape.h"
+#include "engine/Work.h"
 
 #include <cstddef>
 #include <memory>
@@ -76,10 +77,12 @@ class Op
 public:
     virtual ~Op() = default;
 
-    /** Operations one run() does beyond one pass over its inputs and outputs (multiply-adds of a
-        product, taps of a pooling window), computed at load: the model adds the passes over the
-        operands and refuses a graph whose total exceeds LoadLimits::maxOpsPerRun. */
-    virtual double work() const noexcept { return 0.0; }
+    /** The steps one run() takes beyond one pass over its inputs and outputs and one call, by kind
+        (engine/Work.h): every further pass over memory (zero fills, padded planes, copies), every
+        row or call whose fixed cost counts, and each kind of arithmetic. Computed at load; the
+        model adds the passes and the call, weighs the steps for the kernel path and refuses a
+        graph whose total exceeds LoadLimits::maxOpsPerRun. */
+    virtual Work work() const noexcept { return {}; }
 
     /** Multiply-adds of the products and convolutions in one run() (FLOPs are twice this). */
     virtual double multiplyAdds() const noexcept { return 0.0; }

@@ -90,19 +90,22 @@ TEST_CASE ("a 60 MiB header that would expand past the budget while parsing is r
 
 TEST_CASE ("budgets are configurable and name the need", "[hostile]")
 {
-    // gemm [1, 64] x [64, 64]: 4096 multiply-adds plus the passes over the operands.
+    // gemm [1, 64] x [64, 64]: 4096 multiply-adds (more with the micro-kernel's padding of the one
+    // row), the passes over the operands and the call, weighed for the kernel path.
     const std::string graph = R"({"inputs":[0],"outputs":[2],"values":[{"shape":[1,64],"kind":"input"},
         {"shape":[64,64],"kind":"tensor","tensor":"w"},{"shape":[1,64],"kind":"node"}],
         "nodes":[{"op":"gemm","inputs":[0,1],"outputs":[2]}]})";
     const auto bytes = modelBytes (graph, { { "w", { 64, 64 }, std::vector<float> (64 * 64, 0.5f) } });
     const auto model = engine::Model::fromMemory (bytes.data(), bytes.size(), "gemm");
-    CHECK (model->info().opsPerRun == Approx (4096 + 64 + 4096 + 64));
+    CHECK (model->info().multiplyAdds == Approx (4096));
+    CHECK (model->info().opsPerRun > 4096 + 64 + 4096 + 64);
+    CHECK (model->info().opsPerRun < 100 * 4096);
     CHECK (model->info().loadBytes >= 64 * 64 * sizeof (float));
 
     engine::LoadLimits tight;
     tight.maxOpsPerRun = 5000;
     REQUIRE_THROWS_WITH (engine::Model::fromMemory (bytes.data(), bytes.size(), "gemm", tight),
-                         Contains ("needs about 8.32e+03 operations per run, more than the work budget of 5e+03 (node 0 (gemm) alone"));
+                         Contains ("operations per run, more than the work budget of 5e+03 (node 0 (gemm) alone"));
     engine::LoadLimits small;
     small.maxMemoryBytes = 8 * 1024;
     REQUIRE_THROWS_WITH (engine::Model::fromMemory (bytes.data(), bytes.size(), "gemm", small),

@@ -64,12 +64,37 @@ namespace
             scores_ = GemmPlan (l_, s_, d_);
             values_ = GemmPlan (l_, dv_, s_);
             scoreFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (scores.product (rank - 2, rank)));
-            // Per batch: the mask copy, q @ k^T, the softmax (3 passes) and p @ v.
-            const auto scoresPerBatch = static_cast<double> (scores.product (rank - 2, rank));
-            work_ = static_cast<double> (numBatches_) * scoresPerBatch * (4.0 + static_cast<double> (d_) + static_cast<double> (dv_));
         }
 
-        double work() const noexcept override { return work_; }
+        Work work() const noexcept override
+        {
+            const auto batches = static_cast<double> (numBatches_);
+            const auto scores = static_cast<double> (l_) * static_cast<double> (s_);
+            Work work;
+            if (! withWeights_)
+            {
+                // The fused kernel: K transposed into scratch (keys padded to a block of two
+                // registers), queries in groups of 8, values in registers; an exp per padded score.
+                const auto& k = scores_.kernels();
+                const auto padded = [] (int64_t size, int64_t step) { return static_cast<double> ((size + step - 1) / step * step); };
+                const double keys = padded (s_, k.tileColumns), queries = padded (l_, 8);
+                work.multiplyAdds = batches * queries * (keys * static_cast<double> (d_) + static_cast<double> (s_) * padded (dv_, k.tileColumns / 2));
+                work.gatheredNear = batches * keys * static_cast<double> (d_);
+                work.vectorMath = batches * queries * keys;
+                work.calls = batches * (2.0 + queries);
+                if (hasMask_)
+                    work.scalar = batches * scores;
+                return work;
+            }
+            // Per batch: the mask copy (or a fill), q k^T, the softmax rows and p v.
+            work = batches * (scores_.work (false, false) + values_.work (false, false));
+            work.streamed += batches * (scores + static_cast<double> (l_) * static_cast<double> (dv_));
+            work.vectorMath += batches * scores;
+            work.calls += batches * 12.0 * static_cast<double> (l_);
+            if (hasMask_)
+                work.scalar += batches * scores;
+            return work;
+        }
         void outputUnused (std::size_t i) noexcept override
         {
             if (i == 1)
@@ -127,7 +152,6 @@ namespace
         std::vector<int64_t> maskOffsets_;
         GemmPlan scores_, values_;
         std::size_t scoreFloats_ = 0;
-        double work_ = 0.0;
     };
 } // namespace
 

@@ -47,6 +47,15 @@ void forEachRow (const Shape& shape, const std::array<Strides, N>& strides, RowF
     }
 }
 
+/** Rows forEachRow() walks for `shape` (each a call of its row function). */
+inline double rowsOf (const Shape& shape) noexcept
+{
+    if (shape.rank() == 0)
+        return 1.0;
+    const int64_t inner = shape[shape.rank() - 1];
+    return inner == 0 ? 0.0 : static_cast<double> (shape.numElements() / inner);
+}
+
 /** Copies `in` (shape `from`) broadcast to shape `to` into `out`. */
 inline void broadcastCopy (const float* in, const Shape& from, float* out, const Shape& to) noexcept
 {

@@ -7,6 +7,7 @@
 #include "engine/ModelError.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace sonotype::engine::kernels
@@ -126,10 +127,7 @@ namespace
                     chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
                 }
             }
-            // Per batch and group: the column copy, the bias fill and the product.
-            work_ = static_cast<double> (batches_) * static_cast<double> (groups_)
-                    * (static_cast<double> (columns) * (1.0 + static_cast<double> (outChannels_ / groups_))
-                       + static_cast<double> (outChannels_ / groups_) * static_cast<double> (spatialOut));
+            work_ = static_cast<double> (batches_) * static_cast<double> (groups_) * workPerGroup (patch, spatialOut);
         }
 
         bool foldScaleShift (const std::vector<float>& scale, const std::vector<float>& shift, LoadBudget& budget) override
@@ -166,7 +164,7 @@ namespace
         }
 
         std::size_t scratchFloats() const noexcept override { return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats(); }
-        double work() const noexcept override { return work_; }
+        Work work() const noexcept override { return work_; }
         double multiplyAdds() const noexcept override
         {
             return static_cast<double> (batches_) * static_cast<double> (outChannels_) * static_cast<double> (outH_ * outW_)
@@ -224,6 +222,47 @@ namespace
         }
 
     private:
+        /** What run() costs per batch and group on the strategy the constructor chose. */
+        Work workPerGroup (int64_t patch, int64_t spatialOut) const noexcept
+        {
+            const int64_t coutG = outChannels_ / groups_;
+            const auto& k = plan_.kernels();
+            const auto padded = [] (int64_t size, int64_t step) { return static_cast<double> ((size + step - 1) / step * step); };
+            const auto outputs = static_cast<double> (coutG) * static_cast<double> (spatialOut);
+            Work work;
+            if (paddedFloats_ > 0)
+            {
+                // The zero-padded planes written whole, the product over every padded-width position
+                // of the output rows (the columns read in place), each chunk copied out.
+                const auto shifted = static_cast<double> (shiftedColumns_);
+                work.streamed = static_cast<double> (inChannels_ / groups_) * static_cast<double> (paddedH_) * static_cast<double> (paddedW_)
+                                + 2.0 * static_cast<double> (coutG) * shifted;
+                work.multiplyAdds = padded (coutG, k.tileRows) * padded (shiftedColumns_, k.tileColumns) * static_cast<double> (patch);
+                work.calls = std::ceil (shifted / static_cast<double> (chunk_)) * (1.0 + static_cast<double> (coutG))
+                             + static_cast<double> (coutG) * static_cast<double> (outH_);
+                return work;
+            }
+            work.streamed = outputs; // the bias fill
+            if (chunk_ > 0 && ! packedWeights_.empty())
+            {
+                // Columns packed straight into the product's layout, a run of positions per tap and row.
+                const double columns = padded (spatialOut, panelColumns_) * static_cast<double> (patch);
+                work.scalar = columns;
+                work.calls = static_cast<double> (patch) * (padded (spatialOut, panelColumns_) / static_cast<double> (panelColumns_))
+                             * (1.0 + static_cast<double> (panelColumns_) / static_cast<double> (outW_));
+                work.multiplyAdds = padded (coutG, k.tileRows) * padded (spatialOut, panelColumns_) * static_cast<double> (patch);
+                work.calls += std::ceil (static_cast<double> (spatialOut) / static_cast<double> (chunk_));
+                return work;
+            }
+            if (! direct_)
+            {
+                work.scalar = 3.0 * static_cast<double> (patch) * static_cast<double> (spatialOut); // im2col: index, bounds check, copy
+                work.calls = static_cast<double> (patch) * static_cast<double> (outH_);
+            }
+            work += plan_.work (! packedWeights_.empty(), false);
+            return work;
+        }
+
         // (in + 2 pad - dilation (kernel - 1) - 1) / stride + 1, as torch, with every step checked.
         static int64_t outputSize (int64_t in, int64_t pad, int64_t dilation, int64_t kernel, int64_t stride)
         {
@@ -361,7 +400,7 @@ namespace
         int64_t paddedH_ = 0, paddedW_ = 0, shiftedColumns_ = 0; // the stride-1 path
         std::size_t paddedFloats_ = 0, chunkOutFloats_ = 0;
         std::vector<int64_t> tapOffsets_; // per (channel, ky, kx): its input's offset in the padded planes
-        double work_ = 0.0;
+        Work work_;
         GemmPlan plan_;
         std::vector<PackedOperand> packedWeights_;
     };

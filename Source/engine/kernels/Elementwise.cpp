@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace sonotype::engine::kernels
 {
@@ -60,11 +61,27 @@ namespace
         float operator() (float x) const noexcept { return x > 0.0f ? x * scale : std::expm1 (x * inputScale) * alpha * scale; }
     };
 
+    /** What one element of a unary op costs beyond reading and writing it: a C library call
+        (log10 is 1.7 of log's time, erf 4, mish's three calls 11, as measured: engine/Work.h), a
+        scalar step where the compiler does not vectorise the loop, a mispredicted branch where
+        the result depends on the sign. */
+    Work perElement (double libm, double scalar = 0.0, double branches = 0.0)
+    {
+        Work work;
+        work.libm = libm;
+        work.scalar = scalar;
+        work.branches = branches;
+        return work;
+    }
+
     template <typename F>
     class Unary final : public Op
     {
     public:
-        Unary (F f, int64_t numElements) : f_ (f), numElements_ (numElements) {}
+        Unary (F f, int64_t numElements, const Work& perElement) : f_ (f), numElements_ (numElements), work_ (static_cast<double> (numElements) * perElement)
+        {
+        }
+        Work work() const noexcept override { return work_; }
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
             const float* x = in[0];
@@ -76,6 +93,7 @@ namespace
     private:
         F f_;
         int64_t numElements_;
+        Work work_;
     };
 
     /** A unary op on the active path's vector kernels (exp, sigmoid, silu, tanh, gelu). */
@@ -83,23 +101,29 @@ namespace
     {
     public:
         using Function = void (*) (const float*, float*, int64_t) noexcept;
-        VectorUnary (Function f, int64_t numElements) : f_ (f), numElements_ (numElements) {}
+        VectorUnary (Function f, int64_t numElements, double cost) : f_ (f), numElements_ (numElements)
+        {
+            work_.vectorMath = cost * static_cast<double> (numElements);
+        }
+        Work work() const noexcept override { return work_; }
         void run (const float* const* in, float* const* out, float*) const noexcept override { f_ (in[0], out[0], numElements_); }
 
     private:
         Function f_;
         int64_t numElements_;
+        Work work_;
     };
 
-    std::unique_ptr<Op> vectorUnary (VectorUnary::Function f, const OpArgs& args)
+    /** `cost`: the vector function's time per element relative to exp's (tanh and GELU take longer). */
+    std::unique_ptr<Op> vectorUnary (VectorUnary::Function f, const OpArgs& args, double cost = 1.0)
     {
-        return std::make_unique<VectorUnary> (f, args.input (0).numElements());
+        return std::make_unique<VectorUnary> (f, args.input (0).numElements(), cost);
     }
 
     template <typename F>
-    std::unique_ptr<Op> unary (F f, const OpArgs& args)
+    std::unique_ptr<Op> unary (F f, const OpArgs& args, const Work& cost = {})
     {
-        return std::make_unique<Unary<F>> (f, args.input (0).numElements());
+        return std::make_unique<Unary<F>> (f, args.input (0).numElements(), cost);
     }
 
     // ----- binary functors ------------------------------------------------------------------
@@ -132,7 +156,21 @@ namespace
             bFull_ = args.input (1) == out_;
             aScalar_ = args.input (0).numElements() == 1;
             bScalar_ = args.input (1).numElements() == 1;
+            // A broadcast walks rows with a scalar loop; pow calls the C library per element.
+            const auto elements = static_cast<double> (out_.numElements());
+            if (std::is_same_v<F, Pow>)
+                work_.libm = 2.5 * elements;
+            if (! (aFull_ && bFull_) && ! (aFull_ && bScalar_) && ! (aScalar_ && bFull_))
+            {
+                // Slower where an operand is broadcast along the rows (a stride of 0 defeats vectorisation).
+                const auto last = static_cast<std::size_t> (std::max (out_.rank() - 1, 0));
+                if (strides_[0][last] == 0 || strides_[1][last] == 0)
+                    work_.scalar += elements;
+                work_.calls += rowsOf (out_);
+            }
         }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -165,6 +203,7 @@ namespace
         Shape out_;
         std::array<Strides, 2> strides_ {};
         bool aFull_ = false, bFull_ = false, aScalar_ = false, bScalar_ = false;
+        Work work_;
     };
 
     class Where final : public Op
@@ -174,7 +213,11 @@ namespace
         {
             args.checkOutput (0, broadcastShapes (broadcastShapes (args.input (0), args.input (1)), args.input (2)));
             strides_ = { broadcastStrides (args.input (0), out_), broadcastStrides (args.input (1), out_), broadcastStrides (args.input (2), out_) };
+            work_.scalar = static_cast<double> (out_.numElements());
+            work_.calls = rowsOf (out_);
         }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -191,6 +234,7 @@ namespace
     private:
         Shape out_;
         std::array<Strides, 3> strides_ {};
+        Work work_;
     };
 } // namespace
 
@@ -203,40 +247,41 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
     const auto& kernels = *activeKernelPath().table;
     if (op == "relu") return unary (Relu {}, args);
     if (op == "sigmoid") return vectorUnary (kernels.sigmoid, args);
-    if (op == "tanh") return vectorUnary (kernels.tanh, args);
+    if (op == "tanh") return vectorUnary (kernels.tanh, args, 1.5);
     if (op == "exp") return vectorUnary (kernels.exp, args);
-    if (op == "exp2") return unary (Exp2 {}, args);
-    if (op == "log") return unary (Log {}, args);
-    if (op == "log2") return unary (Log2 {}, args);
-    if (op == "log10") return unary (Log10 {}, args);
-    if (op == "log1p") return unary (Log1p {}, args);
-    if (op == "expm1") return unary (Expm1 {}, args);
-    if (op == "sqrt") return unary (Sqrt {}, args);
-    if (op == "rsqrt") return unary (Rsqrt {}, args);
+    if (op == "exp2") return unary (Exp2 {}, args, perElement (1.0));
+    if (op == "log") return unary (Log {}, args, perElement (1.0));
+    if (op == "log2") return unary (Log2 {}, args, perElement (1.0));
+    if (op == "log10") return unary (Log10 {}, args, perElement (1.7));
+    if (op == "log1p") return unary (Log1p {}, args, perElement (3.0));
+    if (op == "expm1") return unary (Expm1 {}, args, perElement (3.0));
+    if (op == "sqrt") return unary (Sqrt {}, args, perElement (0.0, 3.0));
+    if (op == "rsqrt") return unary (Rsqrt {}, args, perElement (0.0, 7.0));
     if (op == "neg") return unary (Neg {}, args);
     if (op == "abs") return unary (Abs {}, args);
-    if (op == "erf") return unary (Erf {}, args);
-    if (op == "sin") return unary (Sin {}, args);
-    if (op == "cos") return unary (Cos {}, args);
+    if (op == "erf") return unary (Erf {}, args, perElement (4.0));
+    if (op == "sin") return unary (Sin {}, args, perElement (2.5));
+    if (op == "cos") return unary (Cos {}, args, perElement (2.5));
     if (op == "reciprocal") return unary (Reciprocal {}, args);
     if (op == "silu") return vectorUnary (kernels.silu, args);
-    if (op == "hardsigmoid") return unary (Hardsigmoid {}, args);
-    if (op == "hardswish") return unary (Hardswish {}, args);
-    if (op == "sign") return unary (Sign {}, args);
-    if (op == "floor") return unary (Floor {}, args);
-    if (op == "ceil") return unary (Ceil {}, args);
-    if (op == "round") return unary (Round {}, args);
-    if (op == "trunc") return unary (Trunc {}, args);
+    if (op == "hardsigmoid") return unary (Hardsigmoid {}, args, perElement (0.0, 3.0));
+    if (op == "hardswish") return unary (Hardswish {}, args, perElement (0.0, 1.0));
+    if (op == "sign") return unary (Sign {}, args, perElement (0.0, 3.0));
+    if (op == "floor") return unary (Floor {}, args, perElement (0.0, 3.0));
+    if (op == "ceil") return unary (Ceil {}, args, perElement (0.0, 3.0));
+    if (op == "round") return unary (Round {}, args, perElement (0.8));
+    if (op == "trunc") return unary (Trunc {}, args, perElement (0.0, 3.0));
     if (op == "logical_not") return unary (LogicalNot {}, args);
-    if (op == "mish") return unary (Mish {}, args);
+    if (op == "mish") return unary (Mish {}, args, perElement (11.0));
     if (op == "softplus")
-        return unary (Softplus { static_cast<float> (args.real ("beta", 1.0)), static_cast<float> (args.real ("threshold", 20.0)) }, args);
+        return unary (Softplus { static_cast<float> (args.real ("beta", 1.0)), static_cast<float> (args.real ("threshold", 20.0)) }, args,
+                      perElement (5.0));
     if (op == "gelu")
     {
         const auto approximate = args.text ("approximate", "none");
         if (approximate != "none" && approximate != "tanh")
             throw ModelError ("gelu approximate must be 'none' or 'tanh', not '" + approximate + "'");
-        return vectorUnary (approximate == "tanh" ? kernels.geluTanh : kernels.geluErf, args);
+        return vectorUnary (approximate == "tanh" ? kernels.geluTanh : kernels.geluErf, args, approximate == "tanh" ? 2.0 : 1.5);
     }
     if (op == "clamp")
     {
@@ -245,14 +290,14 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
             clamp.low = static_cast<float> (args.real ("min"));
         if (args.has ("max"))
             clamp.high = static_cast<float> (args.real ("max"));
-        return unary (clamp, args);
+        return unary (clamp, args, perElement (0.0, 1.0));
     }
     if (op == "leaky_relu")
-        return unary (LeakyRelu { static_cast<float> (args.real ("negative_slope", 0.01)) }, args);
+        return unary (LeakyRelu { static_cast<float> (args.real ("negative_slope", 0.01)) }, args, perElement (0.0, 0.0, 1.0));
     if (op == "elu")
         return unary (Elu { static_cast<float> (args.real ("alpha", 1.0)), static_cast<float> (args.real ("scale", 1.0)),
                             static_cast<float> (args.real ("input_scale", 1.0)) },
-                      args);
+                      args, perElement (3.0, 0.0, 0.5));
     throw ModelError ("unknown unary op '" + op + "'");
 }
 

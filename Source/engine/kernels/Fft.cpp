@@ -72,12 +72,15 @@ FftPlan::FftPlan (int64_t n) : n_ (n)
     }
 }
 
-double FftPlan::work() const noexcept
+Work FftPlan::work() const noexcept
 {
-    double sum = 0.0;
+    Work work;
     for (auto p : radices_)
-        sum += static_cast<double> (p);
-    return static_cast<double> (n_) * std::max (sum, 1.0);
+        (p <= 5 ? work.fftSteps : work.genericFftSteps) += static_cast<double> (n_) * static_cast<double> (p);
+    work.fftSteps = std::max (work.fftSteps, static_cast<double> (n_));
+    // The recursion's calls: as many leaves as n over the last radix.
+    work.calls = radices_.empty() ? 1.0 : static_cast<double> (n_) / static_cast<double> (radices_.back());
+    return work;
 }
 
 void FftPlan::run (const Complex* in, Complex* out, Complex* scratch) const noexcept
@@ -248,9 +251,11 @@ std::size_t RealFftPlan::scratchComplex() const noexcept
     return 2 * static_cast<std::size_t> (inner_.size()) + inner_.scratchComplex();
 }
 
-double RealFftPlan::work() const noexcept
+Work RealFftPlan::work() const noexcept
 {
-    return inner_.work() + static_cast<double> (n_);
+    auto work = inner_.work();
+    work.fftSteps += static_cast<double> (n_); // the split step of an even size
+    return work;
 }
 
 void RealFftPlan::run (const double* in, Complex* out, Complex* scratch) const noexcept

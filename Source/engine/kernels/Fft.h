@@ -3,6 +3,8 @@
 // session), run with caller-provided scratch, no allocation.
 #pragma once
 
+#include "engine/Work.h"
+
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -25,8 +27,9 @@ public:
     /** Complex values of scratch run() needs beyond its input and output (the generic butterfly's). */
     std::size_t scratchComplex() const noexcept { return maxRadix_; }
 
-    /** Arithmetic of one transform, roughly: n times the sum of its radices. */
-    double work() const noexcept;
+    /** The steps of one transform: n times each stage's radix, in the radix-2 to 5 butterflies or
+        the generic one (engine/Work.h weighs the two differently). */
+    Work work() const noexcept;
 
     /** out[k] = sum_j in[j] * exp(-2 pi i j k / n), k = 0..n-1. `in` and `out` must not overlap;
         `scratch` holds scratchComplex() values. */
@@ -61,7 +64,7 @@ public:
     int64_t numBins() const noexcept { return n_ / 2 + 1; }
     /** Complex values of scratch run() needs. */
     std::size_t scratchComplex() const noexcept;
-    double work() const noexcept;
+    Work work() const noexcept;
 
     /** out[k] = sum_j in[j] * exp(-2 pi i j k / n), k = 0..n/2. */
     void run (const double* in, std::complex<double>* out, std::complex<double>* scratch) const noexcept;

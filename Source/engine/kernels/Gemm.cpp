@@ -4,6 +4,8 @@
 #include "engine/LoadBudget.h"
 #include "engine/Op.h"
 
+#include <cmath>
+
 // GCC 12 warns "'__Y' may be used uninitialized" inside its own AVX-512 intrinsics
 // (_mm512_undefined_ps, GCC bug 105593), reached through Eigen's AVX-512 packet code under
 // -march=native; the headers being system includes does not silence this middle-end warning, a
@@ -90,6 +92,32 @@ GemmPlan::GemmPlan (int64_t m, int64_t n, int64_t k) : m_ (m), n_ (n), k_ (k), t
 {
     if (m != 0 && n != 0 && k != 0)
         scratchFloats_ = AlignedBuffer::roundUp (table_->gemmScratchFloats (m, n, k));
+}
+
+Work GemmPlan::work (bool aPacked, bool bPacked) const noexcept
+{
+    Work work;
+    if (m_ == 0 || n_ == 0 || k_ == 0)
+        return work;
+    const auto m = static_cast<double> (m_), n = static_cast<double> (n_), k = static_cast<double> (k_);
+    const double depthBlocks = std::ceil (k / 256.0);
+    const auto padded = [] (int64_t size, int tile) { return static_cast<double> ((size + tile - 1) / tile * tile); };
+    if (table_->packedColumns == 0)
+    {
+        // Eigen's GEBP: both operands packed every run; rows and columns left over from its tile
+        // run on narrower kernels, down to one packet (tileColumns).
+        work.multiplyAdds = padded (m_, table_->tileColumns) * padded (n_, table_->tileColumns) * k;
+        work.streamed = 2.0 * (m * k + k * n) + 2.0 * m * n * depthBlocks;
+        work.calls = 1.0 + depthBlocks;
+        return work;
+    }
+    work.multiplyAdds = padded (m_, table_->tileRows) * padded (n_, table_->tileColumns) * k;
+    // Each operand not packed at load is packed per block: read once, written once; C is read and
+    // written once per block of the depth.
+    work.streamed = (aPacked ? 0.0 : 2.0 * padded (m_, table_->tileRows) * k) + (bPacked ? 0.0 : 2.0 * padded (n_, table_->tileColumns) * k)
+                    + 2.0 * m * n * depthBlocks;
+    work.calls = 1.0 + std::ceil (n / 1024.0) * depthBlocks;
+    return work;
 }
 
 PackedOperand PackedOperand::left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, const OpArgs& args)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/AlignedBuffer.h"
+#include "engine/Work.h"
 #include "engine/kernels/vector/KernelTable.h"
 
 #include <cstddef>
@@ -21,6 +22,9 @@ public:
     GemmPlan (int64_t m, int64_t n, int64_t k);
 
     std::size_t scratchFloats() const noexcept { return scratchFloats_; }
+    /** What one run() costs: the multiply-adds of m and n rounded up to the micro-kernel's tile,
+        the packing of each operand not packed at load, and the call. */
+    Work work (bool aPacked, bool bPacked) const noexcept;
     const kernels::KernelTable& kernels() const noexcept { return *table_; }
 
     /** C is row-major [m, n] with row stride ldc and is accumulated into. */

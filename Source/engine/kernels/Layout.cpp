@@ -15,6 +15,21 @@ namespace
 {
     std::size_t bytes (int64_t numFloats) noexcept { return static_cast<std::size_t> (numFloats) * sizeof (float); }
 
+    /** What stridedCopy() costs beyond the passes: a call per row, and scattered reads of a source
+        of `sourceFloats` unless the rows are contiguous. */
+    Work stridedCopyWork (const Shape& shape, const std::array<Strides, 1>& strides, int64_t sourceFloats)
+    {
+        Work work;
+        work.calls = rowsOf (shape);
+        const int rank = shape.rank();
+        const int64_t inner = rank > 0 ? strides[0][static_cast<std::size_t> (rank - 1)] : 1;
+        if (inner != 1)
+            work += Work::gathered (static_cast<double> (shape.numElements()), static_cast<double> (sourceFloats));
+        else if (rank > 1 && strides[0][static_cast<std::size_t> (rank - 2)] != shape[rank - 1])
+            work += Work::gathered (work.calls, static_cast<double> (sourceFloats)); // each row somewhere else
+        return work;
+    }
+
     /** y (contiguous, shaped `shape`) = the elements of x at the given strides, row by row. */
     void stridedCopy (const Shape& shape, const std::array<Strides, 1>& strides, const float* x, float* y) noexcept
     {
@@ -57,7 +72,10 @@ namespace
                 strides_[0][i] = inStrides[static_cast<std::size_t> (p)];
             }
             args.checkOutput (0, computed);
+            work_ = stridedCopyWork (out_, strides_, in.numElements());
         }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -67,6 +85,7 @@ namespace
     private:
         Shape out_;
         std::array<Strides, 1> strides_ {};
+        Work work_;
     };
 
     class Expand final : public Op
@@ -76,6 +95,16 @@ namespace
         {
             if (! broadcastsTo (in_, out_))
                 throw ModelError ("cannot expand " + in_.toString() + " to " + out_.toString());
+        }
+        Work work() const noexcept override
+        {
+            // A loop over each row of the output, scalar when the input is broadcast along the rows.
+            Work work;
+            work.calls = rowsOf (out_);
+            const auto strides = broadcastStrides (in_, out_);
+            if (out_.rank() > 0 && strides[static_cast<std::size_t> (out_.rank() - 1)] != 1)
+                work.scalar = static_cast<double> (out_.numElements());
+            return work;
         }
         void run (const float* const* in, float* const* out, float*) const noexcept override { broadcastCopy (in[0], in_, out[0], out_); }
 
@@ -105,6 +134,13 @@ namespace
             outer_ = in.product (0, axis);
             inner_ = in.product (axis + 1, in.rank());
             inDim_ = in[axis];
+        }
+
+        Work work() const noexcept override
+        {
+            Work work; // a copy per block: one per outer index, or per element of the axis with a step
+            work.calls = static_cast<double> (outer_) * (step_ == 1 ? 1.0 : static_cast<double> (length_));
+            return work;
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
@@ -145,6 +181,13 @@ namespace
             }
             args.checkOutput (0, first.with (axis, total));
             outer_ = first.product (0, axis);
+        }
+
+        Work work() const noexcept override
+        {
+            Work work; // a copy per input and outer index
+            work.calls = static_cast<double> (outer_) * static_cast<double> (blocks_.size());
+            return work;
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
@@ -199,7 +242,21 @@ namespace
             strides_[0] = outStrides;
             for (int axis = 0; axis < in_.rank(); ++axis)
                 base_ += pads[static_cast<std::size_t> (2 * axis)] * outStrides[static_cast<std::size_t> (axis)];
+            // The fill of the whole output, a copy per row of the input, then (reflect, replicate)
+            // a copy per padded row of each axis, at each interior position of the axes before it.
+            work_.streamed = static_cast<double> (out_.numElements());
+            work_.calls = rowsOf (in_);
+            if (mode_ != Mode::constant && in_.numElements() > 0)
+                for (int axis = 0; axis < in_.rank(); ++axis)
+                {
+                    const auto a = static_cast<std::size_t> (axis);
+                    const double copies = static_cast<double> (in_.product (0, axis)) * static_cast<double> (before_[a] + after_[a]);
+                    work_.calls += copies;
+                    work_.streamed += 2.0 * copies * static_cast<double> (outStrides[a]);
+                }
         }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -257,6 +314,7 @@ namespace
         int64_t base_ = 0;
         float value_ = 0.0f;
         Mode mode_ = Mode::constant;
+        Work work_;
     };
 
     class IndexSelect final : public Op
@@ -282,6 +340,13 @@ namespace
             outer_ = view.product (0, axis);
             inner_ = view.product (axis + 1, view.rank());
             inDim_ = view[axis];
+        }
+
+        Work work() const noexcept override
+        {
+            Work work; // a copy per index and outer index
+            work.calls = static_cast<double> (outer_) * static_cast<double> (indices_.size());
+            return work;
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
@@ -335,7 +400,12 @@ namespace
     class AsStrided final : public Op
     {
     public:
-        explicit AsStrided (const OpArgs& args) : view_ (args, args.output (0), "as_strided") {}
+        explicit AsStrided (const OpArgs& args) : view_ (args, args.output (0), "as_strided")
+        {
+            work_ = stridedCopyWork (view_.shape, view_.strides, args.input (0).numElements());
+        }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -344,6 +414,7 @@ namespace
 
     private:
         StridedView view_;
+        Work work_;
     };
 
     /** x with a strided view of it replaced by src: out = x, then out.flat[offset + Σ i_k · stride_k]
@@ -356,7 +427,14 @@ namespace
         {
             args.checkOutput (0, args.input (0));
             size_ = args.input (0).numElements();
+            // The copy, then a scalar loop per row of the view writing at its strides (a scattered
+            // write costs a read of its line and the write).
+            work_.streamed = static_cast<double> (size_);
+            work_.calls = rowsOf (view_.shape);
+            work_ += 2.0 * Work::gathered (static_cast<double> (view_.shape.numElements()), static_cast<double> (size_));
         }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -373,6 +451,7 @@ namespace
     private:
         StridedView view_;
         int64_t size_ = 0;
+        Work work_;
     };
 
     /** out[i] = x.flat[indices.flat[i]], the indices stored in the file (whole numbers as float32). */
@@ -399,7 +478,10 @@ namespace
                     throw ModelError ("gather index " + std::to_string (index) + " at " + std::to_string (i) + " is not a whole number in [0, " + std::to_string (size) + ")");
                 indices_[static_cast<std::size_t> (i)] = static_cast<std::int32_t> (index);
             }
+            work_ = Work::gathered (static_cast<double> (count), static_cast<double> (size));
         }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -411,6 +493,7 @@ namespace
 
     private:
         std::vector<std::int32_t> indices_;
+        Work work_;
     };
 } // namespace
 

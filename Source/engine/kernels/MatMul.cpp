@@ -62,16 +62,32 @@ namespace
             const Shape aMatrices = aBatch, bMatrices = bBatch;
             aStrides_ = broadcastStrides (aMatrices, batch_);
             bStrides_ = broadcastStrides (bMatrices, batch_);
-            work_ = static_cast<double> (numBatches_) * static_cast<double> (m_) * static_cast<double> (n_) * static_cast<double> (k_);
+            multiplyAdds_ = static_cast<double> (numBatches_) * static_cast<double> (m_) * static_cast<double> (n_) * static_cast<double> (k_);
+            // The output's fill (or the bias' broadcast), then the products: one over all rows when
+            // folded, else one per batch, each walked as forEachRow walks the batch shape.
+            work_.streamed = static_cast<double> (out_.numElements());
+            if (hasC_)
+            {
+                work_.scalar += static_cast<double> (out_.numElements());
+                work_.calls += rowsOf (out_);
+            }
+            const bool bPacked = packedB_.data() != nullptr;
+            if (folded_)
+                work_ += plan_.work (false, bPacked);
+            else
+            {
+                work_ += static_cast<double> (numBatches_) * plan_.work (false, bPacked);
+                work_.calls += rowsOf (batch_);
+            }
         }
 
-        double work() const noexcept override { return work_; }
+        Work work() const noexcept override { return work_; }
         bool fuseRelu() noexcept override
         {
             relu_ = true;
             return true;
         }
-        double multiplyAdds() const noexcept override { return work_; }
+        double multiplyAdds() const noexcept override { return multiplyAdds_; }
 
         std::size_t scratchFloats() const noexcept override { return plan_.scratchFloats(); }
 
@@ -123,7 +139,8 @@ namespace
         bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false, relu_ = false;
         float alpha_ = 1.0f, beta_ = 1.0f;
         int64_t m_ = 0, n_ = 0, k_ = 0, numBatches_ = 1;
-        double work_ = 0.0;
+        double multiplyAdds_ = 0.0;
+        Work work_;
         Shape batch_, out_, c_;
         Strides aStrides_ {}, bStrides_ {};
         GemmPlan plan_;

@@ -37,6 +37,16 @@ namespace
             rows_ = size_ == 0 ? 0 : in.numElements() / size_;
         }
 
+        Work work() const noexcept override
+        {
+            // Two more passes over each row (mean and variance, then the normalisation) and the
+            // vector kernel's fixed cost per row.
+            Work work;
+            work.streamed = 2.0 * static_cast<double> (rows_) * static_cast<double> (size_);
+            work.calls = 3.5 * static_cast<double> (rows_);
+            return work;
+        }
+
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
             kernels_->layerNormRows (in[0], out[0], rows_, size_, hasWeight_ ? in[1] : nullptr, hasBias_ ? in[2] : nullptr, static_cast<float> (eps_));
@@ -69,6 +79,14 @@ namespace
             args.checkOutput (0, in);
             batches_ = in[0];
             inner_ = in.product (2, in.rank());
+        }
+
+        Work work() const noexcept override
+        {
+            Work work; // per channel a square root, per batch and channel a loop
+            work.scalar = 3.0 * static_cast<double> (channels_);
+            work.calls = 1.5 * static_cast<double> (batches_) * static_cast<double> (channels_);
+            return work;
         }
 
         bool scaleShift (const std::vector<const float*>& constants, std::vector<float>& scale, std::vector<float>& shift) const override

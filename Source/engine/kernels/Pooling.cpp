@@ -99,13 +99,24 @@ namespace
             g_ = geometry (in, computed, numSpatial);
             if (divisorOverride_ < 0)
                 throw ModelError ("divisor_override must not be negative");
-            work_ = static_cast<double> (computed.numElements()) * static_cast<double> (kH_) * static_cast<double> (kW_);
             // Outputs whose whole window lies inside the input need no bounds checks.
             interiorY_ = interior (g_.inH, g_.outH, kH_, sH_, pH_, dH_);
             interiorX_ = interior (g_.inW, g_.outW, kW_, sW_, pW_, dW_);
+            // Max pooling's interior outputs: a vectorised pass per tap over each row's run of them;
+            // every other output: a call and a scalar loop over its taps (a sum in double for avg).
+            const auto taps = static_cast<double> (kH_) * static_cast<double> (kW_);
+            const auto planes = static_cast<double> (g_.planes);
+            const double interiorOutputs = isMax_ ? planes * static_cast<double> (interiorY_.second - interiorY_.first)
+                                                        * static_cast<double> (interiorX_.second - interiorX_.first)
+                                                  : 0.0;
+            const double edgeOutputs = static_cast<double> (computed.numElements()) - interiorOutputs;
+            work_.streamed = 2.0 * interiorOutputs * taps;
+            work_.calls = planes * static_cast<double> (g_.outH) + (isMax_ ? planes * static_cast<double> (interiorY_.second - interiorY_.first) * taps : 0.0)
+                          + edgeOutputs;
+            work_.scalar = 2.0 * edgeOutputs * taps;
         }
 
-        double work() const noexcept override { return work_; }
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -199,7 +210,7 @@ namespace
         int64_t divisorOverride_ = 0;
         int64_t kH_ = 1, kW_ = 1, sH_ = 1, sW_ = 1, pH_ = 0, pW_ = 0, dH_ = 1, dW_ = 1;
         Geometry g_;
-        double work_ = 0.0;
+        Work work_;
         std::pair<int64_t, int64_t> interiorY_ {}, interiorX_ {};
         const KernelTable* kernels_ = activeKernelPath().table;
     };
@@ -218,12 +229,14 @@ namespace
             // run() computes (o + 1) * in for each output position o.
             checkedMul (g_.outH + 1, g_.inH, "adaptive pooling window bounds");
             checkedMul (g_.outW + 1, g_.inW, "adaptive pooling window bounds");
-            // Each output window spans at most in / out + 2 positions along an axis.
+            // Each output window spans at most in / out + 2 positions along an axis: a call and a sum
+            // in double over its taps per output.
             auto span = [] (int64_t in, int64_t out) { return static_cast<double> (in) + 2.0 * static_cast<double> (out); };
-            work_ = static_cast<double> (g_.planes) * span (g_.inH, g_.outH) * span (g_.inW, g_.outW);
+            work_.scalar = 2.0 * static_cast<double> (g_.planes) * span (g_.inH, g_.outH) * span (g_.inW, g_.outW);
+            work_.calls = static_cast<double> (g_.planes) * static_cast<double> (g_.outH) * static_cast<double> (g_.outW);
         }
 
-        double work() const noexcept override { return work_; }
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -249,7 +262,7 @@ namespace
 
     private:
         Geometry g_;
-        double work_ = 0.0;
+        Work work_;
     };
 } // namespace
 

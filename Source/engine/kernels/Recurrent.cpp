@@ -181,11 +181,15 @@ namespace
                             + stepsTimesDirections * static_cast<double> (batch_)
                                   * (static_cast<double> (gateSize_) * static_cast<double> (hiddenOut_)
                                      + static_cast<double> (proj_) * static_cast<double> (hidden_));
-            // Plus the bias fill and about 30 operations per gate element (exp, division, blend).
-            work_ = multiplyAdds_ + static_cast<double> (rows) * static_cast<double> (allGates) * 31.0;
+            // Plus the bias fill, the gates' vector math, and per step and direction the recurrent
+            // product's call and a cell kernel call per sequence.
+            work_.multiplyAdds = multiplyAdds_;
+            work_.streamed = static_cast<double> (rows) * static_cast<double> (allGates);
+            work_.vectorMath = 2.0 * static_cast<double> (rows) * static_cast<double> (allGates);
+            work_.calls = stepsTimesDirections * (2.0 + static_cast<double> (batch_));
         }
 
-        double work() const noexcept override { return work_; }
+        Work work() const noexcept override { return work_; }
         double multiplyAdds() const noexcept override { return multiplyAdds_; }
 
         void outputUnused (std::size_t i) noexcept override
@@ -334,7 +338,8 @@ namespace
         PackedOperand packedInput_;
         std::array<PackedOperand, kMaxDirections> recurrentWeights_, projectionWeights_;
         std::size_t gatesFloats_ = 0, recurrentFloats_ = 0, cellFloats_ = 0, unprojectedFloats_ = 0, gemmFloats_ = 0;
-        double work_ = 0.0, multiplyAdds_ = 0.0;
+        Work work_;
+        double multiplyAdds_ = 0.0;
     };
 } // namespace
 

@@ -65,7 +65,19 @@ namespace
             });
             if (kind == ReduceKind::var && static_cast<double> (offsets_.size()) - correction_ <= 0.0)
                 divisorInvalid_ = true;
+            // Per output a call; per element of its block a read through the offset table and a
+            // dependent step in double (two passes for var), scattered when the block is not contiguous.
+            const auto outputs = static_cast<double> (kept_.numElements());
+            const auto elements = outputs * static_cast<double> (offsets_.size());
+            const double passes = kind == ReduceKind::var ? 2.0 : 1.0;
+            work_.calls = outputs + 0.25 * rowsOf (kept_);
+            work_.streamed = passes * elements;
+            work_.scalar = 2.0 * passes * elements;
+            if (! offsets_.empty() && offsets_.back() != static_cast<int64_t> (offsets_.size()) - 1)
+                work_ += passes * Work::gathered (elements, static_cast<double> (in.numElements()));
         }
+
+        Work work() const noexcept override { return work_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -135,6 +147,7 @@ namespace
         std::vector<int64_t> offsets_;
         double correction_ = 1.0;
         bool divisorInvalid_ = false;
+        Work work_;
     };
 
     // Shared by arg-reductions, softmax, cumsum and topk: the input seen as [outer, dim, inner]; a
@@ -151,6 +164,19 @@ namespace
             inner = shape.product (axis + 1, shape.rank());
         }
     };
+
+    /** The steps of `passes` scalar passes along the axis of an AxisView over a tensor of
+        `floats`: a step each, scattered when the axis is not the innermost. */
+    Work axisPasses (const AxisView& view, double passes, double floats)
+    {
+        const double elements = static_cast<double> (view.outer) * static_cast<double> (view.dim) * static_cast<double> (view.inner);
+        Work work;
+        work.scalar = passes * elements;
+        work.calls = static_cast<double> (view.outer) * static_cast<double> (view.inner);
+        if (view.inner > 1)
+            work += passes * Work::gathered (elements, floats);
+        return work;
+    }
 
     /** The input's shape with axis `axis` set to `size` (removed when `keep` is false); a 0-d
         input gives a 0-d output, as in PyTorch. */
@@ -173,6 +199,8 @@ namespace
             if (view_.dim == 0)
                 throw ModelError ("arg-reduction over an empty axis");
         }
+
+        Work work() const noexcept override { return axisPasses (view_, 2.0, static_cast<double> (view_.outer * view_.dim * view_.inner)); }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -208,7 +236,34 @@ namespace
 
         int64_t lastAxisDistribution() const noexcept override { return view_.inner == 1 ? view_.dim : 0; }
 
-        void run (const float* const* in, float* const* out, float*) const noexcept override
+        Work work() const noexcept override
+        {
+            const auto rows = static_cast<double> (view_.outer) * static_cast<double> (view_.inner);
+            const auto elements = rows * static_cast<double> (view_.dim);
+            Work work;
+            if (view_.inner == 1 && ! log_)
+            {
+                // The copy and the vector kernel, whose fixed cost per row is that of a dozen calls.
+                work.streamed = 2.0 * elements;
+                work.vectorMath = elements;
+                work.calls = 12.0 * rows;
+                return work;
+            }
+            // Three passes (maximum, exp and sum, scale or subtract) row by row over each block, a C
+            // library exp per element and (log_softmax) a log per column.
+            work.streamed = 3.0 * elements;
+            work.scalar = 2.0 * elements;
+            work.calls = 3.0 * static_cast<double> (view_.outer) * static_cast<double> (view_.dim);
+            work.libm = elements + (log_ ? rows : 0.0);
+            return work;
+        }
+
+        std::size_t scratchFloats() const noexcept override
+        {
+            return view_.inner == 1 && ! log_ ? 0 : 4 * static_cast<std::size_t> (view_.inner); // sums in double, maxima, factors
+        }
+
+        void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
             const int64_t n = view_.dim, stride = view_.inner;
             if (stride == 1 && ! log_)
@@ -218,36 +273,48 @@ namespace
                 kernels_->softmaxRows (out[0], view_.outer, n, n);
                 return;
             }
+            // Each of the `stride` columns of a block is one distribution along d; the passes walk the
+            // block row by row (contiguous, whatever the axis), each column with its own maximum and
+            // sum in scratch: per column the same arithmetic in the same order as one column at a time.
+            auto* sums = reinterpret_cast<double*> (scratch);
+            float* maxima = scratch + 2 * stride;
+            float* factors = maxima + stride; // log_softmax: the log of the sum; softmax: 1 / sum
             for (int64_t o = 0; o < view_.outer; ++o)
-                for (int64_t i = 0; i < view_.inner; ++i)
+            {
+                const float* x = in[0] + o * n * stride;
+                float* y = out[0] + o * n * stride;
+                std::fill (maxima, maxima + stride, -std::numeric_limits<float>::infinity());
+                std::fill (sums, sums + stride, 0.0);
+                for (int64_t d = 0; d < n; ++d)
+                    for (int64_t i = 0; i < stride; ++i)
+                        maxima[i] = std::max (maxima[i], x[d * stride + i]);
+                if (log_)
                 {
-                    const float* x = in[0] + o * n * stride + i;
-                    float* y = out[0] + o * n * stride + i;
-                    float maximum = -std::numeric_limits<float>::infinity();
                     for (int64_t d = 0; d < n; ++d)
-                        maximum = std::max (maximum, x[d * stride]);
-                    double sum = 0.0;
-                    if (log_)
-                    {
-                        for (int64_t d = 0; d < n; ++d)
-                            sum += std::exp (x[d * stride] - maximum);
-                        const auto logSum = static_cast<float> (std::log (sum));
-                        for (int64_t d = 0; d < n; ++d)
-                            y[d * stride] = x[d * stride] - maximum - logSum;
-                    }
-                    else
-                    {
-                        for (int64_t d = 0; d < n; ++d)
-                        {
-                            const float e = std::exp (x[d * stride] - maximum);
-                            y[d * stride] = e;
-                            sum += e;
-                        }
-                        const auto scale = static_cast<float> (1.0 / sum);
-                        for (int64_t d = 0; d < n; ++d)
-                            y[d * stride] *= scale;
-                    }
+                        for (int64_t i = 0; i < stride; ++i)
+                            sums[i] += std::exp (x[d * stride + i] - maxima[i]);
+                    for (int64_t i = 0; i < stride; ++i)
+                        factors[i] = static_cast<float> (std::log (sums[i]));
+                    for (int64_t d = 0; d < n; ++d)
+                        for (int64_t i = 0; i < stride; ++i)
+                            y[d * stride + i] = x[d * stride + i] - maxima[i] - factors[i];
                 }
+                else
+                {
+                    for (int64_t d = 0; d < n; ++d)
+                        for (int64_t i = 0; i < stride; ++i)
+                        {
+                            const float e = std::exp (x[d * stride + i] - maxima[i]);
+                            y[d * stride + i] = e;
+                            sums[i] += e;
+                        }
+                    for (int64_t i = 0; i < stride; ++i)
+                        factors[i] = static_cast<float> (1.0 / sums[i]);
+                    for (int64_t d = 0; d < n; ++d)
+                        for (int64_t i = 0; i < stride; ++i)
+                            y[d * stride + i] *= factors[i];
+                }
+            }
         }
 
     private:
@@ -265,19 +332,35 @@ namespace
             args.checkOutput (0, args.input (0));
         }
 
-        void run (const float* const* in, float* const* out, float*) const noexcept override
+        Work work() const noexcept override
         {
+            // An add in double and a store per element, row by row over each block.
+            const double elements = static_cast<double> (view_.outer) * static_cast<double> (view_.dim) * static_cast<double> (view_.inner);
+            Work work;
+            work.scalar = elements;
+            work.calls = static_cast<double> (view_.outer) * static_cast<double> (view_.dim);
+            return work;
+        }
+
+        std::size_t scratchFloats() const noexcept override { return 2 * static_cast<std::size_t> (view_.inner); }
+
+        void run (const float* const* in, float* const* out, float* scratch) const noexcept override
+        {
+            // Each column of a block is summed along d in its own double, row by row over the block.
+            auto* sums = reinterpret_cast<double*> (scratch);
+            const int64_t n = view_.dim, stride = view_.inner;
             for (int64_t o = 0; o < view_.outer; ++o)
-                for (int64_t i = 0; i < view_.inner; ++i)
-                {
-                    const int64_t start = o * view_.dim * view_.inner + i;
-                    double sum = 0.0;
-                    for (int64_t d = 0; d < view_.dim; ++d)
+            {
+                const float* x = in[0] + o * n * stride;
+                float* y = out[0] + o * n * stride;
+                std::fill (sums, sums + stride, 0.0);
+                for (int64_t d = 0; d < n; ++d)
+                    for (int64_t i = 0; i < stride; ++i)
                     {
-                        sum += static_cast<double> (in[0][start + d * view_.inner]);
-                        out[0][start + d * view_.inner] = static_cast<float> (sum);
+                        sums[i] += static_cast<double> (x[d * stride + i]);
+                        y[d * stride + i] = static_cast<float> (sums[i]);
                     }
-                }
+            }
         }
 
     private:
@@ -309,10 +392,24 @@ namespace
                 args.checkOutput (1, computed);
         }
 
-        double work() const noexcept override
+        Work work() const noexcept override
         {
-            return static_cast<double> (view_.outer) * static_cast<double> (view_.inner) * static_cast<double> (view_.dim)
-                   * std::log2 (static_cast<double> (std::max<int64_t> (k_, 2)));
+            // Per row: the index fill and a compare per element (through the index: scattered when the
+            // axis is not the innermost), then the heap's sift steps, two compares each, mispredicted
+            // about half the time: building the heap of k, the replacements (about k ln(dim / k) for
+            // data in any order) and sorting it.
+            const auto rows = static_cast<double> (view_.outer) * static_cast<double> (view_.inner);
+            const auto dim = static_cast<double> (view_.dim), k = static_cast<double> (k_);
+            const double depth = std::log2 (k + 1.0);
+            const double siftSteps = (2.0 * k + k * std::log (std::max (dim / std::max (k, 1.0), 1.0))) * depth;
+            Work work;
+            work.calls = rows;
+            work.streamed = rows * dim;
+            work.scalar = rows * dim * 10.0;
+            work.branches = rows * siftSteps * 2.0;
+            if (view_.inner > 1)
+                work += Work::gathered (rows * dim, rows * dim);
+            return work;
         }
         std::size_t scratchFloats() const noexcept override { return static_cast<std::size_t> (view_.dim); }
         void outputUnused (std::size_t i) noexcept override

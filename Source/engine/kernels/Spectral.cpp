@@ -51,11 +51,16 @@ namespace
             args.checkOutput (0, computed);
             // Up to 16 frames per block, their spectra at most 2^16 complex values (1 MiB) of scratch.
             block_ = std::clamp<int64_t> ((int64_t { 1 } << 16) / plan_.numBins(), 1, 16);
+            // Per frame: the window applied in double, the transform, a scalar store per bin (bin-major
+            // runs of a block of frames).
             const auto transforms = static_cast<double> (checkedMul (batch_, frames_, "stft frame count"));
-            work_ = transforms * (plan_.work() + static_cast<double> (nFft_ + bins_));
+            Work perFrame = plan_.work();
+            perFrame.scalar += static_cast<double> (nFft_) + 2.0 * static_cast<double> (bins_);
+            perFrame.calls += 1.0 + static_cast<double> (bins_) / static_cast<double> (block_);
+            work_ = transforms * perFrame;
         }
 
-        double work() const noexcept override { return work_; }
+        Work work() const noexcept override { return work_; }
 
         std::size_t scratchFloats() const noexcept override
         {
@@ -121,7 +126,7 @@ namespace
         int64_t block_ = 1;  // frames transformed before their bins are written out
         int64_t nFft_ = 0, hop_ = 1, batch_ = 0, samples_ = 0, frames_ = 0, bins_ = 0;
         double scale_ = 1.0;
-        double work_ = 0.0;
+        Work work_;
         bool hasWindow_ = false;
     };
     /** complex_abs: z [..., 2] ([real, imaginary] pairs) -> |z| [...], or |z|^2 with `squared`;
@@ -139,6 +144,13 @@ namespace
                 computed.push (in[axis]);
             args.checkOutput (0, computed);
             count_ = computed.numElements();
+        }
+
+        Work work() const noexcept override
+        {
+            Work work; // a square root in double (not vectorised) per element
+            work.scalar = 8.0 * static_cast<double> (count_);
+            return work;
         }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override

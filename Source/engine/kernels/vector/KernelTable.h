@@ -34,6 +34,9 @@ struct KernelTable
     /** Columns of one panel of a packed B: packed B [k, n] is ceil(n / packedColumns) panels, each
         k rows of packedColumns floats (zero-padded); 0 when this path does not pack. */
     int packedColumns;
+    /** The micro-kernel's tile of C: a product computes m and n rounded up to these (the work
+        budget counts the padding). */
+    int tileRows, tileColumns;
     /** C [m, n] (row stride ldc) = bias[m] (none if null) + A [m, k] packed by packA, times B with
         B [p, j] = input[offsets[p] + j]: a stride-1 convolution's implicit im2col over a padded
         input (the caller keeps every such index inside input). Null where the path does not pack. */

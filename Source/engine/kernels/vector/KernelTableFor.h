@@ -24,6 +24,8 @@ namespace
         table.packA = &Gemm::packA;
         table.packB = &Gemm::packB;
         table.packedColumns = Gemm::kColumns;
+        table.tileRows = Gemm::kRows;
+        table.tileColumns = Gemm::kColumns;
         table.shiftedGemm = &Gemm::shiftedGemm;
         table.softmaxRows = &softmaxRowsImpl;
         table.layerNormRows = &layerNormRowsImpl;

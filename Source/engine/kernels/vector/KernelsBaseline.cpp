@@ -18,6 +18,8 @@ const KernelTable& baselineKernels() noexcept
         t.packA = nullptr;
         t.packB = nullptr;
         t.packedColumns = 0;
+        t.tileRows = 12; // Eigen's GEBP for 4-float packets: 3 packets of rows, 4 columns
+        t.tileColumns = 4;
         t.shiftedGemm = nullptr;
         return t;
     }();
