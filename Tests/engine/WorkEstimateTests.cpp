@@ -291,6 +291,8 @@ std::vector<Case> cases()
     all.push_back (conv ("conv depthwise 3x3 [1,128,64,64]", { 1, 128, 64, 64 }, { 128, 1, 3, 3 }, { 1, 128, 64, 64 },
                          R"("stride":[1,1],"padding":[1,1],"dilation":[1,1],"groups":128)"));
     all.push_back (conv ("conv 1-d k5 [1,64,4096] to 64", { 1, 64, 4096 }, { 64, 64, 5 }, { 1, 64, 4096 }, R"("stride":[1],"padding":[2],"dilation":[1])"));
+    all.push_back (conv ("conv 3x3 [1,4,64,64] padding 32 dilation 32", { 1, 4, 64, 64 }, { 8, 4, 3, 3 }, { 1, 8, 64, 64 },
+                         R"("stride":[1,1],"padding":[32,32],"dilation":[32,32])")); // the largest padded plane taken
     all.push_back (conv ("conv 3x3 [1,1,8,8] padding 1000 dilation 1000", { 1, 1, 8, 8 }, { 1, 1, 3, 3 }, { 1, 1, 8, 8 },
                          R"("stride":[1,1],"padding":[1000,1000],"dilation":[1000,1000])"));
     all.push_back (conv ("conv 1-d k2 [1,8,256] padding 2^18 dilation 2^19", { 1, 8, 256 }, { 8, 8, 2 }, { 1, 8, 256 },

@@ -99,13 +99,18 @@ namespace
                 const int64_t fit = (int64_t { 1 } << 17) / std::max<int64_t> (patch, 1) / panelColumns_ * panelColumns_;
                 chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (spatialOut + panelColumns_ - 1) / panelColumns_ * panelColumns_);
                 colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
-                if (strideH_ == 1 && strideW_ == 1 && plan_.kernels().shiftedGemm != nullptr)
+                // Stride 1: the input is copied once into a zero-padded plane, where the inputs of
+                // consecutive output positions are consecutive floats for every tap: the product
+                // reads its columns straight from there, each tap (channel, ky, kx) at its own
+                // offset, and nothing is packed. It covers the padded width (paddedW - outW extra
+                // positions per output row, dropped when copied out). Not when the padding dwarfs
+                // the input (a crafted padding and dilation would make every run fill a plane of
+                // mostly zeros): then the columns are packed, as for other strides.
+                const double inputPlane = static_cast<double> (inH_) * static_cast<double> (inW_);
+                const double paddedPlane = (static_cast<double> (inH_) + 2.0 * static_cast<double> (padH_))
+                                           * (static_cast<double> (inW_) + 2.0 * static_cast<double> (padW_));
+                if (strideH_ == 1 && strideW_ == 1 && plan_.kernels().shiftedGemm != nullptr && paddedPlane <= 4.0 * inputPlane + 4096.0)
                 {
-                    // Stride 1: the input is copied once into a zero-padded plane, where the inputs
-                    // of consecutive output positions are consecutive floats for every tap: the
-                    // product reads its columns straight from there, each tap (channel, ky, kx) at
-                    // its own offset, and nothing is packed. It covers the padded width (paddedW -
-                    // outW extra positions per output row, dropped when copied out).
                     const char* what = "the conv's padded input";
                     paddedH_ = checkedAdd (inH_, 2 * padH_, what);
                     paddedW_ = checkedAdd (inW_, 2 * padW_, what);
