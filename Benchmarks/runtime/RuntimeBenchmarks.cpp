@@ -7,7 +7,7 @@
 //   BM_LogMelWindow       one 1 s window computed from scratch (no frame reuse): us_per_audio_second
 //   BM_AnalyzerPath       WindowAnalyzer at 48 kHz: resampling + front end + model, one window per
 //                         hop, as the live worker and `sonotype classify` run it: us_per_audio_second
-#include "dsp/FrontendSettings.h"
+#include "engine/FrontendSettings.h"
 #include "dsp/LogMelSpectrogram.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/StreamingRuntime.h"
@@ -88,7 +88,7 @@ BENCHMARK (BM_Push)->Arg (32)->Arg (128)->Arg (512)->Arg (4096)->MinTime (0.02);
 
 void BM_LogMelStream (benchmark::State& state)
 {
-    const auto settings = dsp::FrontendSettings::fromModel (*resources::builtinModel());
+    const auto settings = engine::FrontendSettings::fromModel (*resources::builtinModel());
     dsp::LogMelSpectrogram logMel (settings);
     const auto hop = static_cast<int64_t> (settings.sampleRate * kHopSeconds);
     const auto window = settings.windowSamples;
@@ -110,7 +110,7 @@ BENCHMARK (BM_LogMelStream);
 
 void BM_LogMelWindow (benchmark::State& state)
 {
-    const auto settings = dsp::FrontendSettings::fromModel (*resources::builtinModel());
+    const auto settings = engine::FrontendSettings::fromModel (*resources::builtinModel());
     dsp::LogMelSpectrogram logMel (settings);
     const auto window = settings.windowSamples;
     const auto signal = testSignal (static_cast<std::size_t> (window), settings.sampleRate, 4);

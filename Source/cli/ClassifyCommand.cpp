@@ -296,7 +296,8 @@ int classifyCommand (const std::vector<std::string>& args)
         throw UsageError ("classify needs at least one file or folder (see sonotype classify --help)");
 
     const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, arguments);
-    const runtime::WindowAnalyzer probe (model, 48000.0, options.hopSeconds); // checks the model's front end now
+    runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
+    runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
     std::vector<std::string> errors;
     auto files = collectFiles (arguments.positionals(), errors);
     for (const auto& error : errors)
@@ -307,7 +308,7 @@ int classifyCommand (const std::vector<std::string>& args)
             shard.push_back (files[i]);
 
     // Header.
-    const auto& labels = probe.labels();
+    const auto labels = runtime::classLabels (*model);
     if (options.json)
         std::cout << "[";
     else
@@ -324,8 +325,9 @@ int classifyCommand (const std::vector<std::string>& args)
     std::condition_variable ready;
     std::atomic<std::size_t> nextFile { 0 };
     std::vector<std::thread> workers;
-    // Each job holds a session of the model: as many jobs as files, and as the memory budget allows.
-    const auto perJob = std::max<std::size_t> (model->info().activationBytes, 1);
+    // Each job holds an analyzer (a session of the model and a front end): as many jobs as files, and
+    // as the memory budget allows.
+    const auto perJob = std::max<std::size_t> (model->info().activationBytes + model->info().frontendBytes, 1);
     const auto affordable = std::max<std::size_t> (modelLimits (arguments).maxMemoryBytes / perJob, 1);
     const auto numWorkers = std::min ({ static_cast<std::size_t> (options.jobs), std::max<std::size_t> (shard.size(), 1), affordable });
     for (std::size_t w = 0; w < numWorkers; ++w)

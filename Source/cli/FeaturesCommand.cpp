@@ -6,6 +6,7 @@
 #include "dsp/LogMelSpectrogram.h"
 #include "dsp/Resampler.h"
 #include "engine/Model.h"
+#include "runtime/WindowAnalyzer.h"
 
 #include <fstream>
 #include <iostream>
@@ -53,16 +54,15 @@ int featuresCommand (const std::vector<std::string>& args)
         throw UsageError ("give exactly one of --model and --frontend");
     if (! arguments.positionals().empty())
         throw UsageError ("unexpected argument '" + arguments.positionals()[0] + "'");
-    dsp::FrontendSettings settings;
+    engine::FrontendSettings settings;
     if (arguments.has ("--model"))
     {
         // The model's settings, window and filterbank, for a clip of any length.
         const auto model = loadModel (arguments.value ("--model"), arguments);
-        settings = dsp::FrontendSettings::fromJson (model->info().frontendJson);
-        settings.useStoredTensors (*model);
+        settings = runtime::frontendOf (*model); // its stored window and filterbank are the model's: it lives until the end
     }
     else
-        settings = dsp::FrontendSettings::fromJson (readText (arguments.value ("--frontend")));
+        settings = engine::FrontendSettings::fromJson (readText (arguments.value ("--frontend")));
     if (settings.isWaveform())
         throw dsp::FrontendError ("this model computes its features inside the model from the raw waveform (its front end is "
                                   "\"waveform\"): there are no front-end features to compute");
@@ -91,7 +91,7 @@ int featuresCommand (const std::vector<std::string>& args)
         throw NpyError ("--input is too long");
     const int numSamples = static_cast<int> (samples.size());
     const int numFrames = settings.numFrames (numSamples);
-    if (numFrames < 1 || (settings.center && settings.padMode == dsp::FrontendSettings::PadMode::reflect && numSamples <= settings.nFft / 2))
+    if (numFrames < 1 || (settings.center && settings.padMode == engine::FrontendSettings::PadMode::reflect && numSamples <= settings.nFft / 2))
         throw NpyError ("--input holds " + std::to_string (numSamples) + " samples: too few for one frame");
     NpyArray output;
     output.shape = { settings.nMels, numFrames };

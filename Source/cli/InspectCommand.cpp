@@ -2,7 +2,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
-#include "dsp/FrontendSettings.h"
+#include "engine/FrontendSettings.h"
 #include "engine/CpuDispatch.h"
 #include "engine/Model.h"
 #include "engine/ModelError.h"
@@ -54,7 +54,7 @@ front-end settings, op counts, parameter count and size. --ops lists the operati
         std::cout << "features:    ";
         try
         {
-            const auto settings = dsp::FrontendSettings::fromModel (model);
+            const auto& settings = runtime::frontendOf (model);
             char seconds[64];
             std::snprintf (seconds, sizeof seconds, "%.3f s", settings.windowSamples / settings.sampleRate);
             if (settings.isWaveform())

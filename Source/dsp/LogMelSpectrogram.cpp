@@ -39,7 +39,7 @@ struct LogMelSpectrogram::Fft
     fftw_plan plan = nullptr;
 };
 
-LogMelSpectrogram::LogMelSpectrogram (const FrontendSettings& settings)
+LogMelSpectrogram::LogMelSpectrogram (const engine::FrontendSettings& settings)
     : settings_ (settings), filterbank_ (settings), fft_ (std::make_unique<Fft> (settings.nFft))
 {
     // torch.hann_window(win_length, periodic=True), zero-padded to n_fft with the window centred.
@@ -51,16 +51,17 @@ LogMelSpectrogram::LogMelSpectrogram (const FrontendSettings& settings)
                                                              : static_cast<double> (settings.window[static_cast<std::size_t> (i)]);
     spectrum_.resize (static_cast<std::size_t> (settings.numFreqs()));
     frameMel_.resize (static_cast<std::size_t> (settings.nMels));
-    const int maxFrames = std::max (1, settings.numFrames (std::max (settings.windowSamples, settings.nFft)));
-    mel_.resize (static_cast<std::size_t> (settings.nMels * maxFrames));
-    const std::size_t cacheSlots = static_cast<std::size_t> (4 * maxFrames + 8);
+    frame_.resize (static_cast<std::size_t> (settings.nMels));
+    const auto maxFrames = static_cast<std::size_t> (settings.framesPerWindow());
+    mel_.resize (static_cast<std::size_t> (settings.nMels) * maxFrames);
+    const std::size_t cacheSlots = maxFrames + 8;
     cacheKeys_.assign (cacheSlots, std::numeric_limits<int64_t>::min());
     cacheMel_.resize (cacheSlots * static_cast<std::size_t> (settings.nMels));
 }
 
 LogMelSpectrogram::~LogMelSpectrogram() = default;
 
-void LogMelSpectrogram::melFrame (const float* samples, int numSamples, int64_t frameStart, double* mel)
+void LogMelSpectrogram::melFrame (const float* samples, int numSamples, int64_t frameStart, float* mel)
 {
     // Sample frameStart + k of the (virtually) padded clip, for k in [0, n_fft).
     const int nFft = settings_.nFft;
@@ -70,7 +71,7 @@ void LogMelSpectrogram::melFrame (const float* samples, int numSamples, int64_t 
         double value = 0.0;
         if (index >= 0 && index < numSamples)
             value = samples[index];
-        else if (settings_.padMode == FrontendSettings::PadMode::reflect)
+        else if (settings_.padMode == engine::FrontendSettings::PadMode::reflect)
         {
             index = index < 0 ? -index : 2 * static_cast<int64_t> (numSamples) - 2 - index;
             if (index >= 0 && index < numSamples)
@@ -89,7 +90,9 @@ void LogMelSpectrogram::melFrame (const float* samples, int numSamples, int64_t 
                                                 : settings_.power == 1.0 ? std::sqrt (squared)
                                                                          : std::pow (std::sqrt (squared), settings_.power);
     }
-    filterbank_.apply (spectrum_.data(), mel);
+    filterbank_.apply (spectrum_.data(), frameMel_.data());
+    for (std::size_t m = 0; m < frameMel_.size(); ++m)
+        mel[m] = static_cast<float> (frameMel_[m]); // as torchaudio keeps the mel spectrogram
 }
 
 void LogMelSpectrogram::compute (const float* samples, int numSamples, float* features)
@@ -106,20 +109,20 @@ void LogMelSpectrogram::computeFrames (const float* samples, int numSamples, int
 {
     const int numFrames = settings_.numFrames (numSamples);
     const int nMels = settings_.nMels;
-    if (mel_.size() < static_cast<std::size_t> (numFrames * nMels))
-        mel_.resize (static_cast<std::size_t> (numFrames * nMels));
+    if (mel_.size() < static_cast<std::size_t> (numFrames) * static_cast<std::size_t> (nMels))
+        mel_.resize (static_cast<std::size_t> (numFrames) * static_cast<std::size_t> (nMels)); // compute() of a clip longer than a window
     const int pad = settings_.center ? settings_.nFft / 2 : 0;
     const auto numSlots = static_cast<int64_t> (cacheKeys_.size());
     for (int t = 0; t < numFrames; ++t)
     {
         const int64_t start = static_cast<int64_t> (t) * settings_.hopLength - pad;
         const bool interior = start >= 0 && start + settings_.nFft <= numSamples;
-        const double* mel = frameMel_.data();
+        const float* mel = frame_.data();
         if (useCache && interior)
         {
             const int64_t key = absoluteStart + start;
             const auto slot = static_cast<std::size_t> (((key / settings_.hopLength) % numSlots + numSlots) % numSlots);
-            double* cached = cacheMel_.data() + slot * static_cast<std::size_t> (nMels);
+            float* cached = cacheMel_.data() + slot * static_cast<std::size_t> (nMels);
             if (cacheKeys_[slot] != key)
             {
                 melFrame (samples, numSamples, start, cached);
@@ -128,9 +131,9 @@ void LogMelSpectrogram::computeFrames (const float* samples, int numSamples, int
             mel = cached;
         }
         else
-            melFrame (samples, numSamples, start, frameMel_.data());
+            melFrame (samples, numSamples, start, frame_.data());
         for (int m = 0; m < nMels; ++m)
-            mel_[static_cast<std::size_t> (m * numFrames + t)] = mel[m];
+            mel_[static_cast<std::size_t> (m) * static_cast<std::size_t> (numFrames) + static_cast<std::size_t> (t)] = mel[m];
     }
     finish (numFrames, features);
 }
@@ -138,21 +141,21 @@ void LogMelSpectrogram::computeFrames (const float* samples, int numSamples, int
 void LogMelSpectrogram::finish (int numFrames, float* features) const
 {
     const int nMels = settings_.nMels;
-    const std::size_t count = static_cast<std::size_t> (nMels * numFrames);
+    const std::size_t count = static_cast<std::size_t> (nMels) * static_cast<std::size_t> (numFrames);
     // As torchaudio: log in float32 of the float32 mel spectrogram.
     for (std::size_t i = 0; i < count; ++i)
     {
-        const auto value = static_cast<float> (mel_[i]);
+        const float value = mel_[i];
         switch (settings_.logType)
         {
-            case FrontendSettings::LogType::db:
+            case engine::FrontendSettings::LogType::db:
                 features[i] = static_cast<float> (settings_.dbMultiplier) * std::log10 (std::max (value, 1e-10f));
                 break;
-            case FrontendSettings::LogType::log: features[i] = std::log (value + static_cast<float> (settings_.logOffset)); break;
-            case FrontendSettings::LogType::none: features[i] = value; break;
+            case engine::FrontendSettings::LogType::log: features[i] = std::log (value + static_cast<float> (settings_.logOffset)); break;
+            case engine::FrontendSettings::LogType::none: features[i] = value; break;
         }
     }
-    if (settings_.logType == FrontendSettings::LogType::db && settings_.topDb.has_value() && count > 0)
+    if (settings_.logType == engine::FrontendSettings::LogType::db && settings_.topDb.has_value() && count > 0)
     {
         const float floor = *std::max_element (features, features + count) - static_cast<float> (*settings_.topDb);
         for (std::size_t i = 0; i < count; ++i)
@@ -165,7 +168,7 @@ void LogMelSpectrogram::finish (int numFrames, float* features) const
         const float std = settings_.std[perBandStd ? static_cast<std::size_t> (m) : 0];
         for (int t = 0; t < numFrames; ++t)
         {
-            float& value = features[static_cast<std::size_t> (m * numFrames + t)];
+            float& value = features[static_cast<std::size_t> (m) * static_cast<std::size_t> (numFrames) + static_cast<std::size_t> (t)];
             value = (value - mean) / std;
         }
     }

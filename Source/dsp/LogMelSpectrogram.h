@@ -9,11 +9,14 @@
 //
 // Streaming: computeWindow() caches the mel spectra of frames that lie wholly inside a window by
 // their absolute position in the stream, so overlapping windows reuse them; only the frames that
-// touch the window's edges (padding) are computed again.
+// touch the window's edges (padding) are computed again. Mel spectra are kept in float: the log
+// takes the float32 value, as torchaudio's does, so nothing is lost. What the buffers take is what
+// engine::FrontendSettings::cost() declares at load.
 #pragma once
 
-#include "dsp/FrontendSettings.h"
+#include "dsp/FrontendError.h"
 #include "dsp/MelFilterbank.h"
+#include "engine/FrontendSettings.h"
 
 #include <cstdint>
 #include <memory>
@@ -25,12 +28,12 @@ namespace sonotype::dsp
 class LogMelSpectrogram
 {
 public:
-    explicit LogMelSpectrogram (const FrontendSettings& settings);
+    explicit LogMelSpectrogram (const engine::FrontendSettings& settings);
     ~LogMelSpectrogram();
     LogMelSpectrogram (const LogMelSpectrogram&) = delete;
     LogMelSpectrogram& operator= (const LogMelSpectrogram&) = delete;
 
-    const FrontendSettings& settings() const noexcept { return settings_; }
+    const engine::FrontendSettings& settings() const noexcept { return settings_; }
 
     /** Features [nMels x numFrames(numSamples)], row-major, of samples taken as one clip. */
     void compute (const float* samples, int numSamples, float* features);
@@ -45,19 +48,21 @@ public:
 private:
     struct Fft;
     void computeFrames (const float* samples, int numSamples, int64_t absoluteStart, bool useCache, float* features);
-    void melFrame (const float* samples, int numSamples, int64_t frameStart, double* mel);
+    void melFrame (const float* samples, int numSamples, int64_t frameStart, float* mel);
     void finish (int numFrames, float* features) const;
 
-    FrontendSettings settings_;
+    engine::FrontendSettings settings_;
     MelFilterbank filterbank_;
     std::vector<double> window_;    // n_fft long: the Hann window centred as torch.stft pads it
     std::unique_ptr<Fft> fft_;
     std::vector<double> spectrum_;  // n_fft / 2 + 1
-    std::vector<double> frameMel_;  // nMels: one frame's mel spectrum
-    std::vector<double> mel_;       // nMels x frames of the current window (before the log)
-    // Cache of interior frames: slot = (absolute frame start / hop) mod size.
+    std::vector<double> frameMel_;  // nMels: one frame's mel spectrum, summed in double
+    std::vector<float> frame_;      // the same in float, for a frame not cached
+    std::vector<float> mel_;        // nMels x frames of the current window (before the log)
+    // Cache of interior frames: slot = (absolute frame start / hop) mod size, a window's frames and
+    // a few more (consecutive frames take consecutive slots, so a window's never collide).
     std::vector<int64_t> cacheKeys_;
-    std::vector<double> cacheMel_;
+    std::vector<float> cacheMel_;
     int64_t framesComputed_ = 0;
 };
 

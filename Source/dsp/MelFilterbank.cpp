@@ -8,18 +8,18 @@ namespace sonotype::dsp
 namespace
 {
     // torchaudio.functional._hz_to_mel / _mel_to_hz
-    double hzToMel (double hz, FrontendSettings::MelScale scale)
+    double hzToMel (double hz, engine::FrontendSettings::MelScale scale)
     {
-        if (scale == FrontendSettings::MelScale::htk)
+        if (scale == engine::FrontendSettings::MelScale::htk)
             return 2595.0 * std::log10 (1.0 + hz / 700.0);
         constexpr double fSp = 200.0 / 3.0, minLogHz = 1000.0, minLogMel = minLogHz / fSp;
         const double logStep = std::log (6.4) / 27.0;
         return hz >= minLogHz ? minLogMel + std::log (hz / minLogHz) / logStep : hz / fSp;
     }
 
-    double melToHz (double mel, FrontendSettings::MelScale scale)
+    double melToHz (double mel, engine::FrontendSettings::MelScale scale)
     {
-        if (scale == FrontendSettings::MelScale::htk)
+        if (scale == engine::FrontendSettings::MelScale::htk)
             return 700.0 * (std::pow (10.0, mel / 2595.0) - 1.0);
         constexpr double fSp = 200.0 / 3.0, minLogHz = 1000.0, minLogMel = minLogHz / fSp;
         const double logStep = std::log (6.4) / 27.0;
@@ -33,7 +33,7 @@ namespace
     }
 } // namespace
 
-MelFilterbank::MelFilterbank (const FrontendSettings& settings)
+MelFilterbank::MelFilterbank (const engine::FrontendSettings& settings)
 {
     const int numFreqs = settings.numFreqs();
     const int numMels = settings.nMels;

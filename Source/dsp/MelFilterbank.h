@@ -2,7 +2,7 @@
 // optional slaney area normalisation), stored sparsely: each band's non-zero frequency range.
 #pragma once
 
-#include "dsp/FrontendSettings.h"
+#include "engine/FrontendSettings.h"
 
 #include <vector>
 
@@ -12,7 +12,7 @@ namespace sonotype::dsp
 class MelFilterbank
 {
 public:
-    explicit MelFilterbank (const FrontendSettings& settings);
+    explicit MelFilterbank (const engine::FrontendSettings& settings);
 
     int numMels() const noexcept { return static_cast<int> (bands_.size()); }
     /** mel[m] = sum_f weight(f, m) * spectrum[f], for spectrum of numFreqs bins. */

@@ -1,6 +1,6 @@
 #include "dsp/Resampler.h"
 
-#include "dsp/FrontendSettings.h"
+#include "dsp/FrontendError.h"
 
 #include <soxr.h>
 

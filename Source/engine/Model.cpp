@@ -96,6 +96,7 @@ std::shared_ptr<const Model> Model::fromFile (ModelFile file, const std::string&
 
 void Model::build (const std::string& graphJson, LoadBudget& budget)
 {
+    const auto& weights = *activeKernelPath().workWeights;
     std::size_t parsedBytes = 0;
     const auto graph = parseJson (graphJson, budget.remainingBytes(), parsedBytes);
     budget.claim (parsedBytes, "the parsed graph");
@@ -161,7 +162,6 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         throw ModelError ("graph has no inputs");
 
     const auto& nodes = array (graph, "nodes", "graph");
-    const auto& weights = *activeKernelPath().workWeights;
     double heaviestWork = 0.0;
     std::string heaviest;
     for (std::size_t n = 0; n < nodes.size(); ++n)
@@ -292,9 +292,16 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
     }
     if (const auto frontend = metadata.find ("frontend"); frontend != metadata.end())
     {
-        if (! parseJson (frontend->second).isObject())
-            throw ModelError ("frontend metadata is not a JSON object");
+        // The front end is part of the file: validated here, its buffers and work inside the budgets.
+        info_.frontend = FrontendSettings::forModel (frontend->second, info_.inputShapes.front(), file_);
         info_.frontendJson = frontend->second;
+        if (info_.frontend.has_value())
+        {
+            const auto cost = info_.frontend->cost();
+            budget.claim (cost.bytes, "the front end's buffers");
+            info_.frontendBytes = cost.bytes;
+            info_.frontendOpsPerWindow = weights.operations (cost.perWindow);
+        }
     }
     // Who reads each value (graph outputs count as readers); fusion changes no node's inputs.
     std::vector<int> readers (values.size(), 0);
@@ -316,10 +323,18 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
     info_.numNodes = nodes_.size();
     plan (shapes, budget);
     info_.loadBytes = budget.usedBytes();
-    // Checked once the memory is: a graph too big for both is refused for its memory.
-    if (info_.opsPerRun > budget.limits().maxOpsPerRun)
+    // Checked once the memory is: a model too big for both is refused for its memory.
+    const double maxOps = budget.limits().maxOpsPerRun;
+    if (info_.frontendOpsPerWindow > info_.opsPerRun && info_.opsPerRun + info_.frontendOpsPerWindow > maxOps)
+    {
+        const auto& f = *info_.frontend;
+        throw ModelError ("the front end needs about " + describeOps (info_.frontendOpsPerWindow) + " operations per window (n_fft "
+                          + std::to_string (f.nFft) + ", " + std::to_string (f.framesPerWindow()) + " frames of " + std::to_string (f.nMels)
+                          + " mel bands), the graph " + describeOps (info_.opsPerRun) + ": more than the work budget of " + describeOps (maxOps));
+    }
+    if (info_.opsPerRun + info_.frontendOpsPerWindow > maxOps)
         throw ModelError ("the graph needs about " + describeOps (info_.opsPerRun) + " operations per run, more than the work budget of "
-                          + describeOps (budget.limits().maxOpsPerRun) + " (" + heaviest + " alone: " + describeOps (heaviestWork) + ")");
+                          + describeOps (maxOps) + " (" + heaviest + " alone: " + describeOps (heaviestWork) + ")");
 }
 
 void Model::fuse (const std::vector<int>& readers, LoadBudget& budget)

@@ -2,6 +2,7 @@
 // Run it through a Session (one per thread), which owns the mutable activation memory.
 #pragma once
 
+#include "engine/FrontendSettings.h"
 #include "engine/LoadLimits.h"
 #include "engine/ModelFile.h"
 #include "engine/Op.h"
@@ -20,14 +21,17 @@ struct ModelInfo
     std::vector<Shape> inputShapes, outputShapes;
     std::vector<std::string> labels;         // class labels, in output order (may be empty)
     std::string frontendJson = "{}";        // front-end settings as exported (JSON object)
+    std::optional<FrontendSettings> frontend; // as validated at load; none for an empty object (no front end)
     std::map<std::string, std::string> metadata; // everything in the file's __metadata__
     std::map<std::string, int> opCounts;
     std::size_t numParameters = 0;           // floats stored in the file
     std::size_t numNodes = 0;
     std::size_t activationBytes = 0;         // per Session
     std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer (nor any op's scratch) were shared
-    std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session included)
+    std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session and one front end included)
+    std::size_t frontendBytes = 0;           // of which one front end's buffers (FrontendSettings::cost)
     double opsPerRun = 0.0;                  // operations per Session::run(), in multiply-adds of the kernel path's product (engine/Work.h)
+    double frontendOpsPerWindow = 0.0;       // the front end's, per window with every frame computed; with opsPerRun within the work budget
     double multiplyAdds = 0.0;               // multiply-adds of the products and convolutions per run (FLOPs / 2)
 };
 

@@ -58,7 +58,8 @@ StreamingRuntime::StreamingRuntime (std::shared_ptr<const engine::Model> model, 
     if (! (options_.fifoSeconds > 0.0))
         throw std::invalid_argument ("the FIFO must hold some audio");
     const Pending settings { std::move (model), options_.hopSeconds, options_.smoothingSeconds };
-    generation_ = makeGeneration (settings, WindowAnalyzer (settings.model, 48000.0, settings.hopSeconds, settings.smoothingSeconds));
+    WindowAnalyzer::checkSettings (settings.hopSeconds, settings.smoothingSeconds);
+    generation_ = makeGeneration (settings);
     generation_->info.generation = generationCount_;
     workerGeneration_ = generation_;
 }
@@ -68,15 +69,16 @@ StreamingRuntime::~StreamingRuntime()
     stop();
 }
 
-std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::makeGeneration (const Pending& settings, const WindowAnalyzer& analyzer) const
+std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::makeGeneration (const Pending& settings) const
 {
+    const auto& frontend = frontendOf (*settings.model); // throws for a model without one
     AnalysisInfo info;
     info.model = settings.model;
-    info.labels = analyzer.labels();
-    info.windowSeconds = analyzer.windowSeconds();
+    info.labels = classLabels (*settings.model);
+    info.windowSeconds = frontend.windowSamples / frontend.sampleRate;
     info.hopSeconds = settings.hopSeconds;
     info.smoothingSeconds = settings.smoothingSeconds;
-    info.modelSampleRate = analyzer.settings().sampleRate;
+    info.modelSampleRate = frontend.sampleRate;
     return std::make_shared<Generation> (std::move (info), options_.historySize);
 }
 
@@ -113,7 +115,7 @@ void StreamingRuntime::prepare (double hostSampleRate)
     const auto previous = current();
     const Pending settings { previous->info.model, previous->info.hopSeconds, previous->info.smoothingSeconds };
     analyzer_ = std::make_unique<WindowAnalyzer> (settings.model, hostSampleRate, settings.hopSeconds, settings.smoothingSeconds);
-    auto fresh = makeGeneration (settings, *analyzer_);
+    auto fresh = makeGeneration (settings);
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
         fresh->info.generation = ++generationCount_;
@@ -144,11 +146,7 @@ void StreamingRuntime::reconfigure (std::shared_ptr<const engine::Model> model, 
 {
     WindowAnalyzer::checkSettings (hopSeconds, smoothingSeconds); // throws
     if (model != nullptr)
-    {
-        // A new model: check that the analysis can run it at the current rate (throws).
-        const double rate = hostSampleRate_.load (std::memory_order_relaxed);
-        const WindowAnalyzer probe (model, rate > 0.0 ? rate : 48000.0, hopSeconds, smoothingSeconds);
-    }
+        frontendOf (*model); // a new model: it must have a front end (validated when it loaded; throws)
     const std::lock_guard<std::mutex> control (controlMutex_);
     {
         const std::lock_guard<std::mutex> lock (generationMutex_);
@@ -208,7 +206,7 @@ void StreamingRuntime::applyPending()
         // Before the first prepare() there is no stream yet: the analyzer only describes the generation.
         const double rate = analyzer_ != nullptr ? hostSampleRate_.load (std::memory_order_relaxed) : 48000.0;
         auto analyzer = std::make_unique<WindowAnalyzer> (pending->model, rate, pending->hopSeconds, pending->smoothingSeconds);
-        auto next = makeGeneration (*pending, *analyzer);
+        auto next = makeGeneration (*pending);
         if (analyzer_ != nullptr)
         {
             if (analyzer->settings().sampleRate != analyzer_->settings().sampleRate)

@@ -170,7 +170,7 @@ private:
     void setError (const char* prefix, const char* what) noexcept;
     bool analyseReady();
     void analyseWindow (int64_t k);
-    std::shared_ptr<Generation> makeGeneration (const Pending& settings, const WindowAnalyzer& analyzer) const;
+    std::shared_ptr<Generation> makeGeneration (const Pending& settings) const;
     void stopWorker();
     void applyPending();
     std::shared_ptr<Generation> current() const;

@@ -9,9 +9,27 @@
 namespace sonotype::runtime
 {
 
+std::vector<std::string> classLabels (const engine::Model& model)
+{
+    auto labels = model.info().labels;
+    const auto& output = model.info().outputShapes.front();
+    if (labels.empty())
+        for (int64_t i = 0, n = output.rank() > 0 ? output[output.rank() - 1] : 1; i < n; ++i)
+            labels.push_back ("class" + std::to_string (i));
+    return labels;
+}
+
+const engine::FrontendSettings& frontendOf (const engine::Model& model)
+{
+    if (! model.info().frontend.has_value())
+        throw dsp::FrontendError ("the model has no front-end settings, which classify and the plugin need to feed it audio: export it with "
+                                  "export_model(..., frontend=...)");
+    return *model.info().frontend;
+}
+
 WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, double hopSeconds, double smoothingSeconds)
-    : model_ (std::move (model)), session_ (model_), settings_ (dsp::FrontendSettings::fromModel (*model_)),
-      resampler_ (std::in_place, inputRate, settings_.sampleRate), labels_ (model_->info().labels), hopSeconds_ (hopSeconds),
+    : model_ (std::move (model)), session_ (model_), settings_ (frontendOf (*model_)),
+      resampler_ (std::in_place, inputRate, settings_.sampleRate), labels_ (classLabels (*model_)), hopSeconds_ (hopSeconds),
       smoothingSeconds_ (smoothingSeconds)
 {
     if (! (hopSeconds > 0.0 && hopSeconds <= 3600.0))
@@ -25,9 +43,6 @@ WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, doub
     const auto& output = model_->info().outputShapes.front();
     numClasses_ = output.rank() > 0 ? static_cast<int> (output[output.rank() - 1]) : 1;
     scores_ = classScoresOf (*model_);
-    if (labels_.empty())
-        for (int i = 0; i < numClasses_; ++i)
-            labels_.push_back ("class" + std::to_string (i));
     // Room for a window and what arrives before the next one (more is allocated if a hop is long).
     const double hopSamples = std::min (2.0 * hopSeconds * settings_.sampleRate, 4.0 * settings_.windowSamples);
     samples_.reserve (static_cast<std::size_t> (settings_.windowSamples + hopSamples) + 65536);

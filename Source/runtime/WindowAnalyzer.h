@@ -6,9 +6,10 @@
 // Not thread-safe: one thread (the runtime's worker, or the CLI's) owns an analyzer.
 #pragma once
 
-#include "dsp/FrontendSettings.h"
+#include "dsp/FrontendError.h"
 #include "dsp/LogMelSpectrogram.h"
 #include "dsp/Resampler.h"
+#include "engine/FrontendSettings.h"
 #include "engine/Session.h"
 #include "runtime/WindowResult.h"
 
@@ -32,6 +33,13 @@ enum class ClassScores
 
 ClassScores classScoresOf (const engine::Model& model);
 
+/** The model's class labels, or class0, class1, ... for a model without labels. */
+std::vector<std::string> classLabels (const engine::Model& model);
+
+/** The model's front end (validated when it loaded), or throws dsp::FrontendError for a model
+    exported without one. */
+const engine::FrontendSettings& frontendOf (const engine::Model& model);
+
 class WindowAnalyzer
 {
 public:
@@ -49,7 +57,7 @@ public:
     /** Changes the smoothing time constant; the average goes on from the last result. */
     void setSmoothing (double smoothingSeconds);
 
-    const dsp::FrontendSettings& settings() const noexcept { return settings_; }
+    const engine::FrontendSettings& settings() const noexcept { return settings_; }
     const std::vector<std::string>& labels() const noexcept { return labels_; }
     int numClasses() const noexcept { return numClasses_; }
     ClassScores classScores() const noexcept { return scores_; }
@@ -87,7 +95,7 @@ private:
 
     std::shared_ptr<const engine::Model> model_;
     engine::Session session_;
-    dsp::FrontendSettings settings_;
+    engine::FrontendSettings settings_;
     std::optional<dsp::LogMelSpectrogram> logMel_; // absent for a waveform front end
     std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip())
     std::vector<std::string> labels_;

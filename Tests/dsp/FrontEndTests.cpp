@@ -10,6 +10,7 @@
 
 using namespace sonotype;
 using namespace sonotype::dsp;
+using engine::FrontendSettings;
 
 namespace
 {
@@ -87,11 +88,12 @@ TEST_CASE ("a 1 kHz tone keeps its level and frequency through resampling", "[ds
 TEST_CASE ("front-end settings are validated with specific messages", "[dsp]")
 {
     using Catch::Matchers::Contains;
-    CHECK_THROWS_WITH (FrontendSettings::fromJson ("{}"), Contains ("sample_rate and n_mels are required"));
+    CHECK_THROWS_WITH (FrontendSettings::fromJson ("{}"), Contains ("lack sample_rate and n_mels"));
     CHECK_THROWS_WITH (FrontendSettings::fromJson (R"({"sample_rate": 16000, "n_mels": 8, "n_fft": 2.5})"), Contains ("'n_fft'"));
     CHECK_THROWS_WITH (FrontendSettings::fromJson (R"({"sample_rate": 16000, "n_mels": 8, "pad_mode": "circular"})"), Contains ("pad_mode"));
     CHECK_THROWS_WITH (FrontendSettings::fromJson (R"({"sample_rate": 16000, "n_mels": 8, "std": [1, 2]})"), Contains ("n_mels numbers"));
-    CHECK_THROWS_WITH (FrontendSettings::fromJson (R"({"sample_rate": 16000, "n_mels": 8, "std": 0})"), Contains ("positive"));
+    CHECK_THROWS_WITH (FrontendSettings::fromJson (R"({"sample_rate": 16000, "n_mels": 8, "std": 0})"),
+                       Contains ("frontend setting 'std' = 0 is outside its range [1e-09, 1e+09]"));
     CHECK_THROWS_WITH (FrontendSettings::fromJson (R"({"sample_rate": 16000, "n_mels": 8, "window_samples": 16000})", 50),
                        Contains ("gives 81 frames but the model takes 50"));
     CHECK (FrontendSettings::fromJson (R"({"sample_rate": 16000, "n_mels": 8, "hop_length": 160})", 101).windowSamples == 16000);

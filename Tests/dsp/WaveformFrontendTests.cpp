@@ -1,5 +1,5 @@
 // The waveform front end (issue 16): settings of a model that computes its own features.
-#include "dsp/FrontendSettings.h"
+#include "engine/FrontendSettings.h"
 #include "engine/Model.h"
 #include "support/SafetensorsWriter.h"
 
@@ -7,8 +7,7 @@
 
 using namespace sonotype;
 using namespace sonotype::testing;
-using dsp::FrontendError;
-using dsp::FrontendSettings;
+using engine::FrontendSettings;
 using Catch::Matchers::Contains;
 
 namespace
@@ -55,9 +54,10 @@ TEST_CASE ("a waveform model takes one mono window of window_samples", "[dsp][wa
     for (const auto& shape : std::vector<std::vector<int64_t>> { { 8000 }, { 1, 8000 }, { 1, 1, 8000 } })
     {
         INFO (shape.size());
-        CHECK (FrontendSettings::fromModel (*modelWith (shape, frontend)).windowSamples == 8000);
+        CHECK (modelWith (shape, frontend)->info().frontend->windowSamples == 8000);
     }
-    CHECK_THROWS_WITH (FrontendSettings::fromModel (*modelWith ({ 1, 4000 }, frontend)), Contains ("not one mono waveform of window_samples = 8000"));
-    CHECK_THROWS_WITH (FrontendSettings::fromModel (*modelWith ({ 2, 8000 }, frontend)), Contains ("not one mono waveform"));
-    CHECK_THROWS_WITH (FrontendSettings::fromModel (*modelWith ({ 1, 1, 1, 8000 }, frontend)), Contains ("not one mono waveform"));
+    // A front end that does not fit the graph's input is refused when the file loads.
+    CHECK_THROWS_WITH (modelWith ({ 1, 4000 }, frontend), Contains ("not one mono waveform of window_samples = 8000"));
+    CHECK_THROWS_WITH (modelWith ({ 2, 8000 }, frontend), Contains ("not one mono waveform"));
+    CHECK_THROWS_WITH (modelWith ({ 1, 1, 1, 8000 }, frontend), Contains ("not one mono waveform"));
 }

@@ -1,6 +1,6 @@
 // Hostile model files: every class of crafted file is refused with its specific message before it
 // can allocate, loop or touch memory it should not; budgets and checked sizes, tested directly.
-#include "dsp/FrontendSettings.h"
+#include "engine/FrontendSettings.h"
 #include "engine/CheckedArithmetic.h"
 #include "engine/LoadBudget.h"
 #include "engine/Session.h"
@@ -22,15 +22,9 @@ std::string refusal (const HostileModel& hostile)
 {
     try
     {
-        const auto model = engine::Model::load (hostile.path, hostile.limits);
-        if (hostile.stage == "frontend")
-            dsp::FrontendSettings::fromModel (*model);
+        engine::Model::load (hostile.path, hostile.limits);
     }
     catch (const engine::ModelError& e)
-    {
-        return e.what();
-    }
-    catch (const dsp::FrontendError& e)
     {
         return e.what();
     }

@@ -93,7 +93,7 @@ def corpus():
         g["values"][3]["shape"] = [2, 8]
         g["values"][4]["shape"] = [2, 3]
     add(entry("two_windows_input", "holds more than one window of [n_mels, frames]",
-              "an input of two windows: the front end writes one", with_graph(batch_input), stage="frontend"))
+              "an input of two windows: the front end writes one", with_graph(batch_input)))
 
     def many_frames(g):
         g["values"][0]["shape"] = [1, 8, (1 << 20) + 1]
@@ -101,16 +101,14 @@ def corpus():
         g["nodes"].insert(0, {"op": "slice", "inputs": [0], "outputs": [5], "attrs": {"axis": 2, "start": 0}})
         g["nodes"][1]["inputs"] = [5]
     add(entry("too_many_frames_input", "asks for 1048577 frames",
-              "more frames than the front end makes (2^32 would have wrapped an int to a small window)", with_graph(many_frames), stage="frontend"))
+              "more frames than the front end makes (2^32 would have wrapped an int to a small window)", with_graph(many_frames)))
 
     add(entry("waveform_front_end_on_features", "is not one mono waveform of window_samples = 320",
               "a waveform front end on a model that takes [1, 8, 11] features: the runtime would write 320 samples into 88 floats",
-              safetensors(metadata(base_graph(), frontend={"type": "waveform", "sample_rate": 16000, "window_samples": 320})),
-              stage="frontend"))
+              safetensors(metadata(base_graph(), frontend={"type": "waveform", "sample_rate": 16000, "window_samples": 320}))))
     add(entry("waveform_front_end_with_mel_fields", "'n_mels' does not apply to a waveform front end",
               "a waveform front end that also claims log-mel settings",
-              safetensors(metadata(base_graph(), frontend={"type": "waveform", "sample_rate": 16000, "window_samples": 88, "n_mels": 8})),
-              stage="frontend"))
+              safetensors(metadata(base_graph(), frontend={"type": "waveform", "sample_rate": 16000, "window_samples": 88, "n_mels": 8}))))
 
     # --- shape arithmetic --------------------------------------------------------------------
     def product_overflow(g):
