@@ -31,7 +31,7 @@ add_executable(sonotype_tests
     Tests/runtime/SpscFifoTests.cpp
     Tests/runtime/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
-    target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/RealtimeTests.cpp)
+    target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)
     target_link_libraries(sonotype_tests PRIVATE sonotype_allocation_counter)
 endif()
 target_link_libraries(sonotype_tests PRIVATE sonotype_cli Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})

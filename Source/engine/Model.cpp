@@ -298,7 +298,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         if (info_.frontend.has_value())
         {
             const auto cost = info_.frontend->cost();
-            budget.claim (cost.bytes, "the front end's buffers");
+            budget.claim (cost.bytes, "one analyzer's front end");
             info_.frontendBytes = cost.bytes;
             info_.frontendOpsPerWindow = weights.operations (cost.perWindow);
         }

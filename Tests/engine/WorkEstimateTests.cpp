@@ -6,6 +6,7 @@
 // Timing, so hidden from the default run ([.]): CTest runs it alone (RUN_SERIAL) once per kernel
 // path the CPU has (SONOTYPE_KERNELS), never under the sanitizers. SONOTYPE_WORK_REPORT=1 prints
 // the table the weights in engine/Work.h were set from.
+#include "dsp/LogMelSpectrogram.h"
 #include "engine/CpuDispatch.h"
 #include "engine/Session.h"
 #include "support/GraphBuilder.h"
@@ -383,4 +384,58 @@ TEST_CASE ("every op's work estimate is within a factor of 4 of its measured tim
     }
     if (report)
         std::printf ("worst factor: %.2f\n", worst);
+}
+
+TEST_CASE ("the log-mel front end's work estimate is within a factor of 4 of its measured time", "[.][work]")
+{
+    const auto& path = engine::activeKernelPath();
+    if (const char* wanted = std::getenv ("SONOTYPE_KERNELS"); wanted != nullptr && std::string (wanted) != path.name)
+    {
+        WARN ("this CPU does not run the " << wanted << " kernels: nothing to check");
+        return;
+    }
+    const bool report = std::getenv ("SONOTYPE_WORK_REPORT") != nullptr;
+    const double unit = secondsPerOperation();
+    struct FrontendCase
+    {
+        const char* name;
+        std::string settings;
+        int64_t mels, frames;
+    };
+    const FrontendCase frontends[] = {
+        { "16 kHz, n_fft 400, hop 160, 64 bands, 1 s", R"("sample_rate":16000,"n_fft":400,"hop_length":160,"n_mels":64,"log":{"type":"db","top_db":80})", 64, 101 },
+        { "n_fft 4096, hop 512, 128 bands, slaney", R"("sample_rate":22050,"n_fft":4096,"hop_length":512,"n_mels":128,"mel_scale":"slaney","norm":"slaney")", 128, 87 },
+        { "n_fft 64, hop 1, 20000 frames", R"("sample_rate":16000,"n_fft":64,"hop_length":1,"n_mels":32,"log":{"type":"log"})", 32, 20000 },
+        { "prime n_fft 4093, hop 256", R"("sample_rate":16000,"n_fft":4093,"hop_length":256,"n_mels":40)", 40, 63 },
+        { "prime n_fft 65521, hop 16384", R"("sample_rate":16000,"n_fft":65521,"hop_length":16384,"n_mels":64,"center":false)", 64, 4 },
+        { "n_fft 65536, hop 4096, power 0.5", R"("sample_rate":48000,"n_fft":65536,"hop_length":4096,"n_mels":256,"power":0.5)", 256, 24 },
+    };
+    for (const auto& f : frontends)
+    {
+        GraphBuilder g;
+        const int x = g.input ({ 1, f.mels, f.frames });
+        const int y = g.node ("reduce_mean", { x }, { { 1, 1, 1 } }, R"("axes":[1,2],"keepdim":true)");
+        engine::LoadLimits limits;
+        limits.maxOpsPerRun = 1e15;
+        const auto model = g.load ({ y }, limits, { { "frontend", "{" + f.settings + "}" } });
+        const auto& settings = *model->info().frontend;
+        dsp::LogMelSpectrogram logMel (settings);
+        const auto samples = randomValues (settings.windowSamples, -1.0f, 1.0f, 5);
+        std::vector<float> features (static_cast<std::size_t> (f.mels * f.frames));
+        using Clock = std::chrono::steady_clock;
+        double best = 1e30;
+        for (int i = 0; i < 3; ++i)
+        {
+            const auto start = Clock::now();
+            logMel.compute (samples.data(), settings.windowSamples, features.data()); // every frame computed, as a first window
+            best = std::min (best, std::chrono::duration<double> (Clock::now() - start).count());
+        }
+        const double operations = model->info().frontendOpsPerWindow;
+        const double ratio = best / (operations * unit);
+        if (report)
+            std::printf ("front end: %-44s %12.4g %10.3f %7.2f\n", f.name, operations, best * 1e3, ratio);
+        INFO (f.name << ": " << operations << " operations estimated, " << best * 1e3 << " ms measured, " << ratio << " times the estimate");
+        CHECK (ratio <= kFactor);
+        CHECK (ratio >= 1.0 / kFactor);
+    }
 }

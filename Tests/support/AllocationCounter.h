@@ -10,6 +10,7 @@ struct AllocationCounts
     long allocations = 0;
     long frees = 0;
     long locks = 0;
+    long long peakBytes = 0; // the most bytes the scope's allocations held at once (as malloc sized them)
 };
 
 class ScopedAllocationCounter

@@ -65,6 +65,16 @@ def entry(name, expect, description, blob, stage="load", max_memory_mib=None):
             "max_memory_mib": max_memory_mib, "bytes": blob}
 
 
+def prepended_graph(values, nodes, outputs=None):
+    """The base graph with values 5, 6, ... and nodes computing them before its own."""
+    graph = base_graph()
+    graph["values"] += [{"shape": shape, "kind": "node"} for shape in values]
+    graph["nodes"] = nodes + graph["nodes"]
+    if outputs is not None:
+        graph["outputs"] = outputs
+    return graph
+
+
 def with_graph(edit):
     graph = base_graph()
     edit(graph)
@@ -185,6 +195,32 @@ def corpus():
     graph_text = json.dumps(base_graph(), separators=(",", ":")).replace('"keepdim":false', '"keepdim":NaN')
     add(entry("nan_attribute", "unexpected character 'N'", "an attribute spelled NaN (not JSON)", safetensors(metadata(None, graph_text=graph_text))))
 
+    # --- 0-d values: an axis of a value that has none ---------------------------------------
+    zero_d = prepended_graph([[1, 1, 1], [], []],
+                             [{"op": "reduce_mean", "inputs": [0], "outputs": [5], "attrs": {"axes": [1, 2], "keepdim": True}},
+                              {"op": "reshape", "inputs": [5], "outputs": [6]},
+                              {"op": "concat", "inputs": [6, 6, 6], "outputs": [7], "attrs": {"axis": 0}}], outputs=[4, 7])
+    add(entry("zero_d_concat", "attribute 'axis' = 0 names an axis of a 0-d value, which has none",
+              "a concat of three 0-d values along axis 0, declared 0-d: it wrote a float per input into one (a heap overflow past the arena)",
+              safetensors(metadata(zero_d))))
+
+    # --- the front end's numbers: every setting and stored tensor in its range --------------
+    add(entry("frontend_mean_1e39", "frontend setting 'mean' = 1e+39 is outside its range [-1e+09, 1e+09]",
+              "a normalisation mean of 1e39: infinite as a float, every feature and probability NaN",
+              safetensors(metadata(base_graph(), frontend=dict(FRONTEND, mean=1e39)))))
+    add(entry("frontend_log_offset_negative", "frontend setting 'log.offset' = -1 is outside its range [1e-30, 10]",
+              "a log offset of -1: the log of negative numbers, NaN features",
+              safetensors(metadata(base_graph(), frontend=dict(FRONTEND, log={"type": "log", "offset": -1.0})))))
+    add(entry("frontend_db_multiplier_1e300", "frontend setting 'log.multiplier' = 1e+300 is outside its range [0.001, 1000]",
+              "a dB multiplier of 1e300: infinite features",
+              safetensors(metadata(base_graph(), frontend=dict(FRONTEND, log={"type": "db", "multiplier": 1e300})))))
+    add(entry("frontend_window_nan", "stored frontend.window holds nan at 0, outside its range [-16, 16]",
+              "a stored analysis window full of NaN (JSON cannot spell NaN, float32 data can)",
+              safetensors(metadata(base_graph()), tensors=WEIGHTS + [("frontend.window", [64], [float("nan")] * 64)])))
+    add(entry("frontend_filterbank_infinite", "stored frontend.mel_fbanks holds inf at 5, outside its range [0, 1000]",
+              "a stored mel filterbank with an infinite weight",
+              safetensors(metadata(base_graph()), tensors=WEIGHTS + [("frontend.mel_fbanks", [33, 8], [0.0] * 5 + [float("inf")] + [0.0] * 258)])))
+
     # --- names that reach messages ----------------------------------------------------------
     def escape_name(g):
         g["values"][1]["tensor"] = "w\x1b]0;owned\x07\x1b[2J"
@@ -204,13 +240,7 @@ def corpus():
 
     # --- budgets -----------------------------------------------------------------------------
     def prepended(values, nodes, outputs=None):
-        """The base graph with values 5, 6, ... and nodes computing them before its own."""
-        graph = base_graph()
-        graph["values"] += [{"shape": shape, "kind": "node"} for shape in values]
-        graph["nodes"] = nodes + graph["nodes"]
-        if outputs is not None:
-            graph["outputs"] = outputs
-        return safetensors(metadata(graph))
+        return safetensors(metadata(prepended_graph(values, nodes, outputs)))
 
     scalar = {"op": "reduce_mean", "inputs": [0], "outputs": [5], "attrs": {"axes": [1, 2], "keepdim": True}}  # value 5: [1, 1, 1]
     add(entry("arena_64_gib", "one session's activations needs 64 GiB, more than the memory budget allows",
@@ -270,6 +300,24 @@ def corpus():
               prepended([[1, 26, 11]], [{"op": "pad", "inputs": [0], "outputs": [5], "attrs": {"pads": [[0, 0], [9, 9], [0, 0]], "mode": "reflect"}}],
                         outputs=[4, 5])))
 
+    # --- budgets that count what really runs ---------------------------------------------------
+    old_budget_prime = 65521  # prime: 23 frames of it were ~1e11 steps counted as one operation each, minutes of run()
+    add(entry("stft_prime_fft_under_old_estimate", "more than the work budget",
+              "an stft of prime n_fft 65521 over 23 frames: the old estimate (a step per generic butterfly operation) let it in at 9.9e10",
+              prepended([[1, 1, 1], [1, 1], [1, old_budget_prime + 22], [1, old_budget_prime // 2 + 1, 23, 2]],
+                        [scalar, {"op": "reshape", "inputs": [5], "outputs": [6]}, {"op": "expand", "inputs": [6], "outputs": [7]},
+                         {"op": "stft", "inputs": [7], "outputs": [8], "attrs": {"n_fft": old_budget_prime, "hop_length": 1}}], outputs=[4, 8])))
+    add(entry("conv_padding_dilation_chain", "",
+              "200 stride-1 convolutions with padding and dilation 8000: each filled a 1 GiB zero-padded plane per run (minutes); "
+              "the convolution now packs columns where the padding dwarfs the input, and the model runs in milliseconds",
+              _conv_chain_file(200), stage="valid"))
+    add(entry("frontend_2e20_frames", "one analyzer's front end needs 2.0 GiB, more than the memory budget allows",
+              "2^20 frames of 256 mel bands at hop 1: the mel caches took several GiB (bad_alloc in classify)",
+              _frames_file()))
+    add(entry("frontend_fft_65536_hop_1", "the front end needs about",
+              "an n_fft of 65536 at hop 1 over 5 s: 80001 transforms per window, about a minute of work each window",
+              _fft_hop_file()))
+
     # --- the rnn op: weights it packs at load, scratch per step ---------------------------------
     rnn_weights = {"op": "rnn", "inputs": [0, None, None, 7, 7, None, None, None], "outputs": [8, 9],
                    "attrs": {"mode": "rnn_tanh", "hidden_size": 11}}
@@ -294,6 +342,42 @@ def corpus():
     add(entry("json_expansion", "the parsed JSON would take more than", "a 1 MB header of empty lists that parses into ~80 MB",
               safetensors(None, tensors=[], header_text=bomb), max_memory_mib=16))
     return items
+
+
+def _conv_chain_file(count):
+    graph = base_graph()
+    values = [{"shape": [1, 8, 11], "kind": "input"}, {"shape": [1, 1, 3, 3], "kind": "tensor", "tensor": "k"},
+              {"shape": [1, 1, 8, 11], "kind": "node"}]
+    nodes = [{"op": "reshape", "inputs": [0], "outputs": [2]}]
+    conv = {"stride": [1, 1], "padding": [8000, 8000], "dilation": [8000, 8000]}
+    for i in range(count):
+        values.append({"shape": [1, 1, 8, 11], "kind": "node"})
+        nodes.append({"op": "conv", "inputs": [len(values) - 2, 1], "outputs": [len(values) - 1], "attrs": conv})
+    values += [{"shape": [1, 8, 11], "kind": "node"}, {"shape": [1, 8], "kind": "node"},
+               {"shape": [3, 8], "kind": "tensor", "tensor": "w"}, {"shape": [3], "kind": "tensor", "tensor": "b"}, {"shape": [1, 3], "kind": "node"}]
+    last = len(values) - 6
+    nodes += [{"op": "reshape", "inputs": [last], "outputs": [last + 1]},
+              {"op": "reduce_mean", "inputs": [last + 1], "outputs": [last + 2], "attrs": {"axes": [2], "keepdim": False}},
+              {"op": "gemm", "inputs": [last + 2, last + 3, last + 4], "outputs": [last + 5], "attrs": {"trans_b": True}}]
+    graph.update(values=values, nodes=nodes, outputs=[last + 5])
+    return safetensors(metadata(graph), tensors=WEIGHTS + [("k", [1, 1, 3, 3], [0.1] * 9)])
+
+
+def _frames_file():
+    frames, mels = 1 << 20, 256
+    graph = {"inputs": [0], "outputs": [2],
+             "values": [{"shape": [1, mels, frames], "kind": "input"}, {"shape": [1, mels], "kind": "node"}, {"shape": [1, 3], "kind": "node"}],
+             "nodes": [{"op": "reduce_mean", "inputs": [0], "outputs": [1], "attrs": {"axes": [2]}},
+                       {"op": "slice", "inputs": [1], "outputs": [2], "attrs": {"axis": 1, "start": 0}}]}
+    frontend = {"sample_rate": 16000, "n_fft": 64, "hop_length": 1, "n_mels": mels, "log": {"type": "db", "top_db": 80.0}}
+    return safetensors(metadata(graph, frontend=frontend), tensors=[])
+
+
+def _fft_hop_file():
+    graph = base_graph()
+    graph["values"][0]["shape"] = [1, 8, 80001]
+    frontend = {"sample_rate": 16000, "n_fft": 65536, "hop_length": 1, "n_mels": 8}
+    return safetensors(metadata(graph, frontend=frontend))
 
 
 def _gather_file(indices):
