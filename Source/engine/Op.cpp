@@ -5,6 +5,7 @@
 #include "engine/ModelError.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace sonotype::engine
 {
@@ -89,20 +90,24 @@ int64_t OpArgs::integer (const char* name, int64_t fallback) const
     return has (name) ? integer (name) : fallback;
 }
 
-double OpArgs::real (const char* name) const
+double OpArgs::real (const char* name, double low, double high) const
 {
     const auto* value = attribute (name);
     if (value == nullptr || ! value->isNumber())
         throw ModelError (std::string ("number attribute '") + name + "' is missing");
     const double number = value->asNumber();
-    if (! std::isfinite (number))
-        throw ModelError (std::string ("attribute '") + name + "' is not a finite number");
+    if (! (number >= low && number <= high))
+    {
+        char text[160];
+        std::snprintf (text, sizeof text, "attribute '%s' = %.9g is outside its range [%.9g, %.9g]", name, number, low, high);
+        throw ModelError (text);
+    }
     return number;
 }
 
-double OpArgs::real (const char* name, double fallback) const
+double OpArgs::real (const char* name, double fallback, double low, double high) const
 {
-    return has (name) ? real (name) : fallback;
+    return has (name) ? real (name, low, high) : fallback;
 }
 
 bool OpArgs::flag (const char* name, bool fallback) const

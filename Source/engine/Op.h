@@ -17,6 +17,10 @@ namespace sonotype::engine
 class JsonValue;
 class LoadBudget;
 
+/** Ranges of number attributes: a float's finite values, and multipliers and scales. */
+constexpr double kFiniteFloat = 3.4028234663852886e38;
+constexpr double kMaxFactor = 1e9;
+
 /** What a factory gets to build an op: attributes, input shapes (absent optional inputs are
     nullopt) and the output shapes the file declares, which the op must confirm, and the load's
     memory budget, from which an op claims the tables it builds. */
@@ -45,8 +49,10 @@ public:
     bool has (const char* name) const noexcept;
     int64_t integer (const char* name) const;
     int64_t integer (const char* name, int64_t fallback) const;
-    double real (const char* name) const;
-    double real (const char* name, double fallback) const;
+    /** A number attribute within [low, high] (checked as a double; NaN and infinity never pass):
+        every number an op takes from the file has a documented range. */
+    double real (const char* name, double low, double high) const;
+    double real (const char* name, double fallback, double low, double high) const;
     bool flag (const char* name, bool fallback) const;
     std::string text (const char* name, const std::string& fallback) const;
     std::vector<int64_t> integers (const char* name) const;

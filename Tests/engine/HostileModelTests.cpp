@@ -4,6 +4,7 @@
 #include "engine/CheckedArithmetic.h"
 #include "engine/LoadBudget.h"
 #include "engine/Session.h"
+#include "support/GraphBuilder.h"
 #include "support/HostileModels.h"
 #include "support/SafetensorsWriter.h"
 
@@ -203,4 +204,50 @@ TEST_CASE ("folders, devices and pipes are not read as model files", "[hostile]"
 {
     CHECK_THROWS_WITH (engine::Model::load (hostileModelsDir()), Contains ("is a folder, not a model file"));
     CHECK_THROWS_WITH (engine::Model::load ("/dev/zero"), Contains ("is not a regular file, not a model file"));
+}
+
+TEST_CASE ("every number attribute of every op is refused outside its range, naming it, its value and the range", "[hostile]")
+{
+    struct Case
+    {
+        const char* op;
+        const char* attrs;
+        int inputs;
+        const char* message;
+    };
+    const Case cases[] = {
+        { "clamp", R"("min":1e39)", 1, "attribute 'min' = 1e+39 is outside its range [-3.40282347e+38, 3.40282347e+38]" },
+        { "clamp", R"("max":-1e39)", 1, "attribute 'max' = -1e+39 is outside its range" },
+        { "leaky_relu", R"("negative_slope":1e300)", 1, "attribute 'negative_slope' = 1e+300 is outside its range [-1e+09, 1e+09]" },
+        { "elu", R"("alpha":-1e12)", 1, "attribute 'alpha' = -1e+12 is outside its range" },
+        { "elu", R"("input_scale":1e20)", 1, "attribute 'input_scale' = 1e+20 is outside its range" },
+        { "softplus", R"("beta":0)", 1, "attribute 'beta' = 0 is outside its range [1e-06, 1000000]" },
+        { "softplus", R"("threshold":1e9)", 1, "attribute 'threshold' = 1e+09 is outside its range [-1000000, 1000000]" },
+        { "layer_norm", R"("axis":1,"eps":1e300)", 1, "attribute 'eps' = 1e+300 is outside its range [0, 1]" },
+        { "layer_norm", R"("axis":1,"eps":-1)", 1, "attribute 'eps' = -1 is outside its range [0, 1]" },
+        { "pad", R"("pads":[[0,0],[1,1]],"value":-1e39)", 1, "attribute 'value' = -1e+39 is outside its range" },
+        { "var", R"("axes":[1],"correction":1e30)", 1, "attribute 'correction' = 1e+30 is outside its range" },
+        { "gemm", R"("alpha":1e30)", 2, "attribute 'alpha' = 1e+30 is outside its range" },
+        { "attention", R"("scale":1e30)", 3, "attribute 'scale' = 1e+30 is outside its range" },
+    };
+    for (const auto& c : cases)
+    {
+        INFO (c.op << " {" << c.attrs << "}");
+        GraphBuilder g;
+        std::vector<int> inputs;
+        for (int i = 0; i < c.inputs; ++i)
+            inputs.push_back (g.input ({ 4, 4 }));
+        const std::string op = c.op;
+        const GraphBuilder::Dims out = op == "pad" ? GraphBuilder::Dims { 4, 6 } : op == "var" ? GraphBuilder::Dims { 4 } : GraphBuilder::Dims { 4, 4 };
+        const int y = g.node (c.op, inputs, { out }, c.attrs);
+        try
+        {
+            g.load ({ y });
+            FAIL ("loaded");
+        }
+        catch (const engine::ModelError& e)
+        {
+            CHECK_THAT (std::string (e.what()), Contains (c.message));
+        }
+    }
 }

@@ -31,7 +31,7 @@ namespace
             dv_ = v[rank - 1];
             if (k[rank - 1] != d_ || v[rank - 2] != s_)
                 throw ModelError ("attention shapes do not fit: q " + q.toString() + ", k " + k.toString() + ", v " + v.toString());
-            scale_ = static_cast<float> (args.real ("scale"));
+            scale_ = static_cast<float> (args.real ("scale", -kMaxFactor, kMaxFactor));
             numBatches_ = q.product (0, rank - 2);
             args.checkOutput (0, q.with (rank - 1, dv_));
             const Shape scores = q.with (rank - 1, s_);

@@ -274,7 +274,7 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
     if (op == "logical_not") return unary (LogicalNot {}, args);
     if (op == "mish") return unary (Mish {}, args, perElement (11.0));
     if (op == "softplus")
-        return unary (Softplus { static_cast<float> (args.real ("beta", 1.0)), static_cast<float> (args.real ("threshold", 20.0)) }, args,
+        return unary (Softplus { static_cast<float> (args.real ("beta", 1.0, 1e-6, 1e6)), static_cast<float> (args.real ("threshold", 20.0, -1e6, 1e6)) }, args,
                       perElement (5.0));
     if (op == "gelu")
     {
@@ -287,16 +287,17 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
     {
         Clamp clamp;
         if (args.has ("min"))
-            clamp.low = static_cast<float> (args.real ("min"));
+            clamp.low = static_cast<float> (args.real ("min", -kFiniteFloat, kFiniteFloat));
         if (args.has ("max"))
-            clamp.high = static_cast<float> (args.real ("max"));
+            clamp.high = static_cast<float> (args.real ("max", -kFiniteFloat, kFiniteFloat));
         return unary (clamp, args, perElement (0.0, 1.0));
     }
     if (op == "leaky_relu")
-        return unary (LeakyRelu { static_cast<float> (args.real ("negative_slope", 0.01)) }, args, perElement (0.0, 0.0, 1.0));
+        return unary (LeakyRelu { static_cast<float> (args.real ("negative_slope", 0.01, -kMaxFactor, kMaxFactor)) }, args, perElement (0.0, 0.0, 1.0));
     if (op == "elu")
-        return unary (Elu { static_cast<float> (args.real ("alpha", 1.0)), static_cast<float> (args.real ("scale", 1.0)),
-                            static_cast<float> (args.real ("input_scale", 1.0)) },
+        return unary (Elu { static_cast<float> (args.real ("alpha", 1.0, -kMaxFactor, kMaxFactor)),
+                            static_cast<float> (args.real ("scale", 1.0, -kMaxFactor, kMaxFactor)),
+                            static_cast<float> (args.real ("input_scale", 1.0, -kMaxFactor, kMaxFactor)) },
                       args, perElement (3.0, 0.0, 0.5));
     throw ModelError ("unknown unary op '" + op + "'");
 }

@@ -214,7 +214,7 @@ namespace
             const auto pads = args.integers ("pads");
             if (static_cast<int> (pads.size()) != 2 * in_.rank())
                 throw ModelError ("pads needs a [before, after] pair for each of the " + std::to_string (in_.rank()) + " axes");
-            value_ = static_cast<float> (args.real ("value", 0.0));
+            value_ = static_cast<float> (args.real ("value", 0.0, -kFiniteFloat, kFiniteFloat));
             const auto mode = args.text ("mode", "constant");
             if (mode == "reflect")
                 mode_ = Mode::reflect;

@@ -30,8 +30,8 @@ namespace
                 throw ModelError ("gemm operands need rank 2 or more, got " + a.toString() + " and " + b.toString());
             transA_ = args.flag ("trans_a", false);
             transB_ = args.flag ("trans_b", false);
-            alpha_ = static_cast<float> (args.real ("alpha", 1.0));
-            beta_ = static_cast<float> (args.real ("beta", 1.0));
+            alpha_ = static_cast<float> (args.real ("alpha", 1.0, -kMaxFactor, kMaxFactor));
+            beta_ = static_cast<float> (args.real ("beta", 1.0, -kMaxFactor, kMaxFactor));
             m_ = transA_ ? a[a.rank() - 1] : a[a.rank() - 2];
             k_ = transA_ ? a[a.rank() - 2] : a[a.rank() - 1];
             const int64_t kb = transB_ ? b[b.rank() - 1] : b[b.rank() - 2];

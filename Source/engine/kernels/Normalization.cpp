@@ -24,7 +24,7 @@ namespace
         {
             const auto& in = args.input (0);
             const int axis = args.axis ("axis", in.rank());
-            eps_ = args.real ("eps");
+            eps_ = args.real ("eps", 0.0, 1.0);
             const Shape normalized = tail (in, axis);
             for (std::size_t i = 1; i <= 2; ++i)
                 if (args.hasInput (i) && args.input (i) != normalized)
@@ -75,7 +75,7 @@ namespace
                                       + perChannel.toString());
             hasWeight_ = args.hasInput (3);
             hasBias_ = args.hasInput (4);
-            eps_ = args.real ("eps");
+            eps_ = args.real ("eps", 0.0, 1.0);
             args.checkOutput (0, in);
             batches_ = in[0];
             inner_ = in.product (2, in.rank());

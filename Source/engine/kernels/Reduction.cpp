@@ -23,7 +23,7 @@ namespace
             const auto& in = args.input (0);
             const auto axes = args.integers ("axes");
             const bool keepdim = args.flag ("keepdim", false);
-            correction_ = args.real ("correction", 1.0);
+            correction_ = args.real ("correction", 1.0, -16777216.0, 16777216.0);
             // A 0-d input takes axis 0 or -1 as PyTorch does: the reduction of its one element (kept_ and
             // the output stay 0-d, keepdim or not).
             std::array<bool, kMaxRank> reduced {};

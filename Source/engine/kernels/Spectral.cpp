@@ -31,9 +31,7 @@ namespace
             if (hop_ < 1 || hop_ > (int64_t { 1 } << 24))
                 throw ModelError ("hop_length must be between 1 and 2^24");
             const bool onesided = args.flag ("onesided", true);
-            scale_ = args.real ("scale", 1.0);
-            if (! std::isfinite (scale_))
-                throw ModelError ("stft scale must be finite");
+            scale_ = args.real ("scale", 1.0, -kMaxFactor, kMaxFactor);
             if (args.hasInput (1) && args.input (1) != Shape { nFft_ })
                 throw ModelError ("stft window must be [" + std::to_string (nFft_) + "], not " + args.input (1).toString());
             hasWindow_ = args.hasInput (1);

@@ -221,6 +221,13 @@ def corpus():
               "a stored mel filterbank with an infinite weight",
               safetensors(metadata(base_graph()), tensors=WEIGHTS + [("frontend.mel_fbanks", [33, 8], [0.0] * 5 + [float("inf")] + [0.0] * 258)])))
 
+    def clamp_min(g):
+        g["values"].append({"shape": [1, 8, 11], "kind": "node"})
+        g["nodes"].insert(0, {"op": "clamp", "inputs": [0], "outputs": [5], "attrs": {"min": 1e39}})
+        g["nodes"][1]["inputs"] = [5]
+    add(entry("attribute_beyond_float", "attribute 'min' = 1e+39 is outside its range [-3.40282347e+38, 3.40282347e+38]",
+              "a clamp bound of 1e39: finite as a double, infinite as the float the kernel uses", with_graph(clamp_min)))
+
     # --- names that reach messages ----------------------------------------------------------
     def escape_name(g):
         g["values"][1]["tensor"] = "w\x1b]0;owned\x07\x1b[2J"
