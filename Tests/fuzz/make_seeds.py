@@ -92,6 +92,25 @@ class Spectral(nn.Module):
         return self.fc(y)
 
 
+class ZeroD(nn.Module):
+    """0-d values where PyTorch takes dim 0 or -1: softmax, cumsum, reductions, argmax, topk."""
+
+    def forward(self, x):
+        s = x.sum()
+        return x + torch.softmax(s, 0) + torch.cumsum(x.amax(), 0) + torch.argmax(s, 0).float() + torch.topk(x.mean(), 1, 0)[0]
+
+
+class Glue(nn.Module):
+    """Strided views, gathers, top-k, cumulative sums and reflect padding."""
+
+    def forward(self, x):
+        frames = x.reshape(-1).as_strided((3, 4), (2, 1))
+        picked = x.reshape(-1)[torch.tensor([5, 0, 3])]
+        top = torch.topk(x, 2, dim=-1)[0]
+        y = nn.functional.pad(x.unsqueeze(0), (2, 2), mode="reflect").squeeze(0)
+        return torch.cat([frames.sum(1), picked, top.flatten(), torch.cumsum(y, -1).mean(-1).flatten()]).unsqueeze(0)
+
+
 MODELS = {
     "transformer": (lambda: AudioTransformer(n_mels=8, d_model=8, n_head=2, n_layers=1, n_classes=3, max_tokens=8), (1, 8, 6)),
     "mlp": (lambda: nn.Sequential(nn.Linear(4, 5), nn.ReLU(), nn.Linear(5, 2), nn.Softmax(-1)), (1, 4)),
@@ -100,6 +119,17 @@ MODELS = {
     "norms": (Norms, (1, 4, 6)),
     "recurrent": (Recurrent, (1, 5, 4)),
     "spectral": (Spectral, (1, 64)),
+    "zero_d": (ZeroD, (2, 3)),
+    "glue": (Glue, (2, 6)),
+    "logmel_frontend": (lambda: AudioTransformer(n_mels=8, d_model=8, n_head=2, n_layers=1, n_classes=3, max_tokens=8), (1, 8, 6)),
+}
+
+# The front ends the seeds carry (engine/FrontendSettings.h): a log-mel one with its stored window and
+# filterbank, and a waveform one for the model that computes its own features.
+FRONTENDS = {
+    "logmel_frontend": {"sample_rate": 8000, "n_fft": 64, "hop_length": 32, "n_mels": 8, "log": {"type": "db", "top_db": 80.0},
+                        "mean": -40.0, "std": 20.0},
+    "spectral": {"type": "waveform", "sample_rate": 8000, "window_samples": 64},
 }
 
 
@@ -111,7 +141,7 @@ def write_models() -> None:
         with torch.no_grad():
             y = model(x)
         labels = [f"c{i}" for i in range(y.shape[-1])] if y.dim() == 2 else None
-        export_model(model, x, out("engine", f"{name}.safetensors"), labels=labels)
+        export_model(model, x, out("engine", f"{name}.safetensors"), labels=labels, frontend=FRONTENDS.get(name))
 
 
 # ----- npy ---------------------------------------------------------------------------------------
