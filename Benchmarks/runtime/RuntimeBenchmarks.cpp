@@ -88,7 +88,8 @@ BENCHMARK (BM_Push)->Arg (32)->Arg (128)->Arg (512)->Arg (4096)->MinTime (0.02);
 
 void BM_LogMelStream (benchmark::State& state)
 {
-    const auto settings = engine::FrontendSettings::fromModel (*resources::builtinModel());
+    const auto model = resources::builtinModel(); // its stored window and filterbank are viewed by the settings
+    const auto& settings = *model->info().frontend;
     dsp::LogMelSpectrogram logMel (settings);
     const auto hop = static_cast<int64_t> (settings.sampleRate * kHopSeconds);
     const auto window = settings.windowSamples;
@@ -110,7 +111,8 @@ BENCHMARK (BM_LogMelStream);
 
 void BM_LogMelWindow (benchmark::State& state)
 {
-    const auto settings = engine::FrontendSettings::fromModel (*resources::builtinModel());
+    const auto model = resources::builtinModel(); // its stored window and filterbank are viewed by the settings
+    const auto& settings = *model->info().frontend;
     dsp::LogMelSpectrogram logMel (settings);
     const auto window = settings.windowSamples;
     const auto signal = testSignal (static_cast<std::size_t> (window), settings.sampleRate, 4);

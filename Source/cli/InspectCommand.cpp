@@ -134,6 +134,13 @@ int inspectCommand (const std::vector<std::string>& args)
     char work[64];
     std::snprintf (work, sizeof work, "%.1f M", info.opsPerRun / 1e6);
     std::cout << "work:        " << work << " operations per run (multiply-adds of this path's matrix product; other steps weighed by their time)\n";
+    if (info.frontend.has_value())
+    {
+        char line[160];
+        std::snprintf (line, sizeof line, "%.1f M operations per window with every frame computed, %s of buffers per analyzer",
+                       info.frontendOpsPerWindow / 1e6, kibibytes (info.frontendBytes).c_str());
+        std::cout << "front end:   " << line << "\n";
+    }
     std::snprintf (work, sizeof work, "%.1f", 2.0 * info.multiplyAdds / 1e6);
     std::cout << "flops:       " << work << " MFLOP per run (2 x multiply-adds of products and convolutions)\n";
     const auto& path = engine::activeKernelPath();
@@ -143,7 +150,7 @@ int inspectCommand (const std::vector<std::string>& args)
     std::cout << "; SONOTYPE_KERNELS picks a lower one)\n";
     if (! engine::kernelPathNote().empty())
         std::cout << "             " << engine::kernelPathNote() << "\n";
-    std::cout << "load memory: " << kibibytes (info.loadBytes) << " (header, weights, tables, one session)\n";
+    std::cout << "load memory: " << kibibytes (info.loadBytes) << " (header, weights, tables, one session" << (info.frontend.has_value() ? ", one front end" : "") << ")\n";
     return 0;
 }
 
