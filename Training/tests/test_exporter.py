@@ -40,6 +40,25 @@ def test_labels_must_match_classes(tmp_path):
         export_model(nn.Linear(3, 2).eval(), torch.randn(1, 3), str(tmp_path / "m.safetensors"), labels=["a", "b", "c"])
 
 
+@pytest.mark.parametrize("labels, message", [
+    (["low", "m" * 257], "257 bytes"),
+    (["low", "mid\u009b31m"], "U\\+009B"),
+    (["low", "\u202ehgih"], "U\\+202E"),
+    (["kick", "kick\u200d"], "U\\+200D"),
+    (["snare", "snare"], "repeats an earlier label"),
+    (["", "b"], "label 0 is empty"),
+])
+def test_labels_the_engine_would_refuse_are_export_errors(tmp_path, labels, message):
+    with pytest.raises(ExportError, match=message):
+        export_model(nn.Linear(3, 2).eval(), torch.randn(1, 3), str(tmp_path / "m.safetensors"), labels=labels)
+
+
+def test_labels_in_any_script_export_and_load(tmp_path):
+    path = str(tmp_path / "m.safetensors")
+    export_model(nn.Linear(3, 3).eval(), torch.randn(1, 3), path, labels=["Streicher", "ピアノ", "🥁 drums"])
+    assert "Streicher, ピアノ, 🥁 drums" in inspect_model(path)
+
+
 def test_output_must_depend_on_input(tmp_path):
     class Constant(nn.Module):
         def forward(self, x):

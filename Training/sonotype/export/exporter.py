@@ -118,6 +118,34 @@ def check(model: torch.nn.Module, example_input: torch.Tensor) -> ExportReport:
     return ExportReport(list(recorder.problems.values()))
 
 
+# What the engine accepts as a label (engine/Text.h, engine::Model::kMaxLabelBytes): checked here
+# too, so that a bad label is an export error rather than a file that does not load.
+MAX_LABEL_BYTES = 256
+MAX_LABELS_BYTES = 256 << 10
+_INVISIBLE = {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0}
+
+
+def _check_labels(labels: Sequence[str]) -> None:
+    import unicodedata
+
+    seen = set()
+    for i, label in enumerate(labels):
+        size = len(label.encode("utf-8", "surrogatepass"))
+        if size == 0:
+            raise ExportError(f"label {i} is empty")
+        if size > MAX_LABEL_BYTES:
+            raise ExportError(f"label {i} {label[:32]!r}... is {size} bytes; the engine takes labels of at most {MAX_LABEL_BYTES}")
+        for c in label:
+            if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") or ord(c) in _INVISIBLE:
+                raise ExportError(f"label {i} {label!r} holds U+{ord(c):04X} ({unicodedata.name(c, 'a control character')}): "
+                                  "labels are shown in terminals, CSV files and the plugin, and must be visible text")
+        if label in seen:
+            raise ExportError(f"label {i} {label!r} repeats an earlier label")
+        seen.add(label)
+    if sum(len(label.encode("utf-8")) for label in labels) > MAX_LABELS_BYTES:
+        raise ExportError(f"the labels take more than {MAX_LABELS_BYTES // 1024} KiB")
+
+
 def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
                  labels: Optional[Sequence[str]] = None,
                  frontend: Union[None, Mapping, torch.nn.Module] = None,
@@ -162,6 +190,7 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
                           "the frontend settings already give the sample rate")
     tensors.update(frontend_tensors(settings))
     labels = [str(label) for label in labels] if labels is not None else []
+    _check_labels(labels)
     if labels and output_tensors[0].shape[-1] != len(labels):
         raise ExportError(f"{len(labels)} labels given, but the model's output has "
                           f"{output_tensors[0].shape[-1]} classes (last dimension of {tuple(output_tensors[0].shape)})")
