@@ -5,6 +5,7 @@
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
 #include "engine/Json.h"
+#include "engine/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
 
@@ -159,7 +160,9 @@ on stderr, the other files are still classified, and the exit code is then 1.
                     rows.push_back (formatRow (options, path, labels, times, result.probabilities));
                 }
             };
-            std::vector<float> block (65536);
+            // Blocks of at most 2 s: the analyzer's memory (claimed at load) holds a few seconds of
+            // audio before the windows in it are analysed.
+            std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * reader.sampleRate(), 1024.0, 65536.0)));
             while (const auto count = reader.readMono (block.data(), block.size()))
             {
                 analyzer.push (block.data(), count);
@@ -328,7 +331,10 @@ int classifyCommand (const std::vector<std::string>& args)
     // Each job holds an analyzer (a session of the model and a front end): as many jobs as files, and
     // as the memory budget allows.
     const auto perJob = std::max<std::size_t> (model->info().activationBytes + model->info().frontendBytes, 1);
-    const auto affordable = std::max<std::size_t> (modelLimits (arguments).maxMemoryBytes / perJob, 1);
+    // The load claimed the weights and one job's share already.
+    const auto maxMemory = modelLimits (arguments).maxMemoryBytes;
+    const auto loaded = std::min (model->info().loadBytes, maxMemory);
+    const auto affordable = std::max<std::size_t> ((maxMemory - loaded) / perJob + 1, 1);
     const auto numWorkers = std::min ({ static_cast<std::size_t> (options.jobs), std::max<std::size_t> (shard.size(), 1), affordable });
     for (std::size_t w = 0; w < numWorkers; ++w)
         workers.emplace_back ([&] {
@@ -353,7 +359,7 @@ int classifyCommand (const std::vector<std::string>& args)
         if (progress)
             std::fprintf (stderr, "\r\033[K");
         for (const auto& message : outcome.messages)
-            std::cerr << message << "\n";
+            std::cerr << engine::printable (message) << "\n"; // names from files: never raw escapes
         failed = failed || outcome.failed;
         for (const auto& row : outcome.rows)
         {

@@ -55,11 +55,12 @@ int featuresCommand (const std::vector<std::string>& args)
     if (! arguments.positionals().empty())
         throw UsageError ("unexpected argument '" + arguments.positionals()[0] + "'");
     engine::FrontendSettings settings;
+    std::shared_ptr<const engine::Model> model; // owns the stored window and filterbank the settings view
     if (arguments.has ("--model"))
     {
         // The model's settings, window and filterbank, for a clip of any length.
-        const auto model = loadModel (arguments.value ("--model"), arguments);
-        settings = runtime::frontendOf (*model); // its stored window and filterbank are the model's: it lives until the end
+        model = loadModel (arguments.value ("--model"), arguments);
+        settings = runtime::frontendOf (*model);
     }
     else
         settings = engine::FrontendSettings::fromJson (readText (arguments.value ("--frontend")));
@@ -93,9 +94,13 @@ int featuresCommand (const std::vector<std::string>& args)
     const int numFrames = settings.numFrames (numSamples);
     if (numFrames < 1 || (settings.center && settings.padMode == engine::FrontendSettings::PadMode::reflect && numSamples <= settings.nFft / 2))
         throw NpyError ("--input holds " + std::to_string (numSamples) + " samples: too few for one frame");
+    const auto numFeatures = static_cast<std::size_t> (settings.nMels) * static_cast<std::size_t> (numFrames);
+    if (numFeatures > (std::size_t { 1 } << 30))
+        throw NpyError ("--input gives " + std::to_string (numFrames) + " frames of " + std::to_string (settings.nMels)
+                        + " mel bands: more than 2^30 features");
     NpyArray output;
     output.shape = { settings.nMels, numFrames };
-    output.data.resize (static_cast<std::size_t> (settings.nMels * numFrames));
+    output.data.resize (numFeatures);
     dsp::LogMelSpectrogram (settings).compute (samples.data(), numSamples, output.data.data());
     writeNpy (arguments.value ("--output"), output);
     return 0;

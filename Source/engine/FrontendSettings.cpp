@@ -23,15 +23,14 @@ namespace
         throw ModelError ("frontend setting '" + setting + "' = " + show (value) + " is outside its range " + range);
     }
 
-    /** A number setting (the fallback where absent or null), within [low, high]. */
+    /** A number setting (the fallback where absent or null: a default that follows from other
+        settings, which must be in range too), within [low, high]. */
     double number (const JsonValue& settings, const char* key, double fallback, double low, double high, const std::string& prefix = "")
     {
         const auto* value = settings.find (key);
-        if (value == nullptr || value->isNull())
-            return fallback;
-        if (! value->isNumber())
+        if (value != nullptr && ! value->isNull() && ! value->isNumber())
             throw ModelError ("frontend setting '" + prefix + key + "' must be a number");
-        const double x = value->asNumber();
+        const double x = value == nullptr || value->isNull() ? fallback : value->asNumber();
         if (! (x >= low && x <= high))
             outOfRange (prefix + key, x, "[" + show (low) + ", " + show (high) + "]");
         return x;
@@ -223,6 +222,9 @@ FrontendSettings FrontendSettings::fromJson (const std::string& json, std::optio
             throw ModelError (std::to_string (*modelFrames) + " frames need a window of " + std::to_string (samples) + " samples, more than 2^26");
         s.windowSamples = s.samplesForFrames (*modelFrames);
     }
+    if (modelFrames.has_value() && s.windowSamples < 1)
+        throw ModelError ("the model's input of " + std::to_string (*modelFrames) + " frame" + (*modelFrames == 1 ? "" : "s") + " (hop_length "
+                          + std::to_string (s.hopLength) + ") gives a window of no samples: set window_samples");
     if (s.windowSamples > 0 && modelFrames.has_value() && s.numFrames (s.windowSamples) != *modelFrames)
         throw ModelError ("window_samples " + std::to_string (s.windowSamples) + " gives " + std::to_string (s.numFrames (s.windowSamples))
                           + " frames but the model takes " + std::to_string (*modelFrames));
@@ -300,9 +302,12 @@ FrontendSettings::Cost FrontendSettings::cost() const
     Cost cost;
     const auto windowFloats = static_cast<double> (windowSamples);
     // The analyzer's stream: a window and what arrives until the next one is analysed (at most 5
-    // windows and a 64 Ki-sample block), a zero-padded copy of a stream shorter than a window, and
-    // the resampler (libsoxr's VHQ state: 0.3 to 0.5 MiB measured for any rates from 1 to 768 kHz).
-    cost.bytes = sizeof (float) * (6 * static_cast<std::size_t> (windowSamples) + 65536) + (std::size_t { 1 } << 20);
+    // windows, a 64 Ki-sample block and a backlog of up to kMaxBacklogSeconds pushed before the
+    // windows in it are analysed: runtime::WindowAnalyzer::push), a zero-padded copy of a stream
+    // shorter than a window, and the resampler (libsoxr's VHQ state: 0.3 to 0.5 MiB measured for
+    // any rates from 1 to 768 kHz).
+    const auto backlog = static_cast<std::size_t> (std::ceil (kMaxBacklogSeconds * sampleRate));
+    cost.bytes = sizeof (float) * (6 * static_cast<std::size_t> (windowSamples) + 65536 + backlog) + (std::size_t { 1 } << 20);
     cost.perWindow.streamed = 2.0 * windowFloats;
     if (isWaveform())
         return cost;

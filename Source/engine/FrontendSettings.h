@@ -37,6 +37,9 @@ struct FrontendSettings
     static constexpr double kMinLogOffset = 1e-30, kMaxLogOffset = 10.0;
     static constexpr double kMaxAbsMean = 1e9, kMinStd = 1e-9, kMaxStd = 1e9;
     static constexpr double kMaxAbsWindow = 16.0, kMaxFilterbankWeight = 1e3;
+    /** Audio an analyzer may be given before it analyses the windows in it (the runtime's FIFO
+        holds 4 s; classify pushes 2 s at a time): its buffer is counted in cost(). */
+    static constexpr double kMaxBacklogSeconds = 4.0;
 
     Type type = Type::logMel;
     double sampleRate = 16000.0;
@@ -83,7 +86,7 @@ struct FrontendSettings
     int framesPerWindow() const noexcept;
 
     /** What one analyzer of this front end costs (dsp::LogMelSpectrogram and runtime::WindowAnalyzer
-        allocate no more; Tests/dsp/FrontEndTests.cpp checks it): the bytes its buffers take, and
+        allocate no more; Tests/runtime/FrontendBudgetTests.cpp checks it): the bytes its buffers take, and
         the steps of one window when every frame is computed (the first window, or hops of a
         window or more; later windows reuse the frames they share). */
     struct Cost

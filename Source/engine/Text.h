@@ -13,9 +13,9 @@ namespace sonotype::engine
 /** What `codePoint` is when a terminal, a spreadsheet or a GUI must never get it raw: a C0 control
     or DEL, a C1 control (U+0080-U+009F: U+009B is the one-byte CSI terminals obey), a
     bidirectional-text control (U+202E and the isolates reorder what follows), an invisible format
-    character (zero-width spaces and joiners, soft hyphen, tags: they make two labels look alike),
-    a line or paragraph separator, or another Unicode format character (category Cf); nullptr for
-    every other character. */
+    character (zero-width spaces and joiners, soft hyphen, tags: they make two labels look alike), a
+    variation selector, a line or paragraph separator, or another Unicode format character
+    (category Cf); nullptr for every other character. */
 const char* unsafeCharacterKind (char32_t codePoint) noexcept;
 
 /** `text` safe to show: bytes that are not valid UTF-8 and C0 controls or DEL become \xNN, other
@@ -27,7 +27,9 @@ std::string printable (std::string_view text);
 std::string quote (std::string_view text, std::size_t maxBytes = 64);
 
 /** Throws ModelError ("<what> <quoted text> ...") unless `text` is valid UTF-8 of 1 to maxBytes
-    bytes without unsafe characters. For labels and names a model file gives. */
+    bytes without unsafe characters (an emoji's own presentation selector and joiners excepted:
+    U+FE0F after a pictograph or keycap base, U+200D between pictographs). For labels and names a
+    model file gives. */
 void checkDisplayText (std::string_view text, std::size_t maxBytes, const std::string& what);
 
 } // namespace sonotype::engine

@@ -113,7 +113,7 @@ void SonotypeProcessor::prepareToPlay (double sampleRate, int)
         // A rate the front end cannot work at (a validator tries 1.2 MHz): the runtime stays
         // stopped, the audio still passes through untouched, and the GUI says why.
         analysisRateRefused_ = true;
-        setStatus ("No analysis at " + juce::String (sampleRate, 1) + " Hz (" + juce::String (e.what())
+        setStatus ("No analysis at " + juce::String (sampleRate, 1) + " Hz (" + juce::String::fromUTF8 (e.what())
                        + "); the audio passes through untouched.",
                    true);
     }
@@ -309,7 +309,7 @@ void SonotypeProcessor::applyAnalysisParameters()
     }
     catch (const std::exception& e)
     {
-        setStatus ("Could not apply the analysis settings: " + juce::String (e.what()), true);
+        setStatus ("Could not apply the analysis settings: " + juce::String::fromUTF8 (e.what()), true);
         appliedHop_ = hop;
         appliedSmoothing_ = smoothing;
     }
@@ -416,7 +416,7 @@ void SonotypeProcessor::finishModelLoad (uint64_t request, const juce::File& fil
     }
     catch (const std::exception& e)
     {
-        error = e.what();
+        error = juce::String::fromUTF8 (e.what());
     }
     catch (...) // never let anything escape into the host
     {
@@ -432,7 +432,7 @@ void SonotypeProcessor::finishModelLoad (uint64_t request, const juce::File& fil
         }
         catch (const std::exception& e)
         {
-            error = e.what();
+            error = juce::String::fromUTF8 (e.what());
         }
         try
         {

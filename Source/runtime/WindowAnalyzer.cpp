@@ -32,10 +32,7 @@ WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, doub
       resampler_ (std::in_place, inputRate, settings_.sampleRate), labels_ (classLabels (*model_)), hopSeconds_ (hopSeconds),
       smoothingSeconds_ (smoothingSeconds)
 {
-    if (! (hopSeconds > 0.0 && hopSeconds <= 3600.0))
-        throw dsp::FrontendError ("the hop must be between 0 and 3600 seconds");
-    if (! (smoothingSeconds >= 0.0))
-        throw dsp::FrontendError ("the smoothing time constant must not be negative");
+    checkSettings (hopSeconds, smoothingSeconds);
     if (settings_.windowSamples <= 0)
         throw dsp::FrontendError ("the model's analysis window length is unknown");
     if (! settings_.isWaveform())

@@ -64,7 +64,9 @@ public:
     double windowSeconds() const noexcept { return settings_.windowSamples / settings_.sampleRate; }
     double hopSeconds() const noexcept { return hopSeconds_; }
 
-    /** Feeds mono samples at the input rate; NaN and infinite samples become 0 (and are counted). */
+    /** Feeds mono samples at the input rate; NaN and infinite samples become 0 (and are counted).
+        Give at most FrontendSettings::kMaxBacklogSeconds of audio before analysing the windows in
+        it: the memory the model claimed at load assumes no more. */
     void push (const float* samples, std::size_t numSamples);
     /** Ends the stream: the resampler's last samples come out. */
     void finish();

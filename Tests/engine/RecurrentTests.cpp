@@ -436,7 +436,7 @@ TEST_CASE ("the rnn op refuses files whose attributes or shapes do not fit", "[e
         change (spec);
         cases.push_back ({ what, spec, message });
     };
-    add ("unknown mode", "rnn mode must be rnn_tanh, rnn_relu, gru or lstm, got 'conv'", [] (Spec& s) { s.modeAttribute = "conv"; });
+    add ("unknown mode", "rnn mode must be rnn_tanh, rnn_relu, gru or lstm, not 'conv'", [] (Spec& s) { s.modeAttribute = "conv"; });
     add ("hidden_size 0", "rnn hidden_size must be in 1 .. 2^24, got 0", [] (Spec& s) { s.hiddenAttribute = 0; });
     add ("hidden_size huge", "rnn hidden_size must be in 1 .. 2^24", [] (Spec& s) { s.hiddenAttribute = int64_t { 1 } << 40; });
     add ("hidden_size lies", "is declared [5, 2, 8] but the inputs give [5, 2, 10]", [] (Spec& s) { s.hiddenAttribute = 5; s.h0 = s.c0 = false; });

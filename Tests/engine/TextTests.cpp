@@ -72,6 +72,10 @@ TEST_CASE ("labels: at most 256 bytes each, visible text only, distinct, 256 KiB
     CHECK_THAT (refusalWithLabels ({ "kick", "kick\xe2\x80\x8d" }), Contains ("holds U+200D, an invisible format character"));
     CHECK_THAT (refusalWithLabels ({ "low", "mid\x1b[31m" }), Contains ("holds U+001B, a control character"));
     CHECK_THAT (refusalWithLabels ({ "low", "" }), Contains ("label 1 is empty"));
+    // An emoji's presentation selector and joiners are part of it; elsewhere they only hide.
+    CHECK (refusalWithLabels ({ "\xe2\x9d\xa4\xef\xb8\x8f love", "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x8e\xa4 singer", "1\xef\xb8\x8f\xe2\x83\xa3" }).empty());
+    CHECK_THAT (refusalWithLabels ({ "dog", "dog\xef\xb8\x8f" }), Contains ("holds U+FE0F, an invisible variation selector"));
+    CHECK_THAT (refusalWithLabels ({ "12", "1\xe2\x80\x8d" "2" }), Contains ("holds U+200D, an invisible format character"));
     CHECK_THAT (refusalWithLabels ({ "snare", "kick", "snare" }), Contains ("label 2 'snare' repeats an earlier label"));
 
     std::vector<std::string> many;

@@ -37,6 +37,8 @@ TEST_CASE ("a front end allocates no more than its model claimed at load", "[run
         const char* name;
         std::string frontend;
         GraphBuilder::Dims input;
+        double inputRate = 44100.0;
+        std::size_t block = 512; // input samples per push
     };
     const Case cases[] = {
         { "16 kHz, 64 bands, 1 s", R"({"sample_rate":16000,"n_fft":400,"hop_length":160,"n_mels":64,"log":{"type":"db","top_db":80}})", { 1, 64, 101 } },
@@ -44,6 +46,9 @@ TEST_CASE ("a front end allocates no more than its model claimed at load", "[run
         { "hop 1, 20000 frames", R"({"sample_rate":16000,"n_fft":64,"hop_length":1,"n_mels":32,"log":{"type":"log"}})", { 1, 32, 20000 } },
         { "prime n_fft 4093", R"({"sample_rate":16000,"n_fft":4093,"hop_length":1000,"n_mels":40,"center":false})", { 40, 13 } },
         { "waveform, 2 s", R"({"type":"waveform","sample_rate":16000,"window_samples":32000})", { 1, 32000 } },
+        // 8 kHz audio into a 192 kHz model, pushed in blocks of 2 s as classify pushes: 24 times as
+        // many samples come out of the resampler as go in.
+        { "8 kHz into 192 kHz, 2 s blocks", R"({"type":"waveform","sample_rate":192000,"window_samples":96000})", { 96000 }, 8000.0, 16000 },
     };
     for (const auto& c : cases)
     {
@@ -51,16 +56,16 @@ TEST_CASE ("a front end allocates no more than its model claimed at load", "[run
         const auto model = modelWithFrontend (c.frontend, c.input);
         const auto declared = model->info().frontendBytes;
         REQUIRE (declared > 0);
-        const auto audio = testSignal (44100.0, 3.0);
+        const auto audio = testSignal (c.inputRate, 3.0);
         long long used = 0;
         {
             ScopedAllocationCounter counter;
-            runtime::WindowAnalyzer analyzer (model, 44100.0, 0.25);
+            runtime::WindowAnalyzer analyzer (model, c.inputRate, 0.25);
             runtime::WindowResult result;
             result.probabilities.reserve (8);
-            for (std::size_t i = 0; i < audio.size(); i += 512)
+            for (std::size_t i = 0; i < audio.size(); i += c.block)
             {
-                analyzer.push (audio.data() + i, std::min<std::size_t> (512, audio.size() - i));
+                analyzer.push (audio.data() + i, std::min<std::size_t> (c.block, audio.size() - i));
                 for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
                     analyzer.analyze (k, result);
             }

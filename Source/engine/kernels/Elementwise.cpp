@@ -280,7 +280,7 @@ std::unique_ptr<Op> makeUnary (const OpArgs& args)
     {
         const auto approximate = args.text ("approximate", "none");
         if (approximate != "none" && approximate != "tanh")
-            throw ModelError ("gelu approximate must be 'none' or 'tanh', not '" + approximate + "'");
+            throw ModelError ("gelu approximate must be 'none' or 'tanh', not " + quote (approximate));
         return vectorUnary (approximate == "tanh" ? kernels.geluTanh : kernels.geluErf, args, approximate == "tanh" ? 2.0 : 1.5);
     }
     if (op == "clamp")

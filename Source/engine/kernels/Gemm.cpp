@@ -105,8 +105,8 @@ Work GemmPlan::work (bool aPacked, bool bPacked) const noexcept
     if (table_->packedColumns == 0)
     {
         // Eigen's GEBP: both operands packed every run; rows and columns left over from its tile
-        // run on narrower kernels, down to one packet (tileColumns).
-        work.multiplyAdds = padded (m_, table_->tileColumns) * padded (n_, table_->tileColumns) * k;
+        // run on narrower kernels, down to one packet (the table's tile).
+        work.multiplyAdds = padded (m_, table_->tileRows) * padded (n_, table_->tileColumns) * k;
         work.streamed = 2.0 * (m * k + k * n) + 2.0 * m * n * depthBlocks;
         work.calls = 1.0 + depthBlocks;
         return work;

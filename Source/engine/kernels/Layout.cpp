@@ -64,8 +64,8 @@ namespace
             Shape computed;
             for (std::size_t i = 0; i < perm.size(); ++i)
             {
-                const auto p = perm[i];
-                if (p < 0 || p >= in.rank() || seen[static_cast<std::size_t> (p)])
+                const int p = checkedAxis (perm[i], in.rank(), false, "perm entry " + std::to_string (i));
+                if (seen[static_cast<std::size_t> (p)])
                     throw ModelError ("perm is not a permutation of 0.." + std::to_string (in.rank() - 1));
                 seen[static_cast<std::size_t> (p)] = true;
                 computed.push (in[static_cast<int> (p)]);
@@ -221,7 +221,7 @@ namespace
             else if (mode == "replicate")
                 mode_ = Mode::replicate;
             else if (mode != "constant")
-                throw ModelError ("pad mode must be constant, reflect or replicate, not '" + mode + "'");
+                throw ModelError ("pad mode must be constant, reflect or replicate, not " + quote (mode));
             Shape computed;
             for (int axis = 0; axis < in_.rank(); ++axis)
             {
@@ -332,6 +332,9 @@ namespace
                     throw ModelError ("index " + std::to_string (index) + " is outside axis " + std::to_string (axis) + " of size " + std::to_string (view[axis]));
             if (in.rank() == 0)
             {
+                // PyTorch gives the value for any number of 0s (and uninitialised memory for none).
+                if (indices_.empty())
+                    throw ModelError ("index_select of a 0-d value needs an index");
                 args.checkOutput (0, in);
                 indices_.resize (1, 0);
             }

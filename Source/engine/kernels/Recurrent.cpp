@@ -43,7 +43,7 @@ namespace
             return Mode::gru;
         if (name == "lstm")
             return Mode::lstm;
-        throw ModelError ("rnn mode must be rnn_tanh, rnn_relu, gru or lstm, got '" + name + "'");
+        throw ModelError ("rnn mode must be rnn_tanh, rnn_relu, gru or lstm, not " + quote (name));
     }
 
     int gatesOf (Mode mode) noexcept { return mode == Mode::lstm ? 4 : mode == Mode::gru ? 3 : 1; }
@@ -181,12 +181,30 @@ namespace
                             + stepsTimesDirections * static_cast<double> (batch_)
                                   * (static_cast<double> (gateSize_) * static_cast<double> (hiddenOut_)
                                      + static_cast<double> (proj_) * static_cast<double> (hidden_));
-            // Plus the bias fill, the gates' vector math, and per step and direction the recurrent
-            // product's call and a cell kernel call per sequence.
-            work_.multiplyAdds = multiplyAdds_;
-            work_.streamed = static_cast<double> (rows) * static_cast<double> (allGates);
+            // The input projection (one product), the bias fill and the gates' vector math; per step
+            // and direction the recurrent product (and the projection): for a few sequences a row
+            // kernel per sequence that reads all the weights again (memory-bound once they leave
+            // the cache), else a product; and a cell kernel call per sequence.
+            work_ = inputPlan_.work (false, packedInput_.data() != nullptr);
+            work_.streamed += static_cast<double> (rows) * static_cast<double> (allGates);
             work_.vectorMath = 2.0 * static_cast<double> (rows) * static_cast<double> (allGates);
-            work_.calls = stepsTimesDirections * (2.0 + static_cast<double> (batch_));
+            Work step;
+            const bool packedSteps = recurrentWeights_[0].data() != nullptr;
+            if (batch_ > kRowKernelBatch)
+            {
+                step = recurrentPlan_.work (false, packedSteps);
+                if (proj_ > 0)
+                    step += projectionPlan_.work (false, packedSteps);
+            }
+            else
+            {
+                const double weights = static_cast<double> (gateSize_) * static_cast<double> (hiddenOut_)
+                                       + static_cast<double> (proj_) * static_cast<double> (hidden_);
+                step.multiplyAdds = static_cast<double> (batch_) * weights;
+                step.streamed = static_cast<double> (batch_) * weights;
+            }
+            step.calls += 2.0 + static_cast<double> (batch_);
+            work_ += stepsTimesDirections * step;
         }
 
         Work work() const noexcept override { return work_; }

@@ -150,6 +150,9 @@ namespace
         Work work_;
     };
 
+    /** Columns a pass off the last axis walks at a time (softmax, cumsum): their running sums stay in L1. */
+    constexpr int64_t kColumnBlock = 512;
+
     // Shared by arg-reductions, softmax, cumsum and topk: the input seen as [outer, dim, inner]; a
     // 0-d input (axis 0 or -1, see OpArgs::axisOrScalar) as [1, 1, 1], as PyTorch computes it.
     struct AxisView
@@ -249,18 +252,20 @@ namespace
                 work.calls = 12.0 * rows;
                 return work;
             }
-            // Three passes (maximum, exp and sum, scale or subtract) row by row over each block, a C
-            // library exp per element and (log_softmax) a log per column.
+            // Three passes (maximum, exp and sum, scale or subtract), a C library exp per element and
+            // (log_softmax) a log per distribution; off the last axis row by row over blocks of columns.
+            const double blocks = std::ceil (static_cast<double> (view_.inner) / static_cast<double> (kColumnBlock));
             work.streamed = 3.0 * elements;
             work.scalar = 2.0 * elements;
-            work.calls = 3.0 * static_cast<double> (view_.outer) * static_cast<double> (view_.dim);
+            work.calls = view_.inner == 1 ? rows : 3.0 * static_cast<double> (view_.outer) * blocks * static_cast<double> (view_.dim);
             work.libm = elements + (log_ ? rows : 0.0);
             return work;
         }
 
         std::size_t scratchFloats() const noexcept override
         {
-            return view_.inner == 1 && ! log_ ? 0 : 4 * static_cast<std::size_t> (view_.inner); // sums in double, maxima, factors
+            // Off the last axis: a block's sums in double, maxima and factors.
+            return view_.inner == 1 ? 0 : 4 * static_cast<std::size_t> (std::min (view_.inner, kColumnBlock));
         }
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
@@ -273,48 +278,69 @@ namespace
                 kernels_->softmaxRows (out[0], view_.outer, n, n);
                 return;
             }
-            // Each of the `stride` columns of a block is one distribution along d; the passes walk the
-            // block row by row (contiguous, whatever the axis), each column with its own maximum and
-            // sum in scratch: per column the same arithmetic in the same order as one column at a time.
-            auto* sums = reinterpret_cast<double*> (scratch);
-            float* maxima = scratch + 2 * stride;
-            float* factors = maxima + stride; // log_softmax: the log of the sum; softmax: 1 / sum
-            for (int64_t o = 0; o < view_.outer; ++o)
+            if (stride == 1) // log_softmax over the last axis: a row at a time, the sum in a register
             {
-                const float* x = in[0] + o * n * stride;
-                float* y = out[0] + o * n * stride;
-                std::fill (maxima, maxima + stride, -std::numeric_limits<float>::infinity());
-                std::fill (sums, sums + stride, 0.0);
-                for (int64_t d = 0; d < n; ++d)
-                    for (int64_t i = 0; i < stride; ++i)
-                        maxima[i] = std::max (maxima[i], x[d * stride + i]);
-                if (log_)
+                for (int64_t o = 0; o < view_.outer; ++o)
                 {
+                    const float* x = in[0] + o * n;
+                    float* y = out[0] + o * n;
+                    float maximum = -std::numeric_limits<float>::infinity();
                     for (int64_t d = 0; d < n; ++d)
-                        for (int64_t i = 0; i < stride; ++i)
-                            sums[i] += std::exp (x[d * stride + i] - maxima[i]);
-                    for (int64_t i = 0; i < stride; ++i)
-                        factors[i] = static_cast<float> (std::log (sums[i]));
+                        maximum = std::max (maximum, x[d]);
+                    double sum = 0.0;
                     for (int64_t d = 0; d < n; ++d)
-                        for (int64_t i = 0; i < stride; ++i)
-                            y[d * stride + i] = x[d * stride + i] - maxima[i] - factors[i];
+                        sum += std::exp (x[d] - maximum);
+                    const auto logSum = static_cast<float> (std::log (sum));
+                    for (int64_t d = 0; d < n; ++d)
+                        y[d] = x[d] - maximum - logSum;
                 }
-                else
-                {
-                    for (int64_t d = 0; d < n; ++d)
-                        for (int64_t i = 0; i < stride; ++i)
-                        {
-                            const float e = std::exp (x[d * stride + i] - maxima[i]);
-                            y[d * stride + i] = e;
-                            sums[i] += e;
-                        }
-                    for (int64_t i = 0; i < stride; ++i)
-                        factors[i] = static_cast<float> (1.0 / sums[i]);
-                    for (int64_t d = 0; d < n; ++d)
-                        for (int64_t i = 0; i < stride; ++i)
-                            y[d * stride + i] *= factors[i];
-                }
+                return;
             }
+            // Off the last axis, each of the `stride` columns of a block is one distribution along d:
+            // the passes walk the block row by row over up to kColumnBlock columns at a time
+            // (contiguous whatever the axis), each column with its own maximum and sum in scratch.
+            // Per column: the same arithmetic in the same order as one column at a time.
+            auto* sums = reinterpret_cast<double*> (scratch);
+            float* maxima = scratch + 2 * kColumnBlock;
+            float* factors = maxima + kColumnBlock; // log_softmax: the log of the sum; softmax: 1 / sum
+            for (int64_t o = 0; o < view_.outer; ++o)
+                for (int64_t i0 = 0; i0 < stride; i0 += kColumnBlock)
+                {
+                    const int64_t width = std::min (kColumnBlock, stride - i0);
+                    const float* x = in[0] + o * n * stride + i0;
+                    float* y = out[0] + o * n * stride + i0;
+                    std::fill (maxima, maxima + width, -std::numeric_limits<float>::infinity());
+                    std::fill (sums, sums + width, 0.0);
+                    for (int64_t d = 0; d < n; ++d)
+                        for (int64_t i = 0; i < width; ++i)
+                            maxima[i] = std::max (maxima[i], x[d * stride + i]);
+                    if (log_)
+                    {
+                        for (int64_t d = 0; d < n; ++d)
+                            for (int64_t i = 0; i < width; ++i)
+                                sums[i] += std::exp (x[d * stride + i] - maxima[i]);
+                        for (int64_t i = 0; i < width; ++i)
+                            factors[i] = static_cast<float> (std::log (sums[i]));
+                        for (int64_t d = 0; d < n; ++d)
+                            for (int64_t i = 0; i < width; ++i)
+                                y[d * stride + i] = x[d * stride + i] - maxima[i] - factors[i];
+                    }
+                    else
+                    {
+                        for (int64_t d = 0; d < n; ++d)
+                            for (int64_t i = 0; i < width; ++i)
+                            {
+                                const float e = std::exp (x[d * stride + i] - maxima[i]);
+                                y[d * stride + i] = e;
+                                sums[i] += e;
+                            }
+                        for (int64_t i = 0; i < width; ++i)
+                            factors[i] = static_cast<float> (1.0 / sums[i]);
+                        for (int64_t d = 0; d < n; ++d)
+                            for (int64_t i = 0; i < width; ++i)
+                                y[d * stride + i] *= factors[i];
+                    }
+                }
         }
 
     private:
@@ -334,33 +360,53 @@ namespace
 
         Work work() const noexcept override
         {
-            // An add in double and a store per element, row by row over each block.
+            // An add in double and a store per element: along each row, or row by row over blocks of columns.
             const double elements = static_cast<double> (view_.outer) * static_cast<double> (view_.dim) * static_cast<double> (view_.inner);
+            const double blocks = std::ceil (static_cast<double> (view_.inner) / static_cast<double> (kColumnBlock));
             Work work;
-            work.scalar = elements;
-            work.calls = static_cast<double> (view_.outer) * static_cast<double> (view_.dim);
+            work.scalar = view_.inner == 1 ? 2.0 * elements : elements;
+            work.calls = static_cast<double> (view_.outer) * (view_.inner == 1 ? 1.0 : blocks * static_cast<double> (view_.dim));
             return work;
         }
 
-        std::size_t scratchFloats() const noexcept override { return 2 * static_cast<std::size_t> (view_.inner); }
+        std::size_t scratchFloats() const noexcept override
+        {
+            return view_.inner == 1 ? 0 : 2 * static_cast<std::size_t> (std::min (view_.inner, kColumnBlock)); // sums in double
+        }
 
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
-            // Each column of a block is summed along d in its own double, row by row over the block.
-            auto* sums = reinterpret_cast<double*> (scratch);
             const int64_t n = view_.dim, stride = view_.inner;
-            for (int64_t o = 0; o < view_.outer; ++o)
+            if (stride == 1) // along the last axis: a row at a time, the sum in a register
             {
-                const float* x = in[0] + o * n * stride;
-                float* y = out[0] + o * n * stride;
-                std::fill (sums, sums + stride, 0.0);
-                for (int64_t d = 0; d < n; ++d)
-                    for (int64_t i = 0; i < stride; ++i)
+                for (int64_t o = 0; o < view_.outer; ++o)
+                {
+                    double sum = 0.0;
+                    for (int64_t d = 0; d < n; ++d)
                     {
-                        sums[i] += static_cast<double> (x[d * stride + i]);
-                        y[d * stride + i] = static_cast<float> (sums[i]);
+                        sum += static_cast<double> (in[0][o * n + d]);
+                        out[0][o * n + d] = static_cast<float> (sum);
                     }
+                }
+                return;
             }
+            // Off the last axis: each column of a block summed along d in its own double, row by row
+            // over up to kColumnBlock columns at a time.
+            auto* sums = reinterpret_cast<double*> (scratch);
+            for (int64_t o = 0; o < view_.outer; ++o)
+                for (int64_t i0 = 0; i0 < stride; i0 += kColumnBlock)
+                {
+                    const int64_t width = std::min (kColumnBlock, stride - i0);
+                    const float* x = in[0] + o * n * stride + i0;
+                    float* y = out[0] + o * n * stride + i0;
+                    std::fill (sums, sums + width, 0.0);
+                    for (int64_t d = 0; d < n; ++d)
+                        for (int64_t i = 0; i < width; ++i)
+                        {
+                            sums[i] += static_cast<double> (x[d * stride + i]);
+                            y[d * stride + i] = static_cast<float> (sums[i]);
+                        }
+                }
         }
 
     private:
@@ -395,18 +441,17 @@ namespace
         Work work() const noexcept override
         {
             // Per row: the index fill and a compare per element (through the index: scattered when the
-            // axis is not the innermost), then the heap's sift steps, two compares each, mispredicted
-            // about half the time: building the heap of k, the replacements (about k ln(dim / k) for
-            // data in any order) and sorting it.
+            // axis is not the innermost), then the heap of k's sift steps: the worst case, counted, is
+            // input in increasing order, where every element replaces the heap's top and sinks
+            // through it (measured: about 0.55 ns times log2(k) squared per element, the deeper
+            // heaps' steps dearer), then the sort of the k.
             const auto rows = static_cast<double> (view_.outer) * static_cast<double> (view_.inner);
             const auto dim = static_cast<double> (view_.dim), k = static_cast<double> (k_);
-            const double depth = std::log2 (k + 1.0);
-            const double siftSteps = (2.0 * k + k * std::log (std::max (dim / std::max (k, 1.0), 1.0))) * depth;
+            const double depth = std::log2 (std::max (k, 1.0));
             Work work;
             work.calls = rows;
             work.streamed = rows * dim;
-            work.scalar = rows * dim * 10.0;
-            work.branches = rows * siftSteps * 2.0;
+            work.scalar = rows * (10.0 * dim + 1.8 * (dim - k) * depth * depth + 3.0 * k * std::log2 (k + 1.0));
             if (view_.inner > 1)
                 work += Work::gathered (rows * dim, rows * dim);
             return work;

@@ -205,6 +205,14 @@ def corpus():
               safetensors(metadata(zero_d))))
 
     # --- the front end's numbers: every setting and stored tensor in its range --------------
+    add(entry("frontend_hop_zero", "frontend setting 'hop_length' = 0 is outside its range [1, 65536]",
+              "win_length 1 and no hop_length: the default hop (win_length / 2) is 0, a division by zero (SIGFPE) in the loader",
+              safetensors(metadata(base_graph(), frontend=dict({k: v for k, v in FRONTEND.items() if k != "hop_length"}, win_length=1)))))
+    one_frame = base_graph()
+    one_frame["values"][0]["shape"] = [1, 8, 1]
+    add(entry("frontend_window_of_no_samples", "the model's input of 1 frame (hop_length 32) gives a window of no samples",
+              "an input of one frame, centred, without window_samples: a window of 0 samples the analyzer cannot fill",
+              safetensors(metadata(one_frame, frontend={k: v for k, v in FRONTEND.items() if k != "window_samples"}))))
     add(entry("frontend_mean_1e39", "frontend setting 'mean' = 1e+39 is outside its range [-1e+09, 1e+09]",
               "a normalisation mean of 1e39: infinite as a float, every feature and probability NaN",
               safetensors(metadata(base_graph(), frontend=dict(FRONTEND, mean=1e39)))))

@@ -122,7 +122,30 @@ def check(model: torch.nn.Module, example_input: torch.Tensor) -> ExportReport:
 # too, so that a bad label is an export error rather than a file that does not load.
 MAX_LABEL_BYTES = 256
 MAX_LABELS_BYTES = 256 << 10
-_INVISIBLE = {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0}
+_INVISIBLE = {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x180B, 0x180C, 0x180D, 0x180F}
+
+
+def _is_pictograph(c: str) -> bool:
+    code = ord(c)
+    return (0x1F000 <= code <= 0x1FAFF or 0x2600 <= code <= 0x27BF or 0x2190 <= code <= 0x21FF or 0x2300 <= code <= 0x23FF
+            or 0x25A0 <= code <= 0x25FF or 0x2B00 <= code <= 0x2BFF or 0x2900 <= code <= 0x297F
+            or code in (0x00A9, 0x00AE, 0x203C, 0x2049, 0x2122, 0x2139, 0x24C2, 0x3030, 0x303D, 0x3297, 0x3299))
+
+
+def _hidden(label: str, i: int) -> bool:
+    """Whether label[i] is a character the engine refuses: controls, format characters (an emoji's
+    own presentation selector and joiners excepted), variation selectors, separators."""
+    import unicodedata
+
+    c, code = label[i], ord(label[i])
+    before = label[i - 1] if i > 0 else ""
+    if code in (0xFE0E, 0xFE0F) and before and (_is_pictograph(before) or before in "0123456789#*"):
+        return False
+    if code == 0x200D and 0 < i < len(label) - 1 and _is_pictograph(label[i + 1]) and (
+            _is_pictograph(before) or (before == "\ufe0f" and i > 1 and _is_pictograph(label[i - 2]))):
+        return False
+    return (unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") or code in _INVISIBLE
+            or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF)
 
 
 def _check_labels(labels: Sequence[str]) -> None:
@@ -135,8 +158,8 @@ def _check_labels(labels: Sequence[str]) -> None:
             raise ExportError(f"label {i} is empty")
         if size > MAX_LABEL_BYTES:
             raise ExportError(f"label {i} {label[:32]!r}... is {size} bytes; the engine takes labels of at most {MAX_LABEL_BYTES}")
-        for c in label:
-            if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") or ord(c) in _INVISIBLE:
+        for j, c in enumerate(label):
+            if _hidden(label, j):
                 raise ExportError(f"label {i} {label!r} holds U+{ord(c):04X} ({unicodedata.name(c, 'a control character')}): "
                                   "labels are shown in terminals, CSV files and the plugin, and must be visible text")
         if label in seen:

@@ -18,7 +18,7 @@ const KernelTable& baselineKernels() noexcept
         t.packA = nullptr;
         t.packB = nullptr;
         t.packedColumns = 0;
-        t.tileRows = 12; // Eigen's GEBP for 4-float packets: 3 packets of rows, 4 columns
+        t.tileRows = 4; // Eigen's GEBP: leftover rows and columns run on kernels down to one 4-float packet
         t.tileColumns = 4;
         t.shiftedGemm = nullptr;
         return t;
