@@ -325,7 +325,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
     info_.loadBytes = budget.usedBytes();
     // Checked once the memory is: a model too big for both is refused for its memory.
     const double maxOps = budget.limits().maxOpsPerRun;
-    if (info_.frontendOpsPerWindow > info_.opsPerRun && info_.opsPerRun + info_.frontendOpsPerWindow > maxOps)
+    if (info_.frontendOpsPerWindow > info_.opsPerRun && info_.opsPerRun + info_.frontendOpsPerWindow > maxOps && ! info_.frontend->isWaveform())
     {
         const auto& f = *info_.frontend;
         throw ModelError ("the front end needs about " + describeOps (info_.frontendOpsPerWindow) + " operations per window (n_fft "

@@ -21,7 +21,8 @@ struct ModelInfo
     std::vector<Shape> inputShapes, outputShapes;
     std::vector<std::string> labels;         // class labels, in output order (may be empty)
     std::string frontendJson = "{}";        // front-end settings as exported (JSON object)
-    std::optional<FrontendSettings> frontend; // as validated at load; none for an empty object (no front end)
+    std::optional<FrontendSettings> frontend; // as validated at load; none for an empty object (no front end). Its stored
+                                              // window and filterbank are the Model's memory: valid while the Model lives
     std::map<std::string, std::string> metadata; // everything in the file's __metadata__
     std::map<std::string, int> opCounts;
     std::size_t numParameters = 0;           // floats stored in the file

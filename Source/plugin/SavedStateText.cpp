@@ -135,6 +135,39 @@ namespace
     };
 } // namespace
 
+bool isPlainNumber (std::string_view text) noexcept
+{
+    std::size_t pos = 0;
+    const auto digits = [&] (std::size_t most) {
+        const auto start = pos;
+        while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && pos - start < most + 1)
+            ++pos;
+        return pos - start;
+    };
+    if (pos < text.size() && (text[pos] == '-' || text[pos] == '+'))
+        ++pos;
+    const auto whole = digits (20);
+    if (whole == 0 || whole > 20)
+        return false;
+    if (pos < text.size() && text[pos] == '.')
+    {
+        ++pos;
+        const auto fraction = digits (20);
+        if (fraction == 0 || fraction > 20)
+            return false;
+    }
+    if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E'))
+    {
+        ++pos;
+        if (pos < text.size() && (text[pos] == '-' || text[pos] == '+'))
+            ++pos;
+        const auto exponent = digits (3);
+        if (exponent == 0 || exponent > 3)
+            return false;
+    }
+    return pos == text.size();
+}
+
 bool isPlainStateXml (std::string_view text) noexcept
 {
     for (std::size_t i = 0; i < text.size();)

@@ -16,4 +16,10 @@ namespace sonotype::plugin
     nesting at most 32 deep, valid UTF-8. Linear in the length of `text`. */
 bool isPlainStateXml (std::string_view text) noexcept;
 
+/** Whether `text` is a number as the plugin writes one: an optional sign, at most 20 digits, an
+    optional fraction of at most 20 digits and an exponent of at most 3. JUCE 7's number parsing
+    overflows an int on longer digit runs (undefined behaviour, found by the state fuzzer): every
+    attribute the plugin reads as a number must pass this before JUCE converts it. */
+bool isPlainNumber (std::string_view text) noexcept;
+
 } // namespace sonotype::plugin

@@ -53,7 +53,17 @@ namespace
         view = view.substr (0, view.find ('\0'));
         if (view.empty() || ! isPlainStateXml (view))
             return {};
-        return juce::parseXML (juce::String::fromUTF8 (view.data(), static_cast<int> (view.size())));
+        auto xml = juce::parseXML (juce::String::fromUTF8 (view.data(), static_cast<int> (view.size())));
+        // The attributes read as numbers must be plain numbers before JUCE converts them.
+        const auto plain = [] (const juce::XmlElement& element, const char* name) {
+            return ! element.hasAttribute (name) || isPlainNumber (element.getStringAttribute (name).toStdString());
+        };
+        if (xml == nullptr || ! plain (*xml, "oscEnabled") || ! plain (*xml, "oscPort"))
+            return {};
+        for (const auto* child : xml->getChildIterator())
+            if (! plain (*child, "value"))
+                return {};
+        return xml;
     }
 } // namespace
 

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 using namespace sonotype;
@@ -250,4 +251,33 @@ TEST_CASE ("every number attribute of every op is refused outside its range, nam
             CHECK_THAT (std::string (e.what()), Contains (c.message));
         }
     }
+}
+
+TEST_CASE ("the engine fuzzer's findings load and run without harm (under the sanitizers: no report)", "[hostile]")
+{
+    // Tests/fuzz/regressions/engine: inputs that once crashed the engine (scripts/fuzz.sh replays
+    // them first too). Each is refused with a message or loads and runs on zeros.
+    const std::filesystem::path folder = std::string (SONOTYPE_SOURCE_DIR) + "/Tests/fuzz/regressions/engine";
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator (folder))
+    {
+        INFO (entry.path().string());
+        ++files;
+        std::shared_ptr<const engine::Model> model;
+        try
+        {
+            model = engine::Model::load (entry.path().string());
+        }
+        catch (const engine::ModelError&)
+        {
+            continue;
+        }
+        engine::Session session (model);
+        for (std::size_t i = 0; i < model->info().inputShapes.size(); ++i)
+            std::fill (session.input (i).begin(), session.input (i).end(), 0.0f);
+        session.run();
+        for (float value : session.output())
+            CHECK_FALSE (std::isnan (value));
+    }
+    CHECK (files >= 2);
 }

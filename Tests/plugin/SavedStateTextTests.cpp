@@ -28,6 +28,22 @@ TEST_CASE ("the saved-state check accepts what the plugin writes", "[plugin][sta
     CHECK (plugin::isPlainStateXml ("<a b=\"modèle ♫\"></a>"));
 }
 
+TEST_CASE ("numbers in a saved state are plain numbers, or the state is refused", "[plugin][state]")
+{
+    // Found by the state fuzzer: JUCE 7.0.5 reads a PARAM value of "0e999…9" into an int that
+    // overflows (undefined behaviour).
+    for (const char* number : { "0", "-3", "0.25", "50.0", "1e-3", "+9000", "12345678901234567890.5", "1E+308" })
+    {
+        INFO (number);
+        CHECK (plugin::isPlainNumber (number));
+    }
+    for (const char* text : { "", "-", "1.", ".5", "1e", "1e1234", "0e99999999999999999999", "123456789012345678901", "1.5x", "nan", "inf", " 1" })
+    {
+        INFO (text);
+        CHECK_FALSE (plugin::isPlainNumber (text));
+    }
+}
+
 TEST_CASE ("the saved-state check refuses what JUCE's XML parser cannot take", "[plugin][state]")
 {
     // Found by the state fuzzer: a processing instruction left open inside an element made JUCE

@@ -300,9 +300,10 @@ namespace
             // the passes walk the block row by row over up to kColumnBlock columns at a time
             // (contiguous whatever the axis), each column with its own maximum and sum in scratch.
             // Per column: the same arithmetic in the same order as one column at a time.
+            const int64_t block = std::min (stride, kColumnBlock); // scratchFloats(): 4 * block
             auto* sums = reinterpret_cast<double*> (scratch);
-            float* maxima = scratch + 2 * kColumnBlock;
-            float* factors = maxima + kColumnBlock; // log_softmax: the log of the sum; softmax: 1 / sum
+            float* maxima = scratch + 2 * block;
+            float* factors = maxima + block; // log_softmax: the log of the sum; softmax: 1 / sum
             for (int64_t o = 0; o < view_.outer; ++o)
                 for (int64_t i0 = 0; i0 < stride; i0 += kColumnBlock)
                 {
