@@ -126,21 +126,32 @@ namespace
             }
         return n > 1 ? n : largest;
     }
+
+    /** The JSON text as an object, or a ModelError naming `what`. */
+    JsonValue parseObject (const std::string& json, const char* what)
+    {
+        JsonValue settings;
+        try
+        {
+            settings = parseJson (json);
+        }
+        catch (const JsonError& e)
+        {
+            throw ModelError (std::string (what) + ": " + e.what());
+        }
+        if (! settings.isObject())
+            throw ModelError (std::string (what) + " must be a JSON object");
+        return settings;
+    }
 } // namespace
 
 FrontendSettings FrontendSettings::fromJson (const std::string& json, std::optional<int> modelFrames)
 {
-    JsonValue settings;
-    try
-    {
-        settings = parseJson (json);
-    }
-    catch (const JsonError& e)
-    {
-        throw ModelError (std::string ("frontend settings: ") + e.what());
-    }
-    if (! settings.isObject())
-        throw ModelError ("frontend settings must be a JSON object");
+    return fromObject (parseObject (json, "frontend settings"), modelFrames);
+}
+
+FrontendSettings FrontendSettings::fromObject (const JsonValue& settings, std::optional<int> modelFrames)
+{
     if (const auto type = text (settings, "type", "log_mel"); type == "waveform")
         return waveformSettings (settings);
     else if (type != "log_mel")
@@ -238,24 +249,14 @@ FrontendSettings FrontendSettings::fromJson (const std::string& json, std::optio
 
 std::optional<FrontendSettings> FrontendSettings::forModel (const std::string& json, const Shape& input, const ModelFile& file)
 {
-    JsonValue settings;
-    try
-    {
-        settings = parseJson (json);
-    }
-    catch (const JsonError& e)
-    {
-        throw ModelError (std::string ("frontend metadata: ") + e.what());
-    }
-    if (! settings.isObject())
-        throw ModelError ("frontend metadata is not a JSON object");
+    const auto settings = parseObject (json, "frontend metadata");
     if (settings.asObject().empty())
         return std::nullopt; // exported without a front end: the runtime cannot feed it audio
 
     const auto* type = settings.find ("type");
     if (type != nullptr && type->isString() && type->asString() == "waveform")
     {
-        auto s = fromJson (json);
+        auto s = fromObject (settings, std::nullopt);
         // One mono window: [N], [1, N] or [1, 1, N].
         if (input.rank() < 1 || input.rank() > 3 || input[input.rank() - 1] != s.windowSamples || input.numElements() != s.windowSamples)
             throw ModelError ("the model's input " + input.toString() + " is not one mono waveform of window_samples = "
@@ -267,7 +268,7 @@ std::optional<FrontendSettings> FrontendSettings::forModel (const std::string& j
     const int64_t frames = input[input.rank() - 1];
     if (frames < 1 || frames > kMaxFrames)
         throw ModelError ("the model's input " + input.toString() + " asks for " + std::to_string (frames) + " frames (the front end makes 1 to 2^20)");
-    auto s = fromJson (json, static_cast<int> (frames));
+    auto s = fromObject (settings, static_cast<int> (frames));
     if (input[input.rank() - 2] != s.nMels)
         throw ModelError ("the model's input " + input.toString() + " does not have n_mels = " + std::to_string (s.nMels) + " rows");
     // The front end writes one window, n_mels x frames floats: every axis before them must be 1.

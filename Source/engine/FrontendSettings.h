@@ -16,6 +16,7 @@
 
 namespace sonotype::engine
 {
+class JsonValue;
 class ModelFile;
 class Shape;
 
@@ -95,6 +96,9 @@ struct FrontendSettings
         Work perWindow;
     };
     Cost cost() const;
+
+private:
+    static FrontendSettings fromObject (const JsonValue& settings, std::optional<int> modelFrames);
 };
 
 } // namespace sonotype::engine
