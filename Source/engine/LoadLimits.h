@@ -17,7 +17,7 @@ struct LoadLimits
     // the AMD EPYC the weights were measured on with AVX-512, 5 s on its baseline (SSE2) path.
     static constexpr double kDefaultMaxOpsPerRun = 1e11;
 
-    /** Bytes the load may allocate in all, including one Session's activation arena. */
+    /** Bytes the load may allocate in all, including one Session's activation arena and one front end's buffers. */
     std::size_t maxMemoryBytes = kDefaultMaxMemoryBytes;
     /** Operations one Session::run() may do, front end included (engine/Work.h). */
     double maxOpsPerRun = kDefaultMaxOpsPerRun;
