@@ -362,11 +362,14 @@ def test_labels_and_dynamic_axes_with_input_shape(tmp_path):
     from sonotype.engine_cli import inspect
     assert "class9" in inspect(out)
 
-    # The front end travels as with export_model, and the command line does the same conversion.
-    from sonotype.testing.fixtures import TINY_FRONTEND
+    # The front end travels as with export_model (checked against the input as there), and the
+    # command line does the same conversion.
     with_frontend = str(tmp_path / "frontend.safetensors")
-    from_onnx(path, with_frontend, input_shape=[1, 40], frontend=TINY_FRONTEND)
+    from_onnx(path, with_frontend, input_shape=[1, 40], frontend={"type": "waveform", "sample_rate": 16000, "window_samples": 40})
     assert "16000" in inspect(with_frontend)
+    from sonotype.testing.fixtures import TINY_FRONTEND
+    with pytest.raises(ExportError, match=r"the log-mel front end gives one window of \[32, frames\] features, but the model takes \[1, 40\]"):
+        from_onnx(path, with_frontend, input_shape=[1, 40], frontend=TINY_FRONTEND)
     import subprocess
     import sys
     command = [sys.executable, "-m", "sonotype.export", path, str(tmp_path / "cli.safetensors"),

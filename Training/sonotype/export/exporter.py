@@ -148,6 +148,39 @@ def _hidden(label: str, i: int) -> bool:
             or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF)
 
 
+def _frames(settings: Mapping, samples: int) -> int:
+    """STFT frames torchaudio makes of `samples` samples with these settings."""
+    n_fft = int(settings.get("n_fft", 400))
+    hop = int(settings.get("hop_length") or int(settings.get("win_length") or n_fft) // 2)
+    if settings.get("center", True):
+        return 1 + samples // hop
+    return 0 if samples < n_fft else 1 + (samples - n_fft) // hop
+
+
+def _check_frontend_input(settings: Mapping, shape: List[int]) -> None:
+    """The front end must feed the model's input, as the engine checks when it loads the file."""
+    if not settings:
+        return
+    count = 1
+    for dim in shape:
+        count *= dim
+    if settings.get("type") == "waveform":
+        window = settings.get("window_samples")
+        if not 1 <= len(shape) <= 3 or shape[-1] != window or count != window:
+            raise ExportError(f"the waveform front end gives one mono window of {window} samples, but the model takes {shape}: "
+                              "give an example input of [window_samples], [1, window_samples] or [1, 1, window_samples]")
+        return
+    if "n_mels" not in settings:
+        return  # the engine refuses settings without n_mels with its own message
+    n_mels = int(settings["n_mels"])
+    if len(shape) < 2 or shape[-2] != n_mels or count != shape[-1] * shape[-2]:
+        raise ExportError(f"the log-mel front end gives one window of [{n_mels}, frames] features, but the model takes {shape}: "
+                          "give an example input of [1, n_mels, frames] (leading axes of 1)")
+    if settings.get("window_samples") is not None and _frames(settings, int(settings["window_samples"])) != shape[-1]:
+        raise ExportError(f"window_samples {settings['window_samples']} gives {_frames(settings, int(settings['window_samples']))} "
+                          f"frames, but the model takes {shape[-1]}")
+
+
 def _check_labels(labels: Sequence[str]) -> None:
     import unicodedata
 
@@ -211,6 +244,7 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
     elif sample_rate is not None:
         raise ExportError("sample_rate is for models that compute their features from a waveform; "
                           "the frontend settings already give the sample rate")
+    _check_frontend_input(settings, list(example_input.shape))
     tensors.update(frontend_tensors(settings))
     labels = [str(label) for label in labels] if labels is not None else []
     _check_labels(labels)
