@@ -1,4 +1,4 @@
-// The waveform front end (issue 16): settings of a model that computes its own features.
+// The waveform front end: settings of a model that computes its own features.
 #include "engine/FrontendSettings.h"
 #include "engine/Model.h"
 #include "support/SafetensorsWriter.h"

@@ -1,4 +1,4 @@
-// The plugin runs a model that computes its own features from the raw waveform (issue 16): loaded
+// The plugin runs a model that computes its own features from the raw waveform: loaded
 // like any model file, no front-end settings needed, results and MIDI follow.
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"

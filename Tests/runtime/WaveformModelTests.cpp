@@ -1,4 +1,4 @@
-// Models with a waveform front end (features computed inside the model, issue 16): the analyzer
+// Models with a waveform front end (features computed inside the model): the analyzer
 // feeds each window's raw samples at the model's rate, offline and live.
 #include "cli/Npy.h"
 #include "runtime/StreamingRuntime.h"

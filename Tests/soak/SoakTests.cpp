@@ -166,7 +166,7 @@ public:
         processor_.prepareToPlay (rate, maxBlock);
         REQUIRE_FALSE (processor_.statusIsError());
         // prepareToPlay starts a new stream; a note still sounding must get its note-off in the
-        // next block (issue 14, "a hanging note"): counted, and tracked across.
+        // next block ("a hanging note", docs/RELIABILITY.md): counted, and tracked across.
         figures.notesOpenAtPrepare += activeNote_ >= 0 ? 1 : 0;
         nonFinitePushed_ = 0;
         beginGeneration();

@@ -1,6 +1,6 @@
 """A model that computes its own features (torchaudio MelSpectrogram + AmplitudeToDB inside
 `forward`, taking the raw waveform) exported without `frontend=`, then run by `sonotype classify`
-and described by `sonotype inspect` (issue 16)."""
+and described by `sonotype inspect`."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""ONNX in (issue 16): `sonotype.export.from_onnx`, tested live.
+"""ONNX in: `sonotype.export.from_onnx`, tested live.
 
 Models of each family are exported to ONNX with torch.onnx.export (opsets 9, 11, 13 and 17), converted,
 run in the engine (`sonotype run-model`) and compared with the PyTorch original AND with ONNX

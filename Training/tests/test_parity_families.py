@@ -1,5 +1,5 @@
 """The architecture families audio-ML users bring, written as their public code writes them,
-exported unmodified and compared with PyTorch live (issue 16)."""
+exported unmodified and compared with PyTorch live."""
 
 import pytest
 import torch

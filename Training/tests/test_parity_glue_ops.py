@@ -1,4 +1,4 @@
-"""The glue ops of real model code, exported and compared with PyTorch live (issue 16)."""
+"""The glue ops of real model code, exported and compared with PyTorch live."""
 
 import pytest
 import torch

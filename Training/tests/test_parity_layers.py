@@ -1,4 +1,4 @@
-"""Parity with PyTorch for the layers and tensor operations the engine supports (issue 2, list 4)."""
+"""Parity with PyTorch for the layers and tensor operations the engine supports."""
 
 import pytest
 import torch

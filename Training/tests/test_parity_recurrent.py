@@ -1,4 +1,4 @@
-"""Parity with PyTorch for recurrent layers (issue 16): nn.RNN (tanh, relu), nn.GRU, nn.LSTM (with
+"""Parity with PyTorch for recurrent layers: nn.RNN (tanh, relu), nn.GRU, nn.LSTM (with
 proj_size), exported unmodified; every output and final state is compared."""
 
 import pytest

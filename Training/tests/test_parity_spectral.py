@@ -1,4 +1,4 @@
-"""Features computed inside the model (issue 16): torchaudio Spectrogram / MelSpectrogram /
+"""Features computed inside the model: torchaudio Spectrogram / MelSpectrogram /
 AmplitudeToDB / MFCC, torch.stft and torch.fft.rfft with the options torchaudio uses, the complex
 steps after them, reflect / replicate padding, and the waveform front end they give a model file.
 

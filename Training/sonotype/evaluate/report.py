@@ -10,7 +10,7 @@ from .sets import SECONDS, SETS
 BEGIN, END = "<!-- unseen sources: begin -->", "<!-- unseen sources: end -->"
 
 
-# The built-in model's targets on sources never heard in training (issue 17), file accuracy per set.
+# The built-in model's targets on sources never heard in training, file accuracy per set.
 TARGETS = {"A": 0.90, "B": 0.80}
 
 

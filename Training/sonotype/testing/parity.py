@@ -12,7 +12,7 @@ from torch.utils._pytree import tree_flatten
 from ..engine_cli import run_model
 from ..export import export_model
 
-# Tolerances of the parity tests (issue 2).  The relative error of an element is
+# Tolerances of the parity tests.  The relative error of an element is
 # |engine - torch| / max(|torch|, REL_FLOOR): near zero the absolute bound is the meaningful one.
 MAX_ABS_ERROR = 1e-5
 MAX_REL_ERROR = 1e-4
