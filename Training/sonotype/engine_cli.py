@@ -51,8 +51,8 @@ def features(settings: dict, samples: np.ndarray, rate: float = None, use_model_
         if use_model_file:
             source = ["--model", os.path.join(tmp, "frontend.safetensors")]
             # A model whose input is the front end's window (4 frames when the settings leave it open).
-            from .export.exporter import _frames
-            frames = _frames(settings, int(settings["window_samples"])) if settings.get("window_samples") else 4
+            from .export.exporter import window_frames
+            frames = window_frames(settings, int(settings["window_samples"])) if settings.get("window_samples") else 4
             export_model(Scale().eval(), torch.zeros(1, settings["n_mels"], frames), source[1], frontend=settings)
         else:
             source = ["--frontend", os.path.join(tmp, "frontend.json")]

@@ -148,7 +148,7 @@ def _hidden(label: str, i: int) -> bool:
             or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF)
 
 
-def _frames(settings: Mapping, samples: int) -> int:
+def window_frames(settings: Mapping, samples: int) -> int:
     """STFT frames torchaudio makes of `samples` samples with these settings."""
     n_fft = int(settings.get("n_fft", 400))
     hop = int(settings.get("hop_length") or int(settings.get("win_length") or n_fft) // 2)
@@ -176,9 +176,10 @@ def _check_frontend_input(settings: Mapping, shape: List[int]) -> None:
     if len(shape) < 2 or shape[-2] != n_mels or count != shape[-1] * shape[-2]:
         raise ExportError(f"the log-mel front end gives one window of [{n_mels}, frames] features, but the model takes {shape}: "
                           "give an example input of [1, n_mels, frames] (leading axes of 1)")
-    if settings.get("window_samples") is not None and _frames(settings, int(settings["window_samples"])) != shape[-1]:
-        raise ExportError(f"window_samples {settings['window_samples']} gives {_frames(settings, int(settings['window_samples']))} "
-                          f"frames, but the model takes {shape[-1]}")
+    if settings.get("window_samples") is not None:
+        frames = window_frames(settings, int(settings["window_samples"]))
+        if frames != shape[-1]:
+            raise ExportError(f"window_samples {settings['window_samples']} gives {frames} frames, but the model takes {shape[-1]}")
 
 
 def _check_labels(labels: Sequence[str]) -> None:
