@@ -8,6 +8,7 @@
 #include <juce_events/juce_events.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -46,7 +47,14 @@ std::vector<std::uint8_t> wrapAsXmlState (const std::uint8_t* data, std::size_t 
 
 extern "C" int LLVMFuzzerInitialize (int*, char***)
 {
-    host = new Host(); // never deleted: libFuzzer ends the process with exit()
+    host = new Host();
+    // libFuzzer ends the process with exit(), which destroys the statics in reverse order of
+    // construction. The processor's loader and analysis threads must end before anything they use
+    // does: a handler registered after the host was built runs before those statics' destructors.
+    std::atexit ([] {
+        delete host;
+        host = nullptr;
+    });
     return 0;
 }
 
