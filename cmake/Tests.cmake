@@ -22,6 +22,7 @@ add_executable(sonotype_tests
     Tests/engine/JsonTests.cpp
     Tests/engine/KernelPathTests.cpp
     Tests/engine/ModelFileTests.cpp
+    Tests/engine/OpTableTests.cpp
     Tests/engine/RecurrentTests.cpp
     Tests/engine/SpectralOpTests.cpp
     Tests/engine/TextTests.cpp

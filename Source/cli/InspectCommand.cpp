@@ -6,35 +6,69 @@
 #include "engine/CpuDispatch.h"
 #include "engine/Model.h"
 #include "engine/ModelError.h"
+#include "engine/OpTable.h"
+#include "engine/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 namespace sonotype::cli
 {
 namespace
 {
-    const char* describeScores (runtime::ClassScores scores)
+    const char* describeScores (engine::OutputScores scores)
     {
         switch (scores)
         {
-            case runtime::ClassScores::probabilities: return "output 0 ends in a softmax: classify and the plugin show it as it is";
-            case runtime::ClassScores::logProbabilities: return "output 0 ends in a log-softmax: classify and the plugin show exp() of it";
-            case runtime::ClassScores::independentProbabilities:
+            case engine::OutputScores::probabilities: return "output 0 ends in a softmax: classify and the plugin show it as it is";
+            case engine::OutputScores::logProbabilities: return "output 0 ends in a log-softmax: classify and the plugin show exp() of it";
+            case engine::OutputScores::independentProbabilities:
                 return "output 0 ends in a sigmoid (one probability per class): classify and the plugin show it as it is";
-            case runtime::ClassScores::logits: break;
+            case engine::OutputScores::logits: break;
         }
         return "output 0 is logits: classify and the plugin show their softmax";
     }
 
     constexpr const char* kHelp = R"(usage: sonotype inspect [MODEL.safetensors]
-       sonotype inspect --ops
+       sonotype inspect --ops [--format text|json]
 
 Prints a model file's (default: the built-in model's) input and output shapes, class labels,
-front-end settings, op counts, parameter count and size. --ops lists the operations this engine runs.
+front-end settings, op counts, parameter count and size. --ops lists the operations this engine runs:
+their names (text), or the engine's op table (json: name, inputs and outputs each as [min, max],
+and how many leading inputs must be present).
 )";
+
+    /** The engine's op table: names sorted (text), or every row as a JSON object (json). */
+    void printOps (const std::string& format)
+    {
+        if (format == "text")
+        {
+            std::vector<std::string_view> names;
+            for (const auto& spec : engine::opTable())
+                names.push_back (spec.name);
+            std::sort (names.begin(), names.end());
+            for (const auto name : names)
+                std::cout << name << "\n";
+            return;
+        }
+        if (format != "json")
+            throw UsageError ("--format must be text or json, not " + engine::quote (format));
+        std::cout << "[";
+        const char* separator = "\n";
+        for (const auto& spec : engine::opTable())
+        {
+            // Names are plain identifiers ([a-z0-9_]): they need no escaping.
+            std::cout << separator << "  {\"name\": \"" << spec.name << "\", \"inputs\": [" << spec.minInputs << ", " << spec.maxInputs
+                      << "], \"required_inputs\": " << spec.requiredInputs << ", \"outputs\": [" << spec.minOutputs << ", "
+                      << spec.maxOutputs << "]}";
+            separator = ",\n";
+        }
+        std::cout << "\n]\n";
+    }
 
     std::string metadataOr (const engine::ModelInfo& info, const std::string& key, const std::string& fallback)
     {
@@ -86,7 +120,7 @@ front-end settings, op counts, parameter count and size. --ops lists the operati
 
 int inspectCommand (const std::vector<std::string>& args)
 {
-    const Arguments arguments (args, withModelLimitOptions ({}), { "--help", "--ops" });
+    const Arguments arguments (args, withModelLimitOptions ({ "--format" }), { "--help", "--ops" });
     if (arguments.flag ("--help"))
     {
         std::cout << kHelp << kModelLimitHelp;
@@ -94,10 +128,11 @@ int inspectCommand (const std::vector<std::string>& args)
     }
     if (arguments.flag ("--ops"))
     {
-        for (const auto& name : engine::supportedOps())
-            std::cout << name << "\n";
+        printOps (arguments.valueOr ("--format", "text"));
         return 0;
     }
+    if (arguments.has ("--format"))
+        throw UsageError ("--format is for --ops (sonotype inspect --ops --format json)");
     if (arguments.positionals().size() > 1)
         throw UsageError ("inspect takes at most one MODEL file (see sonotype inspect --help)");
 
@@ -115,7 +150,7 @@ int inspectCommand (const std::vector<std::string>& args)
         std::cout << "(none)";
     for (std::size_t i = 0; i < info.labels.size(); ++i)
         std::cout << (i ? ", " : "") << info.labels[i];
-    std::cout << "\nscores:      " << describeScores (runtime::classScoresOf (*model)) << "\n";
+    std::cout << "\nscores:      " << describeScores (model->info().scores) << "\n";
     std::cout << "frontend:    " << engine::printable (info.frontendJson) << "\n";
     describeFeatures (*model);
     std::cout << "ops:         " << info.numNodes << " nodes:";

@@ -52,7 +52,7 @@ void printProfile (engine::Session& session, int runs, std::ostream& out)
     std::vector<std::string> absorbed (nodes.size());
     for (const auto& node : nodes)
         if (node.fusedInto >= 0)
-            absorbed[static_cast<std::size_t> (node.fusedInto)] += "+" + node.op;
+            absorbed[static_cast<std::size_t> (node.fusedInto)] += "+" + std::string (node.op());
     std::map<std::string, Row> byKind;
     std::vector<Row> byNode;
     for (std::size_t n = 0; n < nodes.size(); ++n)
@@ -60,8 +60,8 @@ void printProfile (engine::Session& session, int runs, std::ostream& out)
         const auto& node = nodes[n];
         if (node.kernel->aliasesInput())
             continue;
-        auto& kind = byKind[node.op];
-        kind.name = node.op;
+        auto& kind = byKind[std::string (node.op())];
+        kind.name = node.op();
         ++kind.nodes;
         kind.seconds += seconds[n];
         kind.multiplyAdds += node.kernel->multiplyAdds();
@@ -69,7 +69,7 @@ void printProfile (engine::Session& session, int runs, std::ostream& out)
         // The source line without its folder: "conv+batch_norm+relu audio_transformer.py:105".
         const auto slash = node.source.find_last_of ('/');
         const auto where = slash == std::string::npos ? node.source : node.source.substr (slash + 1);
-        byNode.push_back ({ std::to_string (n) + " " + node.op + absorbed[n] + (where.empty() ? "" : " " + where), 1, seconds[n],
+        byNode.push_back ({ std::to_string (n) + " " + std::string (node.op()) + absorbed[n] + (where.empty() ? "" : " " + where), 1, seconds[n],
                             node.kernel->multiplyAdds() });
     }
     char line[256];

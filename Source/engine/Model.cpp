@@ -171,8 +171,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
         if (! opName.isString())
             throw ModelError ("node " + std::to_string (n) + ": op is not a string");
         Node node;
-        node.op = opName.asString();
-        const auto where = "node " + std::to_string (n) + " (" + node.op.substr (0, 64) + ")";
+        const auto where = "node " + std::to_string (n) + " (" + opName.asString().substr (0, 64) + ")";
         if (const auto* source = json.find ("source"); source != nullptr && source->isString())
             node.source = source->asString();
         std::vector<std::optional<Shape>> inputShapes;
@@ -207,7 +206,22 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
             throw ModelError (where + ": has no outputs");
         try
         {
-            node.kernel = createOp (OpArgs (node.op, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget, std::move (constants)));
+            const auto* spec = findOp (opName.asString());
+            if (spec == nullptr)
+                throw ModelError ("unknown op " + quote (opName.asString()) + " (this engine runs: see `sonotype inspect --ops`)");
+            node.kind = spec->kind;
+            const OpArgs args (node.kind, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget, std::move (constants));
+            node.kernel = createOp (args);
+            if (node.kind == OpKind::softmax || node.kind == OpKind::logSoftmax)
+            {
+                // Its rows lie along its input's last axis when nothing but ones follows its axis.
+                const auto& x = args.input (0);
+                const int axis = args.axisOrScalar ("axis", x.rank());
+                if (x.rank() == 0)
+                    node.rowLength = 1;
+                else if (x.product (axis + 1, x.rank()) == 1)
+                    node.rowLength = x[axis];
+            }
         }
         catch (const std::exception& e)
         {
@@ -240,7 +254,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
                 heaviest = where;
             }
         }
-        ++info_.opCounts[node.op];
+        ++info_.opCounts[std::string (node.op())];
         nodes_.push_back (std::move (node));
     }
     for (std::size_t v = 0; v < values.size(); ++v)
@@ -311,6 +325,7 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
                 ++readers[static_cast<std::size_t> (v)];
     for (int v : outputs_)
         ++readers[static_cast<std::size_t> (v)];
+    info_.scores = outputScores(); // before fusion turns nodes into aliases
     fuse (readers, budget);
     // Outputs nothing reads (attention's probabilities, say) need not be computed.
     for (auto& node : nodes_)
@@ -337,6 +352,30 @@ void Model::build (const std::string& graphJson, LoadBudget& budget)
                           + describeOps (maxOps) + " (" + heaviest + " alone: " + describeOps (heaviestWork) + ")");
 }
 
+OutputScores Model::outputScores() const
+{
+    // The node computing output 0, through reshapes (which keep the class axis last when its size is kept).
+    int value = outputs_.front();
+    const auto& output = info_.outputShapes.front();
+    const int64_t classes = output.rank() > 0 ? output[output.rank() - 1] : 1;
+    for (auto node = nodes_.rbegin(); node != nodes_.rend(); ++node)
+    {
+        if (std::find (node->outputs.begin(), node->outputs.end(), value) == node->outputs.end())
+            continue;
+        if (node->kind == OpKind::reshape)
+        {
+            value = node->inputs.front();
+            continue;
+        }
+        if (node->kind == OpKind::sigmoid)
+            return OutputScores::independentProbabilities;
+        if (node->rowLength == classes)
+            return node->kind == OpKind::logSoftmax ? OutputScores::logProbabilities : OutputScores::probabilities;
+        return OutputScores::logits;
+    }
+    return OutputScores::logits;
+}
+
 void Model::fuse (const std::vector<int>& readers, LoadBudget& budget)
 {
     // Who computes each value.
@@ -357,7 +396,7 @@ void Model::fuse (const std::vector<int>& readers, LoadBudget& budget)
         if (from.outputs.size() != 1)
             continue;
         bool fused = false;
-        if (node.op == "batch_norm")
+        if (node.kind == OpKind::batchNorm)
         {
             std::vector<const float*> constants;
             for (int v : node.inputs)
@@ -365,7 +404,7 @@ void Model::fuse (const std::vector<int>& readers, LoadBudget& budget)
             std::vector<float> scale, shift;
             fused = node.kernel->scaleShift (constants, scale, shift) && from.kernel->foldScaleShift (scale, shift, budget);
         }
-        else if (node.op == "relu")
+        else if (node.kind == OpKind::relu)
             fused = from.kernel->fuseRelu();
         if (fused)
         {

@@ -15,6 +15,18 @@
 namespace sonotype::engine
 {
 
+/** What output 0 holds over its classes (its last axis), known from the node that computes it
+    (through reshapes that keep that axis): a softmax over that axis gives probabilities, a
+    log-softmax log-probabilities, a sigmoid independent per-class probabilities (multi-label, as
+    PANNs); anything else is logits. */
+enum class OutputScores
+{
+    logits,
+    probabilities,
+    logProbabilities,
+    independentProbabilities,
+};
+
 struct ModelInfo
 {
     std::string name;                        // file path or a caller-given name
@@ -25,6 +37,7 @@ struct ModelInfo
                                               // window and filterbank are the Model's memory: valid while the Model lives
     std::map<std::string, std::string> metadata; // everything in the file's __metadata__
     std::map<std::string, int> opCounts;
+    OutputScores scores = OutputScores::logits;
     std::size_t numParameters = 0;           // floats stored in the file
     std::size_t numNodes = 0;
     std::size_t activationBytes = 0;         // per Session
@@ -68,9 +81,12 @@ public:
     };
     struct Node
     {
-        std::string op, source;
+        OpKind kind {};
+        std::string source;
         std::vector<int> inputs, outputs; // input -1 = absent optional input
         std::unique_ptr<Op> kernel;
+        int64_t rowLength = 0; // softmax and log-softmax over their input's last axis (only ones after their axis): its size
+        std::string_view op() const noexcept { return opName (kind); }
         int fusedInto = -1; // the node that computes this node's output too (a BatchNorm folded into a conv), or -1
     };
     const std::vector<Node>& nodes() const noexcept { return nodes_; }
@@ -89,6 +105,7 @@ private:
     void build (const std::string& graphJson, LoadBudget& budget);
     void plan (const std::vector<Shape>& shapes, LoadBudget& budget);
     void fuse (const std::vector<int>& readers, LoadBudget& budget);
+    OutputScores outputScores() const;
 
     ModelFile file_;
     ModelInfo info_;

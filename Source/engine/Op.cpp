@@ -10,9 +10,9 @@
 namespace sonotype::engine
 {
 
-OpArgs::OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs,
-                LoadBudget& budget, std::vector<const float*> constants)
-    : op_ (std::move (opName)), attrs_ (attrs), inputs_ (std::move (inputs)), outputs_ (std::move (outputs)), budget_ (&budget),
+OpArgs::OpArgs (OpKind kind, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs, LoadBudget& budget,
+                std::vector<const float*> constants)
+    : kind_ (kind), attrs_ (attrs), inputs_ (std::move (inputs)), outputs_ (std::move (outputs)), budget_ (&budget),
       constants_ (std::move (constants))
 {
 }

@@ -2,6 +2,7 @@
 // run many times.  run() must not allocate, lock or throw: all checking happens in the factory.
 #pragma once
 
+#include "engine/OpTable.h"
 #include "engine/Shape.h"
 #include "engine/Work.h"
 
@@ -27,10 +28,10 @@ constexpr double kMaxFactor = 1e9;
 class OpArgs
 {
 public:
-    OpArgs (std::string opName, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs,
-            LoadBudget& budget, std::vector<const float*> constants = {});
+    OpArgs (OpKind kind, const JsonValue* attrs, std::vector<std::optional<Shape>> inputs, std::vector<Shape> outputs, LoadBudget& budget,
+            std::vector<const float*> constants = {});
 
-    const std::string& op() const noexcept { return op_; }
+    OpKind kind() const noexcept { return kind_; }
     std::size_t numInputs() const noexcept { return inputs_.size(); }
     bool hasInput (std::size_t i) const noexcept { return i < inputs_.size() && inputs_[i].has_value(); }
     const Shape& input (std::size_t i) const;  // throws if absent
@@ -40,7 +41,9 @@ public:
     std::size_t numOutputs() const noexcept { return outputs_.size(); }
     const Shape& output (std::size_t i) const;
 
-    /** Throws unless the node has between min and max inputs (and the first `numRequired` present). */
+    /** Throws unless the node has between min and max inputs (and the first `numRequired` present).
+        createOp() checks the op table's counts; an op whose count depends on its attributes (rnn)
+        checks that count itself. */
     void expectInputs (std::size_t min, std::size_t max, std::size_t numRequired) const;
     void expectOutputs (std::size_t min, std::size_t max) const;
     /** Throws if the declared shape of output i differs from the one the op computes. */
@@ -70,7 +73,7 @@ public:
 
 private:
     const JsonValue* attribute (const char* name) const;
-    std::string op_;
+    OpKind kind_;
     const JsonValue* attrs_;
     std::vector<std::optional<Shape>> inputs_;
     std::vector<Shape> outputs_;
@@ -100,11 +103,6 @@ public:
         run() is never called. */
     virtual bool aliasesInput() const noexcept { return false; }
 
-    /** For softmax and log_softmax over their input's last axis: that axis' size (each row of that
-        many outputs is a (log-)probability distribution); 0 for every other op. (The runtime reads
-        what a model's output holds through it.) */
-    virtual int64_t lastAxisDistribution() const noexcept { return 0; }
-
     /** Told at load that nothing reads output i (not output 0): an op may then skip computing it,
         and must leave its buffer alone. Called before scratchFloats(). */
     virtual void outputUnused (std::size_t /*i*/) noexcept {}
@@ -129,11 +127,5 @@ public:
 /** `value` as an axis of a rank-`rank` value (see OpArgs::axis; `scalarAsVector`: as
     OpArgs::axisOrScalar), or throws ModelError naming `what`, the value and the valid range. */
 int checkedAxis (int64_t value, int rank, bool scalarAsVector, const std::string& what);
-
-/** Builds the op `args.op()`; throws ModelError for an unknown op or bad attributes/shapes. */
-std::unique_ptr<Op> createOp (const OpArgs& args);
-
-/** Names of all ops the engine runs, sorted. */
-std::vector<std::string> supportedOps();
 
 } // namespace sonotype::engine

@@ -39,36 +39,11 @@ WindowAnalyzer::WindowAnalyzer (std::shared_ptr<const engine::Model> model, doub
         logMel_.emplace (settings_);
     const auto& output = model_->info().outputShapes.front();
     numClasses_ = output.rank() > 0 ? static_cast<int> (output[output.rank() - 1]) : 1;
-    scores_ = classScoresOf (*model_);
+    scores_ = model_->info().scores;
     // Room for a window and what arrives before the next one (more is allocated if a hop is long).
     const double hopSamples = std::min (2.0 * hopSeconds * settings_.sampleRate, 4.0 * settings_.windowSamples);
     samples_.reserve (static_cast<std::size_t> (settings_.windowSamples + hopSamples) + 65536);
     smoothed_.assign (static_cast<std::size_t> (numClasses_), 0.0f);
-}
-
-ClassScores classScoresOf (const engine::Model& model)
-{
-    // The node computing output 0, through reshapes (which keep the class axis last when its size is kept).
-    const auto& nodes = model.nodes();
-    int value = model.outputValues().front();
-    const auto& output = model.info().outputShapes.front();
-    const int64_t classes = output.rank() > 0 ? output[output.rank() - 1] : 1;
-    for (auto node = nodes.rbegin(); node != nodes.rend(); ++node)
-    {
-        if (std::find (node->outputs.begin(), node->outputs.end(), value) == node->outputs.end())
-            continue;
-        if (node->op == "reshape" && ! node->inputs.empty())
-        {
-            value = node->inputs.front();
-            continue;
-        }
-        if (node->op == "sigmoid")
-            return ClassScores::independentProbabilities;
-        if (node->kernel != nullptr && node->kernel->lastAxisDistribution() == classes)
-            return node->op == "log_softmax" ? ClassScores::logProbabilities : ClassScores::probabilities;
-        return ClassScores::logits;
-    }
-    return ClassScores::logits;
 }
 
 void WindowAnalyzer::checkSettings (double hopSeconds, double smoothingSeconds)
@@ -193,9 +168,9 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
 
     // Probabilities over the classes of the output's first row: as the model gives them, or a softmax of its logits.
     result.probabilities.resize (static_cast<std::size_t> (numClasses_));
-    if (scores_ == ClassScores::probabilities || scores_ == ClassScores::independentProbabilities)
+    if (scores_ == engine::OutputScores::probabilities || scores_ == engine::OutputScores::independentProbabilities)
         std::copy (logits.begin(), logits.begin() + numClasses_, result.probabilities.begin());
-    else if (scores_ == ClassScores::logProbabilities)
+    else if (scores_ == engine::OutputScores::logProbabilities)
         std::transform (logits.begin(), logits.begin() + numClasses_, result.probabilities.begin(), [] (float v) { return std::exp (v); });
     else
     {

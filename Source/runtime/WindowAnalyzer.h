@@ -20,19 +20,6 @@
 namespace sonotype::runtime
 {
 
-/** What a model's output 0 holds over its classes, read from the node that computes it: a softmax
-    over the last axis gives probabilities, a log-softmax log-probabilities, a sigmoid independent
-    per-class probabilities (multi-label, as PANNs); anything else is logits, which get a softmax. */
-enum class ClassScores
-{
-    logits,
-    probabilities,
-    logProbabilities,
-    independentProbabilities
-};
-
-ClassScores classScoresOf (const engine::Model& model);
-
 /** The model's class labels, or class0, class1, ... for a model without labels. */
 std::vector<std::string> classLabels (const engine::Model& model);
 
@@ -60,7 +47,6 @@ public:
     const engine::FrontendSettings& settings() const noexcept { return settings_; }
     const std::vector<std::string>& labels() const noexcept { return labels_; }
     int numClasses() const noexcept { return numClasses_; }
-    ClassScores classScores() const noexcept { return scores_; }
     double windowSeconds() const noexcept { return settings_.windowSamples / settings_.sampleRate; }
     double hopSeconds() const noexcept { return hopSeconds_; }
 
@@ -102,7 +88,7 @@ private:
     std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip())
     std::vector<std::string> labels_;
     int numClasses_ = 0;
-    ClassScores scores_ = ClassScores::logits;
+    engine::OutputScores scores_ = engine::OutputScores::logits; // logits get a softmax
     double hopSeconds_, smoothingSeconds_;
     // The window grid: window k starts at originSample_ + round((k - originWindow_) * hop * rate)
     // (model-rate samples), i.e. at originSeconds_ + (k - originWindow_) * hop. A hop change moves the origin.

@@ -238,98 +238,90 @@ namespace
     };
 } // namespace
 
-std::unique_ptr<Op> makeUnary (const OpArgs& args)
+std::unique_ptr<Op> makeElementwise (const OpArgs& args)
 {
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
+    switch (args.kind())
+    {
+        case OpKind::add: return std::make_unique<Binary<Add>> (args);
+        case OpKind::sub: return std::make_unique<Binary<Sub>> (args);
+        case OpKind::mul: return std::make_unique<Binary<Mul>> (args);
+        case OpKind::div: return std::make_unique<Binary<Div>> (args);
+        case OpKind::pow: return std::make_unique<Binary<Pow>> (args);
+        case OpKind::maximum: return std::make_unique<Binary<Maximum>> (args);
+        case OpKind::minimum: return std::make_unique<Binary<Minimum>> (args);
+        case OpKind::eq: return std::make_unique<Binary<Eq>> (args);
+        case OpKind::ne: return std::make_unique<Binary<Ne>> (args);
+        case OpKind::lt: return std::make_unique<Binary<Lt>> (args);
+        case OpKind::le: return std::make_unique<Binary<Le>> (args);
+        case OpKind::gt: return std::make_unique<Binary<Gt>> (args);
+        case OpKind::ge: return std::make_unique<Binary<Ge>> (args);
+        case OpKind::logicalAnd: return std::make_unique<Binary<And>> (args);
+        case OpKind::logicalOr: return std::make_unique<Binary<Or>> (args);
+        case OpKind::where: return std::make_unique<Where> (args);
+        default: break;
+    }
+    // One input, whose shape the output keeps.
     args.checkOutput (0, args.input (0));
-    const auto& op = args.op();
     const auto& kernels = *activeKernelPath().table;
-    if (op == "relu") return unary (Relu {}, args);
-    if (op == "sigmoid") return vectorUnary (kernels.sigmoid, args);
-    if (op == "tanh") return vectorUnary (kernels.tanh, args, 1.5);
-    if (op == "exp") return vectorUnary (kernels.exp, args);
-    if (op == "exp2") return unary (Exp2 {}, args, perElement (1.0));
-    if (op == "log") return unary (Log {}, args, perElement (1.0));
-    if (op == "log2") return unary (Log2 {}, args, perElement (1.0));
-    if (op == "log10") return unary (Log10 {}, args, perElement (1.7));
-    if (op == "log1p") return unary (Log1p {}, args, perElement (3.0));
-    if (op == "expm1") return unary (Expm1 {}, args, perElement (3.0));
-    if (op == "sqrt") return unary (Sqrt {}, args, perElement (0.0, 3.0));
-    if (op == "rsqrt") return unary (Rsqrt {}, args, perElement (0.0, 7.0));
-    if (op == "neg") return unary (Neg {}, args);
-    if (op == "abs") return unary (Abs {}, args);
-    if (op == "erf") return unary (Erf {}, args, perElement (4.0));
-    if (op == "sin") return unary (Sin {}, args, perElement (2.5));
-    if (op == "cos") return unary (Cos {}, args, perElement (2.5));
-    if (op == "reciprocal") return unary (Reciprocal {}, args);
-    if (op == "silu") return vectorUnary (kernels.silu, args);
-    if (op == "hardsigmoid") return unary (Hardsigmoid {}, args, perElement (0.0, 3.0));
-    if (op == "hardswish") return unary (Hardswish {}, args, perElement (0.0, 1.0));
-    if (op == "sign") return unary (Sign {}, args, perElement (0.0, 3.0));
-    if (op == "floor") return unary (Floor {}, args, perElement (0.0, 3.0));
-    if (op == "ceil") return unary (Ceil {}, args, perElement (0.0, 3.0));
-    if (op == "round") return unary (Round {}, args, perElement (0.8));
-    if (op == "trunc") return unary (Trunc {}, args, perElement (0.0, 3.0));
-    if (op == "logical_not") return unary (LogicalNot {}, args);
-    if (op == "mish") return unary (Mish {}, args, perElement (11.0));
-    if (op == "softplus")
-        return unary (Softplus { static_cast<float> (args.real ("beta", 1.0, 1e-6, 1e6)), static_cast<float> (args.real ("threshold", 20.0, -1e6, 1e6)) }, args,
-                      perElement (5.0));
-    if (op == "gelu")
+    switch (args.kind())
     {
-        const auto approximate = args.text ("approximate", "none");
-        if (approximate != "none" && approximate != "tanh")
-            throw ModelError ("gelu approximate must be 'none' or 'tanh', not " + quote (approximate));
-        return vectorUnary (approximate == "tanh" ? kernels.geluTanh : kernels.geluErf, args, approximate == "tanh" ? 2.0 : 1.5);
+        case OpKind::relu: return unary (Relu {}, args);
+        case OpKind::sigmoid: return vectorUnary (kernels.sigmoid, args);
+        case OpKind::tanh: return vectorUnary (kernels.tanh, args, 1.5);
+        case OpKind::exp: return vectorUnary (kernels.exp, args);
+        case OpKind::exp2: return unary (Exp2 {}, args, perElement (1.0));
+        case OpKind::log: return unary (Log {}, args, perElement (1.0));
+        case OpKind::log2: return unary (Log2 {}, args, perElement (1.0));
+        case OpKind::log10: return unary (Log10 {}, args, perElement (1.7));
+        case OpKind::log1p: return unary (Log1p {}, args, perElement (3.0));
+        case OpKind::expm1: return unary (Expm1 {}, args, perElement (3.0));
+        case OpKind::sqrt: return unary (Sqrt {}, args, perElement (0.0, 3.0));
+        case OpKind::rsqrt: return unary (Rsqrt {}, args, perElement (0.0, 7.0));
+        case OpKind::neg: return unary (Neg {}, args);
+        case OpKind::abs: return unary (Abs {}, args);
+        case OpKind::erf: return unary (Erf {}, args, perElement (4.0));
+        case OpKind::sin: return unary (Sin {}, args, perElement (2.5));
+        case OpKind::cos: return unary (Cos {}, args, perElement (2.5));
+        case OpKind::reciprocal: return unary (Reciprocal {}, args);
+        case OpKind::silu: return vectorUnary (kernels.silu, args);
+        case OpKind::hardsigmoid: return unary (Hardsigmoid {}, args, perElement (0.0, 3.0));
+        case OpKind::hardswish: return unary (Hardswish {}, args, perElement (0.0, 1.0));
+        case OpKind::sign: return unary (Sign {}, args, perElement (0.0, 3.0));
+        case OpKind::floor: return unary (Floor {}, args, perElement (0.0, 3.0));
+        case OpKind::ceil: return unary (Ceil {}, args, perElement (0.0, 3.0));
+        case OpKind::round: return unary (Round {}, args, perElement (0.8));
+        case OpKind::trunc: return unary (Trunc {}, args, perElement (0.0, 3.0));
+        case OpKind::logicalNot: return unary (LogicalNot {}, args);
+        case OpKind::mish: return unary (Mish {}, args, perElement (11.0));
+        case OpKind::softplus:
+            return unary (Softplus { static_cast<float> (args.real ("beta", 1.0, 1e-6, 1e6)), static_cast<float> (args.real ("threshold", 20.0, -1e6, 1e6)) }, args,
+                          perElement (5.0));
+        case OpKind::gelu:
+        {
+            const auto approximate = args.text ("approximate", "none");
+            if (approximate != "none" && approximate != "tanh")
+                throw ModelError ("gelu approximate must be 'none' or 'tanh', not " + quote (approximate));
+            return vectorUnary (approximate == "tanh" ? kernels.geluTanh : kernels.geluErf, args, approximate == "tanh" ? 2.0 : 1.5);
+        }
+        case OpKind::clamp:
+        {
+            Clamp clamp;
+            if (args.has ("min"))
+                clamp.low = static_cast<float> (args.real ("min", -kFiniteFloat, kFiniteFloat));
+            if (args.has ("max"))
+                clamp.high = static_cast<float> (args.real ("max", -kFiniteFloat, kFiniteFloat));
+            return unary (clamp, args, perElement (0.0, 1.0));
+        }
+        case OpKind::leakyRelu:
+            return unary (LeakyRelu { static_cast<float> (args.real ("negative_slope", 0.01, -kMaxFactor, kMaxFactor)) }, args, perElement (0.0, 0.0, 1.0));
+        case OpKind::elu:
+            return unary (Elu { static_cast<float> (args.real ("alpha", 1.0, -kMaxFactor, kMaxFactor)),
+                                static_cast<float> (args.real ("scale", 1.0, -kMaxFactor, kMaxFactor)),
+                                static_cast<float> (args.real ("input_scale", 1.0, -kMaxFactor, kMaxFactor)) },
+                          args, perElement (3.0, 0.0, 0.5));
+        default: break;
     }
-    if (op == "clamp")
-    {
-        Clamp clamp;
-        if (args.has ("min"))
-            clamp.low = static_cast<float> (args.real ("min", -kFiniteFloat, kFiniteFloat));
-        if (args.has ("max"))
-            clamp.high = static_cast<float> (args.real ("max", -kFiniteFloat, kFiniteFloat));
-        return unary (clamp, args, perElement (0.0, 1.0));
-    }
-    if (op == "leaky_relu")
-        return unary (LeakyRelu { static_cast<float> (args.real ("negative_slope", 0.01, -kMaxFactor, kMaxFactor)) }, args, perElement (0.0, 0.0, 1.0));
-    if (op == "elu")
-        return unary (Elu { static_cast<float> (args.real ("alpha", 1.0, -kMaxFactor, kMaxFactor)),
-                            static_cast<float> (args.real ("scale", 1.0, -kMaxFactor, kMaxFactor)),
-                            static_cast<float> (args.real ("input_scale", 1.0, -kMaxFactor, kMaxFactor)) },
-                      args, perElement (3.0, 0.0, 0.5));
-    throw ModelError ("unknown unary op '" + op + "'");
-}
-
-std::unique_ptr<Op> makeBinary (const OpArgs& args)
-{
-    args.expectInputs (2, 2, 2);
-    args.expectOutputs (1, 1);
-    const auto& op = args.op();
-    if (op == "add") return std::make_unique<Binary<Add>> (args);
-    if (op == "sub") return std::make_unique<Binary<Sub>> (args);
-    if (op == "mul") return std::make_unique<Binary<Mul>> (args);
-    if (op == "div") return std::make_unique<Binary<Div>> (args);
-    if (op == "pow") return std::make_unique<Binary<Pow>> (args);
-    if (op == "maximum") return std::make_unique<Binary<Maximum>> (args);
-    if (op == "minimum") return std::make_unique<Binary<Minimum>> (args);
-    if (op == "eq") return std::make_unique<Binary<Eq>> (args);
-    if (op == "ne") return std::make_unique<Binary<Ne>> (args);
-    if (op == "lt") return std::make_unique<Binary<Lt>> (args);
-    if (op == "le") return std::make_unique<Binary<Le>> (args);
-    if (op == "gt") return std::make_unique<Binary<Gt>> (args);
-    if (op == "ge") return std::make_unique<Binary<Ge>> (args);
-    if (op == "logical_and") return std::make_unique<Binary<And>> (args);
-    if (op == "logical_or") return std::make_unique<Binary<Or>> (args);
-    throw ModelError ("unknown binary op '" + op + "'");
-}
-
-std::unique_ptr<Op> makeWhere (const OpArgs& args)
-{
-    args.expectInputs (3, 3, 3);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Where> (args);
+    throw ModelError ("not an elementwise op: " + std::string (opName (args.kind())));
 }
 
 } // namespace sonotype::engine::kernels

@@ -1,4 +1,6 @@
-// Factories of the engine's ops, grouped by kernel file; the op table is in OpRegistry.cpp.
+// The factories of the engine's ops, one per kernel file, each a switch over the OpKinds that file
+// implements (the op table in engine/OpTable.cpp names which); the arguments' input and output
+// counts are checked before a factory is called.
 #pragma once
 
 #include "engine/Op.h"
@@ -6,48 +8,18 @@
 namespace sonotype::engine::kernels
 {
 
-// Elementwise.cpp
-std::unique_ptr<Op> makeUnary (const OpArgs&);
-std::unique_ptr<Op> makeBinary (const OpArgs&);
-std::unique_ptr<Op> makeWhere (const OpArgs&);
+std::unique_ptr<Op> makeElementwise (const OpArgs&);   // Elementwise.cpp: unary, binary, where
+std::unique_ptr<Op> makeLayout (const OpArgs&);        // Layout.cpp: views, copies, gathers
+std::unique_ptr<Op> makeReduction (const OpArgs&);     // Reduction.cpp: reductions, softmax, cumsum, topk
+std::unique_ptr<Op> makeNormalization (const OpArgs&); // Normalization.cpp: layer_norm, batch_norm
+std::unique_ptr<Op> makeGemm (const OpArgs&);          // MatMul.cpp
+std::unique_ptr<Op> makeConv (const OpArgs&);          // Convolution.cpp
+std::unique_ptr<Op> makePooling (const OpArgs&);       // Pooling.cpp: max_pool, avg_pool, adaptive_avg_pool
+std::unique_ptr<Op> makeAttention (const OpArgs&);     // Attention.cpp
+std::unique_ptr<Op> makeRecurrent (const OpArgs&);     // Recurrent.cpp
+std::unique_ptr<Op> makeSpectral (const OpArgs&);      // Spectral.cpp: stft, complex_abs
 
-// Layout.cpp
-std::unique_ptr<Op> makeReshape (const OpArgs&);
 /** An op whose output is its input's memory: what a node becomes once fused into its producer. */
 std::unique_ptr<Op> makeAlias();
-std::unique_ptr<Op> makePermute (const OpArgs&);
-std::unique_ptr<Op> makeExpand (const OpArgs&);
-std::unique_ptr<Op> makeSlice (const OpArgs&);
-std::unique_ptr<Op> makeConcat (const OpArgs&);
-std::unique_ptr<Op> makePad (const OpArgs&);
-std::unique_ptr<Op> makeIndexSelect (const OpArgs&);
-std::unique_ptr<Op> makeAsStrided (const OpArgs&);
-std::unique_ptr<Op> makeAsStridedScatter (const OpArgs&);
-std::unique_ptr<Op> makeGather (const OpArgs&);
-
-// Reduction.cpp
-std::unique_ptr<Op> makeReduce (const OpArgs&);
-std::unique_ptr<Op> makeArgReduce (const OpArgs&);
-std::unique_ptr<Op> makeSoftmax (const OpArgs&);
-std::unique_ptr<Op> makeCumsum (const OpArgs&);
-std::unique_ptr<Op> makeTopK (const OpArgs&);
-
-// Normalization.cpp
-std::unique_ptr<Op> makeLayerNorm (const OpArgs&);
-std::unique_ptr<Op> makeBatchNorm (const OpArgs&);
-
-// MatMul.cpp, Convolution.cpp, Pooling.cpp, Attention.cpp
-std::unique_ptr<Op> makeGemm (const OpArgs&);
-std::unique_ptr<Op> makeConv (const OpArgs&);
-std::unique_ptr<Op> makePool (const OpArgs&);
-std::unique_ptr<Op> makeAdaptiveAvgPool (const OpArgs&);
-std::unique_ptr<Op> makeAttention (const OpArgs&);
-
-// Recurrent.cpp
-std::unique_ptr<Op> makeRecurrent (const OpArgs&);
-
-// Spectral.cpp
-std::unique_ptr<Op> makeStft (const OpArgs&);
-std::unique_ptr<Op> makeComplexAbs (const OpArgs&);
 
 } // namespace sonotype::engine::kernels

@@ -505,78 +505,29 @@ std::unique_ptr<Op> makeAlias()
     return std::make_unique<Reshape>();
 }
 
-std::unique_ptr<Op> makeReshape (const OpArgs& args)
+std::unique_ptr<Op> makeLayout (const OpArgs& args)
 {
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    if (args.input (0).numElements() != args.output (0).numElements())
-        throw ModelError ("cannot reshape " + args.input (0).toString() + " to " + args.output (0).toString());
-    return std::make_unique<Reshape>();
-}
-
-std::unique_ptr<Op> makePermute (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Permute> (args);
-}
-
-std::unique_ptr<Op> makeExpand (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Expand> (args);
-}
-
-std::unique_ptr<Op> makeSlice (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Slice> (args);
-}
-
-std::unique_ptr<Op> makeConcat (const OpArgs& args)
-{
-    args.expectInputs (1, 4096, 1);
-    args.expectOutputs (1, 1);
-    for (std::size_t i = 0; i < args.numInputs(); ++i)
-        args.input (i);
-    return std::make_unique<Concat> (args);
-}
-
-std::unique_ptr<Op> makePad (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Pad> (args);
-}
-
-std::unique_ptr<Op> makeIndexSelect (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<IndexSelect> (args);
-}
-
-std::unique_ptr<Op> makeAsStrided (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<AsStrided> (args);
-}
-
-std::unique_ptr<Op> makeAsStridedScatter (const OpArgs& args)
-{
-    args.expectInputs (2, 2, 2);
-    args.expectOutputs (1, 1);
-    return std::make_unique<AsStridedScatter> (args);
-}
-
-std::unique_ptr<Op> makeGather (const OpArgs& args)
-{
-    args.expectInputs (2, 2, 2);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Gather> (args);
+    switch (args.kind())
+    {
+        case OpKind::reshape:
+            if (args.input (0).numElements() != args.output (0).numElements())
+                throw ModelError ("cannot reshape " + args.input (0).toString() + " to " + args.output (0).toString());
+            return std::make_unique<Reshape>();
+        case OpKind::permute: return std::make_unique<Permute> (args);
+        case OpKind::expand: return std::make_unique<Expand> (args);
+        case OpKind::slice: return std::make_unique<Slice> (args);
+        case OpKind::concat:
+            for (std::size_t i = 0; i < args.numInputs(); ++i)
+                args.input (i); // every input is required
+            return std::make_unique<Concat> (args);
+        case OpKind::pad: return std::make_unique<Pad> (args);
+        case OpKind::indexSelect: return std::make_unique<IndexSelect> (args);
+        case OpKind::asStrided: return std::make_unique<AsStrided> (args);
+        case OpKind::asStridedScatter: return std::make_unique<AsStridedScatter> (args);
+        case OpKind::gather: return std::make_unique<Gather> (args);
+        default: break;
+    }
+    throw ModelError ("not a layout op: " + std::string (opName (args.kind())));
 }
 
 } // namespace sonotype::engine::kernels

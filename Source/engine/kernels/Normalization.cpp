@@ -132,18 +132,11 @@ namespace
     };
 } // namespace
 
-std::unique_ptr<Op> makeLayerNorm (const OpArgs& args)
+std::unique_ptr<Op> makeNormalization (const OpArgs& args)
 {
-    args.expectInputs (1, 3, 1);
-    args.expectOutputs (1, 1);
+    if (args.kind() == OpKind::batchNorm)
+        return std::make_unique<BatchNorm> (args);
     return std::make_unique<LayerNorm> (args);
-}
-
-std::unique_ptr<Op> makeBatchNorm (const OpArgs& args)
-{
-    args.expectInputs (3, 5, 3);
-    args.expectOutputs (1, 1);
-    return std::make_unique<BatchNorm> (args);
 }
 
 } // namespace sonotype::engine::kernels

@@ -266,18 +266,11 @@ namespace
     };
 } // namespace
 
-std::unique_ptr<Op> makePool (const OpArgs& args)
+std::unique_ptr<Op> makePooling (const OpArgs& args)
 {
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Pool> (args, args.op() == "max_pool");
-}
-
-std::unique_ptr<Op> makeAdaptiveAvgPool (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<AdaptiveAvgPool> (args);
+    if (args.kind() == OpKind::adaptiveAvgPool)
+        return std::make_unique<AdaptiveAvgPool> (args);
+    return std::make_unique<Pool> (args, args.kind() == OpKind::maxPool);
 }
 
 } // namespace sonotype::engine::kernels

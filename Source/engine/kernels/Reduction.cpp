@@ -237,8 +237,6 @@ namespace
             args.checkOutput (0, args.input (0));
         }
 
-        int64_t lastAxisDistribution() const noexcept override { return view_.inner == 1 ? view_.dim : 0; }
-
         Work work() const noexcept override
         {
             const auto rows = static_cast<double> (view_.outer) * static_cast<double> (view_.inner);
@@ -500,46 +498,24 @@ namespace
     };
 } // namespace
 
-std::unique_ptr<Op> makeReduce (const OpArgs& args)
+std::unique_ptr<Op> makeReduction (const OpArgs& args)
 {
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    const auto& op = args.op();
-    const auto kind = op == "reduce_sum" ? ReduceKind::sum
-                    : op == "reduce_mean" ? ReduceKind::mean
-                    : op == "reduce_max" ? ReduceKind::max
-                    : op == "reduce_min" ? ReduceKind::min
-                                         : ReduceKind::var;
-    return std::make_unique<Reduce> (args, kind);
-}
-
-std::unique_ptr<Op> makeArgReduce (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<ArgReduce> (args, args.op() == "argmax");
-}
-
-std::unique_ptr<Op> makeSoftmax (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Softmax> (args, args.op() == "log_softmax");
-}
-
-
-std::unique_ptr<Op> makeCumsum (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<Cumsum> (args);
-}
-
-std::unique_ptr<Op> makeTopK (const OpArgs& args)
-{
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 2);
-    return std::make_unique<TopK> (args);
+    switch (args.kind())
+    {
+        case OpKind::reduceSum: return std::make_unique<Reduce> (args, ReduceKind::sum);
+        case OpKind::reduceMean: return std::make_unique<Reduce> (args, ReduceKind::mean);
+        case OpKind::reduceMax: return std::make_unique<Reduce> (args, ReduceKind::max);
+        case OpKind::reduceMin: return std::make_unique<Reduce> (args, ReduceKind::min);
+        case OpKind::var: return std::make_unique<Reduce> (args, ReduceKind::var);
+        case OpKind::argmax: return std::make_unique<ArgReduce> (args, true);
+        case OpKind::argmin: return std::make_unique<ArgReduce> (args, false);
+        case OpKind::softmax: return std::make_unique<Softmax> (args, false);
+        case OpKind::logSoftmax: return std::make_unique<Softmax> (args, true);
+        case OpKind::cumsum: return std::make_unique<Cumsum> (args);
+        case OpKind::topk: return std::make_unique<TopK> (args);
+        default: break;
+    }
+    throw ModelError ("not a reduction: " + std::string (opName (args.kind())));
 }
 
 } // namespace sonotype::engine::kernels

@@ -169,17 +169,10 @@ namespace
     };
 } // namespace
 
-std::unique_ptr<Op> makeComplexAbs (const OpArgs& args)
+std::unique_ptr<Op> makeSpectral (const OpArgs& args)
 {
-    args.expectInputs (1, 1, 1);
-    args.expectOutputs (1, 1);
-    return std::make_unique<ComplexAbs> (args);
-}
-
-std::unique_ptr<Op> makeStft (const OpArgs& args)
-{
-    args.expectInputs (1, 2, 1);
-    args.expectOutputs (1, 1);
+    if (args.kind() == OpKind::complexAbs)
+        return std::make_unique<ComplexAbs> (args);
     return std::make_unique<Stft> (args);
 }
 
