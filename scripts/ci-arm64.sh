@@ -13,7 +13,7 @@ fi
 mkdir -p build-arm64
 printf '#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n' > build-arm64/TestMain.cpp
 # Every engine source but the x86-only kernel files (KernelsAvx2.cpp, KernelsAvx512.cpp).
-sources=(Source/engine/*.cpp Source/engine/kernels/*.cpp Source/engine/kernels/vector/KernelsBaseline.cpp)
+sources=(Source/engine/*.cpp Source/engine/file/*.cpp Source/engine/kernels/*.cpp Source/engine/kernels/vector/KernelsBaseline.cpp)
 aarch64-linux-gnu-g++ -std=c++20 -O2 -static -Wall -Wextra -Wpedantic -Wshadow -Werror \
     -ISource -ITests -isystem /usr/include/eigen3 -isystem /usr/include -DEIGEN_DONT_PARALLELIZE -DEIGEN_MPL2_ONLY \
     -o build-arm64/kernel_tests build-arm64/TestMain.cpp Tests/engine/KernelPathTests.cpp Tests/engine/RecurrentTests.cpp "${sources[@]}"

@@ -8,7 +8,7 @@
 // stderr and exit code 1. The peers (Benchmarks/python/torch_worker.py, Benchmarks/peers/
 // ort_worker.js) speak the same protocol.
 #include "engine/Model.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 #include "engine/Session.h"
 
 #include <chrono>

@@ -4,8 +4,8 @@
 #include "cli/AudioFileReader.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
-#include "engine/Json.h"
-#include "engine/Text.h"
+#include "engine/file/Json.h"
+#include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
 

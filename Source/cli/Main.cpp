@@ -2,7 +2,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/Npy.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <iostream>
 #include <map>

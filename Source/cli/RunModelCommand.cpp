@@ -4,7 +4,7 @@
 #include "cli/ModelLoading.h"
 #include "cli/ModelProfile.h"
 #include "cli/Npy.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 #include "engine/Session.h"
 
 #include <algorithm>

@@ -16,7 +16,7 @@
 
 #include "dsp/FrontendError.h"
 #include "dsp/MelFilterbank.h"
-#include "engine/FrontendSettings.h"
+#include "engine/file/FrontendSettings.h"
 
 #include <cstdint>
 #include <memory>

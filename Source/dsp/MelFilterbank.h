@@ -2,7 +2,7 @@
 // optional slaney area normalisation), stored sparsely: each band's non-zero frequency range.
 #pragma once
 
-#include "engine/FrontendSettings.h"
+#include "engine/file/FrontendSettings.h"
 
 #include <vector>
 

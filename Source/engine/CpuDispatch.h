@@ -2,7 +2,7 @@
 // picks, once, the best one this CPU runs (docs/ENGINE.md, "Kernels and CPU dispatch").
 #pragma once
 
-#include "engine/Work.h"
+#include "engine/file/Work.h"
 #include "engine/kernels/vector/KernelTable.h"
 
 #include <string>
@@ -24,7 +24,7 @@ struct KernelPath
     const char* name;        // "baseline", "avx2", "avx512": the values SONOTYPE_KERNELS takes
     const char* description; // what it needs of the CPU
     const kernels::KernelTable* table;
-    const WorkWeights* workWeights; // what each kind of step costs on this path (engine/Work.h)
+    const WorkWeights* workWeights; // what each kind of step costs on this path (engine/file/Work.h)
 };
 
 /** Every path compiled into this binary that this CPU can run, best last. */

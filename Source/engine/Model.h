@@ -2,10 +2,11 @@
 // Run it through a Session (one per thread), which owns the mutable activation memory.
 #pragma once
 
-#include "engine/FrontendSettings.h"
-#include "engine/LoadLimits.h"
-#include "engine/ModelFile.h"
-#include "engine/Op.h"
+#include "engine/file/FrontendSettings.h"
+#include "engine/Graph.h"
+#include "engine/file/LoadLimits.h"
+#include "engine/MemoryPlan.h"
+#include "engine/file/ModelFile.h"
 
 #include <map>
 #include <memory>
@@ -44,21 +45,22 @@ struct ModelInfo
     std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer (nor any op's scratch) were shared
     std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session and one front end included)
     std::size_t frontendBytes = 0;           // of which one front end's buffers (FrontendSettings::cost)
-    double opsPerRun = 0.0;                  // operations per Session::run(), in multiply-adds of the kernel path's product (engine/Work.h)
+    double opsPerRun = 0.0;                  // operations per Session::run(), in multiply-adds of the kernel path's product (engine/file/Work.h)
     double frontendOpsPerWindow = 0.0;       // the front end's, per window with every frame computed; with opsPerRun within the work budget
     double multiplyAdds = 0.0;               // multiply-adds of the products and convolutions per run (FLOPs / 2)
 };
 
+/** A loaded model. Loading runs in stages, each in its own file and each refusing what it finds
+    wrong with a ModelError:
+      1. the file: safetensors container, tensors, metadata (ModelFile.h)
+      2. the metadata's format marker, then the graph: values, nodes and their ops (ModelMetadata.h, Graph.h)
+      3. the labels and the front end, checked against the graph's output and input (ModelMetadata.h, FrontendSettings.h)
+      4. fusion (Fusion.h), then memory planning (MemoryPlan.h), inside the memory budget
+      5. the work budget: the graph's and the front end's operations per run (Work.h)
+    Sessions (Session.h) then run it. */
 class Model
 {
 public:
-    static constexpr int kFormatVersion = 1;
-    /** Labels are shown in CSV rows, terminals and the GUI: each one at most this long (and valid
-        UTF-8, distinct, without control or invisible characters: engine/Text.h), all together at
-        most kMaxLabelsBytes. */
-    static constexpr std::size_t kMaxLabelBytes = 256;
-    static constexpr std::size_t kMaxLabelsBytes = std::size_t { 256 } << 10;
-
     /** Loads and validates a model file; throws ModelError saying what is wrong. Nothing in the
         file is trusted: every size is checked, memory is claimed from limits.maxMemoryBytes before
         it is allocated (one Session's activations included), and a graph whose run() would do
@@ -73,28 +75,13 @@ public:
     const StoredTensor* storedTensor (const std::string& name) const noexcept { return file_.find (name); }
     const float* storedData (const StoredTensor& tensor) const noexcept { return file_.data (tensor); }
 
-    // ----- for Session ---------------------------------------------------------------------
-    struct Location
-    {
-        const float* stored = nullptr; // a stored tensor (or a reshape of one)
-        std::size_t arenaOffset = 0;   // otherwise, floats into the Session's arena
-    };
-    struct Node
-    {
-        OpKind kind {};
-        std::string source;
-        std::vector<int> inputs, outputs; // input -1 = absent optional input
-        std::unique_ptr<Op> kernel;
-        int64_t rowLength = 0; // softmax and log-softmax over their input's last axis (only ones after their axis): its size
-        std::string_view op() const noexcept { return opName (kind); }
-        int fusedInto = -1; // the node that computes this node's output too (a BatchNorm folded into a conv), or -1
-    };
-    const std::vector<Node>& nodes() const noexcept { return nodes_; }
-    const std::vector<int>& inputValues() const noexcept { return inputs_; }
-    const std::vector<int>& outputValues() const noexcept { return outputs_; }
-    const Location& location (int value) const noexcept { return locations_[static_cast<std::size_t> (value)]; }
-    std::size_t arenaFloats() const noexcept { return arenaFloats_; }
-    std::size_t scratchFloats() const noexcept { return scratchFloats_; }
+    // ----- for Session and profiles ---------------------------------------------------------
+    const std::vector<Node>& nodes() const noexcept { return graph_.nodes; }
+    const std::vector<ValueId>& inputValues() const noexcept { return graph_.inputs; }
+    const std::vector<ValueId>& outputValues() const noexcept { return graph_.outputs; }
+    const ValueLocation& location (ValueId value) const noexcept { return graph_.location (value); }
+    std::size_t arenaFloats() const noexcept { return memory_.arenaFloats; }
+    std::size_t scratchFloats() const noexcept { return memory_.scratchFloats; }
 
     Model (const Model&) = delete;
     Model& operator= (const Model&) = delete;
@@ -102,17 +89,14 @@ public:
 private:
     Model() = default;
     static std::shared_ptr<const Model> fromFile (ModelFile file, const std::string& name, LoadBudget& budget);
-    void build (const std::string& graphJson, LoadBudget& budget);
-    void plan (const std::vector<Shape>& shapes, LoadBudget& budget);
-    void fuse (const std::vector<int>& readers, LoadBudget& budget);
-    OutputScores outputScores() const;
+    void build (LoadBudget& budget);
+    void readFrontend (LoadBudget& budget);
+    void checkWork (const LoadLimits& limits) const;
 
     ModelFile file_;
     ModelInfo info_;
-    std::vector<Node> nodes_;
-    std::vector<int> inputs_, outputs_;
-    std::vector<Location> locations_;
-    std::size_t arenaFloats_ = 0, scratchFloats_ = 0;
+    Graph graph_;
+    MemoryPlan memory_;
 };
 
 } // namespace sonotype::engine

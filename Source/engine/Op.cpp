@@ -1,8 +1,8 @@
 #include "engine/Op.h"
 
-#include "engine/Json.h"
-#include "engine/LoadBudget.h"
-#include "engine/ModelError.h"
+#include "engine/file/Json.h"
+#include "engine/file/LoadBudget.h"
+#include "engine/file/ModelError.h"
 
 #include <cmath>
 #include <cstdio>

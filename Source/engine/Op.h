@@ -3,8 +3,8 @@
 #pragma once
 
 #include "engine/OpTable.h"
-#include "engine/Shape.h"
-#include "engine/Work.h"
+#include "engine/file/Shape.h"
+#include "engine/file/Work.h"
 
 #include <cstddef>
 #include <memory>
@@ -87,7 +87,7 @@ public:
     virtual ~Op() = default;
 
     /** The steps one run() takes beyond one pass over its inputs and outputs and one call, by kind
-        (engine/Work.h): every further pass over memory (zero fills, padded planes, copies), every
+        (engine/file/Work.h): every further pass over memory (zero fills, padded planes, copies), every
         row or call whose fixed cost counts, and each kind of arithmetic. Computed at load; the
         model adds the passes and the call, weighs the steps for the kernel path and refuses a
         graph whose total exceeds LoadLimits::maxOpsPerRun. */

@@ -1,6 +1,6 @@
 #include "engine/OpTable.h"
 
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 #include "engine/Op.h"
 #include "engine/kernels/Kernels.h"
 

@@ -16,14 +16,14 @@ Session::Session (std::shared_ptr<const Model> model)
         if (node.kernel->aliasesInput())
             continue;
         steps_.push_back ({ node.kernel.get(), n, inputPointers_.size(), outputPointers_.size() });
-        for (int value : node.inputs)
-            inputPointers_.push_back (value < 0 ? nullptr : pointer (value));
-        for (int value : node.outputs)
+        for (const auto value : node.inputs)
+            inputPointers_.push_back (value.present() ? pointer (value) : nullptr);
+        for (const auto value : node.outputs)
             outputPointers_.push_back (const_cast<float*> (pointer (value)));
     }
 }
 
-const float* Session::pointer (int value) const noexcept
+const float* Session::pointer (ValueId value) const noexcept
 {
     const auto& location = model_->location (value);
     return location.stored != nullptr ? location.stored : arena_.data() + location.arenaOffset;
@@ -31,13 +31,13 @@ const float* Session::pointer (int value) const noexcept
 
 std::span<float> Session::input (std::size_t i) noexcept
 {
-    const int value = model_->inputValues()[i];
+    const auto value = model_->inputValues()[i];
     return { const_cast<float*> (pointer (value)), static_cast<std::size_t> (model_->info().inputShapes[i].numElements()) };
 }
 
 std::span<const float> Session::output (std::size_t i) const noexcept
 {
-    const int value = model_->outputValues()[i];
+    const auto value = model_->outputValues()[i];
     return { pointer (value), static_cast<std::size_t> (model_->info().outputShapes[i].numElements()) };
 }
 

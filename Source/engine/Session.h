@@ -35,7 +35,7 @@ private:
         const Op* op;
         std::size_t node, firstInput, firstOutput;
     };
-    const float* pointer (int value) const noexcept;
+    const float* pointer (ValueId value) const noexcept;
 
     std::shared_ptr<const Model> model_;
     AlignedBuffer arena_;

@@ -1,6 +1,6 @@
 #include "plugin/SavedStateText.h"
 
-#include "engine/Utf8.h"
+#include "engine/file/Utf8.h"
 
 #include <array>
 

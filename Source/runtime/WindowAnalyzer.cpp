@@ -1,6 +1,6 @@
 #include "runtime/WindowAnalyzer.h"
 
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <chrono>

@@ -9,7 +9,7 @@
 #include "dsp/FrontendError.h"
 #include "dsp/LogMelSpectrogram.h"
 #include "dsp/Resampler.h"
-#include "engine/FrontendSettings.h"
+#include "engine/file/FrontendSettings.h"
 #include "engine/Session.h"
 #include "runtime/WindowResult.h"
 

@@ -1,5 +1,5 @@
 // The waveform front end: settings of a model that computes its own features.
-#include "engine/FrontendSettings.h"
+#include "engine/file/FrontendSettings.h"
 #include "engine/Model.h"
 #include "support/SafetensorsWriter.h"
 

@@ -1,8 +1,8 @@
 // Hostile model files: every class of crafted file is refused with its specific message before it
 // can allocate, loop or touch memory it should not; budgets and checked sizes, tested directly.
-#include "engine/FrontendSettings.h"
-#include "engine/CheckedArithmetic.h"
-#include "engine/LoadBudget.h"
+#include "engine/file/FrontendSettings.h"
+#include "engine/file/CheckedArithmetic.h"
+#include "engine/file/LoadBudget.h"
 #include "engine/Session.h"
 #include "support/GraphBuilder.h"
 #include "support/HostileModels.h"

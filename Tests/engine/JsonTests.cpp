@@ -1,4 +1,4 @@
-#include "engine/Json.h"
+#include "engine/file/Json.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Every kernel path this CPU runs (engine/CpuDispatch.h), checked against double-precision
 // references: matrix products of awkward shapes with and without packed operands, exp, erf, tanh,
 // GELU, softmax and LayerNorm, NaN and infinities included.
-#include "engine/AlignedBuffer.h"
+#include "engine/file/AlignedBuffer.h"
 #include "engine/CpuDispatch.h"
 
 #include <catch2/catch.hpp>

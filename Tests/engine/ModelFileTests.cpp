@@ -1,6 +1,6 @@
 // The model loader refuses every malformed file with a specific message, never crashes.
 #include "engine/Model.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 #include "engine/Session.h"
 #include "support/SafetensorsWriter.h"
 

@@ -1,9 +1,9 @@
 // The rnn op (kernels/Recurrent.cpp): against a double-precision reference of PyTorch's formulas
 // for every mode and layout, its fused cell kernels on every kernel path, and the factory's
 // refusals of bad files.
-#include "engine/AlignedBuffer.h"
+#include "engine/file/AlignedBuffer.h"
 #include "engine/CpuDispatch.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 #include "engine/Session.h"
 #include "support/SafetensorsWriter.h"
 

@@ -1,6 +1,6 @@
 // The stft op and the pad op's reflect / replicate modes on tiny graphs, against numbers computed
 // here by hand or by a direct DFT (the parity tests compare them with PyTorch at scale).
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 #include "engine/Session.h"
 #include "support/SafetensorsWriter.h"
 

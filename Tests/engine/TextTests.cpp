@@ -1,7 +1,7 @@
 // Text from model files that people see: labels (CSV rows, terminals, the GUI) and names quoted in
 // error messages. Labels are short, distinct and visible; nothing reaches a message raw that a
 // terminal obeys (U+009B is a one-byte CSI) or that reorders or hides text (U+202E, U+200D).
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 #include "support/GraphBuilder.h"
 
 #include <catch2/catch.hpp>

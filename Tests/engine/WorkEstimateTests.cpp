@@ -5,7 +5,7 @@
 //
 // Timing, so hidden from the default run ([.]): CTest runs it alone (RUN_SERIAL) once per kernel
 // path the CPU has (SONOTYPE_KERNELS), never under the sanitizers. SONOTYPE_WORK_REPORT=1 prints
-// the table the weights in engine/Work.h were set from.
+// the table the weights in engine/file/Work.h were set from.
 #include "dsp/LogMelSpectrogram.h"
 #include "engine/CpuDispatch.h"
 #include "engine/Session.h"

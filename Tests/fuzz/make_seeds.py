@@ -124,7 +124,7 @@ MODELS = {
     "logmel_frontend": (lambda: AudioTransformer(n_mels=8, d_model=8, n_head=2, n_layers=1, n_classes=3, max_tokens=8), (1, 8, 6)),
 }
 
-# The front ends the seeds carry (engine/FrontendSettings.h): a log-mel one with its stored window and
+# The front ends the seeds carry (engine/file/FrontendSettings.h): a log-mel one with its stored window and
 # filterbank, and a waveform one for the model that computes its own features.
 FRONTENDS = {
     "logmel_frontend": {"sample_rate": 8000, "n_fft": 64, "hop_length": 32, "n_mels": 8, "log": {"type": "db", "top_db": 80.0},

@@ -2,8 +2,8 @@
 // file with the message it must be refused with, read from manifest.json.
 #pragma once
 
-#include "engine/Json.h"
-#include "engine/LoadLimits.h"
+#include "engine/file/Json.h"
+#include "engine/file/LoadLimits.h"
 
 #include <fstream>
 #include <sstream>

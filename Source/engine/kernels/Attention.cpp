@@ -2,11 +2,11 @@
 // active path's attention kernel; with the probabilities written out (nn.MultiheadAttention's
 // need_weights), as two products around a softmax.
 // A row whose keys are all masked gets zero probabilities (as PyTorch's fused kernels do).
-#include "engine/AlignedBuffer.h"
+#include "engine/file/AlignedBuffer.h"
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 
 namespace sonotype::engine::kernels

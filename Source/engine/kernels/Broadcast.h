@@ -1,7 +1,7 @@
 // Walking N-d tensors row by row with per-operand strides (0 on broadcast axes).
 #pragma once
 
-#include "engine/Shape.h"
+#include "engine/file/Shape.h"
 
 #include <array>
 #include <cstdint>

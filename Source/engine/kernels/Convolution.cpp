@@ -1,10 +1,10 @@
 // 1-d and 2-d convolution (stride, padding, dilation, groups) as im2col + GEMM per group.
-#include "engine/AlignedBuffer.h"
-#include "engine/CheckedArithmetic.h"
+#include "engine/file/AlignedBuffer.h"
+#include "engine/file/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/LoadBudget.h"
-#include "engine/ModelError.h"
+#include "engine/file/LoadBudget.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <cmath>

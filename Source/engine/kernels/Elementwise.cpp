@@ -3,7 +3,7 @@
 #include "engine/CpuDispatch.h"
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <cmath>
 #include <limits>
@@ -62,7 +62,7 @@ namespace
     };
 
     /** What one element of a unary op costs beyond reading and writing it: a C library call
-        (log10 is 1.7 of log's time, erf 4, mish's three calls 11, as measured: engine/Work.h), a
+        (log10 is 1.7 of log's time, erf 4, mish's three calls 11, as measured: engine/file/Work.h), a
         scalar step where the compiler does not vectorise the loop, a mispredicted branch where
         the result depends on the sign. */
     Work perElement (double libm, double scalar = 0.0, double branches = 0.0)

@@ -2,7 +2,7 @@
 // interleaved sub-transforms of m = n / p points, computes them recursively into consecutive
 // blocks of the output, then combines them with a radix-p butterfly.
 #include "engine/kernels/Fft.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // session), run with caller-provided scratch, no allocation.
 #pragma once
 
-#include "engine/Work.h"
+#include "engine/file/Work.h"
 
 #include <complex>
 #include <cstddef>
@@ -28,7 +28,7 @@ public:
     std::size_t scratchComplex() const noexcept { return maxRadix_; }
 
     /** The steps of one transform: n times each stage's radix, in the radix-2 to 5 butterflies or
-        the generic one (engine/Work.h weighs the two differently). */
+        the generic one (engine/file/Work.h weighs the two differently). */
     Work work() const noexcept;
 
     /** out[k] = sum_j in[j] * exp(-2 pi i j k / n), k = 0..n-1. `in` and `out` must not overlap;

@@ -1,7 +1,7 @@
 #include "engine/kernels/Gemm.h"
 
 #include "engine/CpuDispatch.h"
-#include "engine/LoadBudget.h"
+#include "engine/file/LoadBudget.h"
 #include "engine/Op.h"
 
 #include <cmath>

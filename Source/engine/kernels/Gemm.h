@@ -2,8 +2,8 @@
 // planned at load so that a product never allocates; constant operands packed once at load.
 #pragma once
 
-#include "engine/AlignedBuffer.h"
-#include "engine/Work.h"
+#include "engine/file/AlignedBuffer.h"
+#include "engine/file/Work.h"
 #include "engine/kernels/vector/KernelTable.h"
 
 #include <cstddef>

@@ -2,8 +2,8 @@
 // as_strided_scatter, gather.
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/CheckedArithmetic.h"
-#include "engine/ModelError.h"
+#include "engine/file/CheckedArithmetic.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 // Max / average pooling and adaptive average pooling over the last 1 or 2 axes, as PyTorch's CPU kernels.
-#include "engine/CheckedArithmetic.h"
+#include "engine/file/CheckedArithmetic.h"
 #include "engine/CpuDispatch.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,11 +6,11 @@
 // At load the weights are packed for the active path's product and the biases merged. A run is one
 // product for the input projection of every time step and both directions, then per step one
 // product for the recurrent term and one fused pass over the gates (KernelTable::lstmCell/gruCell).
-#include "engine/AlignedBuffer.h"
-#include "engine/CheckedArithmetic.h"
+#include "engine/file/AlignedBuffer.h"
+#include "engine/file/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <array>

@@ -3,7 +3,7 @@
 #include "engine/kernels/Broadcast.h"
 #include "engine/CpuDispatch.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 // Spectral ops: stft (framing, window, FFT in double precision; complex results as a trailing
 // [real, imaginary] axis of 2) and complex_abs (magnitude or power of such pairs).
-#include "engine/CheckedArithmetic.h"
+#include "engine/file/CheckedArithmetic.h"
 #include "engine/kernels/Fft.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // checked, and an overflow is a ModelError naming what was being computed, never a wrapped value.
 #pragma once
 
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <cstdint>
 #include <string>

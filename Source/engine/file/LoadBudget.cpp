@@ -1,6 +1,6 @@
-#include "engine/LoadBudget.h"
+#include "engine/file/LoadBudget.h"
 
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <cstdio>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "engine/Work.h"
+#include "engine/file/Work.h"
 
 #include <initializer_list>
 

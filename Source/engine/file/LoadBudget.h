@@ -1,7 +1,7 @@
 // Accounts the memory a model load allocates against LoadLimits::maxMemoryBytes, before allocating.
 #pragma once
 
-#include "engine/LoadLimits.h"
+#include "engine/file/LoadLimits.h"
 
 #include <cstdint>
 #include <string>

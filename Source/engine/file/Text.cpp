@@ -1,7 +1,7 @@
-#include "engine/Text.h"
+#include "engine/file/Text.h"
 
-#include "engine/ModelError.h"
-#include "engine/Utf8.h"
+#include "engine/file/ModelError.h"
+#include "engine/file/Utf8.h"
 
 #include <cstdio>
 

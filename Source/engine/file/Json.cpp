@@ -1,7 +1,7 @@
-#include "engine/Json.h"
+#include "engine/file/Json.h"
 
-#include "engine/Text.h"
-#include "engine/Utf8.h"
+#include "engine/file/Text.h"
+#include "engine/file/Utf8.h"
 
 #include <charconv>
 #include <cmath>

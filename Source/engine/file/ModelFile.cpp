@@ -1,7 +1,7 @@
-#include "engine/ModelFile.h"
+#include "engine/file/ModelFile.h"
 
-#include "engine/Json.h"
-#include "engine/ModelError.h"
+#include "engine/file/Json.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <bit>

@@ -6,7 +6,7 @@
 // The log-mel front end itself is dsp::LogMelSpectrogram; this file is what it is made from.
 #pragma once
 
-#include "engine/Work.h"
+#include "engine/file/Work.h"
 
 #include <cstddef>
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/Text.h"
+#include "engine/file/Text.h"
 
 #include <stdexcept>
 #include <string>

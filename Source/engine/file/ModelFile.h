@@ -2,9 +2,9 @@
 // Every size and offset in the file is checked before it is used; see docs/ENGINE.md for the format.
 #pragma once
 
-#include "engine/AlignedBuffer.h"
-#include "engine/LoadBudget.h"
-#include "engine/Shape.h"
+#include "engine/file/AlignedBuffer.h"
+#include "engine/file/LoadBudget.h"
+#include "engine/file/Shape.h"
 
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
-#include "engine/Shape.h"
+#include "engine/file/Shape.h"
 
-#include "engine/ModelError.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "engine/FrontendSettings.h"
+#include "engine/file/FrontendSettings.h"
 
-#include "engine/Json.h"
-#include "engine/ModelError.h"
-#include "engine/ModelFile.h"
+#include "engine/file/Json.h"
+#include "engine/file/ModelError.h"
+#include "engine/file/ModelFile.h"
 
 #include <cmath>
 #include <cstdio>
