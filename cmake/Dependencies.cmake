@@ -1,6 +1,8 @@
 # Everything comes from Debian packages installed by scripts/install-deps.sh.
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(Threads REQUIRED)
+# JSON the command line writes (classify --format json)
+find_package(nlohmann_json 3 CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 pkg_check_modules(SOXR REQUIRED IMPORTED_TARGET soxr)

@@ -4,7 +4,6 @@
 #include "cli/AudioFileReader.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
-#include "engine/file/Json.h"
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -17,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 #include <unistd.h>
@@ -88,9 +88,11 @@ on stderr, the other files are still classified, and the exit code is then 1.
         return quoted + "\"";
     }
 
+    /** `text` as a JSON string. Malformed UTF-8 (a Latin-1 file name, say) becomes U+FFFD, so
+        that a row is always valid JSON. */
     std::string jsonString (const std::string& text)
     {
-        return engine::toJson (engine::JsonValue::string (text));
+        return nlohmann::json (text).dump (-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 
     std::string number (double value, int decimals)

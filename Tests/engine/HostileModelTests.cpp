@@ -74,14 +74,17 @@ TEST_CASE ("the valid base of the corpus runs and gives finite outputs", "[hosti
 
 TEST_CASE ("a 60 MiB header that would expand past the budget while parsing is refused", "[hostile]")
 {
-    // "[]" is two bytes of text and a JSON value of ~100 bytes: 60 MiB would parse into ~6 GiB.
+    // "[]," is three bytes of text and a JSON value of 40 bytes (more while its list grows): 60 MiB
+    // would parse into ~1.7 GB, past a budget of 1 GiB.
     std::string header = "{\"__metadata__\":{},\"x\":[";
     header.reserve (60u << 20);
     while (header.size() < (60u << 20))
         header += "[],";
     header += "[]]}";
     const auto bytes = safetensorsBytes (header, {});
-    REQUIRE_THROWS_WITH (engine::Model::fromMemory (bytes.data(), bytes.size(), "bomb"), Contains ("the parsed JSON would take more than"));
+    engine::LoadLimits limits;
+    limits.maxMemoryBytes = std::size_t { 1 } << 30;
+    REQUIRE_THROWS_WITH (engine::Model::fromMemory (bytes.data(), bytes.size(), "bomb", limits), Contains ("the parsed JSON would take more than"));
 }
 
 TEST_CASE ("budgets are configurable and name the need", "[hostile]")

@@ -27,8 +27,6 @@ namespace
 
     bool isDigit (char c) noexcept { return c >= '0' && c <= '9'; }
 
-    char hexDigit (unsigned value) noexcept { return "0123456789abcdef"[value & 0xFu]; }
-
     void appendUtf8 (std::string& out, unsigned codePoint)
     {
         if (codePoint < 0x80)
@@ -309,7 +307,7 @@ private:
             const auto exact = std::from_chars (first, last, integer);
             if (exact.ec == std::errc() && exact.ptr == last)
                 return JsonValue::integer (integer);
-            number.integerKind_ = JsonValue::IntegerKind::outsideInt64;
+            std::get<JsonValue::Number> (number.value_).integer = JsonValue::Number::Integer::outsideInt64;
         }
         return number;
     }
@@ -410,185 +408,83 @@ private:
 
 namespace
 {
-    void writeString (std::string_view text, std::string& out)
-    {
-        out += '"';
-        std::size_t pos = 0;
-        while (pos < text.size())
-        {
-            const char c = text[pos];
-            const auto byte = static_cast<unsigned char> (c);
-            if (byte >= 0x80)
-            {
-                const auto length = utf8SequenceLength (text, pos);
-                if (length == 0)
-                {
-                    out += "\\ufffd"; // replacement character for each malformed byte
-                    ++pos;
-                }
-                else
-                {
-                    out.append (text.substr (pos, length));
-                    pos += length;
-                }
-                continue;
-            }
-            ++pos;
-            switch (c)
-            {
-                case '"': out += "\\\""; break;
-                case '\\': out += "\\\\"; break;
-                case '\b': out += "\\b"; break;
-                case '\f': out += "\\f"; break;
-                case '\n': out += "\\n"; break;
-                case '\r': out += "\\r"; break;
-                case '\t': out += "\\t"; break;
-                default:
-                    if (byte < 0x20)
-                    {
-                        out += "\\u00";
-                        out += hexDigit (byte >> 4u);
-                        out += hexDigit (byte);
-                    }
-                    else
-                        out += c;
-            }
-        }
-        out += '"';
-    }
-
-    void write (const JsonValue& value, std::string& out)
-    {
-        switch (value.type())
-        {
-            case JsonValue::Type::null: out += "null"; return;
-            case JsonValue::Type::boolean: out += value.asBool() ? "true" : "false"; return;
-            case JsonValue::Type::number:
-            {
-                if (value.isExactInteger())
-                {
-                    out += std::to_string (value.asInt());
-                    return;
-                }
-                const double number = value.asNumber();
-                if (! std::isfinite (number))
-                    throw JsonError ("cannot write a non-finite number as JSON");
-                // Shortest form that reads back to the same double, e.g. 1.5, -0, 1e-300.
-                char buffer[32];
-                const auto result = std::to_chars (buffer, buffer + sizeof buffer, number);
-                out.append (buffer, result.ptr);
-                return;
-            }
-            case JsonValue::Type::string: writeString (value.asString(), out); return;
-            case JsonValue::Type::array:
-            {
-                out += '[';
-                bool first = true;
-                for (const auto& item : value.asArray())
-                {
-                    if (! first)
-                        out += ',';
-                    first = false;
-                    write (item, out);
-                }
-                out += ']';
-                return;
-            }
-            case JsonValue::Type::object:
-            {
-                out += '{';
-                bool first = true;
-                for (const auto& [key, item] : value.asObject())
-                {
-                    if (! first)
-                        out += ',';
-                    first = false;
-                    writeString (key, out);
-                    out += ':';
-                    write (item, out);
-                }
-                out += '}';
-                return;
-            }
-        }
-    }
 } // namespace
 
 JsonValue JsonValue::boolean (bool value)
 {
     JsonValue v;
-    v.type_ = Type::boolean;
-    v.bool_ = value;
+    v.value_ = value;
     return v;
 }
 
 JsonValue JsonValue::number (double value)
 {
     JsonValue v;
-    v.type_ = Type::number;
-    v.number_ = value;
+    v.value_ = Number { value };
     return v;
 }
 
 JsonValue JsonValue::integer (int64_t value)
 {
     JsonValue v;
-    v.type_ = Type::number;
-    v.number_ = static_cast<double> (value); // nearest double, as parsing the digits gives
-    v.integerKind_ = IntegerKind::exact;
-    v.integer_ = value;
+    // The nearest double, as parsing the digits gives, and all 64 bits.
+    v.value_ = Number { static_cast<double> (value), Number::Integer::exact, value };
     return v;
 }
 
 JsonValue JsonValue::string (std::string value)
 {
     JsonValue v;
-    v.type_ = Type::string;
-    v.string_ = std::move (value);
+    v.value_ = std::move (value);
     return v;
 }
 
 JsonValue JsonValue::array (Array items)
 {
     JsonValue v;
-    v.type_ = Type::array;
-    v.array_ = std::move (items);
+    v.value_ = std::move (items);
     return v;
 }
 
 JsonValue JsonValue::object (Object members)
 {
     JsonValue v;
-    v.type_ = Type::object;
-    v.object_ = std::move (members);
+    v.value_ = std::move (members);
     return v;
+}
+
+bool JsonValue::isExactInteger() const noexcept
+{
+    const auto* number = std::get_if<Number> (&value_);
+    return number != nullptr && number->integer == Number::Integer::exact;
 }
 
 bool JsonValue::asBool() const
 {
     if (! isBool())
-        throw JsonError (std::string ("expected a boolean, found ") + typeName (type_));
-    return bool_;
+        throw JsonError (std::string ("expected a boolean, found ") + typeName (type()));
+    return std::get<bool> (value_);
 }
 
 double JsonValue::asNumber() const
 {
     if (! isNumber())
-        throw JsonError (std::string ("expected a number, found ") + typeName (type_));
-    return number_;
+        throw JsonError (std::string ("expected a number, found ") + typeName (type()));
+    return std::get<Number> (value_).value;
 }
 
 int64_t JsonValue::asInt() const
 {
     const double value = asNumber();
-    if (integerKind_ == IntegerKind::exact)
-        return integer_;
-    if (integerKind_ == IntegerKind::outsideInt64) // although the rounded double may be in range
+    const auto& number = std::get<Number> (value_);
+    if (number.integer == Number::Integer::exact)
+        return number.exact;
+    if (number.integer == Number::Integer::outsideInt64) // although the rounded double may be in range
         throw JsonError ("expected an integer, found one beyond the int64 range");
     // -2^63 and 2^63 are exact doubles: the int64 range is [-2^63, 2^63). NaN fails both tests.
     if (! (value >= -9223372036854775808.0 && value < 9223372036854775808.0) || std::trunc (value) != value)
     {
-        char buffer[32]; // to_chars also spells out nan and inf, which toJson refuses
+        char buffer[32]; // to_chars also spells out nan and inf
         const auto result = std::to_chars (buffer, buffer + sizeof buffer, value);
         throw JsonError ("expected an integer, found " + std::string (buffer, result.ptr));
     }
@@ -598,29 +494,29 @@ int64_t JsonValue::asInt() const
 const std::string& JsonValue::asString() const
 {
     if (! isString())
-        throw JsonError (std::string ("expected a string, found ") + typeName (type_));
-    return string_;
+        throw JsonError (std::string ("expected a string, found ") + typeName (type()));
+    return std::get<std::string> (value_);
 }
 
 const JsonValue::Array& JsonValue::asArray() const
 {
     if (! isArray())
-        throw JsonError (std::string ("expected a list, found ") + typeName (type_));
-    return array_;
+        throw JsonError (std::string ("expected a list, found ") + typeName (type()));
+    return std::get<Array> (value_);
 }
 
 const JsonValue::Object& JsonValue::asObject() const
 {
     if (! isObject())
-        throw JsonError (std::string ("expected an object, found ") + typeName (type_));
-    return object_;
+        throw JsonError (std::string ("expected an object, found ") + typeName (type()));
+    return std::get<Object> (value_);
 }
 
 const JsonValue* JsonValue::find (const std::string& key) const noexcept
 {
     if (! isObject())
         return nullptr;
-    for (const auto& [name, value] : object_)
+    for (const auto& [name, value] : std::get<Object> (value_))
         if (name == key)
             return &value;
     return nullptr;
@@ -645,13 +541,6 @@ JsonValue parseJson (std::string_view text, std::size_t maxMemoryBytes, std::siz
     auto document = parser.document();
     memoryBytes = parser.memoryBytes();
     return document;
-}
-
-std::string toJson (const JsonValue& value)
-{
-    std::string out;
-    write (value, out);
-    return out;
 }
 
 } // namespace sonotype::engine

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace sonotype::engine
@@ -20,27 +21,27 @@ struct JsonError : std::runtime_error
 class JsonValue
 {
 public:
-    enum class Type { null, boolean, number, string, array, object };
+    enum class Type { null, boolean, number, string, array, object }; // the order of Storage's alternatives
     using Array = std::vector<JsonValue>;
     using Object = std::vector<std::pair<std::string, JsonValue>>; // in file order
 
     JsonValue() = default; // null
     static JsonValue boolean (bool value);
     static JsonValue number (double value);
-    static JsonValue integer (int64_t value); // a number that keeps all 64 bits for asInt and toJson
+    static JsonValue integer (int64_t value); // a number that keeps all 64 bits for asInt
     static JsonValue string (std::string value);
     static JsonValue array (Array items);
     static JsonValue object (Object members); // keys are not checked for duplicates here
 
-    Type type() const noexcept { return type_; }
-    bool isNull() const noexcept { return type_ == Type::null; }
-    bool isBool() const noexcept { return type_ == Type::boolean; }
-    bool isNumber() const noexcept { return type_ == Type::number; }
-    bool isString() const noexcept { return type_ == Type::string; }
-    bool isArray() const noexcept { return type_ == Type::array; }
-    bool isObject() const noexcept { return type_ == Type::object; }
+    Type type() const noexcept { return static_cast<Type> (value_.index()); }
+    bool isNull() const noexcept { return type() == Type::null; }
+    bool isBool() const noexcept { return type() == Type::boolean; }
+    bool isNumber() const noexcept { return type() == Type::number; }
+    bool isString() const noexcept { return type() == Type::string; }
+    bool isArray() const noexcept { return type() == Type::array; }
+    bool isObject() const noexcept { return type() == Type::object; }
     /** True for a number made by integer() or parsed from integer digits within int64 range. */
-    bool isExactInteger() const noexcept { return integerKind_ == IntegerKind::exact; }
+    bool isExactInteger() const noexcept;
 
     /** Typed access; each throws JsonError ("expected a number, found a string") on the wrong type. */
     bool asBool() const;
@@ -61,16 +62,13 @@ public:
 private:
     friend class JsonParser; // marks integers beyond int64 while parsing
 
-    Type type_ = Type::null;
-    bool bool_ = false;
-    double number_ = 0.0;
-    // What is known of the number as an integer beyond number_ (which may be rounded).
-    enum class IntegerKind : std::uint8_t { unknown, exact, outsideInt64 };
-    IntegerKind integerKind_ = IntegerKind::unknown;
-    int64_t integer_ = 0; // the number, when integerKind_ is exact
-    std::string string_;
-    Array array_;
-    Object object_;
+    struct Number
+    {
+        double value = 0.0;
+        enum class Integer : std::uint8_t { unknown, exact, outsideInt64 } integer = Integer::unknown;
+        int64_t exact = 0; // the number, when integer is exact
+    };
+    std::variant<std::monostate, bool, Number, std::string, Array, Object> value_;
 };
 
 /** The deepest nesting of arrays and objects parseJson accepts. */
@@ -85,9 +83,5 @@ JsonValue parseJson (std::string_view text);
 /** The same, refusing a document whose parsed form would take more than maxMemoryBytes (an
     estimate that includes the vectors' growth); memoryBytes receives the estimate. */
 JsonValue parseJson (std::string_view text, std::size_t maxMemoryBytes, std::size_t& memoryBytes);
-
-/** Compact serialisation. Throws JsonError for a non-finite number; invalid UTF-8 in strings is
-    written as U+FFFD so that the output is always valid JSON. */
-std::string toJson (const JsonValue& value);
 
 } // namespace sonotype::engine
