@@ -1,4 +1,4 @@
-# The benchmark programs of issue 15 (not built by default, not part of the tests; SONOTYPE_BENCHMARKS=ON).
+# The benchmark programs (not built by default, not part of the tests; SONOTYPE_BENCHMARKS=ON).
 # scripts/benchmark.sh builds them into build-bench/ (Release, the flags we ship: no -march=native) and
 # Benchmarks/python/driver.py runs them. Each links the same static libraries as the shipped binaries.
 #   sonotype_bench_worker   Model::load + Session::run, answering "run N" on stdin (one latency contender)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark suite of issue 15 in one command: builds the benchmark programs (Release, the flags
+# The benchmark suite in one command: builds the benchmark programs (Release, the flags
 # we ship: no -march=native) into build-bench/, installs the peers (ONNX Runtime from npm, pinned in
 # Training/sonotype/testing/ort/package-lock.json, shared with the ONNX tests), exports the models, runs every contender in one run with
 # alternating rounds, and writes docs/BENCHMARKS.md and docs/images/benchmarks.png.

@@ -1,4 +1,4 @@
-"""The benchmark suite of issue 15, in one run (scripts/benchmark.sh calls this after building):
+"""The benchmark suite, in one run (scripts/benchmark.sh calls this after building):
 
   1. the machine: CPU model and SIMD flags, one core's peak GFLOP/s per ISA, the engine's kernel path
   2. exports every model for every contender (prepare.py)

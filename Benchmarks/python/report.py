@@ -138,7 +138,7 @@ def matrix_product_gflops(entry) -> Optional[float]:
 
 
 def targets(results, path_info) -> List[tuple]:
-    """The targets of issue 15 against this run's figures: (target, measured, met)."""
+    """The speed targets against this run's figures: (target, measured, met)."""
     rows = []
     models = results["models"]
     slower_than_ort = [m["title"] for m in models.values() if ratio(m, "ort") is not None and ratio(m, "ort") < 1.0]
@@ -373,7 +373,7 @@ def write(results, report_path: str, plot_path: str):
 
     rows = targets(results, path_info)
     if rows:
-        add("## Targets of issue 15 in this run")
+        add("## Speed targets in this run")
         add("")
         add("| target | measured | met |")
         add("|---|---|:-:|")

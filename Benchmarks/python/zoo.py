@@ -1,4 +1,4 @@
-"""The benchmark models of issue 15: PyTorch modules, their inputs (batch 1) and FLOP counts.
+"""The benchmark models: PyTorch modules, their inputs (batch 1) and FLOP counts.
 
 Every contender runs the same weights on the same input: Sonotype the exported model file (the built-in
 model: the committed Resources/models/default.safetensors itself), the peers this module's nn.Module.

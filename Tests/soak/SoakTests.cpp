@@ -17,7 +17,7 @@
 // Duration in seconds of audio: $SONOTYPE_SOAK_SECONDS (default 120, what CI runs); the swap interval
 // $SONOTYPE_SOAK_SWAP_SECONDS (default: 60, or duration / 6 for runs shorter than 6 minutes so that a
 // short run still swaps every model in); figures are printed and, with $SONOTYPE_SOAK_REPORT, written
-// to that file. The hour-long run's figures are in docs/RELIABILITY-host.md.
+// to that file. The hour-long run's figures are in docs/RELIABILITY.md ("Soak").
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
