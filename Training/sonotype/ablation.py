@@ -19,8 +19,7 @@ import time
 
 import torch
 
-from .data import CLASSES
-from .data.__main__ import FRONTEND
+from .data import CLASSES, FRONTEND
 from .digest import files_digest
 from .evaluate import evaluate as evaluate_unseen
 from .export import export_model

@@ -9,8 +9,7 @@ import subprocess
 
 import numpy as np
 
-from .data import CLASSES
-from .data.__main__ import FRONTEND
+from .data import CLASSES, FRONTEND
 from .engine_cli import cli_path
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))

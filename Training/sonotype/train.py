@@ -1,6 +1,6 @@
 """Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
 
-    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 24]
+    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 22]
 
 Seeded and reproducible on CPU (Debian's python3-torch); progress bars with tqdm; the report
 (docs/MODEL.md and PNG plots in docs/model/) holds training curves, accuracy on the random and
@@ -26,9 +26,8 @@ import torch
 from tqdm import tqdm
 
 from . import confusion as confusions
-from .data import CLASSES
+from .data import CLASSES, FRONTEND
 from .data.catalogue import expand
-from .data.__main__ import FRONTEND
 from .export import export_model
 from .frontend import LogMelFrontend
 from .models.audio_transformer import AudioTransformer

@@ -10,8 +10,8 @@ import mido
 import numpy as np
 import torch
 
-from sonotype.data import CLASSES, PROGRAMS, SAMPLE_RATE
-from sonotype.data.__main__ import FRONTEND, featurise
+from sonotype.data import CLASSES, FRONTEND, PROGRAMS, SAMPLE_RATE
+from sonotype.data.__main__ import featurise
 from sonotype.data.midi import PROGRAM_RANGES, nrpn_events, write_midi
 from sonotype.data.resample import resample
 from sonotype.data.sources import SOUNDFONT, read_wav, render_instrument_clips

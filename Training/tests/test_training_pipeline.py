@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from sonotype.data import CLASSES
-from sonotype.data.__main__ import FRONTEND, generate
+from sonotype.data import CLASSES, FRONTEND
+from sonotype.data.__main__ import generate
 from sonotype.engine_cli import run_model
 from sonotype.export import export_model
 from sonotype.frontend import LogMelFrontend

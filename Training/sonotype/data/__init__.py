@@ -21,3 +21,7 @@ PROGRAMS = {
 }
 
 SAMPLE_RATE = 16000
+
+# The built-in model's front end: 1 s windows of 64 log-mel bands at 16 kHz, 10 ms hop.
+FRONTEND = dict(sample_rate=SAMPLE_RATE, n_fft=400, hop_length=160, n_mels=64, log={"type": "db", "top_db": 80.0},
+                mean=-45.0, std=20.0, window_samples=SAMPLE_RATE)

@@ -23,15 +23,12 @@ import numpy as np
 import torch
 from scipy.io import wavfile
 
-from . import CLASSES, SAMPLE_RATE
+from . import CLASSES, FRONTEND, SAMPLE_RATE
 from . import catalogue, noises
 from .augment import AUGMENT_DEFAULTS, GROUPS, augment, without as augment_without
 from .sources import HELDOUT_SENTENCES, SENTENCES, espeak_voices
 from ..frontend import LogMelFrontend
 
-# The built-in model's front end: 1 s windows of 64 log-mel bands at 16 kHz, 10 ms hop.
-FRONTEND = dict(sample_rate=SAMPLE_RATE, n_fft=400, hop_length=160, n_mels=64, log={"type": "db", "top_db": 80.0},
-                mean=-45.0, std=20.0, window_samples=SAMPLE_RATE)
 CLIP_SECONDS = 3.0
 EXAMPLE_SECONDS = 2.0
 CHUNK = 48  # clips per rendering job: small enough to balance the workers
