@@ -789,7 +789,7 @@ def test_op_in_engine_matches_onnx_runtime(name, op_cases):
 
 def test_every_converter_op_is_covered():
     """Each ONNX op type the converter accepts appears in a test graph above or in a family export."""
-    from sonotype.export.onnx_ops import OPS
+    from sonotype.export.registry import ONNX_OPS as OPS
     covered = set()
     for factory, _ in OP_CASES.values():
         covered.update(n.op_type for n in factory().graph.node)

@@ -11,9 +11,9 @@ from torch.utils._pytree import tree_flatten
 from .. import __version__
 from .errors import ExportError
 from .graph import Graph
-from .recorder import Problem, Recorder, describe_source, record
+from .recorder import Problem, Recorder, record
 from .safetensors_io import write_safetensors
-from .spectral import waveform_frontend
+from .source_lines import describe_source
 
 FORMAT_VERSION = 1
 
@@ -61,6 +61,42 @@ def frontend_tensors(settings: dict) -> dict:
         n_fft // 2 + 1, float(settings.get("f_min", 0.0)), float(f_max if f_max is not None else sample_rate // 2),
         int(settings["n_mels"]), int(sample_rate), settings.get("norm"), settings.get("mel_scale", "htk"))
     return {"frontend.window": torch.hann_window(win_length, periodic=True), "frontend.mel_fbanks": fbanks.contiguous()}
+
+
+def waveform_frontend(model: torch.nn.Module, example_input: torch.Tensor, sample_rate: Optional[int]) -> dict:
+    """The front end of a model that computes its own features from a raw waveform: {} unless the
+    model holds a torchaudio Spectrogram, MelSpectrogram, MFCC, LFCC or MelScale (or `sample_rate`
+    is given) and
+    the example input is one mono waveform ([samples], [1, samples] or [1, 1, samples]); the sample
+    rate comes from the transform (or `sample_rate`, for a transform that has none)."""
+    import torchaudio
+    transforms = (torchaudio.transforms.Spectrogram, torchaudio.transforms.MelSpectrogram, torchaudio.transforms.MFCC,
+                  torchaudio.transforms.LFCC, torchaudio.transforms.MelScale)
+    found = [m for m in model.modules() if isinstance(m, transforms)]
+    if not found and sample_rate is None:
+        return {}
+    shape = list(example_input.shape)
+    if not shape or len(shape) > 3 or any(d != 1 for d in shape[:-1]):
+        if sample_rate is not None:
+            raise ExportError(f"sample_rate is given, but the example input has shape {tuple(shape)}, not one mono "
+                              "waveform ([samples], [1, samples] or [1, 1, samples])")
+        return {}  # a batch or several channels: not a model the runtime feeds audio to
+    rates = {int(m.sample_rate) for m in found if getattr(m, "sample_rate", None) is not None}
+    if sample_rate is not None:
+        if rates and int(sample_rate) not in rates:
+            raise ExportError(f"sample_rate={sample_rate} differs from the {type(found[0]).__name__}'s "
+                              f"sample_rate {sorted(rates)[0]}")
+        rate = int(sample_rate)
+    elif len(rates) == 1:
+        rate = rates.pop()
+    elif rates:
+        raise ExportError(f"the model's transforms have different sample rates {sorted(rates)}")
+    else:
+        raise ExportError(f"the model's {type(found[0]).__name__} has no sample rate: pass export_model(..., "
+                          "sample_rate=...) with the rate of the audio the model was trained on")
+    if not 1000 <= rate <= 384000:
+        raise ExportError(f"sample rate {rate} is outside 1000..384000 Hz")
+    return {"type": "waveform", "sample_rate": rate, "window_samples": int(shape[-1])}
 
 
 def _check_arguments(model, example_input) -> None:

@@ -1,7 +1,7 @@
 """The engine graph the exporter builds: values (input, stored tensors, node outputs) and nodes.
 
 Every value is float32 on the engine side and has a fixed shape; a node names an engine op
-(see docs/ENGINE.md), its input and output value ids and its attributes.
+(`registry.ENGINE_OPS`; see docs/ENGINE.md), its input and output value ids and its attributes.
 """
 
 from dataclasses import dataclass, field
@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import torch
 
 from .errors import ExportError
+from .registry import ENGINE_OPS, UNSUPPORTED_OP
 
 
 @dataclass
@@ -70,6 +71,8 @@ class Graph:
         return self.add_tensor(name, torch.tensor(number, dtype=torch.float32))
 
     def add_node(self, op: str, inputs: Sequence[Optional[int]], out_shapes: Sequence[Sequence[int]], **attrs) -> List[int]:
+        if op not in ENGINE_OPS and op != UNSUPPORTED_OP:
+            raise AssertionError(f"'{op}' is not in the registry's ENGINE_OPS")
         outputs = [self._new_value(shape, "node") for shape in out_shapes]
         for output in outputs:
             self._producers[output] = len(self.nodes)

@@ -23,7 +23,8 @@ import numpy as np
 import torch
 
 from .errors import ExportError
-from .onnx_ops import OPS, Node
+from .onnx_ops import Node
+from .registry import ONNX_OPS
 
 # The default-domain opsets whose semantics the converter implements (tested: 9, 11, 13 and 17).
 MIN_OPSET = 9
@@ -86,7 +87,7 @@ def unsupported_ops(model) -> "OrderedDict[str, List[str]]":
     for index, node in enumerate(model.graph.node):
         domain = node.domain or ""
         key = node.op_type if domain in _DEFAULT_DOMAINS else f"{domain}::{node.op_type}"
-        if domain in _DEFAULT_DOMAINS and node.op_type in OPS and not node.op_type.startswith("_"):
+        if domain in _DEFAULT_DOMAINS and node.op_type in ONNX_OPS and not node.op_type.startswith("_"):
             continue
         missing.setdefault(key, []).append(node.name or f"#{index}")
     return missing
@@ -469,7 +470,7 @@ class OnnxModule(torch.nn.Module):
                 if missing_inputs:
                     raise ExportError(f"its inputs {missing_inputs} are not computed before it (the graph is not "
                                       "in topological order, or they do not exist)")
-                outputs = run(OPS[node.op_type], node, [values[name] for name in proto.input])
+                outputs = run(ONNX_OPS[node.op_type], node, [values[name] for name in proto.input])
                 if len(outputs) < len([o for o in proto.output if o]):
                     raise ExportError(f"it has {len(proto.output)} outputs; the converter computes {len(outputs)}")
             except Exception as error:  # noqa: BLE001 - every failure becomes one line of the report

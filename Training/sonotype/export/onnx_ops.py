@@ -14,26 +14,17 @@ bounds as attributes or as inputs depending on the opset.
 """
 
 import math
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import torch
 import torch.nn.functional as F
 
 from .errors import ExportError
-
-OPS: Dict[str, Callable] = {}
+from .registry import ONNX_OPS, onnx_op
 
 # ONNX TensorProto data types -> torch (the engine computes in float32: doubles and halves become float32).
 ONNX_DTYPES = {1: torch.float32, 2: torch.uint8, 3: torch.int8, 5: torch.int16, 6: torch.int32, 7: torch.int64,
                9: torch.bool, 10: torch.float32, 11: torch.float32, 12: torch.int64, 13: torch.int64}
-
-
-def op(*names: str):
-    def register(fn):
-        for name in names:
-            OPS[name] = fn
-        return fn
-    return register
 
 
 class Node:
@@ -127,17 +118,17 @@ def _binary(fn):
 
 
 for _name, _fn in _BINARY.items():
-    OPS[_name] = _binary(_fn)
+    ONNX_OPS[_name] = _binary(_fn)
 
 
-@op("Mod")
+@onnx_op("Mod")
 def _mod(node, inputs):
     if node.attr("fmod", 0):
         return [torch.fmod(inputs[0], inputs[1])]
     return [torch.remainder(inputs[0], inputs[1])]
 
 
-@op("Max", "Min", "Sum", "Mean")
+@onnx_op("Max", "Min", "Sum", "Mean")
 def _variadic(node, inputs):
     fn = {"Max": torch.maximum, "Min": torch.minimum, "Sum": torch.add, "Mean": torch.add}[node.op_type]
     result = inputs[0]
@@ -156,15 +147,15 @@ _UNARY = {
 }
 
 for _name, _fn in _UNARY.items():
-    OPS[_name] = (lambda fn: lambda node, inputs: [fn(inputs[0])])(_fn)
+    ONNX_OPS[_name] = (lambda fn: lambda node, inputs: [fn(inputs[0])])(_fn)
 
 
-@op("Identity")
+@onnx_op("Identity")
 def _identity(node, inputs):
     return [inputs[0]]
 
 
-@op("Dropout")
+@onnx_op("Dropout")
 def _dropout(node, inputs):
     # Inference: the identity (training_mode, input 2, must be off); the mask output is all true.
     if len(inputs) > 2 and inputs[2] is not None:
@@ -175,17 +166,17 @@ def _dropout(node, inputs):
     return [x, torch.ones(x.shape, dtype=torch.bool)][:node.num_outputs]
 
 
-@op("LeakyRelu")
+@onnx_op("LeakyRelu")
 def _leaky_relu(node, inputs):
     return [F.leaky_relu(inputs[0], float(node.attr("alpha", 0.01)))]
 
 
-@op("Elu")
+@onnx_op("Elu")
 def _elu(node, inputs):
     return [F.elu(inputs[0], float(node.attr("alpha", 1.0)))]
 
 
-@op("Selu")
+@onnx_op("Selu")
 def _selu(node, inputs):
     alpha = float(node.attr("alpha", 1.67326319217681884765625))
     gamma = float(node.attr("gamma", 1.05070102214813232421875))
@@ -193,18 +184,18 @@ def _selu(node, inputs):
     return [gamma * F.elu(x, alpha)]
 
 
-@op("Celu")
+@onnx_op("Celu")
 def _celu(node, inputs):
     alpha = float(node.attr("alpha", 1.0))
     return [F.elu(inputs[0] / alpha) * alpha]
 
 
-@op("Softplus")
+@onnx_op("Softplus")
 def _softplus(node, inputs):
     return [F.softplus(inputs[0])]
 
 
-@op("HardSigmoid")
+@onnx_op("HardSigmoid")
 def _hard_sigmoid(node, inputs):
     alpha, beta = float(node.attr("alpha", 0.2)), float(node.attr("beta", 0.5))
     if abs(alpha - 1.0 / 6.0) < 1e-6 and beta == 0.5:  # PyTorch's (F.hardsigmoid): the engine's own op
@@ -212,39 +203,39 @@ def _hard_sigmoid(node, inputs):
     return [torch.clamp(inputs[0] * alpha + beta, 0.0, 1.0)]
 
 
-@op("HardSwish")
+@onnx_op("HardSwish")
 def _hard_swish(node, inputs):
     return [F.hardswish(inputs[0])]
 
 
-@op("PRelu")
+@onnx_op("PRelu")
 def _prelu(node, inputs):
     x, slope = inputs
     return [torch.where(x < 0, x * slope, x)]
 
 
-@op("ThresholdedRelu")
+@onnx_op("ThresholdedRelu")
 def _thresholded_relu(node, inputs):
     x = inputs[0]
     return [torch.where(x > float(node.attr("alpha", 1.0)), x, torch.zeros((), dtype=x.dtype))]
 
 
-@op("_FusedGelu")
+@onnx_op("_FusedGelu")
 def _fused_gelu(node, inputs):  # not an ONNX op: onnx_import._fuse_gelu's node for the erf form of GELU
     return [F.gelu(inputs[0])]
 
 
-@op("_FusedSilu")
+@onnx_op("_FusedSilu")
 def _fused_silu(node, inputs):  # not an ONNX op: onnx_import._fuse_gated's x * sigmoid(x)
     return [F.silu(inputs[0])]
 
 
-@op("_FusedHardSwish")
+@onnx_op("_FusedHardSwish")
 def _fused_hardswish(node, inputs):  # not an ONNX op: onnx_import._fuse_gated's x * HardSigmoid(x)
     return [F.hardswish(inputs[0])]
 
 
-@op("_FusedLayerNorm")
+@onnx_op("_FusedLayerNorm")
 def _fused_layer_norm(node, inputs):  # not an ONNX op: onnx_import._fuse_layer_norm's node
     x = inputs[0]
     weight = inputs[1] if len(inputs) > 1 else None
@@ -258,7 +249,7 @@ def _fused_layer_norm(node, inputs):  # not an ONNX op: onnx_import._fuse_layer_
     return [y + bias if bias is not None else y]
 
 
-@op("Clip")
+@onnx_op("Clip")
 def _clip(node, inputs):
     x = inputs[0]
     if node.opset < 11:
@@ -271,12 +262,12 @@ def _clip(node, inputs):
     return [torch.clamp(x, low, high)]
 
 
-@op("Where")
+@onnx_op("Where")
 def _where(node, inputs):
     return [torch.where(inputs[0].bool(), inputs[1], inputs[2])]
 
 
-@op("Cast")
+@onnx_op("Cast")
 def _cast(node, inputs):
     to = node.attr("to")
     if to not in ONNX_DTYPES:
@@ -284,19 +275,19 @@ def _cast(node, inputs):
     return [inputs[0].to(ONNX_DTYPES[to])]
 
 
-@op("CastLike")
+@onnx_op("CastLike")
 def _cast_like(node, inputs):
     return [inputs[0].to(inputs[1].dtype)]
 
 
 # ----- matrix products, convolution, pooling ----------------------------------------------------
 
-@op("MatMul")
+@onnx_op("MatMul")
 def _matmul(node, inputs):
     return [torch.matmul(inputs[0], inputs[1])]
 
 
-@op("Gemm")
+@onnx_op("Gemm")
 def _gemm(node, inputs):
     a, b = inputs[0], inputs[1]
     c = inputs[2] if len(inputs) > 2 else None
@@ -352,7 +343,7 @@ def _conv_params(node: Node, x: torch.Tensor, kernel: Sequence[int]):
     return n, strides, dilations, pads
 
 
-@op("Conv")
+@onnx_op("Conv")
 def _conv(node, inputs):
     x, w = inputs[0], inputs[1]
     bias = inputs[2] if len(inputs) > 2 else None
@@ -366,7 +357,7 @@ def _conv(node, inputs):
     return [conv(x, w, bias, strides, padding, dilations, int(node.attr("group", 1)))]
 
 
-@op("ConvTranspose")
+@onnx_op("ConvTranspose")
 def _conv_transpose(node, inputs):
     x, w = inputs[0], inputs[1]
     bias = inputs[2] if len(inputs) > 2 else None
@@ -415,7 +406,7 @@ def _pool_setup(node: Node, x: torch.Tensor):
     return n, kernel, strides, dilations, pads
 
 
-@op("MaxPool")
+@onnx_op("MaxPool")
 def _max_pool(node, inputs):
     x = inputs[0]
     if node.num_outputs > 1 and node.proto.output[1]:
@@ -434,7 +425,7 @@ def _max_pool(node, inputs):
     return [pool(x, kernel, strides, padding, dilations, ceil_mode)]
 
 
-@op("AveragePool")
+@onnx_op("AveragePool")
 def _avg_pool(node, inputs):
     x = inputs[0]
     n, kernel, strides, dilations, pads = _pool_setup(node, x)
@@ -453,13 +444,13 @@ def _avg_pool(node, inputs):
     return [pool(x, kernel, strides, padding, ceil_mode, count_include_pad)]
 
 
-@op("GlobalAveragePool")
+@onnx_op("GlobalAveragePool")
 def _global_avg_pool(node, inputs):
     x = inputs[0]
     return [x.mean(dim=list(range(2, x.dim())), keepdim=True)]
 
 
-@op("GlobalMaxPool")
+@onnx_op("GlobalMaxPool")
 def _global_max_pool(node, inputs):
     x = inputs[0]
     return [x.amax(dim=list(range(2, x.dim())), keepdim=True)]
@@ -467,7 +458,7 @@ def _global_max_pool(node, inputs):
 
 # ----- normalisation ----------------------------------------------------------------------------
 
-@op("BatchNormalization")
+@onnx_op("BatchNormalization")
 def _batch_norm(node, inputs):
     if node.attr("training_mode", 0) or node.num_outputs > 1 and any(node.proto.output[1:]):
         node.fail("BatchNormalization in training mode is not supported")
@@ -475,7 +466,7 @@ def _batch_norm(node, inputs):
     return [F.batch_norm(x, mean, var, scale, bias, False, 0.0, float(node.attr("epsilon", 1e-5)))]
 
 
-@op("InstanceNormalization")
+@onnx_op("InstanceNormalization")
 def _instance_norm(node, inputs):
     x, scale, bias = inputs
     eps = float(node.attr("epsilon", 1e-5))
@@ -487,7 +478,7 @@ def _instance_norm(node, inputs):
     return [centred / torch.sqrt(var + eps) * scale.reshape(shape) + bias.reshape(shape)]
 
 
-@op("LayerNormalization")
+@onnx_op("LayerNormalization")
 def _layer_norm(node, inputs):
     if node.num_outputs > 1 and any(node.proto.output[1:]):
         node.fail("LayerNormalization's Mean and InvStdDev outputs are not supported")
@@ -504,7 +495,7 @@ def _layer_norm(node, inputs):
     return [F.layer_norm(x, normalized, scale, bias, float(node.attr("epsilon", 1e-5)))]
 
 
-@op("LpNormalization")
+@onnx_op("LpNormalization")
 def _lp_normalization(node, inputs):
     x = inputs[0]
     axis = _axis(node, int(node.attr("axis", -1)), x.dim())
@@ -532,8 +523,8 @@ def _softmax_like(fn):
     return compute
 
 
-OPS["Softmax"] = _softmax_like(lambda x, axis: torch.softmax(x, axis))
-OPS["LogSoftmax"] = _softmax_like(lambda x, axis: torch.log_softmax(x, axis))
+ONNX_OPS["Softmax"] = _softmax_like(lambda x, axis: torch.softmax(x, axis))
+ONNX_OPS["LogSoftmax"] = _softmax_like(lambda x, axis: torch.log_softmax(x, axis))
 
 
 # ----- reductions -------------------------------------------------------------------------------
@@ -592,10 +583,10 @@ def _reducer(kind: str):
 for _name, _kind in {"ReduceMean": "mean", "ReduceSum": "sum", "ReduceMax": "max", "ReduceMin": "min",
                      "ReduceProd": "prod", "ReduceL1": "l1", "ReduceL2": "l2", "ReduceSumSquare": "sumsquare",
                      "ReduceLogSum": "logsum", "ReduceLogSumExp": "logsumexp"}.items():
-    OPS[_name] = _reducer(_kind)
+    ONNX_OPS[_name] = _reducer(_kind)
 
 
-@op("ArgMax", "ArgMin")
+@onnx_op("ArgMax", "ArgMin")
 def _argmax(node, inputs):
     x = inputs[0]
     if node.attr("select_last_index", 0):
@@ -605,7 +596,7 @@ def _argmax(node, inputs):
     return [fn(x, dim=axis, keepdim=bool(node.attr("keepdims", 1)))]
 
 
-@op("CumSum")
+@onnx_op("CumSum")
 def _cumsum(node, inputs):
     x = inputs[0]
     axis = _axis(node, int(node.static_scalar(inputs, 1, "axis")), x.dim())
@@ -621,7 +612,7 @@ def _cumsum(node, inputs):
     return [y]
 
 
-@op("TopK")
+@onnx_op("TopK")
 def _topk(node, inputs):
     x = inputs[0]
     k = int(node.static_scalar(inputs, 1, "K") if node.opset >= 10 else node.attr("k"))
@@ -630,26 +621,26 @@ def _topk(node, inputs):
     return [values, indices]
 
 
-@op("Einsum")
+@onnx_op("Einsum")
 def _einsum(node, inputs):
     return [torch.einsum(node.attr("equation"), *inputs)]
 
 
 # ----- shapes and layout ------------------------------------------------------------------------
 
-@op("Shape")
+@onnx_op("Shape")
 def _shape(node, inputs):
     dims = list(inputs[0].shape)
     start, end = node.attr("start", 0), node.attr("end")
     return [torch.tensor(dims[start:end] if end is not None else dims[start:], dtype=torch.int64)]
 
 
-@op("Size")
+@onnx_op("Size")
 def _size(node, inputs):
     return [torch.tensor(inputs[0].numel(), dtype=torch.int64)]
 
 
-@op("Constant")
+@onnx_op("Constant")
 def _constant(node, inputs):
     for key in ("value", "value_float", "value_floats", "value_int", "value_ints"):
         if key in node.attrs:
@@ -661,7 +652,7 @@ def _constant(node, inputs):
     node.fail("a Constant of this kind (sparse or string) is not supported")
 
 
-@op("ConstantOfShape")
+@onnx_op("ConstantOfShape")
 def _constant_of_shape(node, inputs):
     shape = [int(d) for d in node.static_list(inputs, 0, "shape")]
     check_size(node, shape)
@@ -671,7 +662,7 @@ def _constant_of_shape(node, inputs):
     return [torch.full(shape, value.reshape(-1)[0].item(), dtype=value.dtype)]
 
 
-@op("Reshape")
+@onnx_op("Reshape")
 def _reshape(node, inputs):
     x = inputs[0]
     shape = [int(d) for d in node.static_list(inputs, 1, "shape")]
@@ -680,7 +671,7 @@ def _reshape(node, inputs):
     return [x.reshape(shape)]
 
 
-@op("Flatten")
+@onnx_op("Flatten")
 def _flatten(node, inputs):
     x = inputs[0]
     axis = int(node.attr("axis", 1))
@@ -691,7 +682,7 @@ def _flatten(node, inputs):
     return [x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))]
 
 
-@op("Transpose")
+@onnx_op("Transpose")
 def _transpose(node, inputs):
     x = inputs[0]
     perm = node.attr("perm")
@@ -700,7 +691,7 @@ def _transpose(node, inputs):
     return [x.permute(*[int(p) for p in perm])]
 
 
-@op("Squeeze")
+@onnx_op("Squeeze")
 def _squeeze(node, inputs):
     x = inputs[0]
     axes = node.attr("axes") if node.opset < 13 else node.static_list(inputs, 1, "axes")
@@ -713,7 +704,7 @@ def _squeeze(node, inputs):
     return [x.reshape([s for i, s in enumerate(x.shape) if i not in axes])]
 
 
-@op("Unsqueeze")
+@onnx_op("Unsqueeze")
 def _unsqueeze(node, inputs):
     x = inputs[0]
     axes = node.attr("axes") if node.opset < 13 else node.static_list(inputs, 1, "axes")
@@ -725,14 +716,14 @@ def _unsqueeze(node, inputs):
     return [x.reshape(shape)]
 
 
-@op("Concat")
+@onnx_op("Concat")
 def _concat(node, inputs):
     tensors = [t for t in inputs if t is not None]
     axis = _axis(node, int(node.attr("axis")), tensors[0].dim())
     return [torch.cat(tensors, dim=axis)]
 
 
-@op("Split")
+@onnx_op("Split")
 def _split(node, inputs):
     x = inputs[0]
     axis = _axis(node, int(node.attr("axis", 0)), x.dim())
@@ -750,7 +741,7 @@ def _split(node, inputs):
     return list(torch.split(x, [int(s) for s in sizes], dim=axis))
 
 
-@op("Slice")
+@onnx_op("Slice")
 def _slice(node, inputs):
     x = inputs[0]
     if node.opset < 10:
@@ -786,7 +777,7 @@ def _slice(node, inputs):
     return [x]
 
 
-@op("Gather")
+@onnx_op("Gather")
 def _gather(node, inputs):
     data, indices = inputs
     axis = _axis(node, int(node.attr("axis", 0)), data.dim())
@@ -802,7 +793,7 @@ def _gather(node, inputs):
     return [selected.reshape(shape)]
 
 
-@op("Expand")
+@onnx_op("Expand")
 def _expand(node, inputs):
     x = inputs[0]
     shape = [int(d) for d in node.static_list(inputs, 1, "shape")]
@@ -813,7 +804,7 @@ def _expand(node, inputs):
     return [x.expand(target)]
 
 
-@op("Tile")
+@onnx_op("Tile")
 def _tile(node, inputs):
     repeats = [int(r) for r in node.static_list(inputs, 1, "repeats")]
     if len(repeats) != inputs[0].dim():
@@ -822,7 +813,7 @@ def _tile(node, inputs):
     return [inputs[0].repeat(repeats)]
 
 
-@op("Range")
+@onnx_op("Range")
 def _range(node, inputs):
     start, limit, delta = (node.static_scalar(inputs, i, name) for i, name in enumerate(("start", "limit", "delta")))
     if delta == 0:
@@ -831,7 +822,7 @@ def _range(node, inputs):
     return [torch.arange(start, limit, delta, dtype=inputs[0].dtype)]
 
 
-@op("Pad")
+@onnx_op("Pad")
 def _pad(node, inputs):
     x = inputs[0]
     mode = node.attr("mode", "constant")
@@ -878,12 +869,12 @@ def _resize_before_11(node: Node, x: torch.Tensor, scales) -> List[torch.Tensor]
     return [F.interpolate(x, scale_factor=[float(v) for v in scales[2:]], mode="nearest", recompute_scale_factor=False)]
 
 
-@op("Upsample")
+@onnx_op("Upsample")
 def _upsample(node, inputs):
     return _resize_before_11(node, inputs[0], node.static_list(inputs, 1, "scales"))
 
 
-@op("Resize")
+@onnx_op("Resize")
 def _resize(node, inputs):
     x = inputs[0]
     if node.opset < 11:
@@ -1032,7 +1023,7 @@ def _unrolled_direction(kind: str, x, w, r, wb, rb, h, c, peephole, acts, clip, 
     return torch.stack(outputs), h, c
 
 
-@op("LSTM", "GRU", "RNN")
+@onnx_op("LSTM", "GRU", "RNN")
 def _recurrent(node, inputs):
     kind = node.op_type
     inputs = list(inputs) + [None] * (8 - len(inputs))
@@ -1130,22 +1121,22 @@ def _window(node: Node, inputs, shape_of) -> List[torch.Tensor]:
     return [shape_of(phase).to(ONNX_DTYPES.get(int(node.attr("output_datatype", 1)), torch.float32))]
 
 
-@op("HannWindow")
+@onnx_op("HannWindow")
 def _hann_window(node, inputs):
     return _window(node, inputs, lambda phase: 0.5 - 0.5 * torch.cos(phase))
 
 
-@op("HammingWindow")
+@onnx_op("HammingWindow")
 def _hamming_window(node, inputs):
     return _window(node, inputs, lambda phase: 25.0 / 46.0 - (21.0 / 46.0) * torch.cos(phase))
 
 
-@op("BlackmanWindow")
+@onnx_op("BlackmanWindow")
 def _blackman_window(node, inputs):
     return _window(node, inputs, lambda phase: 0.42 - 0.5 * torch.cos(phase) + 0.08 * torch.cos(2 * phase))
 
 
-@op("MelWeightMatrix")
+@onnx_op("MelWeightMatrix")
 def _mel_weight_matrix(node, inputs):
     """The ONNX specification's triangular filters ([dft_length / 2 + 1, num_mel_bins]), on integer
     FFT-bin edges as its reference implementation computes them."""
@@ -1183,7 +1174,7 @@ def _real_signal(node: Node, signal: torch.Tensor) -> torch.Tensor:
     return signal[..., 0]
 
 
-@op("DFT")
+@onnx_op("DFT")
 def _dft(node, inputs):
     """A forward DFT of a real signal along `axis` (torch.fft.rfft / fft), [..., 2] out."""
     if node.attr("inverse", 0):
@@ -1200,7 +1191,7 @@ def _dft(node, inputs):
     return [torch.view_as_real(spectrum)]
 
 
-@op("STFT")
+@onnx_op("STFT")
 def _stft(node, inputs):
     """Frames of `frame_length` every `frame_step`, windowed, DFT per frame: [batch, frames, bins, 2]
     (torch.stft without centring, its bins and frames axes swapped)."""

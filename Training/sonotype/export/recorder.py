@@ -9,7 +9,10 @@ PyTorch chose its eval-mode fast paths (`_native_multi_head_attention`,
 - *constant*: weights, buffers, tensors made inside forward, and everything computed from those
   alone.  Their values are known, so they are folded: the engine stores the result.
 
-Calls on dynamic tensors are lowered to engine ops by the handlers in `lowering.py`.
+Calls on dynamic tensors are lowered to engine ops by the handlers the registry holds (`registry.py`;
+the handler modules in `handlers/` fill it, and this module imports them).  A call that has a complex
+tensor among its arguments or results goes to the registry's complex table, unless its op's own
+handler takes complex tensors; any other operation on a complex tensor is reported as not supported.
 
 In-place writes are followed exactly: a write through one view of a storage (`x += y`,
 `gates[0].sigmoid_()`, `out[:, 0] = v`) is logged on the storage; a tensor of that storage read
@@ -22,17 +25,14 @@ its count and source lines (`problems`), the output gets a placeholder value so 
 model is still walked, and the exporter reports the whole list at once.
 
 A few torch functions are lowered whole, one level above ATen (`FUNCTION_HANDLERS` in
-`lowering.py`: recurrent layers, STFT): while recording, the function's attribute on its module
+`registry.py`: recurrent layers, STFT): while recording, the function's attribute on its module
 (`torch._VF.gru`, `torch.stft`) is replaced by a wrapper that sees the call with its Python
 arguments; the function runs for real with its ATen calls not recorded, and the handler turns the
 whole call into engine ops.  (Not a TorchFunctionMode: an active mode turns off PyTorch's eval fast
 paths, whose results can differ in shape from the slow path's, e.g. nested-tensor padding.)
 """
 
-import linecache
 import math
-import os
-import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -40,37 +40,18 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from . import handlers  # noqa: F401  (fills the registry's tables)
+from .emit import gather_flat, strided_form
 from .errors import ExportError
 from .graph import Graph
-
-_TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
-_EXPORT_DIR = os.path.dirname(os.path.realpath(__file__)) + os.sep
-_is_library_file: Dict[str, bool] = {}
-
-
-def _library_file(filename: str) -> bool:
-    """Whether a frame's file belongs to torch or to this exporter rather than to the user's model."""
-    known = _is_library_file.get(filename)
-    if known is None:
-        path = os.path.realpath(filename)
-        known = filename.startswith("<") or path.startswith(_TORCH_DIR) or path.startswith(_EXPORT_DIR)
-        _is_library_file[filename] = known
-    return known
+from .registry import (COMPLEX_HANDLERS, FUNCTION_HANDLERS, HANDLERS, TAKES_COMPLEX, UNSUPPORTED_OP, bind,
+                       bind_function)
+from .source_lines import describe_source, user_source
+from .tracked import Tracked
 
 # Ops whose result depends only on the shape of their tensor inputs, never on the values.
 _SHAPE_ONLY_OPS = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
                    "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "scalar_tensor"}
-
-
-def user_source() -> str:
-    """'file:line' of the innermost frame of the user's code (not torch, not this exporter)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not _library_file(filename):
-            return f"{os.path.normpath(filename)}:{frame.f_lineno}"
-        frame = frame.f_back
-    return ""
 
 
 def _aten_name(func) -> str:
@@ -79,29 +60,9 @@ def _aten_name(func) -> str:
     return "aten::" + (name[:-len(".default")] if name.endswith(".default") else name)
 
 
-def describe_source(source: str) -> str:
-    if not source:
-        return "(source line unknown)"
-    filename, _, line = source.rpartition(":")
-    code = linecache.getline(filename, int(line)).strip()
-    return f"at {source}: {code}" if code else f"at {source}"
-
-
-@dataclass
-class Tracked:
-    """What the recorder knows about one tensor object."""
-    vid: Optional[int] = None                 # graph value id, for dynamic tensors
-    const: Optional[torch.Tensor] = None      # snapshot of the value, for constants
-    name: str = ""                            # stored-tensor name, for constants
-    origin: Optional[tuple] = None            # how a constant was derived, e.g. ("t", Tracked)
-    stored_vid: Optional[int] = None          # graph value of a constant once an op on dynamic data uses it
-    nested_keep: Optional[torch.Tensor] = None  # for a NestedTensor made from a padding mask: keep-mask [B, L]
-    unavailable: str = ""                     # why the engine does not compute this output, if it does not
-    version: int = 0                          # writes to its storage logged when this value was recorded
-
-    @property
-    def is_const(self) -> bool:
-        return self.vid is None
+def _has_complex(bound: dict, out) -> bool:
+    flat, _ = tree_flatten((list(bound.values()), out))
+    return any(isinstance(t, torch.Tensor) and t.is_complex() for t in flat)
 
 
 @dataclass
@@ -149,6 +110,8 @@ class Recorder:
         self._param_names: Dict[int, str] = {}
         self._param_by_storage: Dict[tuple, str] = {}
         self._num_anonymous = 0
+        # |z| values (complex_abs nodes) -> z, so that |z| ** 2 becomes one complex_abs with `squared`
+        self.complex_magnitudes: Dict[int, int] = {}
         for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
             self._param_names.setdefault(id(tensor), name)
             self._param_by_storage.setdefault(self._storage_key(tensor), name)
@@ -235,7 +198,7 @@ class Recorder:
         """Stand-in values for the outputs of a call the engine cannot run, so recording goes on."""
         for t in (o for o in tree_flatten(out)[0] if isinstance(o, torch.Tensor)):
             shape = () if t.is_nested else tuple(t.shape)
-            self._replace(t, Tracked(vid=self.graph.add("unsupported", [], shape)))
+            self._replace(t, Tracked(vid=self.graph.add(UNSUPPORTED_OP, [], shape)))
 
     def report(self) -> str:
         """Every problem noted, with counts and source lines; "" when there is none."""
@@ -254,8 +217,6 @@ class Recorder:
 
     # ----- one ATen call ------------------------------------------------------------------------
     def on_call(self, func, args, kwargs, out) -> None:
-        from .lowering import HANDLERS, bind  # lowering imports this module
-
         flat_args, _ = tree_flatten((args, kwargs))
         tensor_args = [a for a in flat_args if isinstance(a, torch.Tensor)]
         op_name = func.overloadpacket.__name__
@@ -274,15 +235,15 @@ class Recorder:
             source = user_source()
             self.graph.source = source
             base_name = op_name[:-1] if op_name.endswith("_") and not op_name.startswith("_") else op_name
-            handler = HANDLERS.get(str(func)) or HANDLERS.get(op_name) or HANDLERS.get(base_name)
-            if handler is None:
+            key = next((k for k in (str(func), op_name, base_name) if k in HANDLERS), None)
+            if key is None:
                 self.note_problem(_aten_name(func), "not supported", source)
                 self._placeholders(out)
             else:
                 bound = bind(func, args, kwargs)
                 bound["__op__"] = base_name
                 try:
-                    result = handler(self, bound, out)
+                    result = self._lower(key, bound, out)
                     self._record_outputs(out, result)
                 except ExportError as error:
                     self.note_problem(_aten_name(func), str(error), source)
@@ -292,8 +253,20 @@ class Recorder:
                 self._log_write(t)
         self._geometry_before.clear()
 
+    def _lower(self, key: str, bound: dict, out):
+        """The handler's result for one call: the registry's handler under `key`, or for a call on
+        complex tensors the complex table's (an ExportError naming what is supported where it has none)."""
+        handler = HANDLERS[key]
+        if key not in TAKES_COMPLEX and _has_complex(bound, out):
+            op = bound["__op__"]
+            handler = COMPLEX_HANDLERS.get(op)
+            if handler is None:
+                raise ExportError(f"aten::{op} on a complex tensor is not supported; on complex tensors the exporter "
+                                  f"lowers {', '.join(sorted(COMPLEX_HANDLERS))} and view_as_real/.real/.imag "
+                                  "(take .abs() or torch.view_as_real first)")
+        return handler(self, bound, out)
+
     def _record_constant(self, func, args, kwargs, tensor_args, out) -> None:
-        from .lowering import bind
         sources = [self.tracked(t) for t in tensor_args] if tensor_args else []
         op_name = func.overloadpacket.__name__
         base = sources[0].name if sources else op_name
@@ -397,7 +370,6 @@ class Recorder:
         """The value `vid` (of a tensor on storage elements `positions`) after `write`, whose elements
         are at `inside` in it (-1: not in it): the write scattered in where it is a strided view of the
         tensor, else a gather from the old value and the written one."""
-        from .lowering import gather_flat, strided_form
         value = self.value_id_of(write.value)
         count = positions.numel()
         if bool((inside >= 0).all()):
@@ -418,7 +390,6 @@ class Recorder:
     # ----- one call of a torch function lowered whole ------------------------------------------
     def on_function(self, name: str, handler, func, args, kwargs):
         """Runs `func` for real without recording its ATen calls, then lets `handler` lower it."""
-        from .lowering import bind_function
         source = user_source()
         self.suspended += 1  # neither the call nor the handler's own tensor work is recorded
         try:
@@ -461,7 +432,6 @@ class _FunctionRecorder:
         self._restore = []
 
     def __enter__(self):
-        from .lowering import FUNCTION_HANDLERS
         for (owner, name), handler in FUNCTION_HANDLERS.items():
             original = getattr(owner, name)
             self._restore.append((owner, name, original, name in vars(owner)))

@@ -1,37 +1,24 @@
-"""Lowering of features computed inside the model: `torch.stft` (as torchaudio's Spectrogram,
-MelSpectrogram and MFCC call it), `torch.fft.rfft` (`aten::_fft_r2c`), the complex tensors they
-return, `log10` (AmplitudeToDB) and the reflect / replicate pad modes.  (Kaldi-style front ends
-frame the signal with `as_strided` / `unfold`, which lowering.py lowers generally.)
+"""Features computed inside the model: `torch.stft` (as torchaudio's Spectrogram, MelSpectrogram
+and MFCC call it), `torch.fft.rfft` (`aten::_fft_r2c`), the complex tensors they return and the
+reflect / replicate pad modes.  (Kaldi-style front ends frame the signal with `as_strided` /
+`unfold`, which `strided.py` lowers generally; AmplitudeToDB's `log10` is elementwise.)
 
 Complex tensors live in the engine graph as float values with a trailing axis of 2 ([real,
 imaginary]): a complex64 tensor of shape S is a value of shape S + [2].  The operations user code and
 torchaudio apply to complex tensors are lowered here (abs, view_as_real / .real / .imag,
 multiplication and division by real numbers, addition of complex tensors, and layout operations that
-keep the pair axis last); any other operation on a complex tensor is a clear ExportError.
-
-Also: the waveform front end a model file carries when the model computes its own features from a
-raw waveform (`waveform_frontend`).
+keep the pair axis last), registered in the registry's complex table; the recorder sends any call on
+a complex tensor there, and any other operation on a complex tensor is a clear ExportError.
 """
 
 import math
 from typing import List, Optional
 
 import torch
-from torch.utils._pytree import tree_flatten
 
-from .errors import ExportError
-from .lowering import (HANDLERS, _axis, _shape, _unary_handler, handles, handles_function, operand, permute, reshape,
-                       slice_)
-
-COMPLEX_HANDLERS = {}
-
-
-def _complex(name_list):
-    def register(fn):
-        for name in name_list:
-            COMPLEX_HANDLERS[name] = fn
-        return fn
-    return register
+from ..emit import normal_axis, operand, permute, reshape, shape_list, slice_
+from ..errors import ExportError
+from ..registry import handles, handles_complex, handles_function
 
 
 def _pair_shape(t: torch.Tensor) -> List[int]:
@@ -128,14 +115,14 @@ def _stft(r, a, out):
     return reshape(r, y, result_shape + [2])
 
 
-@handles("_fft_r2c")
+@handles("_fft_r2c", takes_complex=True)
 def _fft_r2c(r, a, out):
     x_t = a["self"]
     dims = list(a["dim"])
     if len(dims) != 1:
         raise ExportError("a real FFT over more than one dimension is not supported (torch.fft.rfft over one is)")
     rank = x_t.dim()
-    axis = _axis(dims[0], rank)
+    axis = normal_axis(dims[0], rank)
     n = x_t.shape[axis]
     x = r.value_id(x_t)
     perm = [d for d in range(rank) if d != axis] + [axis]
@@ -158,19 +145,17 @@ def _fft_r2c(r, a, out):
 
 # ----- complex tensors ----------------------------------------------------------------------------
 
-@_complex(["abs"])
+@handles_complex("abs")
 def _complex_abs(r, a, out):
     z = r.value_id(a["self"])
-    magnitude = r.graph.add("complex_abs", [z], _shape(out))
-    if not hasattr(r, "complex_magnitudes"):
-        r.complex_magnitudes = {}
-    r.complex_magnitudes[magnitude] = z  # |z| ** 2 is then one complex_abs with squared (see _pow_of_abs)
+    magnitude = r.graph.add("complex_abs", [z], shape_list(out))
+    r.complex_magnitudes[magnitude] = z  # |z| ** 2 is then one complex_abs with squared (elementwise.py)
     return magnitude
 
 
-@handles("view_as_real", "view_as_complex", "_view_as_real_physical")
+@handles("view_as_real", "view_as_complex", "_view_as_real_physical", takes_complex=True)
 def _view_as_real(r, a, out):
-    return reshape(r, r.value_id(a["self"]), _shape(out) if not out.is_complex() else _pair_shape(out))
+    return reshape(r, r.value_id(a["self"]), shape_list(out) if not out.is_complex() else _pair_shape(out))
 
 
 def _real_factor(r, value, complex_shape: List[int]) -> int:
@@ -187,22 +172,22 @@ def _real_factor(r, value, complex_shape: List[int]) -> int:
     return reshape(r, vid, shape + [1]) if shape else vid
 
 
-@_complex(["mul", "multiply", "div", "true_divide"])
+@handles_complex("mul", "multiply", "div", "true_divide")
 def _complex_mul(r, a, out):
     x, y = a["self"], a["other"]
     op = "mul" if a["__op__"] in ("mul", "multiply") else "div"
     if a.get("rounding_mode") is not None:
         raise ExportError("rounding division of a complex tensor is not supported")
     if _is_complex(x) and not _is_complex(y):
-        return r.graph.add(op, [r.value_id(x), _real_factor(r, y, _shape(out))], _pair_shape(out))
+        return r.graph.add(op, [r.value_id(x), _real_factor(r, y, shape_list(out))], _pair_shape(out))
     if op == "mul" and _is_complex(y) and not _is_complex(x):
-        return r.graph.add(op, [_real_factor(r, x, _shape(out)), r.value_id(y)], _pair_shape(out))
+        return r.graph.add(op, [_real_factor(r, x, shape_list(out)), r.value_id(y)], _pair_shape(out))
     if op == "div":
         raise ExportError("dividing by a complex tensor is not supported (dividing one by real numbers is)")
     raise ExportError("the product of two complex tensors is not supported (of a complex tensor and a real one is)")
 
 
-@_complex(["add", "sub"])
+@handles_complex("add", "sub")
 def _complex_add(r, a, out):
     x, y = a["self"], a["other"]
     if not (_is_complex(x) and _is_complex(y)):
@@ -214,32 +199,32 @@ def _complex_add(r, a, out):
     return r.graph.add(a["__op__"], [r.value_id(x), y_vid], _pair_shape(out))
 
 
-@_complex(["view", "_unsafe_view", "reshape", "squeeze", "unsqueeze", "alias", "detach", "clone", "contiguous",
-           "lift_fresh", "view_as", "flatten", "unflatten", "_reshape_alias", "resolve_conj", "resolve_neg"])
+@handles_complex("view", "_unsafe_view", "reshape", "squeeze", "unsqueeze", "alias", "detach", "clone", "contiguous",
+                 "lift_fresh", "view_as", "flatten", "unflatten", "_reshape_alias", "resolve_conj", "resolve_neg")
 def _complex_reshape(r, a, out):
     return reshape(r, r.value_id(a["self"] if "self" in a else a["input"]), _pair_shape(out))
 
 
-@_complex(["permute", "transpose", "swapaxes", "swapdims", "t", "numpy_T"])
+@handles_complex("permute", "transpose", "swapaxes", "swapdims", "t", "numpy_T")
 def _complex_permute(r, a, out):
     x_t = a["self"]
     rank = x_t.dim()
     op = a["__op__"]
     if op == "permute":
-        perm = [_axis(d, rank) for d in a["dims"]]
+        perm = [normal_axis(d, rank) for d in a["dims"]]
     elif op in ("t", "numpy_T"):
         perm = list(reversed(range(rank)))
     else:
         perm = list(range(rank))
-        d0, d1 = _axis(a["dim0"], rank), _axis(a["dim1"], rank)
+        d0, d1 = normal_axis(a["dim0"], rank), normal_axis(a["dim1"], rank)
         perm[d0], perm[d1] = perm[d1], perm[d0]
     return permute(r, r.value_id(x_t), perm + [rank])
 
 
-@_complex(["slice"])
+@handles_complex("slice")
 def _complex_slice(r, a, out):
     x_t = a["self"]
-    axis = _axis(a["dim"], x_t.dim())
+    axis = normal_axis(a["dim"], x_t.dim())
     size = x_t.shape[axis]
     start = a["start"] if a["start"] is not None else 0
     step = a["step"] if a["step"] is not None else 1
@@ -249,23 +234,23 @@ def _complex_slice(r, a, out):
     return slice_(r, r.value_id(x_t), axis, start, out.shape[axis], step)
 
 
-@_complex(["select"])
+@handles_complex("select")
 def _complex_select(r, a, out):
     x_t = a["self"]
-    axis = _axis(a["dim"], x_t.dim())
+    axis = normal_axis(a["dim"], x_t.dim())
     index = a["index"] + x_t.shape[axis] if a["index"] < 0 else a["index"]
     return reshape(r, slice_(r, r.value_id(x_t), axis, index, 1), _pair_shape(out))
 
 
-@_complex(["narrow"])
+@handles_complex("narrow")
 def _complex_narrow(r, a, out):
     x_t = a["self"]
-    axis = _axis(a["dim"], x_t.dim())
+    axis = normal_axis(a["dim"], x_t.dim())
     start = a["start"] + x_t.shape[axis] if a["start"] < 0 else a["start"]
     return slice_(r, r.value_id(x_t), axis, start, a["length"])
 
 
-@_complex(["cat", "concat", "concatenate"])
+@handles_complex("cat", "concat", "concatenate")
 def _complex_cat(r, a, out):
     tensors = [t for t in a["tensors"] if not (t.dim() == 1 and t.numel() == 0)]
     if not all(t.is_complex() for t in tensors):
@@ -273,33 +258,10 @@ def _complex_cat(r, a, out):
     inputs = [r.value_id(t) for t in tensors]
     if len(inputs) == 1:
         return inputs[0]
-    return r.graph.add("concat", inputs, _pair_shape(out), axis=_axis(a["dim"], out.dim()))
+    return r.graph.add("concat", inputs, _pair_shape(out), axis=normal_axis(a["dim"], out.dim()))
 
 
-def _has_complex(a, out) -> bool:
-    flat, _ = tree_flatten((list(a.values()), out))
-    return any(_is_complex(t) for t in flat)
-
-
-def _complex_aware(handler):
-    def wrapped(r, a, out):
-        if _has_complex(a, out):
-            op = a.get("__op__", "")
-            complex_handler = COMPLEX_HANDLERS.get(op)
-            if complex_handler is None:
-                raise ExportError(f"aten::{op} on a complex tensor is not supported; on complex tensors the exporter "
-                                  f"lowers {', '.join(sorted(COMPLEX_HANDLERS))} and view_as_real/.real/.imag "
-                                  "(take .abs() or torch.view_as_real first)")
-            return complex_handler(r, a, out)
-        return handler(r, a, out)
-    wrapped.__wrapped__ = handler
-    return wrapped
-
-
-# ----- log10, reflect / replicate padding ---------------------------------------------------------
-
-HANDLERS["log10"] = _unary_handler("log10")
-
+# ----- reflect / replicate padding -----------------------------------------------------------------
 
 @handles("reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d",
          "replication_pad3d")
@@ -318,74 +280,4 @@ def _mode_pad(r, a, out):
         if mode == "reflect" and (before >= shape[axis] or after >= shape[axis]):
             raise ExportError(f"reflect padding ({before}, {after}) must be less than the size {shape[axis]} of dimension {axis}")
         pads[axis] = [before, after]
-    return r.graph.add("pad", [x], _shape(out), pads=pads, value=0.0, mode=mode)
-
-
-_real_pow = HANDLERS["pow"]
-
-
-@handles("pow")
-def _pow_of_abs(r, a, out):
-    """|z| ** 2 (torchaudio's power spectrogram) is re^2 + im^2, without the square root and back."""
-    base, exponent = a["self"], a["exponent"]
-    if isinstance(base, torch.Tensor) and isinstance(exponent, (int, float)) and exponent == 2:
-        z = getattr(r, "complex_magnitudes", {}).get(r.value_id(base))
-        if z is not None:
-            return r.graph.add("complex_abs", [z], _shape(out), squared=True)
-    return _real_pow(r, a, out)
-
-
-_real_square = HANDLERS["square"]
-
-
-@handles("square")
-def _square_of_abs(r, a, out):
-    z = getattr(r, "complex_magnitudes", {}).get(r.value_id(a["self"]))
-    if z is not None:
-        return r.graph.add("complex_abs", [z], _shape(out), squared=True)
-    return _real_square(r, a, out)
-
-
-# Every ATen handler registered so far learns about complex tensors: the complex ones dispatch to
-# COMPLEX_HANDLERS, any other operation on a complex tensor is an error naming what is supported.
-for _name, _handler in list(HANDLERS.items()):
-    if _name not in ("_fft_r2c", "view_as_real", "view_as_complex", "_view_as_real_physical"):
-        HANDLERS[_name] = _complex_aware(_handler)
-
-
-# ----- the waveform front end ------------------------------------------------------------------------
-
-def waveform_frontend(model: torch.nn.Module, example_input: torch.Tensor, sample_rate: Optional[int]) -> dict:
-    """The front end of a model that computes its own features from a raw waveform: {} unless the
-    model holds a torchaudio Spectrogram, MelSpectrogram, MFCC, LFCC or MelScale (or `sample_rate`
-    is given) and
-    the example input is one mono waveform ([samples], [1, samples] or [1, 1, samples]); the sample
-    rate comes from the transform (or `sample_rate`, for a transform that has none)."""
-    import torchaudio
-    transforms = (torchaudio.transforms.Spectrogram, torchaudio.transforms.MelSpectrogram, torchaudio.transforms.MFCC,
-                  torchaudio.transforms.LFCC, torchaudio.transforms.MelScale)
-    found = [m for m in model.modules() if isinstance(m, transforms)]
-    if not found and sample_rate is None:
-        return {}
-    shape = list(example_input.shape)
-    if not shape or len(shape) > 3 or any(d != 1 for d in shape[:-1]):
-        if sample_rate is not None:
-            raise ExportError(f"sample_rate is given, but the example input has shape {tuple(shape)}, not one mono "
-                              "waveform ([samples], [1, samples] or [1, 1, samples])")
-        return {}  # a batch or several channels: not a model the runtime feeds audio to
-    rates = {int(m.sample_rate) for m in found if getattr(m, "sample_rate", None) is not None}
-    if sample_rate is not None:
-        if rates and int(sample_rate) not in rates:
-            raise ExportError(f"sample_rate={sample_rate} differs from the {type(found[0]).__name__}'s "
-                              f"sample_rate {sorted(rates)[0]}")
-        rate = int(sample_rate)
-    elif len(rates) == 1:
-        rate = rates.pop()
-    elif rates:
-        raise ExportError(f"the model's transforms have different sample rates {sorted(rates)}")
-    else:
-        raise ExportError(f"the model's {type(found[0]).__name__} has no sample rate: pass export_model(..., "
-                          "sample_rate=...) with the rate of the audio the model was trained on")
-    if not 1000 <= rate <= 384000:
-        raise ExportError(f"sample rate {rate} is outside 1000..384000 Hz")
-    return {"type": "waveform", "sample_rate": rate, "window_samples": int(shape[-1])}
+    return r.graph.add("pad", [x], shape_list(out), pads=pads, value=0.0, mode=mode)

@@ -13,9 +13,11 @@ from typing import List, Optional
 
 import torch
 
-from .errors import ExportError
-from .lowering import handles, handles_function, reshape, slice_
-from .recorder import Recorder, Tracked, user_source
+from ..emit import reshape, slice_
+from ..errors import ExportError
+from ..registry import UNSUPPORTED_OP, handles, handles_function
+from ..source_lines import user_source
+from ..tracked import Tracked
 
 _GATES = {"rnn_tanh": 1, "rnn_relu": 1, "gru": 3, "lstm": 4}
 
@@ -23,7 +25,7 @@ _PACKED_MESSAGE = ("PackedSequence input (pack_padded_sequence / pack_sequence) 
                    "fixed-length sequences; pass the padded tensor to the recurrent layer instead")
 
 
-def _state_for_layer(r: Recorder, state: Optional[torch.Tensor], layer: int, directions: int) -> Optional[int]:
+def _state_for_layer(r, state: Optional[torch.Tensor], layer: int, directions: int) -> Optional[int]:
     """Value id of the initial state rows [layer * D, (layer + 1) * D) of h0 or c0; None when the
     state is absent or a constant of zeros (the engine's default)."""
     if state is None:
@@ -41,7 +43,16 @@ def _state_for_layer(r: Recorder, state: Optional[torch.Tensor], layer: int, dir
     return slice_(r, vid, 0, layer * directions, directions)
 
 
-def _weight(r: Recorder, w: torch.Tensor, what: str) -> int:
+def _initial_states(mode: str, hx, not_a_pair: str):
+    """(h0, c0) of the call's state argument: an LSTM's pair, another mode's h0 alone (c0 None)."""
+    if mode != "lstm":
+        return hx, None
+    if not isinstance(hx, (list, tuple)) or len(hx) != 2:
+        raise ExportError(not_a_pair)
+    return hx[0], hx[1]
+
+
+def _weight(r, w: torch.Tensor, what: str) -> int:
     if not isinstance(w, torch.Tensor):
         raise ExportError(f"recurrent layer {what} is not a tensor")
     if r.is_dynamic(w):
@@ -50,7 +61,7 @@ def _weight(r: Recorder, w: torch.Tensor, what: str) -> int:
     return r.value_id(w)
 
 
-def _lower(r: Recorder, mode: str, a: dict, out) -> List[Optional[int]]:
+def _lower(r, mode: str, a: dict, out) -> List[Optional[int]]:
     if not isinstance(a.get("3"), bool):
         # _VF.<mode>(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
         raise ExportError(_PACKED_MESSAGE)
@@ -71,12 +82,7 @@ def _lower(r: Recorder, mode: str, a: dict, out) -> List[Optional[int]]:
     if per_group != (4 if has_biases else 2) + (1 if has_proj else 0):
         raise ExportError(f"recurrent layer has {per_group} weights per layer and direction, expected "
                           f"{(4 if has_biases else 2)} (+1 for an LSTM projection)")
-    if mode == "lstm":
-        if not isinstance(hx, (list, tuple)) or len(hx) != 2:
-            raise ExportError("LSTM initial state must be a pair (h0, c0)")
-        h0, c0 = hx
-    else:
-        h0, c0 = hx, None
+    h0, c0 = _initial_states(mode, hx, "LSTM initial state must be a pair (h0, c0)")
 
     gates = _GATES[mode]
     hidden = int(params[0].shape[0]) // gates
@@ -117,9 +123,7 @@ def _lower(r: Recorder, mode: str, a: dict, out) -> List[Optional[int]]:
     return results
 
 
-
-
-def _cell_state(r: Recorder, state: Optional[torch.Tensor]) -> Optional[int]:
+def _cell_state(r, state: Optional[torch.Tensor]) -> Optional[int]:
     """A cell's state [B, H] as the rnn node's [1, B, H]; None when absent or constant zeros."""
     if state is None:
         return None
@@ -129,17 +133,12 @@ def _cell_state(r: Recorder, state: Optional[torch.Tensor]) -> Optional[int]:
     return reshape(r, r.value_id_of(entry), [1] + list(state.shape))
 
 
-def _lower_cell(r: Recorder, mode: str, a: dict, out) -> List[Optional[int]]:
+def _lower_cell(r, mode: str, a: dict, out) -> List[Optional[int]]:
     x, hx = a["0"], a["1"]
     weights = [a.get(str(i)) for i in range(2, 6)]
     if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.dtype != torch.float32:
         raise ExportError("recurrent cell input must be a 2-d float32 tensor at this point")
-    if mode == "lstm":
-        if not isinstance(hx, (list, tuple)) or len(hx) != 2:
-            raise ExportError("LSTMCell state must be a pair (h, c)")
-        h0, c0 = hx
-    else:
-        h0, c0 = hx, None
+    h0, c0 = _initial_states(mode, hx, "LSTMCell state must be a pair (h, c)")
     w_ih, w_hh, b_ih, b_hh = weights
     hidden = int(w_ih.shape[0]) // _GATES[mode]
     batch = int(x.shape[0])
@@ -172,5 +171,5 @@ def _pack_padded_sequence(r, a, out):
     if not isinstance(lengths, torch.Tensor) or r.is_dynamic(lengths):
         raise ExportError(_PACKED_MESSAGE)
     r.note_problem("aten::_pack_padded_sequence", _PACKED_MESSAGE, user_source())
-    data = Tracked(vid=r.graph.add("unsupported", [], list(out[0].shape)))
+    data = Tracked(vid=r.graph.add(UNSUPPORTED_OP, [], list(out[0].shape)))
     return [data, Tracked(const=out[1].detach().clone(), name="pack_padded_sequence.batch_sizes")]
