@@ -154,7 +154,7 @@ def check(model: torch.nn.Module, example_input: torch.Tensor) -> ExportReport:
     return ExportReport(list(recorder.problems.values()))
 
 
-# What the engine accepts as a label (engine/Text.h, engine::Model::kMaxLabelBytes): checked here
+# What the engine accepts as a label (engine/file/Text.h, engine/file/ModelMetadata.h): checked here
 # too, so that a bad label is an export error rather than a file that does not load.
 MAX_LABEL_BYTES = 256
 MAX_LABELS_BYTES = 256 << 10
