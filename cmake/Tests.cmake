@@ -11,6 +11,7 @@ endif()
 
 add_executable(sonotype_tests
     Tests/TestMain.cpp
+    Tests/cli/ArgumentsTests.cpp
     Tests/cli/AudioFileReaderTests.cpp
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp

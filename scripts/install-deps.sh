@@ -9,8 +9,8 @@ packages=(
     build-essential cmake ninja-build pkg-config ccache git ca-certificates
     # Engine
     libeigen3-dev
-    # Command line: JSON output
-    nlohmann-json3-dev
+    # The sonotype tool's command line: its parser, JSON output
+    libcli11-dev nlohmann-json3-dev
     # Tests and benchmarks
     catch2 libbenchmark-dev
     # Sanitizer and fuzzing jobs (.ci/run): clang with libFuzzer and the sanitizer runtimes,

@@ -1,8 +1,12 @@
-// Minimal command-line parsing for the sonotype subcommands: --flag, --option VALUE, positionals.
+// The sonotype command line, parsed by CLI11: subcommands, `--` to end the options, typed options
+// with ranges checked strictly (a whole number is decimal digits, nothing else), help generated from
+// the options. A bad command line exits with status 2 and a message naming the option.
 #pragma once
 
-#include <map>
-#include <set>
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,28 +14,41 @@
 namespace sonotype::cli
 {
 
-/** A bad command line: message for stderr, exit code 2. */
+/** A bad command line found after parsing (e.g. a missing PATH): message for stderr, exit code 2. */
 struct UsageError : std::runtime_error
 {
     using std::runtime_error::runtime_error;
 };
 
-class Arguments
-{
-public:
-    /** Parses args; `options` take a value, `flags` do not; anything else starting with '-' is an error. */
-    Arguments (const std::vector<std::string>& args, const std::set<std::string>& options, const std::set<std::string>& flags);
+/** The `sonotype` app: help in our layout ("usage: ..." first, then the description, the options and
+    the footer), no "Usage:" banner of CLI11's, options listed as `--name TYPE`. */
+std::unique_ptr<CLI::App> makeApp();
 
-    bool flag (const std::string& name) const { return flags_.count (name) > 0; }
-    bool has (const std::string& name) const { return values_.count (name) > 0; }
-    const std::string& value (const std::string& name) const; // throws UsageError if absent
-    std::string valueOr (const std::string& name, const std::string& fallback) const;
-    const std::vector<std::string>& positionals() const noexcept { return positionals_; }
+/** A subcommand with that layout; `footer` is printed after the options. */
+CLI::App* addCommand (CLI::App& app, const std::string& name, const std::string& summary, const std::string& description,
+                      const std::string& footer = {});
 
-private:
-    std::map<std::string, std::string> values_;
-    std::set<std::string> flags_;
-    std::vector<std::string> positionals_;
-};
+/** The command's option as `--name TYPE` with a whole-number value from low to high: decimal digits only,
+    so "-1", "0x10", "1e3" and numbers past the range are refused by name. */
+CLI::Option* addWholeOption (CLI::App& command, const std::string& name, std::size_t& value, std::size_t low, std::size_t high,
+                             const std::string& type, const std::string& description);
+CLI::Option* addWholeOption (CLI::App& command, const std::string& name, unsigned& value, unsigned low, unsigned high,
+                             const std::string& type, const std::string& description);
+CLI::Option* addWholeOption (CLI::App& command, const std::string& name, int& value, int low, int high, const std::string& type,
+                             const std::string& description);
+
+/** The command's option with a finite number as value, from low to high (low excluded when
+    lowExcluded); `what` describes it in messages ("a number of seconds"). */
+CLI::Option* addNumberOption (CLI::App& command, const std::string& name, double& value, double low, double high, bool lowExcluded,
+                              const std::string& what, const std::string& type, const std::string& description);
+
+/** Parses args (argv without the program name): app.parse(), except that a `--` after the command
+    ends its options wherever it stands, everything after it going to the command's positional
+    argument (CLI11 2.1 hands what follows a `--` to the parent app once the positional has one
+    value). Throws CLI::ParseError. */
+void parseCommandLine (CLI::App& app, std::vector<std::string> args);
+
+/** The message and exit code for a failed parse (2, or 0 for --help), written to `out` / `err`. */
+int reportParseError (const CLI::App& app, const CLI::ParseError& error, std::ostream& out, std::ostream& err);
 
 } // namespace sonotype::cli

@@ -1,6 +1,5 @@
 // `sonotype classify`: classifies audio files and folders, window by window, with the same analyzer
 // the live runtime runs. Results go to stdout (CSV or JSON); messages and progress to stderr.
-#include "cli/Arguments.h"
 #include "cli/AudioFileReader.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
@@ -25,35 +24,23 @@ namespace sonotype::cli
 {
 namespace
 {
-    constexpr const char* kHelp = R"(usage: sonotype classify [--model FILE] [--hop SECONDS] [--smooth SECONDS] [--format csv|json]
-                         [--summary] [--jobs N] [--shard I/N] PATH...
-
-Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis) and folders (searched recursively), one row per
+    constexpr const char* kDescription = R"(Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis) and folders (searched recursively), one row per
 analysis window: window k covers [k * hop, k * hop + window) seconds. A file shorter than one window
-is zero-padded to one window.
+is zero-padded to one window.)";
 
-options:
-  --model FILE      model file (default: the built-in model)
-  --hop SECONDS     time between windows (default 0.25)
-  --smooth SECONDS  exponential smoothing time constant of the probabilities (default 0: off)
-  --format FORMAT   csv (default) or json
-  --summary         one row per file: the mean probability of each class over its windows
-  --jobs N          files classified in parallel (default: the number of cores)
-  --shard I/N       only the I-th (0-based) of N slices of the sorted file list
-  --help            show this help
-
-CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order
+    constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order
 (--summary: file,label,confidence, then the mean probabilities). Problems with a file are reported
-on stderr, the other files are still classified, and the exit code is then 1.
-)";
+on stderr, the other files are still classified, and the exit code is then 1.)";
 
     struct Options
     {
         std::string model;
         double hopSeconds = 0.25, smoothingSeconds = 0.0;
         bool json = false, summary = false;
-        unsigned jobs = 1;
+        unsigned jobs = std::max (1u, std::thread::hardware_concurrency());
         std::size_t shardIndex = 0, shardCount = 1;
+        std::vector<std::string> paths;
+        ModelLimitOptions limits;
     };
 
     struct FileOutcome
@@ -63,19 +50,18 @@ on stderr, the other files are still classified, and the exit code is then 1.
         bool failed = false;
     };
 
-    double parseSeconds (const std::string& text, const char* option, bool allowZero)
+    /** --shard I/N: I and N decimal digits (fewer than 10), 0 <= I < N; the message if not. */
+    std::string parseShard (const std::string& text, std::size_t& index, std::size_t& count)
     {
-        try
-        {
-            std::size_t used = 0;
-            const double value = std::stod (text, &used);
-            if (used == text.size() && std::isfinite (value) && (allowZero ? value >= 0.0 : value > 0.0) && value <= 3600.0)
-                return value;
-        }
-        catch (const std::exception&)
-        {
-        }
-        throw UsageError (std::string (option) + " must be a number of seconds" + (allowZero ? " (0 or more)" : " greater than 0") + ", not '" + text + "'");
+        const auto slash = text.find ('/');
+        const auto digits = [] (const std::string& s) { return ! s.empty() && s.size() < 10 && s.find_first_not_of ("0123456789") == std::string::npos; };
+        if (slash == std::string::npos || ! digits (text.substr (0, slash)) || ! digits (text.substr (slash + 1)))
+            return "must be I/N, e.g. 0/4, not '" + text + "'";
+        index = std::stoul (text.substr (0, slash));
+        count = std::stoul (text.substr (slash + 1));
+        if (count < 1 || index >= count)
+            return "I/N needs 0 <= I < N, not '" + text + "'";
+        return {};
     }
 
     std::string csvField (const std::string& text)
@@ -260,51 +246,57 @@ on stderr, the other files are still classified, and the exit code is then 1.
     }
 } // namespace
 
-int classifyCommand (const std::vector<std::string>& args)
+namespace
 {
-    const Arguments arguments (args, withModelLimitOptions ({ "--model", "--hop", "--smooth", "--format", "--jobs", "--shard" }), { "--help", "--summary" });
-    if (arguments.flag ("--help"))
-    {
-        std::cout << kHelp << kModelLimitHelp;
-        return 0;
-    }
-    Options options;
-    options.model = arguments.valueOr ("--model", "");
-    options.hopSeconds = parseSeconds (arguments.valueOr ("--hop", "0.25"), "--hop", false);
-    options.smoothingSeconds = parseSeconds (arguments.valueOr ("--smooth", "0"), "--smooth", true);
-    const auto format = arguments.valueOr ("--format", "csv");
-    if (format != "csv" && format != "json")
-        throw UsageError ("--format must be csv or json, not '" + format + "'");
-    options.json = format == "json";
-    options.summary = arguments.flag ("--summary");
-    options.jobs = std::max (1u, std::thread::hardware_concurrency());
-    if (arguments.has ("--jobs"))
-    {
-        const auto& text = arguments.value ("--jobs");
-        if (text.empty() || text.find_first_not_of ("0123456789") != std::string::npos || std::stoul (text) < 1 || std::stoul (text) > 1024)
-            throw UsageError ("--jobs must be a whole number from 1 to 1024, not '" + text + "'");
-        options.jobs = static_cast<unsigned> (std::stoul (text));
-    }
-    if (arguments.has ("--shard"))
-    {
-        const auto& text = arguments.value ("--shard");
-        const auto slash = text.find ('/');
-        const auto digits = [] (const std::string& s) { return ! s.empty() && s.size() < 10 && s.find_first_not_of ("0123456789") == std::string::npos; };
-        if (slash == std::string::npos || ! digits (text.substr (0, slash)) || ! digits (text.substr (slash + 1)))
-            throw UsageError ("--shard must be I/N, e.g. 0/4, not '" + text + "'");
-        options.shardIndex = std::stoul (text.substr (0, slash));
-        options.shardCount = std::stoul (text.substr (slash + 1));
-        if (options.shardCount < 1 || options.shardIndex >= options.shardCount)
-            throw UsageError ("--shard I/N needs 0 <= I < N, not '" + text + "'");
-    }
-    if (arguments.positionals().empty())
+    int classify (const Options& options);
+} // namespace
+
+CommandRun addClassifyCommand (CLI::App& app)
+{
+    auto options = std::make_shared<Options>();
+    auto* command = addCommand (app, "classify", "classify audio files and folders, window by window", kDescription, kFooter);
+    command->add_option ("--model", options->model, "model file (default: the built-in model)")->type_name ("FILE");
+    addNumberOption (*command, "--hop", options->hopSeconds, 0.0, 3600.0, true, "a number of seconds", "SECONDS",
+                     "time between windows (default 0.25)");
+    addNumberOption (*command, "--smooth", options->smoothingSeconds, 0.0, 3600.0, false, "a number of seconds", "SECONDS",
+                     "exponential smoothing time constant of the probabilities (default 0: off)");
+    command
+        ->add_option_function<std::string> (
+            "--format", [options] (const std::string& format) { options->json = format == "json"; }, "csv (default) or json")
+        ->type_name ("csv|json")
+        ->check (CLI::Validator (
+            [] (std::string& format) { return format == "csv" || format == "json" ? std::string() : "must be csv or json, not '" + format + "'"; },
+            "", "format"));
+    command->add_flag ("--summary", options->summary, "one row per file: the mean probability of each class over its windows");
+    addWholeOption (*command, "--jobs", options->jobs, 1u, 1024u, "N", "files classified in parallel (default: the number of cores)");
+    command
+        ->add_option_function<std::string> (
+            "--shard", [options] (const std::string& text) { parseShard (text, options->shardIndex, options->shardCount); },
+            "only the I-th (0-based) of N slices of the sorted file list")
+        ->type_name ("I/N")
+        ->check (CLI::Validator (
+            [] (std::string& text) {
+                std::size_t index = 0, count = 0;
+                return parseShard (text, index, count);
+            },
+            "", "shard"));
+    command->add_option ("PATH", options->paths, "audio files and folders")->option_text ("PATH...");
+    addModelLimitOptions (*command, options->limits);
+    return [options] { return classify (*options); };
+}
+
+namespace
+{
+int classify (const Options& options)
+{
+    if (options.paths.empty())
         throw UsageError ("classify needs at least one file or folder (see sonotype classify --help)");
 
-    const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, arguments);
+    const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
     runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
     runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
     std::vector<std::string> errors;
-    auto files = collectFiles (arguments.positionals(), errors);
+    auto files = collectFiles (options.paths, errors);
     for (const auto& error : errors)
         std::cerr << error << "\n";
     std::vector<std::string> shard;
@@ -334,7 +326,7 @@ int classifyCommand (const std::vector<std::string>& args)
     // as the memory budget allows.
     const auto perJob = std::max<std::size_t> (model->info().activationBytes + model->info().frontendBytes, 1);
     // The load claimed the weights and one job's share already.
-    const auto maxMemory = modelLimits (arguments).maxMemoryBytes;
+    const auto maxMemory = options.limits.limits().maxMemoryBytes;
     const auto loaded = std::min (model->info().loadBytes, maxMemory);
     const auto affordable = std::max<std::size_t> ((maxMemory - loaded) / perJob + 1, 1);
     const auto numWorkers = std::min ({ static_cast<std::size_t> (options.jobs), std::max<std::size_t> (shard.size(), 1), affordable });
@@ -349,7 +341,7 @@ int classifyCommand (const std::vector<std::string>& args)
             }
         });
     const bool progress = isatty (STDERR_FILENO) != 0 && ! shard.empty();
-    bool failed = ! errors.empty() || (files.empty() && ! arguments.positionals().empty());
+    bool failed = ! errors.empty() || (files.empty() && ! options.paths.empty());
     bool firstJsonRow = true;
     for (std::size_t i = 0; i < shard.size(); ++i)
     {
@@ -380,5 +372,6 @@ int classifyCommand (const std::vector<std::string>& args)
         std::cout << (firstJsonRow ? "]\n" : "\n]\n");
     return failed ? 1 : 0;
 }
+} // namespace
 
 } // namespace sonotype::cli

@@ -1,15 +1,19 @@
-// The sonotype subcommands. Each returns the process exit code: 0 success, 1 failure, 2 bad usage.
+// The sonotype subcommands. Each adds itself to the app and returns the function that runs it once
+// the command line is parsed; that returns the process exit code: 0 success, 1 failure, 2 bad usage.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "cli/Arguments.h"
+
+#include <functional>
 
 namespace sonotype::cli
 {
 
-int runModelCommand (const std::vector<std::string>& args);
-int inspectCommand (const std::vector<std::string>& args);
-int featuresCommand (const std::vector<std::string>& args);
-int classifyCommand (const std::vector<std::string>& args);
+using CommandRun = std::function<int()>;
+
+CommandRun addClassifyCommand (CLI::App& app);
+CommandRun addRunModelCommand (CLI::App& app);
+CommandRun addInspectCommand (CLI::App& app);
+CommandRun addFeaturesCommand (CLI::App& app);
 
 } // namespace sonotype::cli

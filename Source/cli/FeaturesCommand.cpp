@@ -1,5 +1,4 @@
 // `sonotype features`: the front end's log-mel features of one clip, for checking against torchaudio.
-#include "cli/Arguments.h"
 #include "cli/ModelLoading.h"
 #include "cli/Commands.h"
 #include "cli/Npy.h"
@@ -16,20 +15,19 @@ namespace sonotype::cli
 {
 namespace
 {
-    constexpr const char* kHelp = R"(usage: sonotype features (--model MODEL.safetensors | --frontend SETTINGS.json) --input IN.npy --output OUT.npy [--rate HZ]
-
-Computes the log-mel features [n_mels, frames] of the mono float32 samples in IN.npy, taken as one
+    constexpr const char* kDescription = R"(Computes the log-mel features [n_mels, frames] of the mono float32 samples in IN.npy, taken as one
 clip, exactly as the model's front end does (torchaudio's MelSpectrogram + AmplitudeToDB/log +
 normalisation). With --rate, the samples are at HZ and are first resampled to the front end's rate.
+Give exactly one of --model and --frontend.)";
 
-options:
-  --model FILE       take the front-end settings from a model file
-  --frontend FILE    take them from a JSON file instead
-  --input IN.npy     1-D float32 samples
-  --output OUT.npy   where to write the features
-  --rate HZ          sample rate of the input (default: the front end's)
-  --help             show this help
-)";
+    struct Options
+    {
+        std::string model, frontend, inputPath, outputPath;
+        double rate = 0.0; // 0: no --rate
+        ModelLimitOptions limits;
+    };
+
+    int features (const Options& options);
 
     std::string readText (const std::string& path)
     {
@@ -42,48 +40,47 @@ options:
     }
 } // namespace
 
-int featuresCommand (const std::vector<std::string>& args)
+CommandRun addFeaturesCommand (CLI::App& app)
 {
-    const Arguments arguments (args, withModelLimitOptions ({ "--model", "--frontend", "--input", "--output", "--rate" }), { "--help" });
-    if (arguments.flag ("--help"))
-    {
-        std::cout << kHelp << kModelLimitHelp;
-        return 0;
-    }
-    if (arguments.has ("--model") == arguments.has ("--frontend"))
+    auto options = std::make_shared<Options>();
+    auto* command = addCommand (app, "features", "compute a model's log-mel features of samples in a .npy file", kDescription);
+    command->add_option ("--model", options->model, "take the front-end settings from a model file")->type_name ("FILE");
+    command->add_option ("--frontend", options->frontend, "take them from a JSON file instead")->type_name ("FILE");
+    command->add_option ("--input", options->inputPath, "1-D float32 samples")->type_name ("IN.npy")->required();
+    command->add_option ("--output", options->outputPath, "where to write the features")->type_name ("OUT.npy")->required();
+    addNumberOption (*command, "--rate", options->rate, 1000.0, 768000.0, false, "a sample rate in Hz", "HZ",
+                     "sample rate of the input (default: the front end's)");
+    addModelLimitOptions (*command, options->limits);
+    return [options] { return features (*options); };
+}
+
+namespace
+{
+int features (const Options& options)
+{
+    if (options.model.empty() == options.frontend.empty())
         throw UsageError ("give exactly one of --model and --frontend");
-    if (! arguments.positionals().empty())
-        throw UsageError ("unexpected argument '" + arguments.positionals()[0] + "'");
     engine::FrontendSettings settings;
     std::shared_ptr<const engine::Model> model; // owns the stored window and filterbank the settings view
-    if (arguments.has ("--model"))
+    if (! options.model.empty())
     {
         // The model's settings, window and filterbank, for a clip of any length.
-        model = loadModel (arguments.value ("--model"), arguments);
+        model = loadModel (options.model, options.limits);
         settings = runtime::frontendOf (*model);
     }
     else
-        settings = engine::FrontendSettings::fromJson (readText (arguments.value ("--frontend")));
+        settings = engine::FrontendSettings::fromJson (readText (options.frontend));
     if (settings.isWaveform())
         throw dsp::FrontendError ("this model computes its features inside the model from the raw waveform (its front end is "
                                   "\"waveform\"): there are no front-end features to compute");
-    const auto input = readNpy (arguments.value ("--input"));
+    const auto input = readNpy (options.inputPath);
     if (input.shape.size() != 1)
         throw NpyError ("--input must be a 1-D array of samples");
 
     std::vector<float> samples = input.data;
-    if (arguments.has ("--rate"))
+    if (options.rate > 0.0)
     {
-        double rate = 0.0;
-        try
-        {
-            rate = std::stod (arguments.value ("--rate"));
-        }
-        catch (const std::exception&)
-        {
-            throw UsageError ("--rate must be a number");
-        }
-        dsp::Resampler resampler (rate, settings.sampleRate);
+        dsp::Resampler resampler (options.rate, settings.sampleRate);
         samples.clear();
         resampler.process (input.data.data(), input.data.size(), samples);
         resampler.flush (samples);
@@ -102,8 +99,9 @@ int featuresCommand (const std::vector<std::string>& args)
     output.shape = { settings.nMels, numFrames };
     output.data.resize (numFeatures);
     dsp::LogMelSpectrogram (settings).compute (samples.data(), numSamples, output.data.data());
-    writeNpy (arguments.value ("--output"), output);
+    writeNpy (options.outputPath, output);
     return 0;
 }
+} // namespace
 
 } // namespace sonotype::cli

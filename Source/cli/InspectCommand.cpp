@@ -1,5 +1,4 @@
 // `sonotype inspect MODEL`: what a model file holds, without running it.
-#include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
 #include "engine/file/FrontendSettings.h"
@@ -33,14 +32,20 @@ namespace
         return "output 0 is logits: classify and the plugin show their softmax";
     }
 
-    constexpr const char* kHelp = R"(usage: sonotype inspect [MODEL.safetensors]
-       sonotype inspect --ops [--format text|json]
-
-Prints a model file's (default: the built-in model's) input and output shapes, class labels,
+    constexpr const char* kDescription = R"(Prints a model file's (default: the built-in model's) input and output shapes, class labels,
 front-end settings, op counts, parameter count and size. --ops lists the operations this engine runs:
 their names (text), or the engine's op table (json: name, inputs and outputs each as [min, max],
-and how many leading inputs must be present).
-)";
+and how many leading inputs must be present).)";
+
+    struct Options
+    {
+        std::vector<std::string> models;
+        bool ops = false;
+        std::string format; // of --ops; empty: not given (text)
+        ModelLimitOptions limits;
+    };
+
+    int inspect (const Options& options);
 
     /** The engine's op table: names sorted (text), or every row as a JSON object (json). */
     void printOps (const std::string& format)
@@ -118,25 +123,37 @@ and how many leading inputs must be present).
     }
 } // namespace
 
-int inspectCommand (const std::vector<std::string>& args)
+CommandRun addInspectCommand (CLI::App& app)
 {
-    const Arguments arguments (args, withModelLimitOptions ({ "--format" }), { "--help", "--ops" });
-    if (arguments.flag ("--help"))
+    auto options = std::make_shared<Options>();
+    auto* command = addCommand (app, "inspect", "show what a model file holds", kDescription);
+    command->add_flag ("--ops", options->ops, "list the operations this engine runs");
+    command->add_option ("--format", options->format, "how --ops lists them: text (default) or json")
+        ->type_name ("text|json")
+        ->check (CLI::Validator (
+            [] (std::string& format) { return format == "text" || format == "json" ? std::string() : "must be text or json, not '" + format + "'"; },
+            "", "format"));
+    command->add_option ("MODEL", options->models, "the model file (.safetensors; default: the built-in model)")
+        ->option_text ("[MODEL.safetensors]");
+    addModelLimitOptions (*command, options->limits);
+    return [options] { return inspect (*options); };
+}
+
+namespace
+{
+int inspect (const Options& options)
+{
+    if (options.ops)
     {
-        std::cout << kHelp << kModelLimitHelp;
+        printOps (options.format.empty() ? "text" : options.format);
         return 0;
     }
-    if (arguments.flag ("--ops"))
-    {
-        printOps (arguments.valueOr ("--format", "text"));
-        return 0;
-    }
-    if (arguments.has ("--format"))
+    if (! options.format.empty())
         throw UsageError ("--format is for --ops (sonotype inspect --ops --format json)");
-    if (arguments.positionals().size() > 1)
+    if (options.models.size() > 1)
         throw UsageError ("inspect takes at most one MODEL file (see sonotype inspect --help)");
 
-    const auto model = arguments.positionals().empty() ? resources::builtinModel() : loadModel (arguments.positionals()[0], arguments);
+    const auto model = options.models.empty() ? resources::builtinModel() : loadModel (options.models[0], options.limits);
     const auto& info = model->info();
     std::cout << "model:       " << engine::printable (info.name) << "\n";
     std::cout << "format:      sonotype " << metadataOr (info, "format_version", "?") << " (exporter " << metadataOr (info, "exporter_version", "?")
@@ -188,5 +205,6 @@ int inspectCommand (const std::vector<std::string>& args)
     std::cout << "load memory: " << kibibytes (info.loadBytes) << " (header, weights, tables, one session" << (info.frontend.has_value() ? ", one front end" : "") << ")\n";
     return 0;
 }
+} // namespace
 
 } // namespace sonotype::cli

@@ -1,45 +1,42 @@
-// The `sonotype` command-line tool: runs and inspects model files (and, later, classifies audio).
+// The `sonotype` command-line tool: classifies audio files, and runs and inspects model files.
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
-#include "cli/Npy.h"
 #include "engine/file/ModelError.h"
 
 #include <iostream>
-#include <map>
-
-namespace
-{
-constexpr const char* kHelp = R"(usage: sonotype COMMAND [ARGS...]
-
-commands:
-  classify    classify audio files and folders, window by window
-  run-model   run a model's graph on a .npy input, write the output as .npy
-  inspect     show what a model file holds
-  features    compute a model's log-mel features of samples in a .npy file
-
-Run `sonotype COMMAND --help` for a command's options.
-)";
-} // namespace
+#include <utility>
+#include <vector>
 
 int main (int argc, char** argv)
 {
     using namespace sonotype::cli;
-    const std::vector<std::string> args (argv + 1, argv + argc);
-    const std::map<std::string, int (*) (const std::vector<std::string>&)> commands { { "run-model", runModelCommand }, { "inspect", inspectCommand }, { "features", featuresCommand }, { "classify", classifyCommand } };
-    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help")
+    auto app = makeApp();
+    app->footer ("Run `sonotype COMMAND --help` for a command's options.");
+    std::vector<std::pair<CLI::App*, CommandRun>> runs;
+    for (auto add : { addClassifyCommand, addRunModelCommand, addInspectCommand, addFeaturesCommand })
     {
-        (args.empty() ? std::cerr : std::cout) << kHelp;
-        return args.empty() ? 2 : 0;
+        auto run = add (*app);
+        runs.emplace_back (app->get_subcommands ({}).back(), std::move (run));
     }
-    const auto command = commands.find (args[0]);
-    if (command == commands.end())
+    const std::vector<std::string> args (argv + 1, argv + argc);
+    if (args.empty())
     {
-        std::cerr << "error: unknown command '" << args[0] << "'\n\n" << kHelp;
+        std::cerr << app->help();
         return 2;
     }
     try
     {
-        return command->second ({ args.begin() + 1, args.end() });
+        if (args.size() == 1 && args[0] == "help")
+            throw CLI::CallForHelp();
+        parseCommandLine (*app, args);
+        for (const auto& [command, run] : runs)
+            if (command->parsed())
+                return run();
+        return 2; // (unreachable: require_subcommand (1))
+    }
+    catch (const CLI::ParseError& e)
+    {
+        return reportParseError (*app, e, std::cout, std::cerr);
     }
     // Messages may quote names from files: printable() keeps terminal escapes out of stderr.
     catch (const UsageError& e)

@@ -8,19 +8,20 @@
 namespace sonotype::cli
 {
 
-/** The options every model-loading command accepts, for Arguments. */
-inline const std::set<std::string> kModelLimitOptions { "--max-memory", "--max-ops" };
+/** The budget options every model-loading command accepts. */
+struct ModelLimitOptions
+{
+    double maxMemoryMib = static_cast<double> (engine::LoadLimits::kDefaultMaxMemoryBytes >> 20);
+    double maxOpsPerRun = engine::LoadLimits::kDefaultMaxOpsPerRun;
 
-/** Help text lines describing them. */
-extern const char* const kModelLimitHelp;
+    /** The limits given on the command line (the defaults where none was given). */
+    engine::LoadLimits limits() const;
+};
 
-/** The limits given on the command line; throws UsageError for a bad value. */
-engine::LoadLimits modelLimits (const Arguments& arguments);
+/** Adds --max-memory and --max-ops to the command, under their own heading of its help. */
+void addModelLimitOptions (CLI::App& command, ModelLimitOptions& options);
 
-/** Model::load (path, modelLimits (arguments)). */
-std::shared_ptr<const engine::Model> loadModel (const std::string& path, const Arguments& arguments);
-
-/** `options` plus kModelLimitOptions. */
-std::set<std::string> withModelLimitOptions (std::set<std::string> options);
+/** Model::load (path, options.limits()). */
+std::shared_ptr<const engine::Model> loadModel (const std::string& path, const ModelLimitOptions& options);
 
 } // namespace sonotype::cli

@@ -1,5 +1,4 @@
 // `sonotype run-model MODEL --input IN.npy --output OUT.npy`: runs the raw graph on one input.
-#include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
 #include "cli/ModelProfile.h"
@@ -15,47 +14,51 @@ namespace sonotype::cli
 {
 namespace
 {
-    constexpr const char* kHelp = R"(usage: sonotype run-model MODEL.safetensors --input IN.npy [--output OUT.npy] [--output-index N]
-                          [--benchmark N] [--profile]
-
-Runs the model's graph on a float32 .npy array of the model's input shape and writes
+    constexpr const char* kDescription = R"(Runs the model's graph on a float32 .npy array of the model's input shape and writes
 output N (default 0) as a float32 .npy array. Used to check parity with PyTorch, and to
-time a model and see where its time goes.
+time a model and see where its time goes.)";
 
-options:
-  --input IN.npy       float32 array, shape exactly the exported input shape
-  --output OUT.npy     where to write the output (none written without it)
-  --output-index N     which model output to write (default 0)
-  --benchmark N        also run the model N more times and print the mean time per run to stderr
-  --profile            time every node over the benchmark's runs (100 without --benchmark) and
-                       print the time per op kind and the slowest nodes to stdout
-  --help               show this help
-)";
+    struct Options
+    {
+        std::vector<std::string> models;
+        std::string inputPath, outputPath;
+        std::size_t outputIndex = 0;
+        int benchmarkRuns = 0; // 0: no --benchmark
+        bool profile = false;
+        ModelLimitOptions limits;
+    };
+
+    int runModel (const Options& options);
 } // namespace
 
-int runModelCommand (const std::vector<std::string>& args)
+CommandRun addRunModelCommand (CLI::App& app)
 {
-    const Arguments arguments (args, withModelLimitOptions ({ "--input", "--output", "--output-index", "--benchmark" }), { "--help", "--profile" });
-    if (arguments.flag ("--help"))
-    {
-        std::cout << kHelp << kModelLimitHelp;
-        return 0;
-    }
-    if (arguments.positionals().size() != 1)
-        throw UsageError ("run-model needs exactly one MODEL file (see sonotype run-model --help)");
-    const auto& inputPath = arguments.value ("--input");
-    const auto outputPath = arguments.valueOr ("--output", "");
-    std::size_t outputIndex = 0;
-    try
-    {
-        outputIndex = static_cast<std::size_t> (std::stoul (arguments.valueOr ("--output-index", "0")));
-    }
-    catch (const std::exception&)
-    {
-        throw UsageError ("--output-index must be a non-negative integer");
-    }
+    auto options = std::make_shared<Options>();
+    auto* command = addCommand (app, "run-model", "run a model's graph on a .npy input, write the output as .npy", kDescription);
+    command->add_option ("--input", options->inputPath, "float32 array, shape exactly the exported input shape")->type_name ("IN.npy")->required();
+    command->add_option ("--output", options->outputPath, "where to write the output (none written without it)")->type_name ("OUT.npy");
+    addWholeOption (*command, "--output-index", options->outputIndex, std::size_t { 0 }, std::size_t { 1 } << 20, "N", "which model output to write (default 0)");
+    addWholeOption (*command, "--benchmark", options->benchmarkRuns, 1, 1000000, "N",
+                    "also run the model N more times and print the mean time per run to stderr");
+    command->add_flag ("--profile", options->profile,
+                       "time every node over the benchmark's runs (100 without --benchmark) and\n"
+                       "print the time per op kind and the slowest nodes to stdout");
+    command->add_option ("MODEL", options->models, "the model file (.safetensors)")->option_text ("MODEL.safetensors");
+    addModelLimitOptions (*command, options->limits);
+    return [options] { return runModel (*options); };
+}
 
-    const auto model = loadModel (arguments.positionals()[0], arguments);
+namespace
+{
+int runModel (const Options& options)
+{
+    if (options.models.size() != 1)
+        throw UsageError ("run-model needs exactly one MODEL file (see sonotype run-model --help)");
+    const auto& inputPath = options.inputPath;
+    const auto& outputPath = options.outputPath;
+    const auto outputIndex = options.outputIndex;
+
+    const auto model = loadModel (options.models[0], options.limits);
     const auto& info = model->info();
     if (info.inputShapes.size() != 1)
         throw engine::ModelError ("run-model handles models with one input; this one has " + std::to_string (info.inputShapes.size()));
@@ -78,22 +81,10 @@ int runModelCommand (const std::vector<std::string>& args)
     engine::Session session (model);
     std::copy (input.data.begin(), input.data.end(), session.input (0).begin());
     session.run();
-    int runs = arguments.has ("--benchmark") ? 0 : 100;
-    if (arguments.has ("--benchmark"))
-    {
-        try
-        {
-            runs = std::stoi (arguments.value ("--benchmark"));
-        }
-        catch (const std::exception&)
-        {
-        }
-        if (runs < 1 || runs > 1000000)
-            throw UsageError ("--benchmark must be a number of runs from 1 to 1000000");
-    }
-    if (arguments.flag ("--profile"))
+    const int runs = options.benchmarkRuns > 0 ? options.benchmarkRuns : 100;
+    if (options.profile)
         printProfile (session, runs, std::cout);
-    else if (arguments.has ("--benchmark"))
+    else if (options.benchmarkRuns > 0)
     {
         const auto started = std::chrono::steady_clock::now();
         for (int i = 0; i < runs; ++i)
@@ -112,5 +103,6 @@ int runModelCommand (const std::vector<std::string>& args)
     writeNpy (outputPath, result);
     return 0;
 }
+} // namespace
 
 } // namespace sonotype::cli

@@ -1,6 +1,8 @@
 """The `sonotype` command line: help, exit codes and messages for bad arguments and files."""
 
+import os
 import subprocess
+import wave
 
 import numpy as np
 import pytest
@@ -86,3 +88,67 @@ def test_inspect(model_file):
     assert "parameters:  15 floats" in result.stdout
     ops = sonotype("inspect", "--ops").stdout.split()
     assert "attention" in ops and "gemm" in ops and "layer_norm" in ops
+
+
+@pytest.mark.parametrize("command", ["classify", "run-model", "inspect", "features"])
+def test_each_command_has_generated_help(command):
+    for flag in ["--help", "-h"]:
+        result = sonotype(command, flag)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith(f"usage: sonotype {command}")
+        assert "--max-memory MIB" in result.stdout and result.stderr == ""
+
+
+@pytest.mark.parametrize("args, option", [
+    (["run-model", "model.safetensors", "--input", "in.npy", "--output-index", "-1"], "--output-index"),
+    (["run-model", "model.safetensors", "--input", "in.npy", "--output-index", "18446744073709551615"], "--output-index"),
+    (["run-model", "model.safetensors", "--input", "in.npy", "--benchmark", "1e3"], "--benchmark"),
+    (["classify", "--jobs", "99999999999999999999", "x.wav"], "--jobs"),
+    (["classify", "--jobs", "-1", "x.wav"], "--jobs"),
+    (["classify", "--jobs=0x10", "x.wav"], "--jobs"),
+    (["classify", "--hop", "nan", "x.wav"], "--hop"),
+    (["classify", "--max-ops", "1e16", "x.wav"], "--max-ops"),
+    (["features", "--model", "m.safetensors", "--input", "in.npy", "--output", "out.npy", "--rate", "-48000"], "--rate"),
+])
+def test_out_of_range_numbers_are_refused_by_name(args, option):
+    result = sonotype(*args)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"error: {option}") and result.stdout == ""
+
+
+def test_double_dash_ends_the_options(tmp_path):
+    weird = tmp_path / "-weird.wav"
+    rate = 16000
+    samples = (np.sin(2 * np.pi * 440 * np.arange(rate) / rate) * 0.5 * 32767).astype("<i2")
+    with wave.open(str(weird), "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(rate)
+        f.writeframes(samples.tobytes())
+    cli = os.path.abspath(cli_path())  # (run in tmp_path)
+    refused = subprocess.run([cli, "classify", "--summary", "-weird.wav"], capture_output=True, text=True, cwd=tmp_path)
+    assert refused.returncode == 2 and "unknown option -weird.wav" in refused.stderr
+    result = subprocess.run([cli, "classify", "--summary", "--", "-weird.wav"], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.splitlines()
+    assert len(rows) == 2 and rows[1].startswith("-weird.wav,")
+    # `--` after a path and an option too.
+    (tmp_path / "a.wav").write_bytes(weird.read_bytes())
+    result = subprocess.run([cli, "classify", "a.wav", "--summary", "--", "-weird.wav"], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [row.split(",")[0] for row in result.stdout.splitlines()[1:]] == ["-weird.wav", "a.wav"]
+    # After `--` an option's name is a file name too.
+    result = sonotype("classify", "--", "--jobs")
+    assert result.returncode == 1 and "error: --jobs: no such file or folder" in result.stderr
+
+
+def test_options_take_inline_values(model_file, tmp_path):
+    np.save(tmp_path / "in.npy", np.zeros((1, 4), dtype=np.float32))
+    result = sonotype("run-model", model_file, f"--input={tmp_path / 'in.npy'}", f"--output={tmp_path / 'out.npy'}", "--output-index=0")
+    assert result.returncode == 0, result.stderr
+    assert np.load(tmp_path / "out.npy").shape == (1, 3)
+
+
+def test_unknown_command_is_named():
+    result = sonotype("frobnicate")
+    assert result.stderr.startswith("error: unknown command 'frobnicate'") and "usage: sonotype COMMAND" in result.stderr
