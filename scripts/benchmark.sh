@@ -10,6 +10,7 @@
 #   2-core development VM; all options: --help)
 # Nothing here is part of the tests (timings are never asserted); see docs/BENCHMARKS.md for a run.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 cd "$(dirname "$0")/.."
 
 for argument in "$@"; do
@@ -22,16 +23,14 @@ done
 need=()
 command -v node > /dev/null || need+=(nodejs)
 command -v npm > /dev/null || need+=(npm)
-dpkg-query -W -f='${Status}' libbenchmark-dev 2> /dev/null | grep -q "install ok installed" || need+=(libbenchmark-dev)
+apt_installed libbenchmark-dev || need+=(libbenchmark-dev)
 /usr/bin/python3 -c "import matplotlib" 2> /dev/null || need+=(python3-matplotlib)
 [[ -x /usr/bin/time ]] || need+=(time)
 # libtorch C++ peer (runs the TorchScript file); the Python side's libtorch1.13 is the same library.
-dpkg-query -W -f='${Status}' libtorch-dev 2> /dev/null | grep -q "install ok installed" || need+=(libtorch-dev)
+apt_installed libtorch-dev || need+=(libtorch-dev)
 if ((${#need[@]})); then
     echo "benchmark.sh: installing ${need[*]}"
-    sudo_cmd=()
-    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get install -y -o DPkg::Lock::Timeout=600 "${need[@]}"
+    apt_install "${need[@]}"
 fi
 
 # ONNX Runtime for node: the prebuilt Linux x64 CPU binding ships in the package; --ignore-scripts

@@ -4,11 +4,10 @@
 # double-precision reference (and the recurrent op against its reference). Only the engine and its
 # kernel tests (no JUCE), into build-arm64/.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 cd "$(dirname "$0")/.."
 if ! command -v aarch64-linux-gnu-g++ > /dev/null || ! command -v qemu-aarch64 > /dev/null; then
-    sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get install -y -o DPkg::Lock::Timeout=600 g++-aarch64-linux-gnu qemu-user
+    apt_install g++-aarch64-linux-gnu qemu-user
 fi
 mkdir -p build-arm64
 printf '#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n' > build-arm64/TestMain.cpp

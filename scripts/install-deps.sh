@@ -3,6 +3,7 @@
 # from Debian's own packages only. Idempotent: packages already present are skipped.
 # Usage: scripts/install-deps.sh        (as root, or with sudo available)
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 packages=(
     # Build tools
@@ -40,12 +41,7 @@ packages=(
     xvfb xauth jalv lilv-utils jackd2
 )
 
-missing=()
-for p in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$p")
-    fi
-done
+mapfile -t missing < <(apt_missing "${packages[@]}")
 
 # node and npm run ONNX Runtime, the ONNX conversion tests' reference (below); checked by command, so
 # a node installed otherwise (one that bundles npm) is kept.
@@ -55,12 +51,8 @@ command -v npm > /dev/null || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
     echo "install-deps: all ${#packages[@]} packages already installed"
 else
-    sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
     echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -q
-    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+    apt_install --update --no-recommends "${missing[@]}"
 fi
 
 # ONNX Runtime from npm (onnxruntime-node, pinned by its package-lock.json; also the benchmark's peer).

