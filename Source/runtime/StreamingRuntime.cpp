@@ -1,67 +1,29 @@
 #include "runtime/StreamingRuntime.h"
 
 #include <chrono>
-#include <cmath>
 #include <stdexcept>
+#include <thread>
 
 namespace sonotype::runtime
 {
 namespace
 {
-    /** At most how many host samples after a window's end its last samples come out of the
-        resampler (libsoxr's output does not depend on how the input is split into blocks, so
-        neither does this). Measured on zeros in blocks of `step`: between two measurements the
-        delay grows by less than `step`. */
-    int64_t resamplerDelay (double hostRate, double modelRate)
+    /** The options, if a runtime can be made with them (checked before the worker is made). */
+    const RuntimeOptions& checked (const engine::Model* model, const RuntimeOptions& options)
     {
-        if (hostRate == modelRate)
-            return 0;
-        dsp::Resampler resampler (hostRate, modelRate);
-        constexpr int step = 64;
-        const std::vector<float> zeros (step, 0.0f);
-        std::vector<float> out;
-        double worst = 0.0;
-        int64_t produced = 0;
-        const auto total = std::max<int64_t> (static_cast<int64_t> (0.5 * hostRate), 16384); // several of soxr's output bursts
-        for (int64_t pushed = step; pushed <= total; pushed += step)
-        {
-            out.clear(); // only the count matters
-            resampler.process (zeros.data(), zeros.size(), out);
-            produced += static_cast<int64_t> (out.size());
-            worst = std::max (worst, static_cast<double> (pushed) - static_cast<double> (produced) * hostRate / modelRate);
-        }
-        return static_cast<int64_t> (std::ceil (worst)) + step + 1;
-    }
-
-    int numClassesOf (const engine::Model& model)
-    {
-        const auto& output = model.info().outputShapes.front();
-        return output.rank() > 0 ? static_cast<int> (output[output.rank() - 1]) : 1;
+        if (model == nullptr)
+            throw std::invalid_argument ("no model");
+        if (! (options.fifoSeconds > 0.0))
+            throw std::invalid_argument ("the FIFO must hold some audio");
+        return options;
     }
 } // namespace
 
-StreamingRuntime::Generation::Generation (AnalysisInfo analysisInfo, std::size_t historySize)
-    : info (std::move (analysisInfo)), boardPtr (std::make_shared<ResultBoard> (numClassesOf (*info.model), historySize)), board (*boardPtr)
-{
-}
-
-StreamingRuntime::Generation::Generation (AnalysisInfo analysisInfo, std::shared_ptr<ResultBoard> sharedBoard)
-    : info (std::move (analysisInfo)), boardPtr (std::move (sharedBoard)), board (*boardPtr)
-{
-}
-
 StreamingRuntime::StreamingRuntime (std::shared_ptr<const engine::Model> model, RuntimeOptions options, std::unique_ptr<WorkerThread> worker)
-    : options_ (options), worker_ (std::move (worker))
+    : options_ (checked (model.get(), options)),
+      worker_ (std::move (model), options_, inlet_, nonRealtime_),
+      thread_ (std::move (worker))
 {
-    if (model == nullptr)
-        throw std::invalid_argument ("no model");
-    if (! (options_.fifoSeconds > 0.0))
-        throw std::invalid_argument ("the FIFO must hold some audio");
-    const Pending settings { std::move (model), options_.hopSeconds, options_.smoothingSeconds };
-    WindowAnalyzer::checkSettings (settings.hopSeconds, settings.smoothingSeconds);
-    generation_ = makeGeneration (settings);
-    generation_->info.generation = generationCount_;
-    workerGeneration_ = generation_;
 }
 
 StreamingRuntime::~StreamingRuntime()
@@ -69,24 +31,7 @@ StreamingRuntime::~StreamingRuntime()
     stop();
 }
 
-std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::makeGeneration (const Pending& settings) const
-{
-    const auto& frontend = frontendOf (*settings.model); // throws for a model without one
-    AnalysisInfo info;
-    info.model = settings.model;
-    info.labels = classLabels (*settings.model);
-    info.windowSeconds = frontend.windowSamples / frontend.sampleRate;
-    info.hopSeconds = settings.hopSeconds;
-    info.smoothingSeconds = settings.smoothingSeconds;
-    info.modelSampleRate = frontend.sampleRate;
-    return std::make_shared<Generation> (std::move (info), options_.historySize);
-}
-
-std::shared_ptr<StreamingRuntime::Generation> StreamingRuntime::current() const
-{
-    const std::lock_guard<std::mutex> lock (generationMutex_);
-    return generation_;
-}
+// ----- control threads --------------------------------------------------------------------------
 
 void StreamingRuntime::stop()
 {
@@ -100,7 +45,7 @@ void StreamingRuntime::stopWorker()
     running_.store (false, std::memory_order_release);
     if (workerStarted_)
     {
-        worker_->join();
+        thread_->join();
         workerStarted_ = false;
     }
 }
@@ -109,35 +54,10 @@ void StreamingRuntime::prepare (double hostSampleRate)
 {
     const std::lock_guard<std::mutex> control (controlMutex_);
     stopWorker();
-    if (hasPending_.load (std::memory_order_acquire))
-        applyPending();
-    // The stream starts again: a fresh generation (same model and settings) with an empty history.
-    const auto previous = current();
-    const Pending settings { previous->info.model, previous->info.hopSeconds, previous->info.smoothingSeconds };
-    analyzer_ = std::make_unique<WindowAnalyzer> (settings.model, hostSampleRate, settings.hopSeconds, settings.smoothingSeconds);
-    auto fresh = makeGeneration (settings);
-    {
-        const std::lock_guard<std::mutex> lock (generationMutex_);
-        fresh->info.generation = ++generationCount_;
-        generation_ = fresh;
-    }
-    workerGeneration_ = std::move (fresh);
-    hostSampleRate_.store (hostSampleRate, std::memory_order_relaxed);
-    generationStartSample_ = 0;
-    pushedSamples_.store (0, std::memory_order_relaxed);
-    inputSamples_.store (0, std::memory_order_relaxed);
-    analysedSamples_.store (0, std::memory_order_relaxed);
-    nonFiniteBefore_.store (0, std::memory_order_relaxed);
-    fifo_ = std::make_unique<SpscFifo> (static_cast<std::size_t> (options_.fifoSeconds * hostSampleRate) + 16384);
-    gaps_ = std::make_unique<SpscRing<Gap>> (256);
-    written_ = 0;
-    unsentGap_ = {};
-    fifoRead_ = 0;
-    analysedThrough_.store (0, std::memory_order_relaxed);
-    readyDelay_ = resamplerDelay (hostSampleRate, analyzer_->settings().sampleRate);
-    chunk_.resize (8192);
+    worker_.prepare (hostSampleRate); // throws for a rate the analysis cannot work at: stays stopped
+    inlet_.prepare (static_cast<std::size_t> (options_.fifoSeconds * hostSampleRate) + 16384);
     running_.store (true, std::memory_order_release);
-    worker_->start ([this] { workerLoop(); });
+    thread_->start ([this] { workerLoop(); });
     workerStarted_ = true;
     prepared_.store (true, std::memory_order_release);
 }
@@ -148,17 +68,9 @@ void StreamingRuntime::reconfigure (std::shared_ptr<const engine::Model> model, 
     if (model != nullptr)
         frontendOf (*model); // a new model: it must have a front end (validated when it loaded; throws)
     const std::lock_guard<std::mutex> control (controlMutex_);
-    {
-        const std::lock_guard<std::mutex> lock (generationMutex_);
-        // Build on what will run next: a swap still waiting for the worker, else the running model.
-        if (model == nullptr)
-            model = pending_ != nullptr ? pending_->model : generation_->info.model;
-        const bool modelChanged = model != generation_->info.model;
-        pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds, modelChanged });
-    }
-    hasPending_.store (true, std::memory_order_release);
+    worker_.request (std::move (model), hopSeconds, smoothingSeconds);
     if (! workerStarted_)
-        applyPending(); // nobody else runs: swap now
+        worker_.applyPending(); // nobody else runs: swap now
 }
 
 void StreamingRuntime::setResultListener (std::function<void (const WindowResult&, const AnalysisInfo&)> listener)
@@ -166,155 +78,16 @@ void StreamingRuntime::setResultListener (std::function<void (const WindowResult
     const std::lock_guard<std::mutex> control (controlMutex_);
     if (workerStarted_)
         throw std::logic_error ("setResultListener() while the worker runs");
-    listener_ = std::move (listener);
+    worker_.setListener (std::move (listener));
 }
 
-void StreamingRuntime::applyPending()
-{
-    std::unique_ptr<Pending> pending;
-    std::shared_ptr<Generation> running;
-    {
-        const std::lock_guard<std::mutex> lock (generationMutex_);
-        pending = std::move (pending_);
-        running = generation_;
-        hasPending_.store (false, std::memory_order_release);
-    }
-    if (pending == nullptr)
-        return;
-    try
-    {
-        if (! pending->modelChanged && pending->model == running->info.model)
-        {
-            // Only the hop or the smoothing: the analyzer goes on (samples, features, smoothing
-            // state), the generation and its history stay; readers see the new settings.
-            if (analyzer_ != nullptr)
-            {
-                analyzer_->setHop (pending->hopSeconds);
-                analyzer_->setSmoothing (pending->smoothingSeconds);
-            }
-            auto info = running->info;
-            info.hopSeconds = pending->hopSeconds;
-            info.smoothingSeconds = pending->smoothingSeconds;
-            auto next = std::make_shared<Generation> (std::move (info), running->boardPtr);
-            {
-                const std::lock_guard<std::mutex> lock (generationMutex_);
-                generation_ = next;
-            }
-            workerGeneration_ = std::move (next);
-            return;
-        }
-        // Before the first prepare() there is no stream yet: the analyzer only describes the generation.
-        const double rate = analyzer_ != nullptr ? hostSampleRate_.load (std::memory_order_relaxed) : 48000.0;
-        auto analyzer = std::make_unique<WindowAnalyzer> (pending->model, rate, pending->hopSeconds, pending->smoothingSeconds);
-        auto next = makeGeneration (*pending);
-        if (analyzer_ != nullptr)
-        {
-            if (analyzer->settings().sampleRate != analyzer_->settings().sampleRate)
-                readyDelay_ = resamplerDelay (rate, analyzer->settings().sampleRate);
-            generationStartSample_ += analyzer_->numInputSamples();
-            nonFiniteBefore_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(),
-                                    std::memory_order_relaxed);
-            analyzer_ = std::move (analyzer);
-        }
-        {
-            const std::lock_guard<std::mutex> lock (generationMutex_);
-            next->info.generation = ++generationCount_;
-            generation_ = next;
-        }
-        workerGeneration_ = std::move (next);
-    }
-    catch (const std::exception& e)
-    {
-        setError ("could not switch the model: ", e.what());
-    }
-}
+// ----- audio thread -----------------------------------------------------------------------------
 
 void StreamingRuntime::push (const float* const* channels, int numChannels, int numSamples) noexcept
 {
-    if (! prepared_.load (std::memory_order_acquire) || numChannels <= 0 || numSamples <= 0)
+    if (! prepared_.load (std::memory_order_acquire))
         return;
-    const float scale = 1.0f / static_cast<float> (numChannels);
-    for (int offset = 0; offset < numSamples; offset += static_cast<int> (std::size (downmix_)))
-    {
-        const int count = std::min (numSamples - offset, static_cast<int> (std::size (downmix_)));
-        for (int i = 0; i < count; ++i)
-        {
-            float sum = 0.0f;
-            for (int c = 0; c < numChannels; ++c)
-                sum += channels[c] != nullptr ? channels[c][offset + i] : 0.0f;
-            downmix_[i] = sum * scale;
-        }
-        // A gap goes to the worker before the samples that follow it (if its ring is full, the
-        // worker meets it a little late: it then counts from where it is).
-        if (unsentGap_.count > 0 && gaps_->write (&unsentGap_, 1) == 1)
-            unsentGap_ = {};
-        auto written = static_cast<int64_t> (fifo_->write (downmix_, static_cast<std::size_t> (count)));
-        if (written < count && nonRealtime_.load (std::memory_order_acquire))
-        {
-            // Offline: wait for the worker to make room (a stalled worker: drop after a while).
-            auto lastProgress = std::chrono::steady_clock::now();
-            while (written < count && running_.load (std::memory_order_acquire)
-                   && std::chrono::steady_clock::now() - lastProgress < std::chrono::seconds (10))
-            {
-                std::this_thread::sleep_for (std::chrono::microseconds (50));
-                const auto more = static_cast<int64_t> (fifo_->write (downmix_ + written, static_cast<std::size_t> (count - written)));
-                if (more > 0)
-                    lastProgress = std::chrono::steady_clock::now();
-                written += more;
-            }
-        }
-        written_ += written;
-        if (written < count)
-        {
-            // Dropped: the worker will count them as time that passed, so the timeline stays the host's.
-            const int64_t dropped = count - written;
-            fifoOverruns_.fetch_add (dropped, std::memory_order_relaxed);
-            if (unsentGap_.count == 0)
-                unsentGap_.at = written_;
-            unsentGap_.count += dropped;
-        }
-    }
-    if (unsentGap_.count > 0 && gaps_->write (&unsentGap_, 1) == 1)
-        unsentGap_ = {};
-    // One writer: a plain load and store, no read-modify-write needed.
-    pushedSamples_.store (pushedSamples_.load (std::memory_order_relaxed) + numSamples, std::memory_order_relaxed);
-}
-
-bool StreamingRuntime::processPending()
-{
-    if (hasPending_.load (std::memory_order_acquire))
-        applyPending();
-    bool didSomething = false;
-    for (;;)
-    {
-        // The samples written so far first, then the gaps: a gap written before them is seen.
-        const auto available = fifo_->available();
-        Gap gap;
-        const bool hasGap = gaps_->peek (gap);
-        if (hasGap && gap.at <= fifoRead_)
-        {
-            gaps_->read (&gap, 1);
-            analyseReady(); // the windows complete before the gap
-            windowsSkipped_.fetch_add (analyzer_->skip (gap.count), std::memory_order_relaxed);
-            didSomething = true;
-            continue;
-        }
-        auto want = std::min (available, chunk_.size());
-        if (hasGap)
-            want = std::min (want, static_cast<std::size_t> (gap.at - fifoRead_));
-        if (want == 0)
-            break;
-        const auto count = fifo_->read (chunk_.data(), want);
-        fifoRead_ += static_cast<int64_t> (count);
-        analyzer_->push (chunk_.data(), count);
-        didSomething = true;
-    }
-    inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
-    nonFinite_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
-    const bool analysed = analyseReady();
-    analysedSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_release);
-    analysedThrough_.store (fifoRead_, std::memory_order_release);
-    return analysed || didSomething;
+    inlet_.push (channels, numChannels, numSamples);
 }
 
 bool StreamingRuntime::waitUntilAnalysed (double timeoutSeconds) noexcept
@@ -322,14 +95,14 @@ bool StreamingRuntime::waitUntilAnalysed (double timeoutSeconds) noexcept
     if (! prepared_.load (std::memory_order_acquire))
         return false;
     auto lastProgress = std::chrono::steady_clock::now();
-    auto seen = analysedThrough_.load (std::memory_order_acquire);
-    while (seen < written_)
+    auto seen = worker_.analysedThrough();
+    while (seen < inlet_.written())
     {
         if (! running_.load (std::memory_order_acquire))
             return false;
         std::this_thread::sleep_for (std::chrono::microseconds (20));
         const auto now = std::chrono::steady_clock::now();
-        const auto through = analysedThrough_.load (std::memory_order_acquire);
+        const auto through = worker_.analysedThrough();
         if (through != seen)
             lastProgress = now;
         else if (std::chrono::duration<double> (now - lastProgress).count() > timeoutSeconds)
@@ -339,49 +112,14 @@ bool StreamingRuntime::waitUntilAnalysed (double timeoutSeconds) noexcept
     return true;
 }
 
-bool StreamingRuntime::analyseReady()
-{
-    const auto newest = analyzer_->newestCompleteWindow();
-    if (newest < analyzer_->nextWindow())
-        return false;
-    if (nonRealtime_.load (std::memory_order_acquire))
-    {
-        // Offline: every window, in order (the audio thread waits for us).
-        for (auto k = analyzer_->nextWindow(); k <= newest; ++k)
-            analyseWindow (k);
-        return true;
-    }
-    // Behind? Skip to the newest window rather than fall further behind.
-    windowsSkipped_.fetch_add (newest - analyzer_->nextWindow(), std::memory_order_relaxed);
-    analyseWindow (newest);
-    return true;
-}
-
-void StreamingRuntime::analyseWindow (int64_t k)
-{
-    analyzer_->analyze (k, result_);
-    const double offset = static_cast<double> (generationStartSample_) / hostSampleRate_.load (std::memory_order_relaxed);
-    result_.startSeconds += offset;
-    result_.endSeconds += offset;
-    result_.generation = workerGeneration_->info.generation;
-    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
-    result_.readySample = static_cast<int64_t> (std::ceil (result_.endSeconds * rate - 1e-6)) + 1 + readyDelay_;
-    workerGeneration_->board.publish (result_);
-    const auto run = windowsRun_.fetch_add (1, std::memory_order_relaxed) + 1;
-    lastMs_.store (result_.inferenceMs, std::memory_order_relaxed);
-    totalMs_.store (totalMs_.load (std::memory_order_relaxed) + result_.inferenceMs, std::memory_order_relaxed);
-    if (result_.inferenceMs > maxMs_.load (std::memory_order_relaxed) || run == 1)
-        maxMs_.store (result_.inferenceMs, std::memory_order_relaxed);
-    if (listener_)
-        listener_ (result_, workerGeneration_->info);
-}
+// ----- worker thread ----------------------------------------------------------------------------
 
 void StreamingRuntime::workerLoop()
 {
     try
     {
         while (running_.load (std::memory_order_acquire))
-            if (! processPending())
+            if (! worker_.processPending())
             {
                 // Idle. Offline the audio thread waits for us: look again soon.
                 if (nonRealtime_.load (std::memory_order_acquire))
@@ -392,84 +130,37 @@ void StreamingRuntime::workerLoop()
     }
     catch (const std::exception& e)
     {
-        setError ("", e.what());
+        worker_.setError ("", e.what());
     }
     catch (...)
     {
-        setError ("", "unknown error");
+        worker_.setError ("", "unknown error");
     }
     // The worker has stopped: nobody may wait for it (an offline host's audio thread).
     running_.store (false, std::memory_order_release);
 }
 
-void StreamingRuntime::setError (const char* prefix, const char* what) noexcept
-{
-    try
-    {
-        const std::lock_guard<std::mutex> lock (errorMutex_);
-        error_ = std::string (prefix) + what;
-    }
-    catch (...)
-    {
-        // No memory even for the message (std::bad_alloc): keep the previous one rather than
-        // let an exception out of the worker thread, which would end the host.
-    }
-}
-
-bool StreamingRuntime::latest (WindowResult& out) const
-{
-    const auto generation = current();
-    if (! generation->board.latest (out))
-        return false;
-    out.generation = generation->info.generation;
-    return true;
-}
-
-std::vector<WindowResult> StreamingRuntime::history (std::size_t maxCount) const
-{
-    const auto generation = current();
-    auto results = generation->board.history (maxCount);
-    for (auto& result : results)
-        result.generation = generation->info.generation;
-    return results;
-}
-
-std::shared_ptr<const AnalysisInfo> StreamingRuntime::info() const
-{
-    const auto generation = current();
-    return { generation, &generation->info };
-}
+// ----- readers ----------------------------------------------------------------------------------
 
 bool StreamingRuntime::isStale (const WindowResult& result) const
 {
-    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+    const double rate = worker_.hostSampleRate();
     if (rate <= 0.0)
         return false;
-    const double pushed = static_cast<double> (pushedSamples_.load (std::memory_order_relaxed)) / rate;
-    return pushed - result.endSeconds > 2.0 * current()->info.hopSeconds;
+    const double pushed = static_cast<double> (inlet_.pushedSamples()) / rate;
+    return pushed - result.endSeconds > 2.0 * worker_.info()->hopSeconds;
 }
 
 RuntimeStats StreamingRuntime::stats() const
 {
     RuntimeStats stats;
-    const auto generation = current();
-    stats.generation = generation->info.generation;
-    stats.windowsRun = windowsRun_.load (std::memory_order_relaxed);
-    stats.windowsSkipped = windowsSkipped_.load (std::memory_order_relaxed);
-    stats.fifoOverruns = fifoOverruns_.load (std::memory_order_relaxed);
-    stats.nonFiniteSamples = nonFinite_.load (std::memory_order_relaxed);
-    stats.lastInferenceMs = lastMs_.load (std::memory_order_relaxed);
-    stats.maxInferenceMs = maxMs_.load (std::memory_order_relaxed);
-    stats.meanInferenceMs = stats.windowsRun > 0 ? totalMs_.load (std::memory_order_relaxed) / static_cast<double> (stats.windowsRun) : 0.0;
-    stats.workerLoad = stats.meanInferenceMs / (1000.0 * generation->info.hopSeconds);
-    stats.pushedSamples = pushedSamples_.load (std::memory_order_relaxed);
-    stats.inputSamples = inputSamples_.load (std::memory_order_relaxed);
-    stats.analysedSamples = analysedSamples_.load (std::memory_order_acquire);
-    const double rate = hostSampleRate_.load (std::memory_order_relaxed);
+    // The pushed count before the worker's position: analysedSamples == pushedSamples then means
+    // every result those samples can give is out.
+    stats.fifoOverruns = inlet_.overruns();
+    stats.pushedSamples = inlet_.pushedSamples();
+    worker_.readStats (stats);
+    const double rate = worker_.hostSampleRate();
     stats.pushedSeconds = rate > 0.0 ? static_cast<double> (stats.pushedSamples) / rate : 0.0;
-    stats.streamSeconds = rate > 0.0 ? static_cast<double> (stats.inputSamples) / rate : 0.0;
-    const std::lock_guard<std::mutex> lock (errorMutex_);
-    stats.error = error_;
     return stats;
 }
 

@@ -1,83 +1,44 @@
 // Live classification: the audio thread pushes blocks, a worker thread analyses the newest window
 // every hop, readers get results and statistics lock-free. The model and the analysis settings can
 // be replaced while audio runs (the worker swaps them between windows). See docs/RUNTIME.md.
+//
+// The facade over two parts, split by the thread that owns them:
+// - AudioInlet (the audio thread's): push, downmix, FIFO, gaps;
+// - AnalysisWorker (the worker thread's): generations, analyzer, results, statistics;
+// and the worker thread itself (WorkerThread), which this class starts and stops.
+//
+// Threading contract
+// - Audio thread: push(), waitUntilAnalysed() (and setNonRealtime()/isNonRealtime()). Never
+//   blocks, allocates, locks or makes a system call; in non-real-time mode only, it sleeps in
+//   short steps waiting for the worker (push() for room in the FIFO, waitUntilAnalysed()).
+// - Control threads (the message thread; a device thread preparing): the constructor, prepare(),
+//   stop(), reconfigure(), setResultListener(). They take turns on controlMutex_, which neither
+//   the audio thread nor the worker ever touches. prepare() and stop() must not run concurrently
+//   with push() (hosts never call prepareToPlay during processBlock). They may block: prepare()
+//   and stop() join the worker.
+// - Worker thread: workerLoop(), i.e. processPending(); the result listener runs on it.
+// - Readers, any thread but the audio thread: latest(), history(), stats(), info(), isStale(),
+//   labels(), windowSeconds(). They never block the worker or the audio thread.
+// Shared by all: prepared_ (control -> audio thread), running_ (control <-> worker -> audio
+// thread: the worker clears it when it stops, so nobody waits for it), nonRealtime_ (any thread);
+// all atomics. The audio travels audio thread -> worker through the inlet's lock-free rings.
 #pragma once
 
-#include "runtime/ResultBoard.h"
-#include "runtime/SpscFifo.h"
-#include "runtime/WindowAnalyzer.h"
+#include "runtime/AnalysisInfo.h"
+#include "runtime/AnalysisWorker.h"
+#include "runtime/AudioInlet.h"
+#include "runtime/RuntimeOptions.h"
+#include "runtime/RuntimeStats.h"
+#include "runtime/WorkerThread.h"
 
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 namespace sonotype::runtime
 {
-
-/** Starts the worker's loop on a thread; the host layer may supply its own (e.g. a juce::Thread),
-    or none at all and call processPending() itself (offline rendering, tests). */
-class WorkerThread
-{
-public:
-    virtual ~WorkerThread() = default;
-    virtual void start (std::function<void()> loop) = 0;
-    virtual void join() = 0;
-};
-
-/** The default: a std::thread. */
-class StdWorkerThread final : public WorkerThread
-{
-public:
-    void start (std::function<void()> loop) override { thread_ = std::thread (std::move (loop)); }
-    void join() override
-    {
-        if (thread_.joinable())
-            thread_.join();
-    }
-
-private:
-    std::thread thread_;
-};
-
-struct RuntimeOptions
-{
-    double hopSeconds = 0.25;
-    double smoothingSeconds = 0.0; // exponential moving average time constant; 0 = off
-    double fifoSeconds = 4.0;      // audio the FIFO holds before the audio thread drops samples
-    std::size_t historySize = 512; // results kept for readers (per model generation)
-};
-
-/** What readers need to interpret results: the model and the analysis settings they come from.
-    Every reconfigure() makes a new generation; results carry its number. */
-struct AnalysisInfo
-{
-    std::shared_ptr<const engine::Model> model;
-    std::vector<std::string> labels;
-    double windowSeconds = 0.0, hopSeconds = 0.0, smoothingSeconds = 0.0;
-    double modelSampleRate = 0.0;
-    uint64_t generation = 0;
-};
-
-struct RuntimeStats
-{
-    double lastInferenceMs = 0.0, meanInferenceMs = 0.0, maxInferenceMs = 0.0;
-    double workerLoad = 0.0;       // mean inference time / hop: the share of one core the analysis takes
-    int64_t windowsRun = 0, windowsSkipped = 0;
-    int64_t fifoOverruns = 0;      // samples the audio thread had to drop
-    int64_t nonFiniteSamples = 0;  // NaN/Inf samples replaced by 0
-    int64_t pushedSamples = 0;     // host-rate samples the audio thread has pushed since prepare()
-    int64_t inputSamples = 0;      // the worker's stream position: host-rate samples it has taken from
-                                   // the FIFO, plus those the audio thread dropped before them
-    int64_t analysedSamples = 0;   // the stream position up to which the worker has analysed (or, live,
-                                   // skipped) every complete window and run its listener: when it
-                                   // equals pushedSamples, every result the audio pushed so far can give is out
-    double pushedSeconds = 0.0, streamSeconds = 0.0; // the same two, in seconds
-    uint64_t generation = 0;       // of the model and settings in use
-    std::string error;             // the worker's last error (a failed swap, an exception)
-};
 
 class StreamingRuntime
 {
@@ -128,14 +89,14 @@ public:
         analyses the newest complete window, if any (skipping older ones). Returns whether it did
         anything. Called by the worker thread's loop; a host that supplies a WorkerThread which
         runs nothing calls it itself. */
-    bool processPending();
+    bool processPending() { return worker_.processPending(); }
 
     /** Readers, from any thread (never the audio thread). Result times are seconds of the whole
         stream since prepare(), across model swaps. */
-    bool latest (WindowResult& out) const;
-    std::vector<WindowResult> history (std::size_t maxCount) const;
+    bool latest (WindowResult& out) const { return worker_.latest (out); }
+    std::vector<WindowResult> history (std::size_t maxCount) const { return worker_.history (maxCount); }
     RuntimeStats stats() const;
-    std::shared_ptr<const AnalysisInfo> info() const;
+    std::shared_ptr<const AnalysisInfo> info() const { return worker_.info(); }
     /** A result is stale when more than two hops of audio have been pushed since its window ended
         (a slow machine or a huge model): show it as such rather than as live. */
     bool isStale (const WindowResult& result) const;
@@ -146,71 +107,19 @@ public:
     const RuntimeOptions& options() const noexcept { return options_; }
 
 private:
-    struct Generation
-    {
-        Generation (AnalysisInfo analysisInfo, std::size_t historySize);
-        Generation (AnalysisInfo analysisInfo, std::shared_ptr<ResultBoard> sharedBoard); // same history
-        AnalysisInfo info;
-        std::shared_ptr<ResultBoard> boardPtr;
-        ResultBoard& board;
-    };
-    struct Pending
-    {
-        std::shared_ptr<const engine::Model> model;
-        double hopSeconds, smoothingSeconds;
-        bool modelChanged = true; // false: only hop/smoothing change, the analyzer and history stay
-    };
-
-    struct Gap // samples the audio thread dropped, after `at` samples written to the FIFO
-    {
-        int64_t at = 0, count = 0;
-    };
-
     void workerLoop();
-    void setError (const char* prefix, const char* what) noexcept;
-    bool analyseReady();
-    void analyseWindow (int64_t k);
-    std::shared_ptr<Generation> makeGeneration (const Pending& settings) const;
     void stopWorker();
-    void applyPending();
-    std::shared_ptr<Generation> current() const;
 
-    RuntimeOptions options_;
-    std::unique_ptr<WorkerThread> worker_;
-    std::mutex controlMutex_; // prepare/stop/reconfigure/setResultListener take turns; never the audio thread or the worker
-    std::function<void (const WindowResult&, const AnalysisInfo&)> listener_;
-
-    mutable std::mutex generationMutex_; // worker (on a swap), control thread and readers; never the audio thread
-    std::shared_ptr<Generation> generation_;
-    std::unique_ptr<Pending> pending_;
-    std::atomic<bool> hasPending_ { false };
-    uint64_t generationCount_ = 1;
-
-    // Rebuilt by prepare() while the worker is stopped; the analyzer also on a swap, by the worker.
-    std::unique_ptr<SpscFifo> fifo_;
-    std::unique_ptr<SpscRing<Gap>> gaps_;  // audio thread -> worker: where samples were dropped
-    int64_t written_ = 0;                  // audio thread: samples written to the FIFO since prepare()
-    Gap unsentGap_;                        // audio thread: a gap not handed to the worker yet
-    int64_t fifoRead_ = 0;                 // worker: samples read from the FIFO since prepare()
-    std::unique_ptr<WindowAnalyzer> analyzer_;
-    std::shared_ptr<Generation> workerGeneration_; // the worker's own reference
-    int64_t generationStartSample_ = 0;            // host-rate stream position where the analyzer started
-    std::atomic<double> hostSampleRate_ { 0.0 };
-    std::atomic<bool> nonRealtime_ { false };
-    std::atomic<int64_t> analysedThrough_ { 0 }; // worker: FIFO samples taken and fully analysed
-    int64_t readyDelay_ = 0;                      // worker: host samples the resampler may hold a window back
+    const RuntimeOptions options_;
     std::atomic<bool> prepared_ { false };
     std::atomic<bool> running_ { false };
-    bool workerStarted_ = false; // guarded by controlMutex_
-    float downmix_[512] {};
-    std::vector<float> chunk_;     // worker
-    WindowResult result_;          // worker
+    std::atomic<bool> nonRealtime_ { false };
+    AudioInlet inlet_ { nonRealtime_, running_ };
+    AnalysisWorker worker_;
 
-    std::atomic<int64_t> fifoOverruns_ { 0 }, windowsRun_ { 0 }, windowsSkipped_ { 0 }, nonFinite_ { 0 }, inputSamples_ { 0 };
-    std::atomic<int64_t> pushedSamples_ { 0 }, nonFiniteBefore_ { 0 }, analysedSamples_ { 0 };
-    std::atomic<double> lastMs_ { 0.0 }, totalMs_ { 0.0 }, maxMs_ { 0.0 };
-    mutable std::mutex errorMutex_; // worker and readers only, never the audio thread
-    std::string error_;
+    std::unique_ptr<WorkerThread> thread_;
+    std::mutex controlMutex_; // prepare/stop/reconfigure/setResultListener take turns; never the audio thread or the worker
+    bool workerStarted_ = false; // guarded by controlMutex_
 };
 
 } // namespace sonotype::runtime
