@@ -1,8 +1,7 @@
 #include "plugin/SonotypeProcessor.h"
 
-#include "plugin/SavedStateText.h"
-
 #include "plugin/PluginParameters.h"
+#include "plugin/SavedStateText.h"
 #include "resources/BuiltinModel.h"
 
 #include <algorithm>
@@ -18,24 +17,6 @@ namespace
     const juce::Identifier kOscEnabled ("oscEnabled");
     const juce::Identifier kOscHost ("oscHost");
     const juce::Identifier kOscPort ("oscPort");
-
-    ModelDescription builtinDescription()
-    {
-        return { resources::kBuiltinModelName, {}, true };
-    }
-
-    /** Audio thread: a MIDI buffer without room reserved makes JUCE allocate, which can throw
-        std::bad_alloc; inside a noexcept function that would end the host. The event is lost instead. */
-    void addMidi (juce::MidiBuffer& midi, const juce::MidiMessage& message, int position) noexcept
-    {
-        try
-        {
-            midi.addEvent (message, position);
-        }
-        catch (...)
-        {
-        }
-    }
 
     /** juce::AudioProcessor::getXmlFromBinary, refusing text that is not what the plugin writes
         (SavedStateText.h): JUCE 7's XML parser reads past the end of its string on malformed UTF-8
@@ -75,13 +56,17 @@ juce::AudioProcessor::BusesProperties SonotypeProcessor::defaultBuses()
 }
 
 SonotypeProcessor::SonotypeProcessor()
-    : juce::AudioProcessor (defaultBuses()), parameters (*this, nullptr, kStateType, createParameterLayout())
+    : juce::AudioProcessor (defaultBuses()), parameters (*this, nullptr, kStateType, createParameterLayout()),
+      midi_ (*parameters.getRawParameterValue (ParameterIds::midiOut), *parameters.getRawParameterValue (ParameterIds::threshold),
+             *parameters.getRawParameterValue (ParameterIds::baseNote)),
+      loader_ ({ [this] (const juce::File& file) { return readModelFile (file); },
+                 [this] (std::shared_ptr<const engine::Model> model) {
+                     runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load()); // throws before changing anything
+                 },
+                 [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } })
 {
     hop_ = parameters.getRawParameterValue (ParameterIds::hop);
     smoothing_ = parameters.getRawParameterValue (ParameterIds::smoothing);
-    threshold_ = parameters.getRawParameterValue (ParameterIds::threshold);
-    midiOut_ = parameters.getRawParameterValue (ParameterIds::midiOut);
-    baseNote_ = parameters.getRawParameterValue (ParameterIds::baseNote);
 
     runtime::RuntimeOptions options;
     options.hopSeconds = appliedHop_ = hop_->load();
@@ -89,21 +74,13 @@ SonotypeProcessor::SonotypeProcessor()
     options.historySize = 1024;
     runtime_ = std::make_unique<runtime::StreamingRuntime> (resources::builtinModel(), options);
     runtime_->setResultListener ([this] (const runtime::WindowResult& result, const runtime::AnalysisInfo& info) { onResult (result, info); });
-    model_ = requested_ = builtinDescription();
-    loader_ = std::thread ([this] { loaderLoop(); });
     startTimerHz (10);
 }
 
 SonotypeProcessor::~SonotypeProcessor()
 {
     stopTimer();
-    {
-        const std::lock_guard<std::mutex> lock (loaderMutex_);
-        loaderExit_ = true;
-        latestRequest_.fetch_add (1); // whatever is loading is no longer wanted
-    }
-    loaderWake_.notify_all();
-    loader_.join(); // a load under way ends first (the engine bounds its time and memory)
+    loader_.stop(); // whatever is loading is no longer wanted; a load under way ends first
     runtime_->stop();
 }
 
@@ -128,17 +105,8 @@ void SonotypeProcessor::prepareToPlay (double sampleRate, int)
                    true);
     }
     player_.prepare (sampleRate);
-    // MIDI from the old stream is stale (the worker was stopped and restarted: nothing new yet).
-    // A note still sounding is not forgotten: its note-off goes out at the start of the next block.
-    MidiEvent stale;
-    while (midiQueue_.read (&stale, 1) == 1)
-    {
-    }
-    numHeld_ = 0;
-    streamPosition_ = 0;
-    closeActiveNote_ = activeNote_ >= 0;
+    midi_.reset(); // stale MIDI from the old stream goes; a sounding note is closed in the next block
     wasPlaying_ = false;
-    resetDetector_.store (true, std::memory_order_release);
 }
 
 void SonotypeProcessor::releaseResources()
@@ -187,115 +155,24 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
             wasPlaying_ = playing;
         }
     midi.clear();
-    sendMidi (midi, numSamples, transportStopped, offline);
-    streamPosition_ += numSamples;
+    midi_.writeBlock (midi, numSamples, transportStopped, offline);
 }
 
 void SonotypeProcessor::processBlockBypassed (juce::AudioBuffer<float>&, juce::MidiBuffer& midi)
 {
     // Bypassed: audio passes through untouched (no analysis), and no note is left hanging.
     midi.clear();
-    sendMidi (midi, 0, true, false);
-}
-
-void SonotypeProcessor::sendMidi (juce::MidiBuffer& midi, int numSamples, bool stopEverything, bool offline) noexcept
-{
-    const bool enabled = midiOut_->load (std::memory_order_relaxed) >= 0.5f;
-    if (std::exchange (closeActiveNote_, false) && activeNote_ >= 0)
-    {
-        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
-        activeNote_ = -1;
-    }
-    MidiEvent event;
-    while (numHeld_ < static_cast<int> (held_.size()) && midiQueue_.read (&event, 1) == 1)
-        held_[static_cast<std::size_t> (numHeld_++)] = event;
-
-    // Real time: everything now, at the block's start. Offline: each event on its own sample;
-    // the ones for later blocks wait (the worker is ahead of them, never behind).
-    const int64_t blockEnd = streamPosition_ + numSamples;
-    int kept = 0;
-    for (int i = 0; i < numHeld_; ++i)
-    {
-        const auto& held = held_[static_cast<std::size_t> (i)];
-        if (! enabled || stopEverything)
-            continue;
-        if (offline && held.sample >= blockEnd)
-        {
-            held_[static_cast<std::size_t> (kept++)] = held;
-            continue;
-        }
-        const int position = offline && numSamples > 0 ? static_cast<int> (juce::jlimit<int64_t> (0, numSamples - 1, held.sample - streamPosition_)) : 0;
-        if (held.noteOn)
-        {
-            if (activeNote_ >= 0)
-                addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
-            addMidi (midi, juce::MidiMessage::noteOn (1, held.note, static_cast<juce::uint8> (held.velocity)), position);
-            activeNote_ = held.note;
-        }
-        else if (held.note == activeNote_)
-        {
-            addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
-            activeNote_ = -1;
-        }
-    }
-    numHeld_ = kept;
-    if ((! enabled || stopEverything) && activeNote_ >= 0)
-    {
-        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
-        activeNote_ = -1;
-    }
-    if (stopEverything)
-        resetDetector_.store (true, std::memory_order_release); // starts again from scratch on the worker
+    midi_.writeBlock (midi, 0, true, false);
 }
 
 // ----- worker thread ----------------------------------------------------------------------------
 
 void SonotypeProcessor::onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info)
 {
-    const auto version = filterVersion_.load (std::memory_order_acquire);
-    if (version != workerFilterVersion_ || info.generation != detectorGeneration_)
-    {
-        workerEnabled_ = enabledMask (info.labels);
-        workerFilterVersion_ = version;
-    }
-    runtime::Detector::Events events;
-    const bool midiEnabled = midiOut_->load (std::memory_order_relaxed) >= 0.5f;
-    if (resetDetector_.exchange (false, std::memory_order_acq_rel) || ! midiEnabled || info.generation != detectorGeneration_)
-    {
-        events = detector_.reset();
-        detectorGeneration_ = info.generation;
-    }
+    const auto& enabled = classes_.workerMask (info);
+    midi_.queueEvents (result, info, enabled);
     const int numClasses = static_cast<int> (result.probabilities.size());
-    if (midiEnabled)
-    {
-        runtime::DetectorSettings settings;
-        settings.threshold = threshold_->load (std::memory_order_relaxed) / 100.0f;
-        const auto update = detector_.update (result.probabilities.data(), numClasses, settings, workerEnabled_);
-        for (int i = 0; i < update.count && events.count < 2; ++i) // after a reset nothing is active: at most one start follows
-            events.items[events.count++] = update.items[i];
-    }
-    const int base = juce::roundToInt (baseNote_->load (std::memory_order_relaxed));
-    auto queue = [this, &result] (bool noteOn, int note, int velocity) {
-        const MidiEvent event { noteOn, note, velocity, result.readySample };
-        midiQueue_.write (&event, 1);
-    };
-    for (int i = 0; i < events.count; ++i)
-    {
-        const auto& detection = events.items[i];
-        // A note-off names the note that was turned on (the base note may have changed since).
-        if (workerNote_ >= 0)
-        {
-            queue (false, workerNote_, 0);
-            workerNote_ = -1;
-        }
-        const int note = base + detection.classIndex;
-        if (detection.kind == runtime::Detection::Kind::start && note >= 0 && note <= 127)
-        {
-            queue (true, note, juce::jlimit (1, 127, juce::roundToInt (detection.confidence * 127.0f)));
-            workerNote_ = note;
-        }
-    }
-    osc_.send (result, info, runtime::topEnabledClass (result.probabilities.data(), numClasses, workerEnabled_), workerEnabled_);
+    osc_.send (result, info, runtime::topEnabledClass (result.probabilities.data(), numClasses, enabled), enabled);
 }
 
 // ----- message thread ---------------------------------------------------------------------------
@@ -334,156 +211,16 @@ LiveSnapshot SonotypeProcessor::snapshot() const
     if (snapshot.hasResult)
     {
         snapshot.stale = runtime_->isStale (snapshot.result);
-        const auto mask = enabledMask (snapshot.info->labels);
+        const auto mask = classes_.mask (snapshot.info->labels);
         snapshot.topClass = runtime::topEnabledClass (snapshot.result.probabilities.data(),
                                                       static_cast<int> (snapshot.result.probabilities.size()), mask);
     }
     return snapshot;
 }
 
-ModelDescription SonotypeProcessor::modelDescription() const
-{
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    return model_;
-}
-
-void SonotypeProcessor::swapModel (std::shared_ptr<const engine::Model> model, ModelDescription description)
-{
-    runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load()); // throws before changing anything
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    model_ = std::move (description);
-}
-
-void SonotypeProcessor::loadModelFile (const juce::File& file)
-{
-    requestModelLoad (file, LoadKind::user);
-}
-
-void SonotypeProcessor::requestModelLoad (const juce::File& file, LoadKind kind)
-{
-    const std::lock_guard<std::mutex> swap (swapMutex_); // orders this request against a load finishing now
-    {
-        const std::lock_guard<std::mutex> lock (statusMutex_);
-        requested_ = { file.getFileName(), file, false };
-        status_ = "Loading " + file.getFileName() + " ...";
-        statusIsError_ = false;
-    }
-    {
-        const std::lock_guard<std::mutex> lock (loaderMutex_);
-        nextLoad_ = LoadRequest { latestRequest_.fetch_add (1) + 1, file, kind };
-    }
-    loaderWake_.notify_all();
-}
-
-bool SonotypeProcessor::isLoadingModel() const
-{
-    return finishedRequest_.load() != latestRequest_.load();
-}
-
-void SonotypeProcessor::loaderLoop()
-{
-    for (;;)
-    {
-        LoadRequest request;
-        {
-            std::unique_lock<std::mutex> lock (loaderMutex_);
-            loaderWake_.wait (lock, [this] { return loaderExit_ || nextLoad_.has_value(); });
-            if (loaderExit_)
-                return;
-            request = std::move (*nextLoad_);
-            nextLoad_.reset();
-        }
-        try
-        {
-            finishModelLoad (request.id, request.file, request.kind);
-        }
-        catch (...)
-        {
-            // Out of memory even for a message: the request ends unreported rather than let an
-            // exception out of this thread (which would end the host).
-            if (request.id > finishedRequest_.load())
-                finishedRequest_.store (request.id);
-        }
-    }
-}
-
 std::shared_ptr<const engine::Model> SonotypeProcessor::readModelFile (const juce::File& file)
 {
     return engine::Model::load (file.getFullPathName().toStdString());
-}
-
-void SonotypeProcessor::finishModelLoad (uint64_t request, const juce::File& file, LoadKind kind)
-{
-    if (request != latestRequest_.load())
-        return; // superseded before it started
-    juce::String error;
-    std::shared_ptr<const engine::Model> model;
-    try
-    {
-        if (! file.existsAsFile())
-            throw std::runtime_error ("no such file");
-        model = readModelFile (file);
-    }
-    catch (const std::exception& e)
-    {
-        error = juce::String::fromUTF8 (e.what());
-    }
-    catch (...) // never let anything escape into the host
-    {
-        error = "unexpected error";
-    }
-    const std::lock_guard<std::mutex> swap (swapMutex_);
-    if (request == latestRequest_.load()) // not superseded meanwhile (else the newer request reports)
-    {
-        try
-        {
-            if (model != nullptr)
-                swapModel (std::move (model), { file.getFileName(), file, false }); // throws before changing anything
-        }
-        catch (const std::exception& e)
-        {
-            error = juce::String::fromUTF8 (e.what());
-        }
-        try
-        {
-            if (error.isNotEmpty() && kind == LoadKind::restore && ! modelDescription().builtin)
-                swapModel (resources::builtinModel(), builtinDescription());
-        }
-        catch (const std::exception&)
-        {
-            // The running model keeps running; the status below says what failed.
-        }
-        {
-            const std::lock_guard<std::mutex> lock (statusMutex_);
-            requested_ = model_;
-        }
-        if (error.isEmpty())
-            setStatus (kind == LoadKind::restore ? juce::String() : "Loaded " + file.getFileName(), false);
-        else if (kind == LoadKind::user)
-            setStatus ("Could not load " + file.getFullPathName() + ": " + error + ". The running model keeps running.", true);
-        else
-            setStatus ("The session's model " + file.getFullPathName() + " could not be loaded (" + error + "); using the built-in model instead.", true);
-    }
-    if (request > finishedRequest_.load())
-        finishedRequest_.store (request);
-}
-
-void SonotypeProcessor::useBuiltinModel()
-{
-    const std::lock_guard<std::mutex> swap (swapMutex_);
-    const auto request = latestRequest_.fetch_add (1) + 1; // supersedes any load under way
-    {
-        const std::lock_guard<std::mutex> lock (loaderMutex_);
-        nextLoad_.reset();
-    }
-    swapModel (resources::builtinModel(), builtinDescription());
-    {
-        const std::lock_guard<std::mutex> lock (statusMutex_);
-        requested_ = model_;
-    }
-    setStatus ("Using the built-in model", false);
-    if (request > finishedRequest_.load())
-        finishedRequest_.store (request);
 }
 
 void SonotypeProcessor::setStatus (juce::String message, bool isError)
@@ -510,51 +247,14 @@ void SonotypeProcessor::clearStatus()
     setStatus ({}, false);
 }
 
-void SonotypeProcessor::setClassEnabled (const juce::String& label, bool enabled)
-{
-    {
-        const std::lock_guard<std::mutex> lock (filterMutex_);
-        if (enabled)
-            disabledClasses_.erase (label);
-        else
-            disabledClasses_.insert (label);
-    }
-    filterVersion_.fetch_add (1, std::memory_order_acq_rel);
-}
-
-bool SonotypeProcessor::isClassEnabled (const juce::String& label) const
-{
-    const std::lock_guard<std::mutex> lock (filterMutex_);
-    return disabledClasses_.count (label) == 0;
-}
-
-std::vector<bool> SonotypeProcessor::enabledMask (const std::vector<std::string>& labels) const
-{
-    const std::lock_guard<std::mutex> lock (filterMutex_);
-    std::vector<bool> mask (labels.size(), true);
-    for (std::size_t c = 0; c < labels.size(); ++c)
-        mask[c] = disabledClasses_.count (juce::String (labels[c])) == 0;
-    return mask;
-}
-
 // ----- state ------------------------------------------------------------------------------------
 
 void SonotypeProcessor::getStateInformation (juce::MemoryBlock& destData)
 {
     auto state = parameters.copyState();
-    ModelDescription model;
-    {
-        const std::lock_guard<std::mutex> lock (statusMutex_);
-        model = requested_; // the running model, or the one being loaded (the user's choice)
-    }
+    const auto model = loader_.requested(); // the running model, or the one being loaded (the user's choice)
     state.setProperty (kModelPath, model.builtin ? juce::String() : model.file.getFullPathName(), nullptr);
-    juce::StringArray disabled;
-    {
-        const std::lock_guard<std::mutex> lock (filterMutex_);
-        for (const auto& label : disabledClasses_)
-            disabled.add (label);
-    }
-    state.setProperty (kDisabledClasses, disabled.joinIntoString ("\n"), nullptr);
+    state.setProperty (kDisabledClasses, classes_.disabledLabels().joinIntoString ("\n"), nullptr);
     const auto osc = osc_.target();
     state.setProperty (kOscEnabled, osc.enabled, nullptr);
     state.setProperty (kOscHost, osc.host, nullptr);
@@ -574,14 +274,7 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     }
     const auto state = juce::ValueTree::fromXml (*xml);
     parameters.replaceState (state);
-    {
-        const std::lock_guard<std::mutex> lock (filterMutex_);
-        disabledClasses_.clear();
-        for (const auto& label : juce::StringArray::fromLines (state.getProperty (kDisabledClasses).toString()))
-            if (label.isNotEmpty())
-                disabledClasses_.insert (label);
-    }
-    filterVersion_.fetch_add (1, std::memory_order_acq_rel);
+    classes_.setDisabledLabels (juce::StringArray::fromLines (state.getProperty (kDisabledClasses).toString()));
 
     OscOutput::Target osc;
     osc.enabled = state.getProperty (kOscEnabled, false);
@@ -590,11 +283,7 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     const auto oscError = osc_.setTarget (osc);
 
     const auto path = state.getProperty (kModelPath).toString();
-    ModelDescription wanted;
-    {
-        const std::lock_guard<std::mutex> lock (statusMutex_);
-        wanted = requested_;
-    }
+    const auto wanted = loader_.requested();
     if (path.isEmpty())
     {
         if (! wanted.builtin || isLoadingModel())
@@ -602,7 +291,7 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
         clearStatus();
     }
     else if (wanted.builtin || wanted.file != juce::File (path))
-        requestModelLoad (juce::File (path), LoadKind::restore); // off the message thread, as a user's load
+        loader_.request (juce::File (path), ModelLoader::LoadKind::restore); // off the message thread, as a user's load
     else
         clearStatus();
     if (oscError.isNotEmpty())

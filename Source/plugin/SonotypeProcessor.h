@@ -2,33 +2,45 @@
 // latency; processBlock() only pushes the block into the streaming runtime, whose worker thread
 // classifies it; detections go out as MIDI (through a lock-free queue back to the audio thread) and,
 // optionally, OSC. The GUI reads lock-free snapshots (see snapshot()).
+//
+// The processor keeps the juce::AudioProcessor duties (pass-through, the input meter, the
+// transport, prepare/release), the parameters, the status message and the saved state; the rest
+// lives in parts split by the thread that owns them, and the processor delegates to them:
+// - runtime::StreamingRuntime: the analysis (audio thread's inlet, worker thread);
+// - MidiScheduler: detections to MIDI (worker thread queues, audio thread writes);
+// - ClassFilter: the classes the user disabled (message thread; the worker's cached mask);
+// - ModelLoader: model files, on its own juce::Thread;
+// - OscOutput (worker thread sends) and FilePlayer (its own juce::Thread reads, audio thread plays).
+//
+// Threading contract
+// - Audio thread: processBlock(), processBlockBypassed(), takeInputPeak(). Never blocks,
+//   allocates or locks (tested by counting).
+// - prepareToPlay's thread (the message thread, or JUCE's standalone device thread):
+//   prepareToPlay(), releaseResources(); never during processBlock().
+// - Message thread: everything else (GUI, state, loading, the class filter, the 10 Hz timer that
+//   applies hop and smoothing).
+// - Worker thread: onResult(), the runtime's result listener (MIDI, OSC).
+// Shared here: the status message behind statusMutex_ (message thread, loader, prepareToPlay; never
+// the audio thread); the applied hop and smoothing behind parameterMutex_ (the timer and
+// prepareToPlay); the input peak (an atomic, audio thread -> GUI); the parameters (the host's
+// atomics). What may block: the destructor waits for a model load under way and joins the worker.
 #pragma once
 
+#include "plugin/ClassFilter.h"
 #include "plugin/FilePlayer.h"
+#include "plugin/MidiScheduler.h"
+#include "plugin/ModelLoader.h"
 #include "plugin/OscOutput.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
 
 #include <juce_audio_processors/juce_audio_processors.h>
 
-#include <array>
 #include <atomic>
-#include <condition_variable>
-#include <optional>
-#include <thread>
 #include <mutex>
-#include <set>
 
 namespace sonotype::plugin
 {
-
-/** Which model runs, for display and for the saved state. */
-struct ModelDescription
-{
-    juce::String name;     // file name, or "built-in"
-    juce::File file;       // empty for the built-in model
-    bool builtin = true;
-};
 
 /** What the GUI (and tests) read each frame: copies, never references into live state. */
 struct LiveSnapshot
@@ -75,17 +87,17 @@ public:
 
     LiveSnapshot snapshot() const;
     const runtime::StreamingRuntime& analysis() const noexcept { return *runtime_; }
-    ModelDescription modelDescription() const;
+    ModelDescription modelDescription() const { return loader_.running(); }
 
     /** Loads a model file on a background thread (never the message thread, never the audio
         thread: a slow or huge file freezes nothing) and swaps it in while audio runs. Returns at
         once; meanwhile the status says "Loading ..." and isLoadingModel() is true. Then the status
         says which model was loaded, or why not (the running model keeps running). A newer
         request (another file, the built-in model, a state restore) supersedes an unfinished one. */
-    void loadModelFile (const juce::File& file);
-    void useBuiltinModel();
+    void loadModelFile (const juce::File& file) { loader_.request (file, ModelLoader::LoadKind::user); }
+    void useBuiltinModel() { loader_.useBuiltin(); }
     /** Whether a model file is still being loaded. */
-    bool isLoadingModel() const;
+    bool isLoadingModel() const { return loader_.isLoading(); }
 
     /** The message the GUI shows inline (empty: none); errors are marked as such. */
     juce::String statusMessage() const;
@@ -94,8 +106,8 @@ public:
 
     /** The class filter, by label (so it survives a model swap): disabled classes are excluded
         from the top class, MIDI and OSC. */
-    void setClassEnabled (const juce::String& label, bool enabled);
-    bool isClassEnabled (const juce::String& label) const;
+    void setClassEnabled (const juce::String& label, bool enabled) { classes_.setEnabled (label, enabled); }
+    bool isClassEnabled (const juce::String& label) const { return classes_.isEnabled (label); }
 
     OscOutput& osc() noexcept { return osc_; }
     /** Plays a file in place of the input (the standalone app's transport). */
@@ -113,86 +125,31 @@ protected:
     virtual std::shared_ptr<const engine::Model> readModelFile (const juce::File& file);
 
 private:
-    struct MidiEvent
-    {
-        bool noteOn = false;
-        int note = 0;
-        int velocity = 0;
-        int64_t sample = 0; // offline: the stream sample it lands on (its result's readySample)
-    };
-
     static BusesProperties defaultBuses();
     void timerCallback() override;
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
-    void sendMidi (juce::MidiBuffer& midi, int numSamples, bool stopEverything, bool offline) noexcept; // audio thread
-    void swapModel (std::shared_ptr<const engine::Model> model, ModelDescription description);
-    enum class LoadKind
-    {
-        user,   // dropped or chosen: on failure the running model keeps running
-        restore // a session's model: on failure the built-in model runs, and the status says so
-    };
-    void requestModelLoad (const juce::File& file, LoadKind kind);
-    void loaderLoop();                                                   // the loader thread
-    void finishModelLoad (uint64_t request, const juce::File& file, LoadKind kind); // the loader thread
     void setStatus (juce::String message, bool isError);
-    std::vector<bool> enabledMask (const std::vector<std::string>& labels) const;
 
     std::unique_ptr<runtime::StreamingRuntime> runtime_;
     std::atomic<float>* hop_ = nullptr;
     std::atomic<float>* smoothing_ = nullptr;
-    std::atomic<float>* threshold_ = nullptr;
-    std::atomic<float>* midiOut_ = nullptr;
-    std::atomic<float>* baseNote_ = nullptr;
     bool analysisRateRefused_ = false; // prepareToPlay's thread: the last rate was refused
     std::mutex parameterMutex_; // the message thread's timer and a device thread's prepareToPlay, never the audio thread
     float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f; // guarded by parameterMutex_
 
-    // Worker thread side of detection.
-    runtime::Detector detector_;
-    uint64_t detectorGeneration_ = 0;
-    uint64_t workerFilterVersion_ = ~uint64_t {};
-    std::vector<bool> workerEnabled_;
-    std::atomic<bool> resetDetector_ { false };
-    runtime::SpscRing<MidiEvent> midiQueue_ { 256 };
-    int workerNote_ = -1; // the note the worker last turned on: its note-off names it, whatever the base note is now
-
-    // Audio thread side of MIDI (prepareToPlay too: the host never runs both at once).
-    int activeNote_ = -1;
-    bool closeActiveNote_ = false;       // prepareToPlay with a note sounding: its note-off goes out in the next block
-    std::array<MidiEvent, 256> held_ {}; // offline: events taken from the queue whose sample is still to come
-    int numHeld_ = 0;
-    int64_t streamPosition_ = 0;         // samples processed since prepareToPlay
+    // Audio thread (prepareToPlay too: the host never runs both at once).
     bool wasPlaying_ = false;
     std::atomic<float> inputPeak_ { 0.0f };
 
-    // Message thread (and the worker for the filter, behind filterMutex_).
-    mutable std::mutex filterMutex_;
-    std::set<juce::String> disabledClasses_;
-    std::atomic<uint64_t> filterVersion_ { 0 };
-
-    mutable std::mutex statusMutex_; // message thread, loader and worker, never the audio thread
+    mutable std::mutex statusMutex_; // message thread, loader and prepareToPlay, never the audio thread
     juce::String status_;
     bool statusIsError_ = false;
-    ModelDescription model_;
-    ModelDescription requested_; // the model being loaded (what a state saved meanwhile names), behind statusMutex_
 
-    // Model loading: the message thread posts requests, one loader thread runs them.
-    std::mutex swapMutex_;            // loader and message thread: "is it still wanted? swap it in" in one step
-    std::mutex loaderMutex_;          // the request slot below
-    std::condition_variable loaderWake_;
-    struct LoadRequest
-    {
-        uint64_t id = 0;
-        juce::File file;
-        LoadKind kind = LoadKind::user;
-    };
-    std::optional<LoadRequest> nextLoad_; // behind loaderMutex_
-    bool loaderExit_ = false;            // behind loaderMutex_
-    std::atomic<uint64_t> latestRequest_ { 0 }, finishedRequest_ { 0 };
-    std::thread loader_;
-
+    ClassFilter classes_;
+    MidiScheduler midi_;
     OscOutput osc_;
     FilePlayer player_;
+    ModelLoader loader_; // last: its thread starts when it is made, and may use everything above
 
     JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)
 };
