@@ -17,7 +17,9 @@
 // control thread, readers; never the audio thread; held only to copy a pointer); results through
 // each generation's ResultBoard (seqlocked, readers never block the worker); statistics in atomics;
 // the last error behind errorMutex_ (worker and readers only). Nothing here ever waits for the
-// audio thread, and the audio thread never waits for anything here but analysedThrough().
+// audio thread; the audio thread reads only analysedThrough() here (in non-real-time mode it
+// sleeps until that advances). What may block: the worker's analysis (a window's inference) and,
+// briefly, generationMutex_ and errorMutex_ between worker, control thread and readers.
 #pragma once
 
 #include "runtime/AnalysisInfo.h"
