@@ -364,7 +364,7 @@ def write(results, report_path: str, plot_path: str):
         add(f"| `sonotype classify --jobs 1` (the run above) | {classify['cli_maxrss_kib'] / 1024:.1f} MiB |")
     if plugin and "maxrss_kib" in plugin:
         add(f"| headless plugin (`sonotype_bench_plugin`: SonotypeProcessor, built-in model, {plugin['seconds']:.0f} s of "
-            f"stereo audio at 48 kHz in real time, {plugin['windows_run']} windows analysed; JUCE initialised: "
+            f"stereo audio at 48 kHz in real time, {plugin['windows_run']} windows analyzed; JUCE initialised: "
             f"{plugin['maxrss_before_kib'] / 1024:.1f} MiB before the processor) | {plugin['maxrss_kib'] / 1024:.1f} MiB |")
     elif plugin:
         add(f"| headless plugin | failed: `{plugin.get('error', '')[:200]}` |")

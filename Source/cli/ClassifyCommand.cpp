@@ -149,7 +149,7 @@ on stderr, the other files are still classified, and the exit code is then 1.)";
                 }
             };
             // Blocks of at most 2 s: the analyzer's memory (claimed at load) holds a few seconds of
-            // audio before the windows in it are analysed.
+            // audio before the windows in it are analyzed.
             std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * reader.sampleRate(), 1024.0, 65536.0)));
             while (const auto count = reader.readMono (block.data(), block.size()))
             {

@@ -61,7 +61,7 @@ void TransportBar::refresh()
     if (! position_.isMouseButtonDown())
         position_.setValue (player_.positionSeconds(), juce::dontSendNotification);
     time_.setText (has ? clock (player_.positionSeconds()) + " / " + clock (player_.lengthSeconds()) : juce::String(), juce::dontSendNotification);
-    name_.setText (has ? player_.fileName() : juce::String ("No file: the audio input is analysed (or drop a WAV/AIFF/FLAC here)"), juce::dontSendNotification);
+    name_.setText (has ? player_.fileName() : juce::String ("No file: the audio input is analyzed (or drop a WAV/AIFF/FLAC here)"), juce::dontSendNotification);
 }
 
 void TransportBar::chooseFile()

@@ -1,4 +1,4 @@
-// Optional OSC output (off by default): each analysed window sends
+// Optional OSC output (off by default): each analyzed window sends
 //   /sonotype/top   <label: string> <confidence: float32>
 //   /sonotype/probs <probability: float32> ... (one per class, model label order; disabled classes 0)
 // over UDP to a configurable host:port, for live visuals and Max/TouchDesigner patches.

@@ -116,7 +116,7 @@ void SonotypeProcessor::releaseResources()
 
 bool SonotypeProcessor::isBusesLayoutSupported (const BusesLayout& layouts) const
 {
-    // An analyser passes its input through untouched: as many outputs as inputs, 1 to 8 channels.
+    // An analyzer passes its input through untouched: as many outputs as inputs, 1 to 8 channels.
     const auto& input = layouts.getMainInputChannelSet();
     const auto& output = layouts.getMainOutputChannelSet();
     return ! input.isDisabled() && input == output && input.size() >= 1 && input.size() <= 8;
@@ -138,13 +138,13 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     if (std::isfinite (peak) && peak > inputPeak_.load (std::memory_order_relaxed))
         inputPeak_.store (peak, std::memory_order_relaxed); // a lost race only loses a meter peak
 
-    // Offline (export, bounce): every window is analysed, and we wait for it, so that each
+    // Offline (export, bounce): every window is analyzed, and we wait for it, so that each
     // detection lands on its own sample whatever the block sizes. Real time never waits.
     const bool offline = isNonRealtime();
     runtime_->setNonRealtime (offline);
     runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
     if (offline)
-        runtime_->waitUntilAnalysed();
+        runtime_->waitUntilAnalyzed();
 
     bool transportStopped = false;
     if (auto* host = getPlayHead())

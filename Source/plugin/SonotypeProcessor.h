@@ -1,4 +1,4 @@
-// The Sonotype plugin's audio processor: an analyser. Audio passes through bit-exactly with zero
+// The Sonotype plugin's audio processor: an analyzer. Audio passes through bit-exactly with zero
 // latency; processBlock() only pushes the block into the streaming runtime, whose worker thread
 // classifies it; detections go out as MIDI (through a lock-free queue back to the audio thread) and,
 // optionally, OSC. The GUI reads lock-free snapshots (see snapshot()).

@@ -101,10 +101,10 @@ void AnalysisWorker::prepare (double hostSampleRate)
     hostSampleRate_.store (hostSampleRate, std::memory_order_relaxed);
     generationStartSample_ = 0;
     inputSamples_.store (0, std::memory_order_relaxed);
-    analysedSamples_.store (0, std::memory_order_relaxed);
+    analyzedSamples_.store (0, std::memory_order_relaxed);
     nonFiniteBefore_.store (0, std::memory_order_relaxed);
     fifoRead_ = 0;
-    analysedThrough_.store (0, std::memory_order_relaxed);
+    analyzedThrough_.store (0, std::memory_order_relaxed);
     readyDelay_ = resamplerDelay (hostSampleRate, analyzer_->settings().sampleRate);
     chunk_.resize (8192);
 }
@@ -198,7 +198,7 @@ bool AnalysisWorker::processPending()
         if (hasGap && gap.at <= fifoRead_)
         {
             inlet_.takeGap();
-            analyseReady(); // the windows complete before the gap
+            analyzeReady(); // the windows complete before the gap
             windowsSkipped_.fetch_add (analyzer_->skip (gap.count), std::memory_order_relaxed);
             didSomething = true;
             continue;
@@ -215,13 +215,13 @@ bool AnalysisWorker::processPending()
     }
     inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
     nonFinite_.store (nonFiniteBefore_.load (std::memory_order_relaxed) + analyzer_->numNonFiniteSamples(), std::memory_order_relaxed);
-    const bool analysed = analyseReady();
-    analysedSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_release);
-    analysedThrough_.store (fifoRead_, std::memory_order_release);
-    return analysed || didSomething;
+    const bool analyzed = analyzeReady();
+    analyzedSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_release);
+    analyzedThrough_.store (fifoRead_, std::memory_order_release);
+    return analyzed || didSomething;
 }
 
-bool AnalysisWorker::analyseReady()
+bool AnalysisWorker::analyzeReady()
 {
     const auto newest = analyzer_->newestCompleteWindow();
     if (newest < analyzer_->nextWindow())
@@ -230,16 +230,16 @@ bool AnalysisWorker::analyseReady()
     {
         // Offline: every window, in order (the audio thread waits for us).
         for (auto k = analyzer_->nextWindow(); k <= newest; ++k)
-            analyseWindow (k);
+            analyzeWindow (k);
         return true;
     }
     // Behind? Skip to the newest window rather than fall further behind.
     windowsSkipped_.fetch_add (newest - analyzer_->nextWindow(), std::memory_order_relaxed);
-    analyseWindow (newest);
+    analyzeWindow (newest);
     return true;
 }
 
-void AnalysisWorker::analyseWindow (int64_t k)
+void AnalysisWorker::analyzeWindow (int64_t k)
 {
     analyzer_->analyze (k, result_);
     const double offset = static_cast<double> (generationStartSample_) / hostSampleRate_.load (std::memory_order_relaxed);
@@ -310,7 +310,7 @@ void AnalysisWorker::readStats (RuntimeStats& stats) const
     stats.meanInferenceMs = stats.windowsRun > 0 ? totalMs_.load (std::memory_order_relaxed) / static_cast<double> (stats.windowsRun) : 0.0;
     stats.workerLoad = stats.meanInferenceMs / (1000.0 * generation->info.hopSeconds);
     stats.inputSamples = inputSamples_.load (std::memory_order_relaxed);
-    stats.analysedSamples = analysedSamples_.load (std::memory_order_acquire);
+    stats.analyzedSamples = analyzedSamples_.load (std::memory_order_acquire);
     const double rate = hostSampleRate_.load (std::memory_order_relaxed);
     stats.streamSeconds = rate > 0.0 ? static_cast<double> (stats.inputSamples) / rate : 0.0;
     const std::lock_guard<std::mutex> lock (errorMutex_);

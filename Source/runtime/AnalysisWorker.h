@@ -12,12 +12,12 @@
 //   thread is stopped; request() any time; applyPending() only while the worker thread is stopped.
 // - Readers, any thread but the audio thread: latest(), history(), info(), readStats(),
 //   hostSampleRate().
-// - Audio thread: analysedThrough() only (an atomic; StreamingRuntime::waitUntilAnalysed()).
+// - Audio thread: analyzedThrough() only (an atomic; StreamingRuntime::waitUntilAnalyzed()).
 // Shared: the current generation and a pending request, behind generationMutex_ (worker on a swap,
 // control thread, readers; never the audio thread; held only to copy a pointer); results through
 // each generation's ResultBoard (seqlocked, readers never block the worker); statistics in atomics;
 // the last error behind errorMutex_ (worker and readers only). Nothing here ever waits for the
-// audio thread; the audio thread reads only analysedThrough() here (in non-real-time mode it
+// audio thread; the audio thread reads only analyzedThrough() here (in non-real-time mode it
 // sleeps until that advances). What may block: the worker's analysis (a window's inference) and,
 // briefly, generationMutex_ and errorMutex_ between worker, control thread and readers.
 #pragma once
@@ -46,7 +46,7 @@ public:
 
     /** The first generation: `model` (not null) with the options' hop and smoothing. Throws for a
         model without usable front-end settings or bad settings. Reads its audio from `inlet`;
-        `nonRealtime` is the facade's flag (analyse every window rather than the newest). */
+        `nonRealtime` is the facade's flag (analyze every window rather than the newest). */
     AnalysisWorker (std::shared_ptr<const engine::Model> model, const RuntimeOptions& options, AudioInlet& inlet,
                     const std::atomic<bool>& nonRealtime);
 
@@ -81,8 +81,8 @@ public:
     double hostSampleRate() const noexcept { return hostSampleRate_.load (std::memory_order_relaxed); }
 
     // ----- audio thread --------------------------------------------------------------------------
-    /** FIFO samples the worker has taken and fully analysed (its listener run) since prepare(). */
-    int64_t analysedThrough() const noexcept { return analysedThrough_.load (std::memory_order_acquire); }
+    /** FIFO samples the worker has taken and fully analyzed (its listener run) since prepare(). */
+    int64_t analyzedThrough() const noexcept { return analyzedThrough_.load (std::memory_order_acquire); }
 
 private:
     struct Generation
@@ -100,8 +100,8 @@ private:
         bool modelChanged = true; // false: only hop/smoothing change, the analyzer and history stay
     };
 
-    bool analyseReady();
-    void analyseWindow (int64_t k);
+    bool analyzeReady();
+    void analyzeWindow (int64_t k);
     std::shared_ptr<Generation> makeGeneration (const Pending& settings) const;
     std::shared_ptr<Generation> current() const;
 
@@ -127,9 +127,9 @@ private:
     WindowResult result_;
 
     std::atomic<double> hostSampleRate_ { 0.0 };
-    std::atomic<int64_t> analysedThrough_ { 0 }; // FIFO samples taken and fully analysed
+    std::atomic<int64_t> analyzedThrough_ { 0 }; // FIFO samples taken and fully analyzed
     std::atomic<int64_t> windowsRun_ { 0 }, windowsSkipped_ { 0 }, nonFinite_ { 0 }, inputSamples_ { 0 };
-    std::atomic<int64_t> nonFiniteBefore_ { 0 }, analysedSamples_ { 0 };
+    std::atomic<int64_t> nonFiniteBefore_ { 0 }, analyzedSamples_ { 0 };
     std::atomic<double> lastMs_ { 0.0 }, totalMs_ { 0.0 }, maxMs_ { 0.0 };
     mutable std::mutex errorMutex_; // worker and readers only, never the audio thread
     std::string error_;

@@ -18,7 +18,7 @@ struct RuntimeStats
     int64_t pushedSamples = 0;     // host-rate samples the audio thread has pushed since prepare()
     int64_t inputSamples = 0;      // the worker's stream position: host-rate samples it has taken from
                                    // the FIFO, plus those the audio thread dropped before them
-    int64_t analysedSamples = 0;   // the stream position up to which the worker has analysed (or, live,
+    int64_t analyzedSamples = 0;   // the stream position up to which the worker has analyzed (or, live,
                                    // skipped) every complete window and run its listener: when it
                                    // equals pushedSamples, every result the audio pushed so far can give is out
     double pushedSeconds = 0.0, streamSeconds = 0.0; // the same two, in seconds

@@ -90,19 +90,19 @@ void StreamingRuntime::push (const float* const* channels, int numChannels, int 
     inlet_.push (channels, numChannels, numSamples);
 }
 
-bool StreamingRuntime::waitUntilAnalysed (double timeoutSeconds) noexcept
+bool StreamingRuntime::waitUntilAnalyzed (double timeoutSeconds) noexcept
 {
     if (! prepared_.load (std::memory_order_acquire))
         return false;
     auto lastProgress = std::chrono::steady_clock::now();
-    auto seen = worker_.analysedThrough();
+    auto seen = worker_.analyzedThrough();
     while (seen < inlet_.written())
     {
         if (! running_.load (std::memory_order_acquire))
             return false;
         std::this_thread::sleep_for (std::chrono::microseconds (20));
         const auto now = std::chrono::steady_clock::now();
-        const auto through = worker_.analysedThrough();
+        const auto through = worker_.analyzedThrough();
         if (through != seen)
             lastProgress = now;
         else if (std::chrono::duration<double> (now - lastProgress).count() > timeoutSeconds)
@@ -154,7 +154,7 @@ bool StreamingRuntime::isStale (const WindowResult& result) const
 RuntimeStats StreamingRuntime::stats() const
 {
     RuntimeStats stats;
-    // The pushed count before the worker's position: analysedSamples == pushedSamples then means
+    // The pushed count before the worker's position: analyzedSamples == pushedSamples then means
     // every result those samples can give is out.
     stats.fifoOverruns = inlet_.overruns();
     stats.pushedSamples = inlet_.pushedSamples();

@@ -8,9 +8,9 @@
 // and the worker thread itself (WorkerThread), which this class starts and stops.
 //
 // Threading contract
-// - Audio thread: push(), waitUntilAnalysed() (and setNonRealtime()/isNonRealtime()). Never
+// - Audio thread: push(), waitUntilAnalyzed() (and setNonRealtime()/isNonRealtime()). Never
 //   blocks, allocates, locks or makes a system call; in non-real-time mode only, it sleeps in
-//   short steps waiting for the worker (push() for room in the FIFO, waitUntilAnalysed()).
+//   short steps waiting for the worker (push() for room in the FIFO, waitUntilAnalyzed()).
 // - Control threads (the message thread; a device thread preparing): the constructor, prepare(),
 //   stop(), reconfigure(), setResultListener(). They take turns on controlMutex_, which neither
 //   the audio thread nor the worker ever touches. prepare() and stop() must not run concurrently
@@ -74,16 +74,16 @@ public:
 
     /** Any thread: non-real-time mode (a host rendering offline, faster than real time). The
         worker analyses every window instead of skipping to the newest, and the audio thread may
-        wait for it (push(), waitUntilAnalysed()). Real time (the default) never waits. */
+        wait for it (push(), waitUntilAnalyzed()). Real time (the default) never waits. */
     void setNonRealtime (bool nonRealtime) noexcept { nonRealtime_.store (nonRealtime, std::memory_order_release); }
     bool isNonRealtime() const noexcept { return nonRealtime_.load (std::memory_order_acquire); }
 
     /** Audio thread, non-real-time mode: waits until the worker has taken everything pushed so far
-        and analysed every window complete in it (its listener has run for each), so every result
+        and analyzed every window complete in it (its listener has run for each), so every result
         whose readySample lies before the end of the audio pushed so far is out. Returns false
         (without waiting further) when the worker is not running or `timeoutSeconds` pass without
         progress. Never allocates or locks; it sleeps in short steps. */
-    bool waitUntilAnalysed (double timeoutSeconds = 10.0) noexcept;
+    bool waitUntilAnalyzed (double timeoutSeconds = 10.0) noexcept;
 
     /** The worker's step: applies a pending reconfigure(), takes the audio pushed so far and
         analyses the newest complete window, if any (skipping older ones). Returns whether it did

@@ -185,7 +185,7 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
     if (smoothingSeconds_ > 0.0)
     {
         // Exponential moving average with time constant smoothingSeconds, over the time since the
-        // last analysed window (windows skipped by a late worker count as elapsed time).
+        // last analyzed window (windows skipped by a late worker count as elapsed time).
         const double elapsed = lastWindow_ < 0 ? 0.0 : windowStartSeconds (k) - lastStartSeconds_;
         const auto keep = lastWindow_ < 0 ? 0.0f : static_cast<float> (std::exp (-elapsed / smoothingSeconds_));
         for (std::size_t c = 0; c < smoothed_.size(); ++c)

@@ -51,7 +51,7 @@ public:
     double hopSeconds() const noexcept { return hopSeconds_; }
 
     /** Feeds mono samples at the input rate; NaN and infinite samples become 0 (and are counted).
-        Give at most FrontendSettings::kMaxBacklogSeconds of audio before analysing the windows in
+        Give at most FrontendSettings::kMaxBacklogSeconds of audio before analyzing the windows in
         it: the memory the model claimed at load assumes no more. */
     void push (const float* samples, std::size_t numSamples);
     /** Ends the stream: the resampler's last samples come out. */
@@ -64,12 +64,12 @@ public:
 
     /** The newest window whose samples have all arrived, or -1. */
     int64_t newestCompleteWindow() const noexcept;
-    /** The first window not analysed yet (windows before it can no longer be analysed). */
+    /** The first window not analyzed yet (windows before it can no longer be analyzed). */
     int64_t nextWindow() const noexcept { return nextWindow_; }
     /** Analyses window k (nextWindow() <= k <= newestCompleteWindow()); drops older samples. */
     void analyze (int64_t k, WindowResult& result);
     /** After finish(), for a stream shorter than one window: window 0, zero-padded. False if the
-        stream was empty or window 0 was already analysed. */
+        stream was empty or window 0 was already analyzed. */
     bool analyzePaddedFirstWindow (WindowResult& result);
 
     int64_t numNonFiniteSamples() const noexcept { return numNonFinite_; }

@@ -178,7 +178,7 @@ std::vector<HostedMidi> bounceVst3 (const std::vector<float>& left, const std::v
 
 TEST_CASE ("VST3 offline bounce: MIDI naming every clip, on the same samples in any block sizes", "[host][offline]")
 {
-    // A host exporting faster than real time (no pauses at all here): every window is analysed.
+    // A host exporting faster than real time (no pauses at all here): every window is analyzed.
     constexpr double rate = 48000.0;
     const std::vector<std::string> clips { "drums", "speech", "piano", "guitar", "noise" };
     std::vector<float> left;

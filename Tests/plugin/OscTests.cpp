@@ -88,7 +88,7 @@ TEST_CASE ("OSC: top class and probabilities reach a receiver on loopback", "[pl
     REQUIRE (processor.osc().setTarget ({ true, "127.0.0.1", port }).isEmpty());
     const auto windowsBefore = processor.analysis().stats().windowsRun;
     driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
-    // Every window analysed since sends /sonotype/probs (and /sonotype/top): wait for them all.
+    // Every window analyzed since sends /sonotype/probs (and /sonotype/top): wait for them all.
     const auto windows = processor.analysis().stats().windowsRun - windowsBefore;
     auto countProbs = [&] {
         const auto received = collector.take();

@@ -167,20 +167,20 @@ public:
         waitForWorker();
     }
 
-    /** Until the worker has analysed everything pushed (its results and MIDI are out), or 30 s. */
+    /** Until the worker has analyzed everything pushed (its results and MIDI are out), or 30 s. */
     void waitForWorker()
     {
         lastWait_ = samples_;
         waitForAnalysis (processor_);
     }
 
-    /** Until the processor's worker has analysed all audio pushed so far, or 30 s; returns whether it did. */
+    /** Until the processor's worker has analyzed all audio pushed so far, or 30 s; returns whether it did. */
     static bool waitForAnalysis (const plugin::SonotypeProcessor& processor)
     {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (30);
         auto caughtUp = [&] {
             const auto stats = processor.analysis().stats();
-            return stats.analysedSamples >= stats.pushedSamples;
+            return stats.analyzedSamples >= stats.pushedSamples;
         };
         while (! caughtUp() && std::chrono::steady_clock::now() < deadline)
             std::this_thread::sleep_for (std::chrono::microseconds (200));

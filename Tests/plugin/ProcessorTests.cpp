@@ -62,7 +62,7 @@ TEST_CASE ("audio passes through bit-exactly, in every supported layout and any 
             for (int i = 0; i < n; ++i)
                 buffer.setSample (c, i, noise (random));
         if (block == 7)
-            buffer.setSample (0, 0, std::nanf ("")); // even NaN passes through untouched (and is not analysed as such)
+            buffer.setSample (0, 0, std::nanf ("")); // even NaN passes through untouched (and is not analyzed as such)
         copy.makeCopyOf (buffer);
         processor.processBlock (buffer, midi);
         for (int c = 0; c < channels; ++c)
@@ -413,13 +413,13 @@ Bounce bounce (const std::vector<float>& signal, double rate, int maxBlock, bool
 }
 } // namespace
 
-TEST_CASE ("offline bounce: every window analysed, MIDI on the sample its window ends, identical in any block sizes", "[plugin][offline]")
+TEST_CASE ("offline bounce: every window analyzed, MIDI on the sample its window ends, identical in any block sizes", "[plugin][offline]")
 {
     const double rate = GENERATE (44100.0, 48000.0);
     const auto signal = exampleSequence ({ "drums", "speech", "piano", "guitar" }, rate, 1); // 8 s
     const auto reference = bounce (signal, rate, 512, true, 1);
     // Every window whose samples have all come out of the resampler: those ending by 8 s minus its delay.
-    INFO ("windows analysed " << reference.stats.windowsRun << ", skipped " << reference.stats.windowsSkipped);
+    INFO ("windows analyzed " << reference.stats.windowsRun << ", skipped " << reference.stats.windowsSkipped);
     CHECK (reference.stats.windowsSkipped == 0);
     CHECK (reference.stats.fifoOverruns == 0);
     CHECK (reference.stats.windowsRun >= 28); // windows [0,1) ... [6.75,7.75) at least

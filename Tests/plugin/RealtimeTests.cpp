@@ -59,7 +59,7 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
         midiEvents += midi.getNumEvents();
         position += n;
         sincePause += n;
-        if (sincePause > static_cast<int64_t> (rate / 4)) // let the worker analyse every window (one per hop)
+        if (sincePause > static_cast<int64_t> (rate / 4)) // let the worker analyze every window (one per hop)
         {
             REQUIRE (ProcessorDriver::waitForAnalysis (processor));
             sincePause = 0;
@@ -104,7 +104,7 @@ TEST_CASE ("offline, processBlock waits for the worker but allocates and frees n
     processor.releaseResources();
     CHECK (counts.allocations == 0);
     CHECK (counts.frees == 0);
-    CHECK (stats.windowsSkipped == 0); // every window analysed, with no pause in the test
+    CHECK (stats.windowsSkipped == 0); // every window analyzed, with no pause in the test
     CHECK (stats.windowsRun >= 60);
     CHECK (midiEvents >= 8);
 }

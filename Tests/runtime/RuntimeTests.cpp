@@ -162,18 +162,18 @@ TEST_CASE ("the worker thread publishes results that readers take concurrently",
         runtime.push (channels, 1, static_cast<int> (std::min<std::size_t> (480, signal.size() - offset)));
         std::this_thread::sleep_for (std::chrono::microseconds (500)); // 10 ms of audio every 0.5 ms
     }
-    // Until the worker has analysed everything (the event itself, not a time).
+    // Until the worker has analyzed everything (the event itself, not a time).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds (30);
-    while (runtime.stats().analysedSamples < static_cast<int64_t> (signal.size()) && std::chrono::steady_clock::now() < deadline)
+    while (runtime.stats().analyzedSamples < static_cast<int64_t> (signal.size()) && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for (std::chrono::milliseconds (1));
     done = true;
     reader.join();
     const auto stats = runtime.stats();
-    REQUIRE (stats.analysedSamples == static_cast<int64_t> (signal.size()));
+    REQUIRE (stats.analyzedSamples == static_cast<int64_t> (signal.size()));
     CHECK (stats.error.empty());
     CHECK (stats.windowsRun >= 1);
     // Every window complete in the 3 s (1 s every 0.1 s, as far as the resampler has let out) was
-    // analysed or counted as skipped.
+    // analyzed or counted as skipped.
     WindowAnalyzer all (tinyModel(), 48000.0, 0.1);
     all.push (signal.data(), signal.size());
     CHECK (stats.windowsRun + stats.windowsSkipped == all.newestCompleteWindow() + 1);
@@ -457,7 +457,7 @@ TEST_CASE ("a worker that runs out of memory reports it, and an offline audio th
     const auto signal = testSignal (16000.0, 2.0);
     const float* channels[] = { signal.data() };
     runtime.push (channels, 1, static_cast<int> (signal.size()));
-    CHECK_FALSE (runtime.waitUntilAnalysed (30.0)); // the worker is gone: no result will come
+    CHECK_FALSE (runtime.waitUntilAnalyzed (30.0)); // the worker is gone: no result will come
     CHECK (runtime.stats().error.find ("bad_alloc") != std::string::npos);
     runtime.push (channels, 1, static_cast<int> (signal.size())); // a full FIFO: dropped at once, no waiting on a dead worker
     CHECK (runtime.stats().fifoOverruns >= 0);

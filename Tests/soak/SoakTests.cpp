@@ -9,7 +9,7 @@
 //     the worker falls behind and skips windows,
 //   - NaN/Inf bursts.
 // Checked: no crash, audio passes through bit-exactly in every block, every window of every model
-// generation is either analysed or counted as skipped (results read back from the history and
+// generation is either analyzed or counted as skipped (results read back from the history and
 // matched against the counters), every result valid (finite probabilities summing to 1, times
 // monotonic and inside the generation's stream), MIDI note-ons and note-offs paired, no worker error,
 // and memory flat: the resident set (/proc/self/statm) grows less than a bound after warm-up.
@@ -355,7 +355,7 @@ private:
         }));
     }
 
-    /** Until the worker has taken everything and finished the window it was analysing: the
+    /** Until the worker has taken everything and finished the window it was analyzing: the
         counters agree with the newest result. */
     void settle()
     {
@@ -364,8 +364,8 @@ private:
         REQUIRE (waitFor ([&] {
             const auto stats = analysis.stats();
             runtime::WindowResult latest;
-            const int64_t analysed = analysis.latest (latest) && latest.generation == generation_ ? latest.windowIndex + 1 : 0;
-            return (stats.windowsRun - runBase_) + (stats.windowsSkipped - skippedBase_) == analysed;
+            const int64_t analyzed = analysis.latest (latest) && latest.generation == generation_ ? latest.windowIndex + 1 : 0;
+            return (stats.windowsRun - runBase_) + (stats.windowsSkipped - skippedBase_) == analyzed;
         }));
     }
 
@@ -429,7 +429,7 @@ private:
             CHECK (result.topClass >= 0);
         }
 
-        // Every window counted: each one analysed (a result) or skipped (a gap in the indices).
+        // Every window counted: each one analyzed (a result) or skipped (a gap in the indices).
         const auto read = static_cast<int64_t> (results.size());
         if (run == read)
             CHECK (skipped == gaps);

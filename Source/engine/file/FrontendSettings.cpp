@@ -302,9 +302,9 @@ FrontendSettings::Cost FrontendSettings::cost() const
 {
     Cost cost;
     const auto windowFloats = static_cast<double> (windowSamples);
-    // The analyzer's stream: a window and what arrives until the next one is analysed (at most 5
+    // The analyzer's stream: a window and what arrives until the next one is analyzed (at most 5
     // windows, a 64 Ki-sample block and a backlog of up to kMaxBacklogSeconds pushed before the
-    // windows in it are analysed: runtime::WindowAnalyzer::push), a zero-padded copy of a stream
+    // windows in it are analyzed: runtime::WindowAnalyzer::push), a zero-padded copy of a stream
     // shorter than a window, and the resampler (libsoxr's VHQ state: 0.3 to 0.5 MiB measured for
     // any rates from 1 to 768 kHz).
     const auto backlog = static_cast<std::size_t> (std::ceil (kMaxBacklogSeconds * sampleRate));
