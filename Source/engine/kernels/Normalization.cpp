@@ -134,9 +134,13 @@ namespace
 
 std::unique_ptr<Op> makeNormalization (const OpArgs& args)
 {
-    if (args.kind() == OpKind::batchNorm)
-        return std::make_unique<BatchNorm> (args);
-    return std::make_unique<LayerNorm> (args);
+    switch (args.kind())
+    {
+        case OpKind::layerNorm: return std::make_unique<LayerNorm> (args);
+        case OpKind::batchNorm: return std::make_unique<BatchNorm> (args);
+        default: break;
+    }
+    throw ModelError ("not a normalization: " + std::string (opName (args.kind())));
 }
 
 } // namespace sonotype::engine::kernels

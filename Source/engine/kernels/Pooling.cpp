@@ -268,9 +268,14 @@ namespace
 
 std::unique_ptr<Op> makePooling (const OpArgs& args)
 {
-    if (args.kind() == OpKind::adaptiveAvgPool)
-        return std::make_unique<AdaptiveAvgPool> (args);
-    return std::make_unique<Pool> (args, args.kind() == OpKind::maxPool);
+    switch (args.kind())
+    {
+        case OpKind::maxPool: return std::make_unique<Pool> (args, true);
+        case OpKind::avgPool: return std::make_unique<Pool> (args, false);
+        case OpKind::adaptiveAvgPool: return std::make_unique<AdaptiveAvgPool> (args);
+        default: break;
+    }
+    throw ModelError ("not a pooling op: " + std::string (opName (args.kind())));
 }
 
 } // namespace sonotype::engine::kernels

@@ -171,9 +171,13 @@ namespace
 
 std::unique_ptr<Op> makeSpectral (const OpArgs& args)
 {
-    if (args.kind() == OpKind::complexAbs)
-        return std::make_unique<ComplexAbs> (args);
-    return std::make_unique<Stft> (args);
+    switch (args.kind())
+    {
+        case OpKind::stft: return std::make_unique<Stft> (args);
+        case OpKind::complexAbs: return std::make_unique<ComplexAbs> (args);
+        default: break;
+    }
+    throw ModelError ("not a spectral op: " + std::string (opName (args.kind())));
 }
 
 } // namespace sonotype::engine::kernels
