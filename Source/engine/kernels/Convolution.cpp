@@ -1,4 +1,5 @@
-// 1-d and 2-d convolution (stride, padding, dilation, groups) as im2col + GEMM per group.
+// 1-d and 2-d convolution (stride, padding, dilation, groups) as a matrix product per group, in one
+// of four strategies chosen at load (Conv::Strategy).
 #include "engine/file/AlignedBuffer.h"
 #include "engine/file/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
@@ -17,6 +18,15 @@ namespace
     class Conv final : public Op
     {
     public:
+        /** How run() lays the input out for the product; chosen once, at load. */
+        enum class Strategy
+        {
+            direct,        // 1x1, stride 1, no padding: the input is the product's columns as it is
+            im2col,        // the columns written out whole (no packing path, or weights computed by the graph)
+            packedColumns, // the columns written straight into the product's packed layout, a chunk at a time
+            shiftedPlane,  // stride 1: one zero-padded copy of the input, the product reads each tap at an offset
+        };
+
         explicit Conv (const OpArgs& args)
         {
             const auto& x = args.input (0);
@@ -76,15 +86,16 @@ namespace
             weightData_ = args.constant (1);
             biasData_ = args.constant (2);
 
-            direct_ = kH_ == 1 && kW_ == 1 && strideH_ == 1 && strideW_ == 1 && padH_ == 0 && padW_ == 0;
+            const bool direct = kH_ == 1 && kW_ == 1 && strideH_ == 1 && strideW_ == 1 && padH_ == 0 && padW_ == 0;
+            strategy_ = direct ? Strategy::direct : Strategy::im2col;
             // The weight's per-group patch (w[1] * kH * kW) and the output's spatial size are
             // products of checked shapes; their product, the column buffer, is checked here.
             const int64_t patch = w.product (1, w.rank());
             const int64_t spatialOut = outH_ * outW_;
             const int64_t columns = checkedMul (patch, spatialOut, "the conv column buffer");
-            if (! direct_ && columns > kMaxElements)
+            if (! direct && columns > kMaxElements)
                 throw ModelError ("the conv column buffer would hold more than 2^40 floats");
-            colFloats_ = direct_ ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (columns));
+            colFloats_ = direct ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (columns));
             plan_ = GemmPlan (outChannels_ / groups_, spatialOut, patch);
             // The weights, one [cout / groups, patch] matrix per group, are packed once, here.
             if (const float* weights = args.constant (1); weights != nullptr)
@@ -99,6 +110,7 @@ namespace
                 const int64_t fit = (int64_t { 1 } << 17) / std::max<int64_t> (patch, 1) / panelColumns_ * panelColumns_;
                 chunk_ = std::min (std::max<int64_t> (fit, panelColumns_), (spatialOut + panelColumns_ - 1) / panelColumns_ * panelColumns_);
                 colFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (chunk_, patch, "the conv column buffer")));
+                strategy_ = Strategy::packedColumns;
                 // Stride 1: the input is copied once into a zero-padded plane, where the inputs of
                 // consecutive output positions are consecutive floats for every tap: the product
                 // reads its columns straight from there, each tap (channel, ky, kx) at its own
@@ -130,6 +142,7 @@ namespace
                             for (int64_t kx = 0; kx < kW_; ++kx)
                                 tapOffsets_.push_back (c * paddedH_ * paddedW_ + ky * dilH_ * paddedW_ + kx * dilW_);
                     chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
+                    strategy_ = Strategy::shiftedPlane;
                 }
             }
             work_ = static_cast<double> (batches_) * static_cast<double> (groups_) * workPerGroup (patch, spatialOut);
@@ -190,36 +203,36 @@ namespace
                 {
                     const float* x = in[0] + (n * inChannels_ + g * cinG) * inH_ * inW_;
                     float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
-                    if (paddedFloats_ > 0)
+                    const float* weights = packedWeights_.empty() ? nullptr : packedWeights_[static_cast<std::size_t> (g)].data();
+                    const float* bias = biasInput != nullptr ? biasInput + g * coutG : nullptr;
+                    if (strategy_ == Strategy::shiftedPlane)
                     {
-                        runShifted (x, y, { weightInput + g * coutG * patch, patch, false, packedWeights_[static_cast<std::size_t> (g)].data() },
-                                    biasInput != nullptr ? biasInput + g * coutG : nullptr, scratch);
+                        runShifted (x, y, { weightInput + g * coutG * patch, patch, false, weights }, bias, scratch);
                         continue;
                     }
                     for (int64_t c = 0; c < coutG; ++c)
-                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, biasInput != nullptr ? biasInput[g * coutG + c] : 0.0f);
-                    if (chunk_ > 0 && ! packedWeights_.empty())
+                        std::fill (y + c * spatialOut, y + (c + 1) * spatialOut, bias != nullptr ? bias[c] : 0.0f);
+                    switch (strategy_)
                     {
-                        const float* weights = packedWeights_[static_cast<std::size_t> (g)].data();
-                        for (int64_t j0 = 0; j0 < spatialOut; j0 += chunk_)
-                        {
-                            const int64_t count = std::min (chunk_, spatialOut - j0);
-                            packColumns (x, cinG, j0, count, col);
-                            plan_.kernels().gemm (coutG, count, patch, { weightInput + g * coutG * patch, patch, false, weights }, { col, 0, false, col },
-                                                  y + j0, spatialOut, 1.0f, gemmScratch);
-                        }
-                    }
-                    else
-                    {
-                        const float* columns = x;
-                        if (! direct_)
-                        {
+                        case Strategy::packedColumns:
+                            for (int64_t j0 = 0; j0 < spatialOut; j0 += chunk_)
+                            {
+                                const int64_t count = std::min (chunk_, spatialOut - j0);
+                                packColumns (x, cinG, j0, count, col);
+                                plan_.kernels().gemm (coutG, count, patch, { weightInput + g * coutG * patch, patch, false, weights },
+                                                      { col, 0, false, col }, y + j0, spatialOut, 1.0f, gemmScratch);
+                            }
+                            break;
+                        case Strategy::im2col:
                             im2col (x, cinG, col);
-                            columns = col;
-                        }
-                        const float* packed = packedWeights_.empty() ? nullptr : packedWeights_[static_cast<std::size_t> (g)].data();
-                        plan_.run ({ weightInput + g * coutG * patch, patch, false, packed }, { columns, spatialOut, false, nullptr }, y, spatialOut,
-                                   1.0f, gemmScratch);
+                            plan_.run ({ weightInput + g * coutG * patch, patch, false, weights }, { col, spatialOut, false, nullptr }, y, spatialOut,
+                                       1.0f, gemmScratch);
+                            break;
+                        case Strategy::direct:
+                            plan_.run ({ weightInput + g * coutG * patch, patch, false, weights }, { x, spatialOut, false, nullptr }, y, spatialOut,
+                                       1.0f, gemmScratch);
+                            break;
+                        case Strategy::shiftedPlane: break;
                     }
                     if (relu_)
                         plan_.kernels().copy (y, y, coutG * spatialOut, true);
@@ -227,7 +240,7 @@ namespace
         }
 
     private:
-        /** What run() costs per batch and group on the strategy the constructor chose. */
+        /** What run() costs per batch and group on the strategy chosen at load. */
         Work workPerGroup (int64_t patch, int64_t spatialOut) const noexcept
         {
             const int64_t coutG = outChannels_ / groups_;
@@ -235,7 +248,7 @@ namespace
             const auto padded = [] (int64_t size, int64_t step) { return static_cast<double> ((size + step - 1) / step * step); };
             const auto outputs = static_cast<double> (coutG) * static_cast<double> (spatialOut);
             Work work;
-            if (paddedFloats_ > 0)
+            if (strategy_ == Strategy::shiftedPlane)
             {
                 // The zero-padded planes written whole, the product over every padded-width position
                 // of the output rows (the columns read in place), each chunk copied out.
@@ -248,7 +261,7 @@ namespace
                 return work;
             }
             work.streamed = outputs; // the bias fill
-            if (chunk_ > 0 && ! packedWeights_.empty())
+            if (strategy_ == Strategy::packedColumns)
             {
                 // Columns packed straight into the product's layout, a run of positions per tap and row.
                 const double columns = padded (spatialOut, panelColumns_) * static_cast<double> (patch);
@@ -259,7 +272,7 @@ namespace
                 work.calls += std::ceil (static_cast<double> (spatialOut) / static_cast<double> (chunk_));
                 return work;
             }
-            if (! direct_)
+            if (strategy_ == Strategy::im2col)
             {
                 work.scalar = 3.0 * static_cast<double> (patch) * static_cast<double> (spatialOut); // im2col: index, bounds check, copy
                 work.calls = static_cast<double> (patch) * static_cast<double> (outH_);
@@ -394,7 +407,8 @@ namespace
                     }
         }
 
-        bool batched_ = true, hasBias_ = false, direct_ = false, relu_ = false;
+        Strategy strategy_ = Strategy::im2col;
+        bool batched_ = true, hasBias_ = false, relu_ = false;
         const float *weightData_ = nullptr, *biasData_ = nullptr; // stored (or folded) values, known at load
         AlignedBuffer ownedWeights_, ownedBias_;                  // after a fold
         int64_t groups_ = 1, batches_ = 1, inChannels_ = 0, outChannels_ = 0;
