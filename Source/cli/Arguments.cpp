@@ -198,6 +198,10 @@ void parseCommandLine (CLI::App& app, std::vector<std::string> args)
             if (const auto* option = command->get_option_no_throw (args[i]); option != nullptr && option->get_expected_min() > 0)
                 ++i;
     }
+    // An option given twice takes its last value, as it always has (CLI11 would refuse the repeat).
+    for (auto* sub : app.get_subcommands ({}))
+        for (auto* option : sub->get_options ([] (CLI::Option* o) { return ! o->get_positional() && o->get_expected_max() == 1; }))
+            option->multi_option_policy (CLI::MultiOptionPolicy::TakeLast);
     std::reverse (args.begin(), args.end()); // CLI11 takes the last first
     app.parse (args);
     if (rest.empty())

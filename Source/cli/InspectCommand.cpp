@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 namespace sonotype::cli
@@ -35,7 +36,7 @@ namespace
     constexpr const char* kDescription = R"(Prints a model file's (default: the built-in model's) input and output shapes, class labels,
 front-end settings, op counts, parameter count and size. --ops lists the operations this engine runs:
 their names (text), or the engine's op table (json: name, inputs and outputs each as [min, max],
-and how many leading inputs must be present).)";
+or null where the op counts them itself, and how many leading inputs must be present).)";
 
     struct Options
     {
@@ -62,15 +63,20 @@ and how many leading inputs must be present).)";
         }
         if (format != "json")
             throw UsageError ("--format must be text or json, not " + engine::quote (format));
-        std::cout << "[";
-        const char* separator = "\n";
+        // Input and output counts as [min, max]; null where the op counts them itself (rnn: by its attributes).
+        const auto range = [] (unsigned low, unsigned high) {
+            return high == engine::kCountedByOp ? nlohmann::ordered_json() : nlohmann::ordered_json::array ({ low, high });
+        };
+        // One op a line.
+        const char* separator = "[\n ";
         for (const auto& spec : engine::opTable())
         {
-            // Names are plain identifiers ([a-z0-9_]): they need no escaping.
-            std::cout << separator << "  {\"name\": \"" << spec.name << "\", \"inputs\": [" << spec.minInputs << ", " << spec.maxInputs
-                      << "], \"required_inputs\": " << spec.requiredInputs << ", \"outputs\": [" << spec.minOutputs << ", "
-                      << spec.maxOutputs << "]}";
-            separator = ",\n";
+            const nlohmann::ordered_json row { { "name", std::string (spec.name) },
+                                               { "inputs", range (spec.minInputs, spec.maxInputs) },
+                                               { "required_inputs", spec.requiredInputs },
+                                               { "outputs", range (spec.minOutputs, spec.maxOutputs) } };
+            std::cout << separator << row.dump();
+            separator = ",\n ";
         }
         std::cout << "\n]\n";
     }

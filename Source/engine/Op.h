@@ -107,7 +107,7 @@ public:
         and must leave its buffer alone. Called before scratchFloats(). */
     virtual void outputUnused (std::size_t /*i*/) noexcept {}
 
-    // ----- fusion at load (Model::build): an op absorbs the one op that reads its output --------
+    // ----- fusion at load (engine/Fusion.h): an op absorbs the one op that reads its output --------
     /** When this op is y = x * scale[c] + shift[c] over axis 1 with constant scale and shift
         (eval-mode BatchNorm), writes them and returns true. `constants` are the node's inputs'
         stored values (null where not stored). */

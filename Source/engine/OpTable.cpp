@@ -12,7 +12,6 @@ namespace
 {
     using namespace kernels;
     using K = OpKind;
-    constexpr std::uint16_t kCountedByOp = 0xffff; // the factory checks the count, which depends on attributes
 
     // Inputs: min, max, required. Outputs: min, max.
     constexpr std::array<OpSpec, kNumOpKinds> kOps { {
@@ -94,8 +93,8 @@ namespace
         { K::avgPool, "avg_pool", 1, 1, 1, 1, 1, makePooling },
         { K::adaptiveAvgPool, "adaptive_avg_pool", 1, 1, 1, 1, 1, makePooling },
         { K::attention, "attention", 3, 4, 3, 1, 2, makeAttention },
-        // x, h0, c0, then five per direction: its factory checks the count for its attributes.
-        { K::rnn, "rnn", 1, kCountedByOp, 1, 1, 3, makeRecurrent },
+        // x, h0, c0, then five per direction: its factory checks the counts, after mode and sizes.
+        { K::rnn, "rnn", 0, kCountedByOp, 0, 0, kCountedByOp, makeRecurrent },
         { K::stft, "stft", 1, 2, 1, 1, 1, makeSpectral },
         { K::complexAbs, "complex_abs", 1, 1, 1, 1, 1, makeSpectral },
     } };
@@ -131,8 +130,10 @@ const OpSpec* findOp (std::string_view name) noexcept
 std::unique_ptr<Op> createOp (const OpArgs& args)
 {
     const auto& spec = opSpec (args.kind());
-    args.expectInputs (spec.minInputs, spec.maxInputs, spec.requiredInputs);
-    args.expectOutputs (spec.minOutputs, spec.maxOutputs);
+    if (spec.maxInputs != kCountedByOp)
+        args.expectInputs (spec.minInputs, spec.maxInputs, spec.requiredInputs);
+    if (spec.maxOutputs != kCountedByOp)
+        args.expectOutputs (spec.minOutputs, spec.maxOutputs);
     return spec.make (args);
 }
 

@@ -34,6 +34,10 @@ enum class OpKind : std::uint8_t
 };
 constexpr std::size_t kNumOpKinds = static_cast<std::size_t> (OpKind::complexAbs) + 1;
 
+/** In an OpSpec's maxInputs and maxOutputs: the op checks its counts itself, which depend on its
+    attributes (rnn: five inputs per direction), before or after its attributes as it always has. */
+constexpr std::uint16_t kCountedByOp = 0xffff;
+
 /** Builds an op from arguments whose input and output counts the table has checked. */
 using OpFactory = std::unique_ptr<Op> (*) (const OpArgs&);
 

@@ -56,6 +56,23 @@ TEST_CASE ("Whole-number options take decimal digits in range and nothing else",
     }
 }
 
+TEST_CASE ("An option given twice takes its last value", "[cli]")
+{
+    std::size_t index = 7;
+    double hop = 1.0;
+    std::vector<std::string> paths;
+    auto app = makeApp();
+    auto* command = addCommand (*app, "test", "a test command", "");
+    addWholeOption (*command, "--index", index, std::size_t { 0 }, std::size_t { 1000 }, "N", "an index");
+    addNumberOption (*command, "--hop", hop, 0.0, 10.0, true, "a number of seconds", "SECONDS", "a hop");
+    command->add_option ("PATH", paths, "files");
+    std::string out, err;
+    CHECK (parse (*app, { "test", "a", "--index", "3", "--hop", "0.5", "b", "--index", "4", "--hop=0.25" }, out, err) == -1);
+    CHECK (index == 4);
+    CHECK (hop == 0.25);
+    CHECK (paths == std::vector<std::string> { "a", "b" });
+}
+
 TEST_CASE ("Number options are finite and in range", "[cli]")
 {
     std::string out, err;
