@@ -1,5 +1,5 @@
 # The libFuzzer executables (SONOTYPE_FUZZ, see cmake/Fuzzing.cmake); run one with scripts/fuzz.sh.
-# Each links only the layers it exercises (the engine's with the front end, which the engine validates).
+# Each links only the layers it exercises (the engine with the front end, which the fuzzer runs on what loads).
 function(sonotype_add_fuzzer name source)
     add_executable(${name} Tests/fuzz/${source})
     target_link_libraries(${name} PRIVATE ${ARGN} sonotype_warnings ${CMAKE_DL_LIBS})
@@ -11,7 +11,7 @@ function(sonotype_add_fuzzer name source)
 endfunction()
 
 set(SONOTYPE_FUZZERS)
-sonotype_add_fuzzer(fuzz_engine EngineFuzzer.cpp sonotype_dsp)
+sonotype_add_fuzzer(fuzz_engine EngineFuzzer.cpp sonotype_engine sonotype_dsp)
 sonotype_add_fuzzer(fuzz_npy NpyFuzzer.cpp sonotype_cli)
 sonotype_add_fuzzer(fuzz_audio_file AudioFileFuzzer.cpp sonotype_cli)
 sonotype_add_fuzzer(fuzz_plugin_state PluginStateFuzzer.cpp sonotype_plugin)
