@@ -30,6 +30,7 @@ add_executable(sonotype_tests
     Tests/engine/WorkEstimateTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
+    Tests/runtime/SegmenterTests.cpp
     Tests/runtime/SpscFifoTests.cpp
     Tests/runtime/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
