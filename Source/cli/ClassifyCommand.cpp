@@ -3,8 +3,10 @@
 #include "cli/AudioFileReader.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
+#include "cli/SegmentExport.h"
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
+#include "runtime/Segmenter.h"
 #include "runtime/WindowAnalyzer.h"
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -26,17 +29,58 @@ namespace
 {
     constexpr const char* kDescription = R"(Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis) and folders (searched recursively), one row per
 analysis window: window k covers [k * hop, k * hop + window) seconds. A file shorter than one window
-is zero-padded to one window.)";
+is zero-padded to one window.
+
+--segments merges the windows into segments, stretches where one class is detected, with the
+plugin's rules: a class starts when its probability reaches --threshold for 2 windows in a row, and
+stops when it falls 10 points below it or another class leads it by more than 10 points. A segment
+runs from the first window that confirmed its class to the last window in which it was active; where
+no class is detected there is no segment. --format audacity, reaper and midi write segments for one
+file at a time (a folder with one audio file counts as one file).)";
 
     constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order
-(--summary: file,label,confidence, then the mean probabilities). Problems with a file are reported
-on stderr, the other files are still classified, and the exit code is then 1.)";
+(--summary: file,label,confidence, then the mean probabilities; --segments: file,start_s,end_s,
+label,confidence, the confidence being the class's mean probability over the segment).
+Formats: csv, json (one object per row), audacity (a label track: start, end, label, tab-separated),
+reaper (a region list: #,Name,Start,End,Length), midi (a Standard MIDI File, one note per segment:
+--base-note + class index, velocity from the confidence; needs --output or a stdout that is not a
+terminal).
+Exit codes: 0 every file was classified (warnings, such as NaN samples replaced by 0 or a truncated
+file classified as far as it goes, are on stderr); 1 a file or folder could not be classified (the
+other files are still classified; the model's output not finite counts as not classified); 2 bad
+usage.)";
+
+    enum class Format
+    {
+        csv,
+        json,
+        audacity,
+        reaper,
+        midi
+    };
+
+    std::optional<Format> parseFormat (const std::string& text)
+    {
+        static const std::pair<const char*, Format> names[] = { { "csv", Format::csv },
+                                                                { "json", Format::json },
+                                                                { "audacity", Format::audacity },
+                                                                { "reaper", Format::reaper },
+                                                                { "midi", Format::midi } };
+        for (const auto& [name, format] : names)
+            if (text == name)
+                return format;
+        return std::nullopt;
+    }
 
     struct Options
     {
         std::string model;
         double hopSeconds = 0.25, smoothingSeconds = 0.0;
-        bool json = false, summary = false;
+        bool json = false, summary = false, segments = false;
+        Format format = Format::csv;
+        double thresholdPercent = 50.0; // the plugin's "Detection threshold" default
+        int baseNote = 36;              // the plugin's "MIDI base note" default
+        std::string output;
         unsigned jobs = std::max (1u, std::thread::hardware_concurrency());
         std::size_t shardIndex = 0, shardCount = 1;
         std::vector<std::string> paths;
@@ -47,8 +91,22 @@ on stderr, the other files are still classified, and the exit code is then 1.)";
     {
         std::vector<std::string> rows;     // formatted rows (CSV lines, or JSON objects)
         std::vector<std::string> messages; // for stderr
+        std::vector<runtime::Segment> segments; // --segments
         bool failed = false;
     };
+
+    /** Audacity, REAPER and MIDI files hold the segments of one file. */
+    bool isExport (Format format) noexcept
+    {
+        return format == Format::audacity || format == Format::reaper || format == Format::midi;
+    }
+
+    runtime::DetectorSettings detectorSettings (const Options& options)
+    {
+        runtime::DetectorSettings settings; // hysteresis and confirmation as the plugin's
+        settings.threshold = static_cast<float> (options.thresholdPercent / 100.0);
+        return settings;
+    }
 
     /** --shard I/N: I and N decimal digits (fewer than 10), 0 <= I < N; the message if not. */
     std::string parseShard (const std::string& text, std::size_t& index, std::size_t& count)
@@ -119,6 +177,18 @@ on stderr, the other files are still classified, and the exit code is then 1.)";
         return row + "\n";
     }
 
+    std::string formatSegment (const Options& options, const std::string& file, const std::vector<std::string>& labels,
+                               const runtime::Segment& segment)
+    {
+        const auto& label = labels[static_cast<std::size_t> (segment.classIndex)];
+        if (options.json)
+            return "{\"file\":" + jsonString (file) + ",\"start_s\":" + jsonNumber (segment.startSeconds, 3) + ",\"end_s\":"
+                   + jsonNumber (segment.endSeconds, 3) + ",\"label\":" + jsonString (label) + ",\"confidence\":"
+                   + jsonNumber (segment.confidence, 6) + "}";
+        return csvField (file) + "," + number (segment.startSeconds, 3) + "," + number (segment.endSeconds, 3) + "," + csvField (label) + ","
+               + number (segment.confidence, 6) + "\n";
+    }
+
     FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options)
     {
         FileOutcome outcome;
@@ -128,7 +198,6 @@ on stderr, the other files are still classified, and the exit code is then 1.)";
             if (! reader.truncationWarning().empty())
             {
                 outcome.messages.push_back ("warning: " + path + ": " + reader.truncationWarning());
-                outcome.failed = true;
             }
             runtime::WindowAnalyzer analyzer (model, reader.sampleRate(), options.hopSeconds, options.smoothingSeconds);
             const auto& labels = analyzer.labels();
@@ -136,13 +205,16 @@ on stderr, the other files are still classified, and the exit code is then 1.)";
             int64_t numWindows = 0, numNonFiniteWindows = 0;
             runtime::WindowResult result;
             std::vector<std::string> rows;
+            runtime::Segmenter segmenter (detectorSettings (options));
             auto emit = [&] {
                 ++numWindows;
                 if (! std::all_of (result.probabilities.begin(), result.probabilities.end(), [] (float p) { return std::isfinite (p); }))
                     ++numNonFiniteWindows;
                 for (std::size_t c = 0; c < sums.size(); ++c)
                     sums[c] += result.probabilities[c];
-                if (! options.summary)
+                if (options.segments)
+                    segmenter.add (result.startSeconds, result.endSeconds, result.probabilities.data(), analyzer.numClasses());
+                else if (! options.summary)
                 {
                     const double times[] = { result.startSeconds, result.endSeconds };
                     rows.push_back (formatRow (options, path, labels, times, result.probabilities));
@@ -172,7 +244,6 @@ on stderr, the other files are still classified, and the exit code is then 1.)";
             {
                 outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analyzer.numNonFiniteSamples())
                                             + " NaN or infinite samples were replaced by 0");
-                outcome.failed = true;
             }
             if (numNonFiniteWindows > 0)
             {
@@ -186,6 +257,13 @@ on stderr, the other files are still classified, and the exit code is then 1.)";
                 for (std::size_t c = 0; c < sums.size(); ++c)
                     means[c] = static_cast<float> (sums[c] / static_cast<double> (numWindows));
                 rows.push_back (formatRow (options, path, labels, nullptr, means));
+            }
+            if (options.segments)
+            {
+                outcome.segments = segmenter.finish();
+                if (! isExport (options.format))
+                    for (const auto& segment : outcome.segments)
+                        rows.push_back (formatSegment (options, path, labels, segment));
             }
             outcome.rows = std::move (rows);
         }
@@ -262,12 +340,25 @@ CommandRun addClassifyCommand (CLI::App& app)
                      "exponential smoothing time constant of the probabilities (default 0: off)");
     command
         ->add_option_function<std::string> (
-            "--format", [options] (const std::string& format) { options->json = format == "json"; }, "csv (default) or json")
-        ->type_name ("csv|json")
+            "--format",
+            [options] (const std::string& text) {
+                options->format = parseFormat (text).value_or (Format::csv);
+                options->json = options->format == Format::json;
+            },
+            "csv (default), json, or segments for other programs: audacity (label track), reaper (region list), midi "
+            "(Standard MIDI File); audacity, reaper and midi imply --segments")
+        ->type_name ("csv|json|audacity|reaper|midi")
         ->check (CLI::Validator (
-            [] (std::string& format) { return format == "csv" || format == "json" ? std::string() : "must be csv or json, not '" + format + "'"; },
+            [] (std::string& text) {
+                return parseFormat (text) ? std::string() : "must be csv, json, audacity, reaper or midi, not '" + text + "'";
+            },
             "", "format"));
     command->add_flag ("--summary", options->summary, "one row per file: the mean probability of each class over its windows");
+    command->add_flag ("--segments", options->segments, "one row per segment (a stretch where one class is detected) instead of per window");
+    addNumberOption (*command, "--threshold", options->thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
+                     "segments: the probability at which a class is detected, as the plugin's Detection threshold (default 50)");
+    addWholeOption (*command, "--base-note", options->baseNote, 0, 127, "NOTE", "--format midi: the note of class 0, as the plugin's (default 36)");
+    command->add_option ("--output", options->output, "write the results to FILE instead of stdout")->type_name ("FILE");
     addWholeOption (*command, "--jobs", options->jobs, 1u, 1024u, "N", "files classified in parallel (default: the number of cores)");
     command
         ->add_option_function<std::string> (
@@ -282,7 +373,10 @@ CommandRun addClassifyCommand (CLI::App& app)
             "", "shard"));
     command->add_option ("PATH", options->paths, "audio files and folders")->option_text ("PATH...");
     addModelLimitOptions (*command, options->limits);
-    return [options] { return classify (*options); };
+    return [options] {
+        options->segments = options->segments || isExport (options->format); // audacity, reaper, midi: segments
+        return classify (*options);
+    };
 }
 
 namespace
@@ -291,12 +385,19 @@ int classify (const Options& options)
 {
     if (options.paths.empty())
         throw UsageError ("classify needs at least one file or folder (see sonotype classify --help)");
+    const bool exporting = isExport (options.format);
+    if (options.summary && (options.segments || exporting))
+        throw UsageError ("--summary and segments (--segments, --format audacity|reaper|midi) do not go together");
+    if (options.format == Format::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)
+        throw UsageError ("--format midi writes a binary file: give --output FILE or redirect stdout");
 
     const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
     runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
     runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
     std::vector<std::string> errors;
     auto files = collectFiles (options.paths, errors);
+    if (exporting && files.size() > 1)
+        throw UsageError ("--format audacity, reaper and midi take one audio file at a time, not " + std::to_string (files.size()));
     for (const auto& error : errors)
         std::cerr << error << "\n";
     std::vector<std::string> shard;
@@ -304,16 +405,30 @@ int classify (const Options& options)
         if (i % options.shardCount == options.shardIndex)
             shard.push_back (files[i]);
 
+    std::ofstream file;
+    if (! options.output.empty())
+    {
+        file.open (options.output, std::ios::binary | std::ios::trunc);
+        if (! file)
+        {
+            std::cerr << "error: " << options.output << ": cannot write this file\n";
+            return 1;
+        }
+    }
+    std::ostream& out = options.output.empty() ? std::cout : file;
+
     // Header.
     const auto labels = runtime::classLabels (*model);
     if (options.json)
-        std::cout << "[";
-    else
+        out << "[";
+    else if (options.segments && ! exporting)
+        out << "file,start_s,end_s,label,confidence\n";
+    else if (! exporting)
     {
-        std::cout << (options.summary ? "file,label,confidence" : "file,start_s,end_s,label,confidence");
+        out << (options.summary ? "file,label,confidence" : "file,start_s,end_s,label,confidence");
         for (const auto& label : labels)
-            std::cout << "," << csvField (label);
-        std::cout << "\n";
+            out << "," << csvField (label);
+        out << "\n";
     }
 
     // Files in parallel; output in file order as soon as each file's turn comes.
@@ -358,18 +473,33 @@ int classify (const Options& options)
         for (const auto& row : outcome.rows)
         {
             if (options.json)
-                std::cout << (firstJsonRow ? "\n" : ",\n");
-            std::cout << row;
+                out << (firstJsonRow ? "\n" : ",\n");
+            out << row;
             firstJsonRow = false;
         }
-        std::cout.flush();
+        if (exporting && ! outcome.failed)
+        {
+            if (options.format == Format::audacity)
+                out << audacityLabels (outcome.segments, labels);
+            else if (options.format == Format::reaper)
+                out << reaperRegions (outcome.segments, labels);
+            else
+                out << midiFile (outcome.segments, options.baseNote);
+        }
+        out.flush();
         if (progress)
             drawProgress (i + 1, shard.size());
     }
     for (auto& worker : workers)
         worker.join();
     if (options.json)
-        std::cout << (firstJsonRow ? "]\n" : "\n]\n");
+        out << (firstJsonRow ? "]\n" : "\n]\n");
+    out.flush();
+    if (! out)
+    {
+        std::cerr << "error: " << (options.output.empty() ? std::string ("stdout") : options.output) << ": writing failed\n";
+        return 1;
+    }
     return failed ? 1 : 0;
 }
 } // namespace
