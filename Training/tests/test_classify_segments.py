@@ -63,7 +63,7 @@ def test_segments_as_json(three_sounds):
 
 
 def test_threshold_decides_what_is_a_segment():
-    piano = EXAMPLES / "piano.wav"  # piano at 84 %, then 34-44 %: below 50 only a confirming run of one
+    piano = EXAMPLES / "piano.wav"  # piano at 84 %, then 32-44 %: above 50 in one window only, no confirmation
     assert segments_of(piano) == []
     low = segments_of(piano, "--threshold", "30")
     assert [(s[0], s[1], s[2]) for s in low] == [(0.0, 2.0, "piano")]
