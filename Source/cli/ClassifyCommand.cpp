@@ -36,7 +36,13 @@ plugin's rules: a class starts when its probability reaches --threshold for 2 wi
 stops when it falls 10 points below it or another class leads it by more than 10 points. A segment
 runs from the first window that confirmed its class to the last window in which it was active; where
 no class is detected there is no segment. --format audacity, reaper and midi write segments for one
-file at a time (a folder with one audio file counts as one file).)";
+file at a time (a folder with one audio file counts as one file).
+
+--to-end classifies each file to its true end: a file shorter than one window is zero-padded to one
+window that ends at the file's end (column padded: 1), and the tail after the last full window gets
+one more window, aligned to the file's end (column tail: 1); CSV rows get the columns padded,tail
+after the probabilities, JSON rows the fields padded and tail, and --summary rows duration_s and
+windows (the number of windows). Segments then reach the file's end too.)";
 
     constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order
 (--summary: file,label,confidence, then the mean probabilities; --segments: file,start_s,end_s,
@@ -76,7 +82,7 @@ usage.)";
     {
         std::string model;
         double hopSeconds = 0.25, smoothingSeconds = 0.0;
-        bool json = false, summary = false, segments = false;
+        bool json = false, summary = false, segments = false, toEnd = false;
         Format format = Format::csv;
         double thresholdPercent = 50.0; // the plugin's "Detection threshold" default
         int baseNote = 36;              // the plugin's "MIDI base note" default
@@ -153,8 +159,16 @@ usage.)";
         return std::isfinite (value) ? number (value, decimals) : "null"; // JSON has no NaN
     }
 
+    /** What --to-end adds to a row: a window's padded and tail flags, or a summary's duration and windows. */
+    struct RowEnd
+    {
+        bool padded = false, tail = false;
+        double durationSeconds = 0.0;
+        int64_t numWindows = 0;
+    };
+
     std::string formatRow (const Options& options, const std::string& file, const std::vector<std::string>& labels, const double* times,
-                           const std::vector<float>& probabilities)
+                           const std::vector<float>& probabilities, const RowEnd& end = {})
     {
         const auto top = static_cast<std::size_t> (std::max_element (probabilities.begin(), probabilities.end()) - probabilities.begin());
         std::string row;
@@ -166,7 +180,12 @@ usage.)";
             row += ",\"label\":" + jsonString (labels[top]) + ",\"confidence\":" + jsonNumber (probabilities[top], 6) + ",\"probabilities\":{";
             for (std::size_t c = 0; c < probabilities.size(); ++c)
                 row += (c ? "," : "") + jsonString (labels[c]) + ":" + jsonNumber (probabilities[c], 6);
-            return row + "}}";
+            row += "}";
+            if (options.toEnd && times != nullptr)
+                row += std::string (",\"padded\":") + (end.padded ? "true" : "false") + ",\"tail\":" + (end.tail ? "true" : "false");
+            else if (options.toEnd)
+                row += ",\"duration_s\":" + jsonNumber (end.durationSeconds, 3) + ",\"windows\":" + std::to_string (end.numWindows);
+            return row + "}";
         }
         row = csvField (file);
         if (times != nullptr)
@@ -174,6 +193,10 @@ usage.)";
         row += "," + csvField (labels[top]) + "," + number (probabilities[top], 6);
         for (float p : probabilities)
             row += "," + number (p, 6);
+        if (options.toEnd && times != nullptr)
+            row += std::string (end.padded ? ",1" : ",0") + (end.tail ? ",1" : ",0");
+        else if (options.toEnd)
+            row += "," + number (end.durationSeconds, 3) + "," + std::to_string (end.numWindows);
         return row + "\n";
     }
 
@@ -196,13 +219,19 @@ usage.)";
         {
             AudioFileReader reader (path);
             if (! reader.truncationWarning().empty())
-            {
                 outcome.messages.push_back ("warning: " + path + ": " + reader.truncationWarning());
-            }
-            runtime::WindowAnalyzer analyzer (model, reader.sampleRate(), options.hopSeconds, options.smoothingSeconds);
-            const auto& labels = analyzer.labels();
-            std::vector<double> sums (static_cast<std::size_t> (analyzer.numClasses()), 0.0);
-            int64_t numWindows = 0, numNonFiniteWindows = 0;
+            const double rate = reader.sampleRate();
+            std::optional<runtime::WindowAnalyzer> analyzer (std::in_place, model, rate, options.hopSeconds, options.smoothingSeconds);
+            const auto labels = analyzer->labels();
+            const int numClasses = analyzer->numClasses();
+            const double windowSeconds = analyzer->windowSeconds();
+            std::vector<double> sums (static_cast<std::size_t> (numClasses), 0.0);
+            int64_t numWindows = 0, numNonFiniteWindows = 0, numSamples = 0;
+            RowEnd rowEnd;
+            double lastEnd = 0.0;
+            // --to-end: the input's last window of samples (and one more), for a final window aligned to the end.
+            const auto tailSamples = static_cast<std::size_t> (std::ceil (windowSeconds * rate)) + 1;
+            std::vector<float> last;
             runtime::WindowResult result;
             std::vector<std::string> rows;
             runtime::Segmenter segmenter (detectorSettings (options));
@@ -212,12 +241,13 @@ usage.)";
                     ++numNonFiniteWindows;
                 for (std::size_t c = 0; c < sums.size(); ++c)
                     sums[c] += result.probabilities[c];
+                lastEnd = result.endSeconds;
                 if (options.segments)
-                    segmenter.add (result.startSeconds, result.endSeconds, result.probabilities.data(), analyzer.numClasses());
+                    segmenter.add (result.startSeconds, result.endSeconds, result.probabilities.data(), numClasses);
                 else if (! options.summary)
                 {
                     const double times[] = { result.startSeconds, result.endSeconds };
-                    rows.push_back (formatRow (options, path, labels, times, result.probabilities));
+                    rows.push_back (formatRow (options, path, labels, times, result.probabilities, rowEnd));
                 }
             };
             // Blocks of at most 2 s: the analyzer's memory (claimed at load) holds a few seconds of
@@ -225,26 +255,56 @@ usage.)";
             std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * reader.sampleRate(), 1024.0, 65536.0)));
             while (const auto count = reader.readMono (block.data(), block.size()))
             {
-                analyzer.push (block.data(), count);
-                for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
+                numSamples += static_cast<int64_t> (count);
+                if (options.toEnd)
                 {
-                    analyzer.analyze (k, result);
+                    last.insert (last.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t> (count));
+                    if (last.size() > tailSamples)
+                        last.erase (last.begin(), last.end() - static_cast<std::ptrdiff_t> (tailSamples));
+                }
+                analyzer->push (block.data(), count);
+                for (auto k = analyzer->nextWindow(); k <= analyzer->newestCompleteWindow(); ++k)
+                {
+                    analyzer->analyze (k, result);
                     emit();
                 }
             }
-            analyzer.finish();
-            for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
+            analyzer->finish();
+            for (auto k = analyzer->nextWindow(); k <= analyzer->newestCompleteWindow(); ++k)
             {
-                analyzer.analyze (k, result);
+                analyzer->analyze (k, result);
                 emit();
             }
-            if (numWindows == 0 && analyzer.analyzePaddedFirstWindow (result))
-                emit();
-            if (analyzer.numNonFiniteSamples() > 0)
+            const double duration = static_cast<double> (numSamples) / rate;
+            const auto numNonFiniteSamples = analyzer->numNonFiniteSamples();
+            if (numWindows == 0 && analyzer->analyzePaddedFirstWindow (result))
             {
-                outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analyzer.numNonFiniteSamples())
+                rowEnd.padded = options.toEnd;
+                if (options.toEnd)
+                    result.endSeconds = duration; // the file's true end
+                emit();
+            }
+            else if (options.toEnd && numWindows > 0 && duration - lastEnd > 0.5 / rate)
+            {
+                // The tail after the last full window: one more window, aligned to the file's end,
+                // analyzed as a clip of the file's last samples (by a fresh analyzer, in the memory the
+                // first one held).
+                analyzer.reset();
+                analyzer.emplace (model, rate, options.hopSeconds, options.smoothingSeconds);
+                analyzer->push (last.data(), last.size());
+                analyzer->finish();
+                if (analyzer->newestCompleteWindow() >= 0)
+                    analyzer->analyze (0, result);
+                else
+                    analyzer->analyzePaddedFirstWindow (result);
+                result.startSeconds = std::max (0.0, duration - windowSeconds);
+                result.endSeconds = duration;
+                rowEnd.tail = true;
+                emit();
+            }
+            if (numNonFiniteSamples > 0)
+                outcome.messages.push_back ("warning: " + path + ": " + std::to_string (numNonFiniteSamples)
                                             + " NaN or infinite samples were replaced by 0");
-            }
             if (numNonFiniteWindows > 0)
             {
                 outcome.messages.push_back ("warning: " + path + ": the model's output was not finite (NaN or infinite) in "
@@ -256,7 +316,7 @@ usage.)";
                 std::vector<float> means (sums.size());
                 for (std::size_t c = 0; c < sums.size(); ++c)
                     means[c] = static_cast<float> (sums[c] / static_cast<double> (numWindows));
-                rows.push_back (formatRow (options, path, labels, nullptr, means));
+                rows.push_back (formatRow (options, path, labels, nullptr, means, { false, false, duration, numWindows }));
             }
             if (options.segments)
             {
@@ -354,6 +414,9 @@ CommandRun addClassifyCommand (CLI::App& app)
             },
             "", "format"));
     command->add_flag ("--summary", options->summary, "one row per file: the mean probability of each class over its windows");
+    command->add_flag ("--to-end", options->toEnd,
+                       "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
+                       "full window gets a window aligned to the end (tail: 1); --summary: the duration and number of windows");
     command->add_flag ("--segments", options->segments, "one row per segment (a stretch where one class is detected) instead of per window");
     addNumberOption (*command, "--threshold", options->thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
                      "segments: the probability at which a class is detected, as the plugin's Detection threshold (default 50)");
@@ -428,6 +491,8 @@ int classify (const Options& options)
         out << (options.summary ? "file,label,confidence" : "file,start_s,end_s,label,confidence");
         for (const auto& label : labels)
             out << "," << csvField (label);
+        if (options.toEnd)
+            out << (options.summary ? ",duration_s,windows" : ",padded,tail");
         out << "\n";
     }
 
