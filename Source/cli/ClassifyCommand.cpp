@@ -42,7 +42,12 @@ file at a time (a folder with one audio file counts as one file).
 window that ends at the file's end (column padded: 1), and the tail after the last full window gets
 one more window, aligned to the file's end (column tail: 1); CSV rows get the columns padded,tail
 after the probabilities, JSON rows the fields padded and tail, and --summary rows duration_s and
-windows (the number of windows). Segments then reach the file's end too.)";
+windows (the number of windows). Segments then reach the file's end too.
+
+A folder is searched recursively; each file skipped (an unsupported extension, not a regular file)
+is named on stderr, and after a folder scan stderr gets the totals (classified, skipped, failed).
+--error-rows adds a row for each file or folder that could not be classified: CSV rows get an error
+column last (empty for the files classified), JSON objects {"file": ..., "error": ...}.)";
 
     constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order
 (--summary: file,label,confidence, then the mean probabilities; --segments: file,start_s,end_s,
@@ -82,7 +87,7 @@ usage.)";
     {
         std::string model;
         double hopSeconds = 0.25, smoothingSeconds = 0.0;
-        bool json = false, summary = false, segments = false, toEnd = false;
+        bool json = false, summary = false, segments = false, toEnd = false, errorRows = false;
         Format format = Format::csv;
         double thresholdPercent = 50.0; // the plugin's "Detection threshold" default
         int baseNote = 36;              // the plugin's "MIDI base note" default
@@ -98,6 +103,7 @@ usage.)";
         std::vector<std::string> rows;     // formatted rows (CSV lines, or JSON objects)
         std::vector<std::string> messages; // for stderr
         std::vector<runtime::Segment> segments; // --segments
+        std::string error;                      // why the file was not classified
         bool failed = false;
     };
 
@@ -330,13 +336,21 @@ usage.)";
         catch (const std::exception& e)
         {
             outcome.messages.push_back ("error: " + path + ": " + e.what());
+            outcome.error = e.what();
             outcome.failed = true;
         }
         return outcome;
     }
 
-    /** Files to classify: named files as given, folders searched for audio files; sorted. */
-    std::vector<std::string> collectFiles (const std::vector<std::string>& paths, std::vector<std::string>& errors)
+    struct PathProblem
+    {
+        std::string path, message;
+    };
+
+    /** Files to classify: named files as given, folders searched for audio files; sorted. What a
+        folder holds that is not read goes to skipped, paths that cannot be read to errors. */
+    std::vector<std::string> collectFiles (const std::vector<std::string>& paths, std::vector<PathProblem>& errors,
+                                           std::vector<PathProblem>& skipped)
     {
         namespace fs = std::filesystem;
         std::vector<std::string> files;
@@ -346,7 +360,7 @@ usage.)";
             const auto status = fs::status (path, error);
             if (error || ! fs::exists (status))
             {
-                errors.push_back ("error: " + path + ": no such file or folder");
+                errors.push_back ({ path, "no such file or folder" });
                 continue;
             }
             if (! fs::is_directory (status))
@@ -357,18 +371,29 @@ usage.)";
             std::size_t found = 0;
             for (auto it = fs::recursive_directory_iterator (path, fs::directory_options::skip_permission_denied, error);
                  ! error && it != fs::recursive_directory_iterator(); it.increment (error))
-                if (it->is_regular_file (error) && hasAudioExtension (it->path().string()))
+            {
+                const auto name = it->path().string();
+                if (it->is_directory (error))
+                    continue;
+                if (! it->is_regular_file (error))
+                    skipped.push_back ({ name, "not a regular file" });
+                else if (! hasAudioExtension (name))
+                    skipped.push_back ({ name, it->path().has_extension() ? "unsupported extension (" + it->path().extension().string() + ")"
+                                                                          : std::string ("no file extension") });
+                else
                 {
-                    files.push_back (it->path().string());
+                    files.push_back (name);
                     ++found;
                 }
+            }
             if (error)
-                errors.push_back ("error: " + path + ": " + error.message());
+                errors.push_back ({ path, error.message() });
             if (found == 0)
-                errors.push_back ("error: " + path + ": no audio files (.wav .aif .aiff .flac .ogg) in this folder");
+                errors.push_back ({ path, "no audio files (.wav .aif .aiff .flac .ogg) in this folder" });
         }
         std::sort (files.begin(), files.end());
         files.erase (std::unique (files.begin(), files.end()), files.end());
+        std::sort (skipped.begin(), skipped.end(), [] (const PathProblem& a, const PathProblem& b) { return a.path < b.path; });
         return files;
     }
 
@@ -417,6 +442,8 @@ CommandRun addClassifyCommand (CLI::App& app)
     command->add_flag ("--to-end", options->toEnd,
                        "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
                        "full window gets a window aligned to the end (tail: 1); --summary: the duration and number of windows");
+    command->add_flag ("--error-rows", options->errorRows,
+                       "csv, json: a file or folder that could not be classified is a row too, with its error (CSV: an error column last)");
     command->add_flag ("--segments", options->segments, "one row per segment (a stretch where one class is detected) instead of per window");
     addNumberOption (*command, "--threshold", options->thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
                      "segments: the probability at which a class is detected, as the plugin's Detection threshold (default 50)");
@@ -457,12 +484,18 @@ int classify (const Options& options)
     const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
     runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
     runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
-    std::vector<std::string> errors;
-    auto files = collectFiles (options.paths, errors);
+    std::vector<PathProblem> errors, skipped;
+    auto files = collectFiles (options.paths, errors, skipped);
     if (exporting && files.size() > 1)
         throw UsageError ("--format audacity, reaper and midi take one audio file at a time, not " + std::to_string (files.size()));
+    for (const auto& item : skipped)
+        std::cerr << engine::printable ("skipped: " + item.path + ": " + item.message) << "\n";
     for (const auto& error : errors)
-        std::cerr << error << "\n";
+        std::cerr << engine::printable ("error: " + error.path + ": " + error.message) << "\n";
+    const bool scannedFolder = std::any_of (options.paths.begin(), options.paths.end(), [] (const std::string& path) {
+        std::error_code error;
+        return std::filesystem::is_directory (path, error);
+    });
     std::vector<std::string> shard;
     for (std::size_t i = 0; i < files.size(); ++i)
         if (i % options.shardCount == options.shardIndex)
@@ -482,19 +515,45 @@ int classify (const Options& options)
 
     // Header.
     const auto labels = runtime::classLabels (*model);
+    std::size_t numColumns = 0; // CSV
+    const bool errorRows = options.errorRows && ! exporting;
     if (options.json)
         out << "[";
-    else if (options.segments && ! exporting)
-        out << "file,start_s,end_s,label,confidence\n";
     else if (! exporting)
     {
-        out << (options.summary ? "file,label,confidence" : "file,start_s,end_s,label,confidence");
-        for (const auto& label : labels)
-            out << "," << csvField (label);
-        if (options.toEnd)
-            out << (options.summary ? ",duration_s,windows" : ",padded,tail");
-        out << "\n";
+        std::string header = options.summary ? "file,label,confidence" : "file,start_s,end_s,label,confidence";
+        if (! options.segments)
+            for (const auto& label : labels)
+                header += "," + csvField (label);
+        if (options.toEnd && ! options.segments)
+            header += options.summary ? ",duration_s,windows" : ",padded,tail";
+        if (errorRows)
+            header += ",error";
+        numColumns = static_cast<std::size_t> (std::count (header.begin(), header.end(), ',')) + 1;
+        out << header << "\n";
     }
+    bool firstJsonRow = true;
+    auto writeRow = [&] (std::string row) {
+        if (options.json)
+            out << (firstJsonRow ? "\n" : ",\n");
+        else if (errorRows)
+            row.insert (row.size() - 1, ","); // an empty error column before the line's end
+        out << row;
+        firstJsonRow = false;
+    };
+    auto writeErrorRow = [&] (const std::string& path, const std::string& message) {
+        if (! errorRows)
+            return;
+        if (options.json)
+        {
+            out << (firstJsonRow ? "\n" : ",\n") << "{\"file\":" << jsonString (path) << ",\"error\":" << jsonString (message) << "}";
+            firstJsonRow = false;
+        }
+        else
+            out << csvField (path) << std::string (numColumns - 1, ',') << csvField (message) << "\n";
+    };
+    for (const auto& error : errors)
+        writeErrorRow (error.path, error.message);
 
     // Files in parallel; output in file order as soon as each file's turn comes.
     std::vector<std::optional<FileOutcome>> outcomes (shard.size());
@@ -522,7 +581,7 @@ int classify (const Options& options)
         });
     const bool progress = isatty (STDERR_FILENO) != 0 && ! shard.empty();
     bool failed = ! errors.empty() || (files.empty() && ! options.paths.empty());
-    bool firstJsonRow = true;
+    std::size_t numClassified = 0, numFailed = errors.size();
     for (std::size_t i = 0; i < shard.size(); ++i)
     {
         std::unique_lock<std::mutex> lock (mutex);
@@ -535,13 +594,11 @@ int classify (const Options& options)
         for (const auto& message : outcome.messages)
             std::cerr << engine::printable (message) << "\n"; // names from files: never raw escapes
         failed = failed || outcome.failed;
-        for (const auto& row : outcome.rows)
-        {
-            if (options.json)
-                out << (firstJsonRow ? "\n" : ",\n");
-            out << row;
-            firstJsonRow = false;
-        }
+        ++(outcome.failed ? numFailed : numClassified);
+        for (auto& row : outcome.rows)
+            writeRow (std::move (row));
+        if (! outcome.error.empty())
+            writeErrorRow (shard[i], outcome.error);
         if (exporting && ! outcome.failed)
         {
             if (options.format == Format::audacity)
@@ -560,6 +617,8 @@ int classify (const Options& options)
     if (options.json)
         out << (firstJsonRow ? "]\n" : "\n]\n");
     out.flush();
+    if (scannedFolder)
+        std::cerr << "total: " << numClassified << " classified, " << skipped.size() << " skipped, " << numFailed << " failed\n";
     if (! out)
     {
         std::cerr << "error: " << (options.output.empty() ? std::string ("stdout") : options.output) << ": writing failed\n";
