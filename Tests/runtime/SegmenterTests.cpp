@@ -41,7 +41,7 @@ TEST_CASE ("a segment starts at the first window of its confirming run and ends 
     CHECK (segments[0].confidence == Approx ((3 * 0.8 + 2 * 0.45) / 5));
 }
 
-TEST_CASE ("one window above the threshold is not a segment; below it all is a gap", "[segmenter]")
+TEST_CASE ("one window above the threshold is not a segment, and below it all is a gap", "[segmenter]")
 {
     Feed feed;
     feed.add (0.9f, 0.1f);
@@ -64,7 +64,7 @@ TEST_CASE ("the threshold decides where a segment may start", "[segmenter]")
     }
 }
 
-TEST_CASE ("a class change needs a lead of more than the hysteresis; segments never overlap", "[segmenter]")
+TEST_CASE ("a class change needs a lead of more than the hysteresis, and segments never overlap", "[segmenter]")
 {
     Feed feed;
     feed.add (0.8f, 0.2f, 3);   // windows 0-2: class 0
