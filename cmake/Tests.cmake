@@ -13,6 +13,7 @@ add_executable(sonotype_tests
     Tests/TestMain.cpp
     Tests/cli/ArgumentsTests.cpp
     Tests/cli/AudioFileReaderTests.cpp
+    Tests/cli/Mp3ReaderTests.cpp
     Tests/cli/NpyTests.cpp
     Tests/cli/SegmentExportTests.cpp
     Tests/dsp/FrontEndTests.cpp

@@ -29,6 +29,8 @@ packages=(
     libflac-dev libvorbis-dev libogg-dev libpng-dev libjpeg-dev libcurl4-gnutls-dev
     # Audio front end
     libsoxr-dev libfftw3-dev
+    # MP3 files in (libmpg123); lame makes the tests' MP3
+    libmpg123-dev lame
     # Test audio
     sox libsox-fmt-base
     # Built-in model: training data synthesis (sonotype/data/catalogue.py), training report

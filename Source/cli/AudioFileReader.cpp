@@ -1,5 +1,7 @@
 #include "cli/AudioFileReader.h"
 
+#include "formats/Mp3AudioFormat.h"
+
 #include <juce_audio_formats/juce_audio_formats.h>
 
 #include <algorithm>
@@ -94,7 +96,8 @@ bool hasAudioExtension (const std::string& path)
         return false;
     std::string extension = path.substr (dot + 1);
     std::transform (extension.begin(), extension.end(), extension.begin(), [] (unsigned char c) { return static_cast<char> (std::tolower (c)); });
-    return extension == "wav" || extension == "wave" || extension == "aif" || extension == "aiff" || extension == "flac" || extension == "ogg";
+    return extension == "wav" || extension == "wave" || extension == "aif" || extension == "aiff" || extension == "flac" || extension == "ogg"
+           || extension == "mp3";
 }
 
 AudioFileReader::AudioFileReader (const std::string& path)
@@ -104,7 +107,7 @@ AudioFileReader::AudioFileReader (const std::string& path)
         throw AudioFileError (file.isDirectory() ? "is a folder" : "no such file");
     checkWavXmlChunks (file.getFullPathName().toStdString());
     juce::AudioFormatManager formats;
-    formats.registerBasicFormats();
+    formats::registerAudioFormats (formats);
     reader_.reset (formats.createReaderFor (file));
     if (reader_ == nullptr)
         throw AudioFileError ("not a readable audio file (unknown format, or a damaged or truncated header)");

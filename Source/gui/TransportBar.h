@@ -1,4 +1,4 @@
-// The standalone app's file player: open (or drop) a WAV/AIFF/FLAC/Ogg file, play/pause, loop,
+// The standalone app's file player: open (or drop) a WAV/AIFF/FLAC/Ogg/MP3 file, play/pause, loop,
 // position. The file plays through the classifier in place of the audio input.
 #pragma once
 

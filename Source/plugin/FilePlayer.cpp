@@ -1,5 +1,7 @@
 #include "plugin/FilePlayer.h"
 
+#include "formats/Mp3AudioFormat.h"
+
 #include <cmath>
 #include <utility>
 
@@ -12,7 +14,7 @@ namespace
 
 FilePlayer::FilePlayer() : juce::Thread ("Sonotype file reader"), ring_ (1 << 18)
 {
-    formats_.registerBasicFormats();
+    formats::registerAudioFormats (formats_);
     startThread();
 }
 
@@ -29,7 +31,7 @@ juce::String FilePlayer::load (const juce::File& file)
         return "No such file: " + file.getFullPathName();
     std::unique_ptr<juce::AudioFormatReader> reader (formats_.createReaderFor (file));
     if (reader == nullptr)
-        return "Not an audio file Sonotype can read (WAV, AIFF, FLAC, Ogg Vorbis): " + file.getFileName();
+        return "Not an audio file Sonotype can read (" + juce::String (formats::kReadableFormats) + "): " + file.getFileName();
     if (reader->lengthInSamples <= 0 || reader->numChannels == 0)
         return "The file holds no audio: " + file.getFileName();
     if (! (reader->sampleRate >= 1000.0 && reader->sampleRate <= 768000.0))

@@ -1,6 +1,7 @@
 // libFuzzer target: the audio file reading of `sonotype classify` (cli::AudioFileReader over JUCE's
-// WAV, AIFF, FLAC and Ogg Vorbis readers). The bytes are written to a file (the reader takes a
-// path, as classify does), opened and read to the end as classify reads them; anything but an
+// WAV, AIFF, FLAC and Ogg Vorbis readers and the libmpg123 MP3 reader). The bytes are written to a
+// file (the reader takes a path, as classify does, and picks formats by its extension) named .wav and
+// then .mp3, opened and read to the end as classify reads them; anything but an
 // AudioFileError is a finding.
 #include "cli/AudioFileReader.h"
 
@@ -18,24 +19,22 @@ namespace
 // then decodes silence); reading stops here so that one input cannot take minutes.
 constexpr std::size_t kMaxSamplesRead = std::size_t { 1 } << 18;
 
-std::string scratchFile()
+std::string scratchFile (const char* extension)
 {
     const char* dir = std::getenv ("TMPDIR");
-    return std::string (dir != nullptr ? dir : "/tmp") + "/sonotype-audio-fuzz-" + std::to_string (::getpid()) + ".wav";
+    return std::string (dir != nullptr ? dir : "/tmp") + "/sonotype-audio-fuzz-" + std::to_string (::getpid()) + extension;
 }
-} // namespace
 
-extern "C" int LLVMFuzzerTestOneInput (const std::uint8_t* data, std::size_t size)
+void readAll (const std::string& path, const std::uint8_t* data, std::size_t size)
 {
-    static const std::string path = scratchFile();
     if (std::FILE* f = std::fopen (path.c_str(), "wb"))
     {
         const bool written = std::fwrite (data, 1, size, f) == size;
         if (std::fclose (f) != 0 || ! written)
-            return 0;
+            return;
     }
     else
-        return 0;
+        return;
 
     try
     {
@@ -60,5 +59,15 @@ extern "C" int LLVMFuzzerTestOneInput (const std::uint8_t* data, std::size_t siz
     catch (const sonotype::cli::AudioFileError&)
     {
     }
+}
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput (const std::uint8_t* data, std::size_t size)
+{
+    // JUCE's AudioFormatManager tries only the formats whose extension the file's name has: .wav
+    // reaches the WAV reader, .mp3 the MP3 reader.
+    static const std::string wav = scratchFile (".wav"), mp3 = scratchFile (".mp3");
+    readAll (wav, data, size);
+    readAll (mp3, data, size);
     return 0;
 }

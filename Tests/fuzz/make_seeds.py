@@ -206,6 +206,10 @@ def write_audio() -> None:
         target = out("audio_file", f"tone.{extension}")
         if os.system(f"sox '{wav}' -C 0 '{target}' 2>/dev/null") != 0:
             print(f"sox could not write {target}", file=sys.stderr)
+    # MP3 through lame (CBR with its Xing/LAME tag: encoder delay and padding), when it is there.
+    target = out("audio_file", "tone.mp3")
+    if os.system(f"lame --quiet -b 32 '{wav}' '{target}' 2>/dev/null") != 0:
+        print(f"lame could not write {target}", file=sys.stderr)
 
 
 # ----- plugin state ------------------------------------------------------------------------------
