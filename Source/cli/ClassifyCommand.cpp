@@ -27,7 +27,7 @@ namespace sonotype::cli
 {
 namespace
 {
-    constexpr const char* kDescription = R"(Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis) and folders (searched recursively), one row per
+    constexpr const char* kDescription = R"(Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis, MP3) and folders (searched recursively), one row per
 analysis window: window k covers [k * hop, k * hop + window) seconds. A file shorter than one window
 is zero-padded to one window.
 
