@@ -40,7 +40,8 @@ namespace
                     return -1;
                 return position + 16 + readBE32 (chunk + 8);
             }
-            position += 8 + size + (size & 1u);
+            // (In 64 bits: a size of 0xFFFFFFF7 made 8 + size + 1 wrap to 0 in 32 and the walk never ended.)
+            position += 8 + static_cast<int64_t> (size) + (size & 1u);
         }
         return -1;
     }
@@ -126,7 +127,10 @@ AudioFileReader::AudioFileReader (const std::string& path)
         throw AudioFileError ("holds no audio (zero length)");
 
     // JUCE fills audio missing from a short file with zeros; find out how much is really there.
-    if (const auto dataStart = pcmDataStart (path); dataStart >= 0)
+    // (WAV and AIFF only: libmpg123 also reads MP3 data in a RIFF WAVE file, whose frames are not PCM.)
+    const auto formatName = reader_->getFormatName();
+    const bool pcm = formatName.startsWithIgnoreCase ("WAV") || formatName.startsWithIgnoreCase ("AIFF");
+    if (const auto dataStart = pcm ? pcmDataStart (path) : -1; dataStart >= 0)
     {
         const int64_t frameBytes = static_cast<int64_t> (reader_->bitsPerSample / 8) * numChannels_;
         const int64_t available = frameBytes > 0 ? std::max<int64_t> (0, (file.getSize() - dataStart) / frameBytes) : length_;

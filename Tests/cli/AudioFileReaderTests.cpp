@@ -179,7 +179,7 @@ TEST_CASE ("a WAV metadata chunk claiming more bytes than the file holds is refu
 TEST_CASE ("audio files found by the fuzzer are read or refused with an AudioFileError", "[cli][audio]")
 {
     const std::string folder = SONOTYPE_SOURCE_DIR "/Tests/fuzz/regressions/audio_file/";
-    for (const char* name : { "wav-10770-channels.wav", "wav-ixml-utf8-overread.wav", "wav-cue-chunk-1.8gb.wav" })
+    for (const char* name : { "wav-10770-channels.wav", "wav-ixml-utf8-overread.wav", "wav-cue-chunk-1.8gb.wav", "riff-chunk-size-wrap.mp3" })
     {
         INFO (name);
         ScopedAddressSpaceLimit limit (std::size_t { 512 } << 20);
