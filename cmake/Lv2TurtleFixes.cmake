@@ -6,6 +6,8 @@
 #   parameters are declared rdfs:range atom:Float; they become decimals ("1.0"). Same for the
 #   rdf:value of scale points.
 # - The plugin gets a class besides lv2:Plugin and a doap:license.
+# - The maintainer's foaf:mbox: JUCE writes the bare address ("<name@host>"), a relative IRI that
+#   hosts resolve against the bundle (lv2info showed file:///.../name@host); it becomes mailto:.
 # Idempotent: running it again on a fixed file changes nothing.
 foreach(variable TTL PLUGIN_URI PLUGIN_CLASS LICENSE_URI)
     if(NOT DEFINED ${variable} OR "${${variable}}" STREQUAL "")
@@ -18,6 +20,9 @@ set(original "${text}")
 
 # A whole number (optionally negative) right before the end of a statement or of a line.
 string(REGEX REPLACE "((lv2:default|lv2:minimum|lv2:maximum|rdf:value)[ \t]+-?[0-9]+)([ \t]*(;|\\.\n|\n))" "\\1.0\\3" text "${text}")
+
+# An address without a scheme (no ':' before the '@') gets "mailto:".
+string(REGEX REPLACE "(foaf:mbox[ \t]+<)([^:>]+@[^>]+>)" "\\1mailto:\\2" text "${text}")
 
 set(subject "<${PLUGIN_URI}>")
 string(FIND "${text}" "${subject}\n" at)

@@ -37,6 +37,7 @@ grep -qx "$uri" "$work/lv2ls.txt" || fail "lv2ls does not list $uri"
 lv2info "$uri" > "$work/lv2info.txt" || fail "lv2info cannot read $uri"
 grep -q "Name: *Sonotype" "$work/lv2info.txt" || fail "lv2info: wrong name"
 grep -q "Binary: *file://.*Sonotype.lv2/libSonotype.so" "$work/lv2info.txt" || fail "lv2info: no binary"
+grep -q "Author Email: *mailto:.*@" "$work/lv2info.txt" || fail "lv2info: the author e-mail is not a mailto: URI"
 # The plugin classes are defined by LV2's own bundles: with them on the path, lilv names the class.
 # Only LV2's core bundle joins the path: other packages' folders in /usr/lib/lv2 (avldrums.lv2-soundfont
 # installs one with sound fonts and no manifest) are not ours to read.
@@ -52,7 +53,8 @@ if grep -En "(lv2:default|lv2:minimum|lv2:maximum|rdf:value)[[:space:]]+-?[0-9]+
     fail "$ttl: whole numbers where the parameters are floats (above)"
 fi
 grep -q "doap:license <http" "$ttl" || fail "$ttl: no doap:license"
-echo "lv2ls/lv2info: $uri found, an Analyser Plugin with a license and float ranges"
+grep -q "foaf:mbox <mailto:[^>]*@" "$ttl" || fail "$ttl: the maintainer's foaf:mbox is not a mailto: URI"
+echo "lv2ls/lv2info: $uri found, an Analyser Plugin with a license, float ranges and a mailto: e-mail"
 
 sox "$clip" -r 48000 -c 1 -t f32 "$work/signal.f32" repeat 1 || fail "sox could not convert $clip"
 
