@@ -28,10 +28,13 @@ void ClassBars::paint (juce::Graphics& g)
         const bool enabled = c >= static_cast<int> (state_.enabled.size()) || state_.enabled[static_cast<std::size_t> (c)];
         const float p = c < static_cast<int> (state_.probabilities.size()) ? state_.probabilities[static_cast<std::size_t> (c)] : 0.0f;
         const auto labelArea = row.removeFromLeft (row.getWidth() * 0.3f);
-        const auto valueArea = row.removeFromRight (row.getWidth() * 0.16f);
         const float fontHeight = std::min (row.getHeight() * 0.75f, labelArea.getWidth() * 0.16f);
+        const juce::Font font (fontHeight, c == state_.topClass ? juce::Font::bold : juce::Font::plain);
+        // The value column fits "100%" in full at this font (never "10..."), and a "?" after it.
+        const auto valueArea = row.removeFromRight (std::max (row.getWidth() * 0.16f, font.getStringWidthFloat ("100%?") + 4.0f));
+        const bool uncertain = c == state_.topClass && p < state_.threshold;
 
-        g.setFont (juce::Font (fontHeight, c == state_.topClass ? juce::Font::bold : juce::Font::plain));
+        g.setFont (font);
         g.setColour (enabled ? Colours::text : Colours::dimText.withAlpha (0.6f));
         g.drawText (state_.labels[static_cast<std::size_t> (c)], labelArea, juce::Justification::centredLeft);
 
@@ -40,7 +43,8 @@ void ClassBars::paint (juce::Graphics& g)
         g.fillRoundedRectangle (track, 3.0f);
         if (enabled)
         {
-            g.setColour (classColour (c).withAlpha (state_.stale ? 0.4f : 1.0f));
+            // A top class below the detection threshold is uncertain: dimmed, and its value gets a "?".
+            g.setColour (classColour (c).withAlpha (state_.stale || uncertain ? 0.4f : 1.0f));
             g.fillRoundedRectangle (track.withWidth (track.getWidth() * juce::jlimit (0.0f, 1.0f, p)), 3.0f);
         }
         else
@@ -49,8 +53,30 @@ void ClassBars::paint (juce::Graphics& g)
             g.drawText ("off (click to enable)", track, juce::Justification::centred);
         }
         g.setColour (enabled ? Colours::text : Colours::dimText);
-        g.drawText (enabled ? juce::String (juce::roundToInt (p * 100.0f)) + "%" : juce::String ("-"), valueArea, juce::Justification::centredRight);
+        g.drawText (enabled ? valueText (c) : juce::String ("-"), valueArea, juce::Justification::centredRight, false);
     }
+}
+
+juce::String ClassBars::valueText (int index) const
+{
+    const float p = index >= 0 && index < static_cast<int> (state_.probabilities.size()) ? state_.probabilities[static_cast<std::size_t> (index)] : 0.0f;
+    const bool uncertain = index == state_.topClass && p < state_.threshold;
+    return juce::String (juce::roundToInt (p * 100.0f)) + (uncertain ? "%?" : "%");
+}
+
+bool ClassBars::valuesFit() const
+{
+    for (int c = 0; c < static_cast<int> (state_.labels.size()); ++c)
+    {
+        auto row = rowBounds (c).reduced (6.0f, 2.0f);
+        const auto labelArea = row.removeFromLeft (row.getWidth() * 0.3f);
+        const float fontHeight = std::min (row.getHeight() * 0.75f, labelArea.getWidth() * 0.16f);
+        const juce::Font font (fontHeight, c == state_.topClass ? juce::Font::bold : juce::Font::plain);
+        const float width = std::max (row.getWidth() * 0.16f, font.getStringWidthFloat ("100%?") + 4.0f);
+        if (font.getStringWidthFloat (valueText (c)) > width)
+            return false;
+    }
+    return true;
 }
 
 void ClassBars::mouseUp (const juce::MouseEvent& event)

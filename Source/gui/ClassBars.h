@@ -15,6 +15,10 @@ public:
     std::function<void (const juce::String& label, bool enabled)> onToggle;
 
     void update (const DisplayState& state);
+    /** The value shown for class `index`: "87%", or "35%?" for a top class below the threshold. */
+    juce::String valueText (int index) const;
+    /** Whether every row's value fits its column in full at the current size. */
+    bool valuesFit() const;
     void paint (juce::Graphics&) override;
     void mouseUp (const juce::MouseEvent&) override;
 

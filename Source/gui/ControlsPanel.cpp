@@ -65,8 +65,8 @@ void ControlsPanel::resized()
     auto area = getLocalBounds().reduced (8, 4);
     const int rowHeight = area.getHeight() / 3;
     auto place = [] (LabelledSlider& s, juce::Rectangle<int> cell) {
-        s.label.setBounds (cell.removeFromLeft (cell.getWidth() * 32 / 100));
-        s.slider.setTextBoxStyle (juce::Slider::TextBoxRight, false, cell.getWidth() * 30 / 100, cell.getHeight());
+        s.label.setBounds (cell.removeFromLeft (cell.getWidth() * 40 / 100)); // the names in full at the larger label font
+        s.slider.setTextBoxStyle (juce::Slider::TextBoxRight, false, cell.getWidth() * 36 / 100, cell.getHeight());
         s.slider.setBounds (cell);
     };
     auto row = area.removeFromTop (rowHeight);

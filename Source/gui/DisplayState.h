@@ -15,6 +15,7 @@ struct DisplayState
     std::vector<float> probabilities; // empty until the first result
     int topClass = -1;
     bool stale = false;
+    float threshold = 0.0f; // the detection threshold, 0..1: a top class below it is shown as uncertain
     uint64_t generation = 0;
 };
 

@@ -32,12 +32,12 @@ void InfoPanel::paint (juce::Graphics& g)
     g.fillRoundedRectangle (area, 6.0f);
     area = area.reduced (8.0f, 4.0f);
     const float lineHeight = area.getHeight() / 4.0f;
-    g.setFont (lineHeight * 0.72f);
+    g.setFont (lineHeight * 0.8f);
     for (const auto* lines : { &modelLines_, &statsLines_ })
         for (const auto& line : *lines)
         {
             g.setColour (lines == &modelLines_ ? Colours::text : Colours::dimText);
-            g.drawFittedText (line, area.removeFromTop (lineHeight).toNearestInt(), juce::Justification::centredLeft, 1, 0.8f);
+            g.drawFittedText (line, area.removeFromTop (lineHeight).toNearestInt(), juce::Justification::centredLeft, 1, 0.7f);
         }
 }
 

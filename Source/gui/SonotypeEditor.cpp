@@ -1,5 +1,7 @@
 #include "gui/SonotypeEditor.h"
 
+#include "plugin/PluginParameters.h"
+
 namespace sonotype::gui
 {
 
@@ -71,6 +73,8 @@ void SonotypeEditor::refresh()
         state.probabilities = snapshot.result.probabilities;
         state.topClass = snapshot.topClass;
         state.stale = snapshot.stale;
+        if (const auto* threshold = processor_.parameters.getRawParameterValue (plugin::ParameterIds::threshold))
+            state.threshold = threshold->load() / 100.0f;
     }
     state_ = state;
 
@@ -124,8 +128,11 @@ void SonotypeEditor::resized()
     loadButton_.setBounds (header.removeFromRight (s (130)).reduced (0, s (9)));
     if (banner_.isVisible())
     {
-        banner_.setBounds (area.removeFromTop (s (34)));
-        area.removeFromTop (s (6));
+        // Over the views below (the layout does not move), as tall as the wrapped message needs.
+        const auto bannerWidth = area.getWidth();
+        banner_.setFontHeight (15.0f * scale);
+        banner_.setBounds (area.getX(), area.getY(), bannerWidth, std::min (banner_.heightForWidth (bannerWidth, 15.0f * scale), area.getHeight() / 2));
+        banner_.toFront (false);
     }
     area.removeFromBottom (s (12));
     auto bottom = area.removeFromBottom (s (110));

@@ -17,12 +17,17 @@ public:
 
     void show (const juce::String& message, bool isError);
     const juce::String& message() const noexcept { return message_; }
+    /** The height that shows the whole message, wrapped, at `width` (text of `fontHeight`). */
+    int heightForWidth (int width, float fontHeight) const;
+    void setFontHeight (float height) noexcept { fontHeight_ = height; }
     void paint (juce::Graphics&) override;
     void resized() override;
 
 private:
     juce::String message_;
     bool isError_ = false;
+    float fontHeight_ = 15.0f;
+    juce::TextLayout layoutFor (float width) const;
     juce::TextButton dismiss_ { "x" };
 };
 

@@ -44,7 +44,7 @@ SonotypeLookAndFeel::SonotypeLookAndFeel()
 
 juce::Font SonotypeLookAndFeel::getLabelFont (juce::Label& label)
 {
-    return label.getFont().withHeight (std::max (11.0f, 14.0f * scale_));
+    return label.getFont().withHeight (std::max (13.0f, 16.0f * scale_));
 }
 
 juce::Font SonotypeLookAndFeel::getTextButtonFont (juce::TextButton&, int buttonHeight)

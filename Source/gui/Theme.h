@@ -13,7 +13,7 @@ namespace Colours
     inline const juce::Colour panel { 0xff1b1e27 };
     inline const juce::Colour panelEdge { 0xff2a2f3c };
     inline const juce::Colour text { 0xffe8ebf2 };
-    inline const juce::Colour dimText { 0xff8a91a3 };
+    inline const juce::Colour dimText { 0xffb6bdcc }; // secondary text: about 9:1 against the panels
     inline const juce::Colour accent { 0xff4fd1c5 };
     inline const juce::Colour warning { 0xfff6ad55 };
     inline const juce::Colour error { 0xfffc6d6d };

@@ -10,14 +10,23 @@ void TopClassView::update (const DisplayState& state)
     const bool has = state.topClass >= 0 && state.topClass < static_cast<int> (state.labels.size());
     const auto label = has ? state.labels[static_cast<std::size_t> (state.topClass)] : juce::String ("listening...");
     const float confidence = has ? state.probabilities[static_cast<std::size_t> (state.topClass)] : 0.0f;
-    if (label != label_ || std::abs (confidence - confidence_) > 0.002f || stale_ != state.stale || classIndex_ != state.topClass)
+    const bool uncertain = has && confidence < state.threshold;
+    if (label != label_ || std::abs (confidence - confidence_) > 0.002f || stale_ != state.stale || classIndex_ != state.topClass
+        || uncertain != uncertain_ || std::abs (state.threshold - threshold_) > 0.002f)
     {
+        uncertain_ = uncertain;
+        threshold_ = state.threshold;
         label_ = label;
         confidence_ = confidence;
         stale_ = state.stale;
         classIndex_ = has ? state.topClass : -1;
         repaint();
     }
+}
+
+juce::String TopClassView::displayedLabel() const
+{
+    return label_.toUpperCase() + (uncertain_ ? "?" : "");
 }
 
 void TopClassView::paint (juce::Graphics& g)
@@ -29,14 +38,18 @@ void TopClassView::paint (juce::Graphics& g)
 
     const auto colour = classIndex_ >= 0 ? classColour (classIndex_) : Colours::dimText;
     const float h = area.getHeight();
-    g.setColour (stale_ ? colour.withMultipliedSaturation (0.3f).withMultipliedBrightness (0.6f) : colour);
+    // Below the detection threshold the top class is only a guess: dimmed, with a "?".
+    g.setColour (stale_ || uncertain_ ? colour.withMultipliedSaturation (0.3f).withMultipliedBrightness (0.6f) : colour);
     g.setFont (juce::Font (h * 0.55f, juce::Font::bold));
-    g.drawFittedText (label_.toUpperCase(), area.removeFromTop (h * 0.62f).toNearestInt(), juce::Justification::centredLeft, 1, 0.6f);
+    g.drawFittedText (displayedLabel(), area.removeFromTop (h * 0.62f).toNearestInt(), juce::Justification::centredLeft, 1, 0.6f);
 
     const auto line = area.removeFromTop (h * 0.3f);
     g.setColour (Colours::text);
     g.setFont (juce::Font (h * 0.2f));
-    const auto text = classIndex_ >= 0 ? juce::String (juce::roundToInt (confidence_ * 100.0f)) + "% confident" : juce::String ("waiting for the first window");
+    const auto percent = juce::String (juce::roundToInt (confidence_ * 100.0f)) + "%";
+    const auto text = classIndex_ < 0 ? juce::String ("waiting for the first window")
+                      : uncertain_    ? percent + ": uncertain, below the " + juce::String (juce::roundToInt (threshold_ * 100.0f)) + "% threshold"
+                                      : percent + " confident";
     g.drawText (text, line, juce::Justification::centredLeft);
     if (stale_)
     {

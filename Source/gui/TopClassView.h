@@ -11,12 +11,17 @@ class TopClassView final : public juce::Component
 public:
     void update (const DisplayState& state);
     void paint (juce::Graphics&) override;
+    /** The label as drawn: "DRUMS", or "DRUMS?" while below the detection threshold. */
+    juce::String displayedLabel() const;
+    bool isUncertain() const noexcept { return uncertain_; }
 
 private:
     juce::String label_ = "listening...";
     float confidence_ = 0.0f;
     int classIndex_ = -1;
     bool stale_ = false;
+    bool uncertain_ = false;
+    float threshold_ = 0.0f;
 };
 
 } // namespace sonotype::gui

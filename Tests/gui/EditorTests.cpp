@@ -179,3 +179,64 @@ TEST_CASE ("closing and reopening the editor while audio runs is safe", "[gui]")
     CHECK (processor.analysis().stats().windowsRun > 4);
     CHECK (processor.analysis().stats().error.empty());
 }
+
+namespace
+{
+void saveScreenshot (const juce::Image& image, const char* name)
+{
+    const auto directory = juce::File (SONOTYPE_SCREENSHOT_DIR);
+    directory.createDirectory();
+    const auto file = directory.getChildFile (name);
+    file.deleteFile();
+    juce::FileOutputStream stream (file);
+    REQUIRE (stream.openedOk());
+    juce::PNGImageFormat().writeImageToStream (image, stream);
+}
+} // namespace
+
+TEST_CASE ("legibility: five classes at 100%, an uncertain top class, a long model error (screenshots)", "[gui]")
+{
+    TestProcessor processor;
+    std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditor());
+    auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
+
+    gui::DisplayState state;
+    state.labels = { "speech", "drums", "piano", "guitar", "noise" };
+    state.enabled = { true, true, true, true, true };
+    state.probabilities = { 0.0f, 1.0f, 0.0f, 0.0f, 0.0f };
+    state.topClass = 1;
+    state.threshold = 0.5f;
+    gui::ClassBars bars;
+    bars.setSize (300, 330); // as in the editor at its base size
+    bars.update (state);
+    CHECK (bars.valueText (1) == "100%");
+    CHECK (bars.valuesFit()); // "100%" in full, not "10..."
+    saveScreenshot (bars.createComponentSnapshot (bars.getLocalBounds()), "bars-five-classes.png");
+
+    state.probabilities = { 0.2f, 0.35f, 0.15f, 0.2f, 0.1f };
+    gui::TopClassView top;
+    top.setSize (480, 150);
+    top.update (state);
+    bars.update (state);
+    CHECK (top.isUncertain()); // 35% is below the 50% threshold
+    CHECK (top.displayedLabel() == "DRUMS?");
+    CHECK (bars.valueText (1) == "35%?");
+    CHECK (bars.valueText (0) == "20%");
+    saveScreenshot (top.createComponentSnapshot (top.getLocalBounds()), "top-class-uncertain.png");
+    saveScreenshot (bars.createComponentSnapshot (bars.getLocalBounds()), "bars-uncertain.png");
+
+    const auto bad = juce::File::getSpecialLocation (juce::File::tempDirectory)
+                         .getChildFile ("a-model-exported-last-week-with-a-long-descriptive-name-for-the-drum-kit-experiments.safetensors");
+    bad.replaceWithData ("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": 1}", 16);
+    const auto historyBounds = view.history().getBounds();
+    view.filesDropped ({ bad.getFullPathName() }, 10, 10);
+    REQUIRE (waitForModelLoad (processor));
+    view.refresh();
+    CHECK (view.banner().isVisible());
+    // The whole message, wrapped, over the views: the layout stays where it was.
+    CHECK (view.banner().getHeight() >= view.banner().heightForWidth (view.banner().getWidth(), 15.0f));
+    CHECK (view.banner().getHeight() > 40);
+    CHECK (view.history().getBounds() == historyBounds);
+    saveScreenshot (view.createComponentSnapshot (view.getLocalBounds()), "editor-error.png");
+    bad.deleteFile();
+}
