@@ -389,7 +389,7 @@ usage.)";
             if (error)
                 errors.push_back ({ path, error.message() });
             if (found == 0)
-                errors.push_back ({ path, "no audio files (.wav .aif .aiff .flac .ogg) in this folder" });
+                errors.push_back ({ path, "no audio files (.wav .aif .aiff .flac .ogg .mp3) in this folder" });
         }
         std::sort (files.begin(), files.end());
         files.erase (std::unique (files.begin(), files.end()), files.end());
