@@ -125,7 +125,7 @@ TEST_CASE ("an MP3 is read: exact length and rate, samples aligned with its sour
     }
 }
 
-TEST_CASE ("a truncated MP3 is read as far as it goes; a file named .mp3 that holds no MP3 is refused clearly", "[cli][audio][mp3]")
+TEST_CASE ("a truncated MP3 is read as far as it goes, and a file named .mp3 that holds no MP3 is refused clearly", "[cli][audio][mp3]")
 {
     const auto wav = scratch ("source.wav"), mp3 = scratch ("encoded.mp3");
     const unsigned frames = 44100;
