@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 using namespace sonotype;
 using namespace sonotype::testing;
@@ -271,4 +273,26 @@ TEST_CASE ("a low-rate file on a high-rate device plays every sample (upsampling
     CHECK_FALSE (player.isPlaying()); // and it ended where the file ends
     CHECK (player.underruns() == 0);
     file.deleteFile();
+}
+
+TEST_CASE ("an MP3 plays like the WAV it was encoded from (libmpg123, encoder delay removed)", "[player][mp3]")
+{
+    const auto mp3 = juce::File::createTempFile ("mp3");
+    const auto command = "lame --quiet -b 192 '" + exampleFile ("piano").getFullPathName() + "' '" + mp3.getFullPathName() + "'";
+    REQUIRE (std::system (command.toRawUTF8()) == 0); // lame: scripts/install-deps.sh
+    plugin::FilePlayer player;
+    player.prepare (48000.0);
+    REQUIRE (player.load (mp3).isEmpty());
+    CHECK (player.lengthSeconds() == Approx (2.0).margin (1e-4));
+    waitForReader (player);
+    player.play();
+    const auto played = renderSeconds (player, 48000.0, 2.5);
+    const auto reference = exampleClip ("piano", 48000.0);
+    REQUIRE (played.size() > reference.size());
+    double ab = 0.0, aa = 0.0, bb = 0.0;
+    for (std::size_t i = 0; i < reference.size(); ++i)
+        ab += static_cast<double> (played[i]) * reference[i], aa += static_cast<double> (played[i]) * played[i],
+            bb += static_cast<double> (reference[i]) * reference[i];
+    CHECK (ab / std::sqrt (aa * bb) > 0.99); // lossy, but aligned sample for sample
+    mp3.deleteFile();
 }
