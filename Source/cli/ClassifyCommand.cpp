@@ -134,16 +134,6 @@ usage.)";
         return {};
     }
 
-    std::string csvField (const std::string& text)
-    {
-        if (text.find_first_of (",\"\n\r") == std::string::npos)
-            return text;
-        std::string quoted = "\"";
-        for (char c : text)
-            quoted += c == '"' ? std::string ("\"\"") : std::string (1, c);
-        return quoted + "\"";
-    }
-
     /** `text` as a JSON string. Malformed UTF-8 (a Latin-1 file name, say) becomes U+FFFD, so
         that a row is always valid JSON. */
     std::string jsonString (const std::string& text)

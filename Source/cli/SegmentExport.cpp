@@ -23,21 +23,21 @@ namespace
                                                                                                  : unknown;
     }
 
-    std::string csvField (const std::string& text)
-    {
-        if (text.find_first_of (",\"\n\r") == std::string::npos)
-            return text;
-        std::string quoted = "\"";
-        for (char c : text)
-            quoted += c == '"' ? std::string ("\"\"") : std::string (1, c);
-        return quoted + "\"";
-    }
-
     int ticks (double secondsValue)
     {
         return static_cast<int> (std::lround (secondsValue * kMidiTicksPerSecond));
     }
 } // namespace
+
+std::string csvField (const std::string& text)
+{
+    if (text.find_first_of (",\"\n\r") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text)
+        quoted += c == '"' ? std::string ("\"\"") : std::string (1, c);
+    return quoted + "\"";
+}
 
 std::string audacityLabels (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels)
 {

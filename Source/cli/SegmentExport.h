@@ -10,6 +10,9 @@
 namespace sonotype::cli
 {
 
+/** `text` as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line break. */
+std::string csvField (const std::string& text);
+
 /** Audacity's label track text (File > Import > Labels): "start<TAB>end<TAB>label" a line, seconds
     with 6 decimals. Tabs and line breaks in a label become spaces. */
 std::string audacityLabels (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels);
