@@ -19,7 +19,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     if (withFilePlayer.value_or (owner.wrapperType == juce::AudioProcessor::wrapperType_Standalone))
     {
         transport_ = std::make_unique<TransportBar> (owner.filePlayer());
-        transport_->onStatus = [this] (const juce::String& message, bool isError) { banner_.show (message, isError); resized(); };
+        transport_->onStatus = [this] (const juce::String& message, bool isError) { processor_.setStatus (message, isError); };
         addAndMakeVisible (*transport_);
     }
     setLookAndFeel (&lookAndFeel_);
@@ -35,7 +35,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
         processor_.clearStatus();
         refresh();
     };
-    controls_.onOscError = [this] (const juce::String& error) { banner_.show (error, true); };
+    controls_.onOscError = [this] (const juce::String& error) { processor_.setStatus (error, true); };
     loadButton_.onClick = [this] { chooseModelFile(); };
     loadButton_.setTooltip ("Load a .safetensors model exported with sonotype.export (or drop one here)");
     builtinButton_.onClick = [this] {

@@ -103,6 +103,10 @@ public:
     juce::String statusMessage() const;
     bool statusIsError() const;
     void clearStatus();
+    /** Sets the message the GUI shows: the one channel for model loads, the analysis rate, the
+        file transport and OSC, so that no message hides another a frame later. Any thread but the
+        audio thread. */
+    void setStatus (juce::String message, bool isError);
 
     /** The class filter, by label (so it survives a model swap): disabled classes are excluded
         from the top class, MIDI and OSC. */
@@ -128,7 +132,6 @@ private:
     static BusesProperties defaultBuses();
     void timerCallback() override;
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
-    void setStatus (juce::String message, bool isError);
 
     std::unique_ptr<runtime::StreamingRuntime> runtime_;
     std::atomic<float>* hop_ = nullptr;

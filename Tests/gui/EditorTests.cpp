@@ -113,6 +113,21 @@ TEST_CASE ("dropping a model file loads it, a bad one shows an inline error and 
     bad.deleteFile();
 }
 
+TEST_CASE ("a file the player cannot open: the error stays in the banner, frame after frame", "[gui]")
+{
+    TestProcessor processor;
+    gui::SonotypeEditor view (processor, true);
+    REQUIRE (view.transport() != nullptr);
+    const auto corrupt = juce::File::createTempFile ("wav");
+    corrupt.replaceWithText ("RIFF, but not a WAV file at all");
+    view.transport()->open (corrupt);
+    for (int frame = 0; frame < 10; ++frame) // the timer refreshes every frame
+        view.refresh();
+    CHECK (view.banner().isVisible());
+    CHECK (view.banner().message().contains (corrupt.getFileName()));
+    corrupt.deleteFile();
+}
+
 TEST_CASE ("a model file that takes long to read: the editor shows it loading, stays responsive, then shows the error", "[gui]")
 {
     SlowModelFile slow; // outlives the processor that reads it
