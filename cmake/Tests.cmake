@@ -12,10 +12,7 @@ endif()
 add_executable(sonotype_tests
     Tests/TestMain.cpp
     Tests/cli/ArgumentsTests.cpp
-    Tests/cli/AudioFileReaderTests.cpp
-    Tests/cli/Mp3ReaderTests.cpp
     Tests/cli/NpyTests.cpp
-    Tests/cli/SegmentExportTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/dsp/WaveformFrontendTests.cpp
     Tests/engine/AxisTests.cpp
@@ -30,11 +27,15 @@ add_executable(sonotype_tests
     Tests/engine/SpectralOpTests.cpp
     Tests/engine/TextTests.cpp
     Tests/engine/WorkEstimateTests.cpp
+    Tests/formats/AudioFileReaderTests.cpp
+    Tests/formats/Mp3ReaderTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SegmenterTests.cpp
     Tests/runtime/SpscFifoTests.cpp
-    Tests/runtime/WaveformModelTests.cpp)
+    Tests/runtime/WaveformModelTests.cpp
+    Tests/timeline/FileAnalysisTests.cpp
+    Tests/timeline/TimelineExportTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
     target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)
     target_link_libraries(sonotype_tests PRIVATE sonotype_allocation_counter)

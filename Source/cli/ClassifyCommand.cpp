@@ -1,13 +1,13 @@
 // `sonotype classify`: classifies audio files and folders, window by window, with the same analyzer
 // the live runtime runs. Results go to stdout (CSV or JSON); messages and progress to stderr.
-#include "cli/AudioFileReader.h"
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
-#include "cli/SegmentExport.h"
 #include "engine/file/Text.h"
+#include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
-#include "runtime/Segmenter.h"
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/FileAnalysis.h"
+#include "timeline/TimelineExport.h"
 
 #include <algorithm>
 #include <atomic>
@@ -40,7 +40,8 @@ file at a time (a folder with one audio file counts as one file).
 
 --to-end classifies each file to its true end: a file shorter than one window is zero-padded to one
 window that ends at the file's end (column padded: 1), and the tail after the last full window gets
-one more window, aligned to the file's end (column tail: 1); CSV rows get the columns padded,tail
+one more window, aligned to the file's end (column tail: 1; with --smooth, smoothed with the windows
+before it); CSV rows get the columns padded,tail
 after the probabilities, JSON rows the fields padded and tail, and --summary rows duration_s and
 windows (the number of windows). Segments then reach the file's end too.
 
@@ -143,11 +144,7 @@ usage.)";
 
     std::string number (double value, int decimals)
     {
-        if (! std::isfinite (value))
-            return "nan"; // CSV; JSON rows use jsonNumber
-        char text[64];
-        std::snprintf (text, sizeof text, "%.*f", decimals, value);
-        return text;
+        return timeline::csvNumber (value, decimals);
     }
 
     std::string jsonNumber (double value, int decimals)
@@ -183,10 +180,10 @@ usage.)";
                 row += ",\"duration_s\":" + jsonNumber (end.durationSeconds, 3) + ",\"windows\":" + std::to_string (end.numWindows);
             return row + "}";
         }
-        row = csvField (file);
+        row = timeline::csvField (file);
         if (times != nullptr)
             row += "," + number (times[0], 3) + "," + number (times[1], 3);
-        row += "," + csvField (labels[top]) + "," + number (probabilities[top], 6);
+        row += "," + timeline::csvField (labels[top]) + "," + number (probabilities[top], 6);
         for (float p : probabilities)
             row += "," + number (p, 6);
         if (options.toEnd && times != nullptr)
@@ -204,8 +201,7 @@ usage.)";
             return "{\"file\":" + jsonString (file) + ",\"start_s\":" + jsonNumber (segment.startSeconds, 3) + ",\"end_s\":"
                    + jsonNumber (segment.endSeconds, 3) + ",\"label\":" + jsonString (label) + ",\"confidence\":"
                    + jsonNumber (segment.confidence, 6) + "}";
-        return csvField (file) + "," + number (segment.startSeconds, 3) + "," + number (segment.endSeconds, 3) + "," + csvField (label) + ","
-               + number (segment.confidence, 6) + "\n";
+        return timeline::segmentCsvRow (file, segment, labels);
     }
 
     FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options)
@@ -213,110 +209,40 @@ usage.)";
         FileOutcome outcome;
         try
         {
-            AudioFileReader reader (path);
-            if (! reader.truncationWarning().empty())
-                outcome.messages.push_back ("warning: " + path + ": " + reader.truncationWarning());
-            const double rate = reader.sampleRate();
-            std::optional<runtime::WindowAnalyzer> analyzer (std::in_place, model, rate, options.hopSeconds, options.smoothingSeconds);
-            const auto labels = analyzer->labels();
-            const int numClasses = analyzer->numClasses();
-            const double windowSeconds = analyzer->windowSeconds();
-            std::vector<double> sums (static_cast<std::size_t> (numClasses), 0.0);
-            int64_t numWindows = 0, numNonFiniteWindows = 0, numSamples = 0;
-            RowEnd rowEnd;
-            double lastEnd = 0.0;
-            // --to-end: the input's last window of samples (and one more), for a final window aligned to the end.
-            const auto tailSamples = static_cast<std::size_t> (std::ceil (windowSeconds * rate)) + 1;
-            std::vector<float> last;
-            runtime::WindowResult result;
+            timeline::FileAnalysisSettings settings;
+            settings.hopSeconds = options.hopSeconds;
+            settings.smoothingSeconds = options.smoothingSeconds;
+            settings.toEnd = options.toEnd;
+            settings.detector = detectorSettings (options);
+            const auto labels = runtime::classLabels (*model);
             std::vector<std::string> rows;
-            runtime::Segmenter segmenter (detectorSettings (options));
-            auto emit = [&] {
-                ++numWindows;
-                if (! std::all_of (result.probabilities.begin(), result.probabilities.end(), [] (float p) { return std::isfinite (p); }))
-                    ++numNonFiniteWindows;
-                for (std::size_t c = 0; c < sums.size(); ++c)
-                    sums[c] += result.probabilities[c];
-                lastEnd = result.endSeconds;
-                if (options.segments)
-                    segmenter.add (result.startSeconds, result.endSeconds, result.probabilities.data(), numClasses);
-                else if (! options.summary)
-                {
+            timeline::FileAnalysisCallbacks callbacks;
+            if (! options.segments && ! options.summary)
+                callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags flags) {
                     const double times[] = { result.startSeconds, result.endSeconds };
-                    rows.push_back (formatRow (options, path, labels, times, result.probabilities, rowEnd));
-                }
-            };
-            // Blocks of at most 2 s: the analyzer's memory (claimed at load) holds a few seconds of
-            // audio before the windows in it are analyzed.
-            std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * reader.sampleRate(), 1024.0, 65536.0)));
-            while (const auto count = reader.readMono (block.data(), block.size()))
-            {
-                numSamples += static_cast<int64_t> (count);
-                if (options.toEnd)
-                {
-                    last.insert (last.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t> (count));
-                    if (last.size() > tailSamples)
-                        last.erase (last.begin(), last.end() - static_cast<std::ptrdiff_t> (tailSamples));
-                }
-                analyzer->push (block.data(), count);
-                for (auto k = analyzer->nextWindow(); k <= analyzer->newestCompleteWindow(); ++k)
-                {
-                    analyzer->analyze (k, result);
-                    emit();
-                }
-            }
-            analyzer->finish();
-            for (auto k = analyzer->nextWindow(); k <= analyzer->newestCompleteWindow(); ++k)
-            {
-                analyzer->analyze (k, result);
-                emit();
-            }
-            const double duration = static_cast<double> (numSamples) / rate;
-            const auto numNonFiniteSamples = analyzer->numNonFiniteSamples();
-            if (numWindows == 0 && analyzer->analyzePaddedFirstWindow (result))
-            {
-                rowEnd.padded = options.toEnd;
-                if (options.toEnd)
-                    result.endSeconds = duration; // the file's true end
-                emit();
-            }
-            else if (options.toEnd && numWindows > 0 && duration - lastEnd > 0.5 / rate)
-            {
-                // The tail after the last full window: one more window, aligned to the file's end,
-                // analyzed as a clip of the file's last samples (by a fresh analyzer, in the memory the
-                // first one held).
-                analyzer.reset();
-                analyzer.emplace (model, rate, options.hopSeconds, options.smoothingSeconds);
-                analyzer->push (last.data(), last.size());
-                analyzer->finish();
-                if (analyzer->newestCompleteWindow() >= 0)
-                    analyzer->analyze (0, result);
-                else
-                    analyzer->analyzePaddedFirstWindow (result);
-                result.startSeconds = std::max (0.0, duration - windowSeconds);
-                result.endSeconds = duration;
-                rowEnd.tail = true;
-                emit();
-            }
-            if (numNonFiniteSamples > 0)
-                outcome.messages.push_back ("warning: " + path + ": " + std::to_string (numNonFiniteSamples)
+                    rows.push_back (formatRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail }));
+                };
+            const auto analysis = timeline::analyzeFile (path, model, settings, callbacks);
+            if (! analysis.truncationWarning.empty())
+                outcome.messages.push_back ("warning: " + path + ": " + analysis.truncationWarning);
+            if (analysis.numNonFiniteSamples > 0)
+                outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analysis.numNonFiniteSamples)
                                             + " NaN or infinite samples were replaced by 0");
-            if (numNonFiniteWindows > 0)
+            if (analysis.numNonFiniteWindows > 0)
             {
                 outcome.messages.push_back ("warning: " + path + ": the model's output was not finite (NaN or infinite) in "
-                                            + std::to_string (numNonFiniteWindows) + " of " + std::to_string (numWindows) + " windows");
+                                            + std::to_string (analysis.numNonFiniteWindows) + " of " + std::to_string (analysis.numWindows)
+                                            + " windows");
                 outcome.failed = true;
             }
-            if (options.summary && numWindows > 0)
+            if (options.summary && analysis.numWindows > 0)
             {
-                std::vector<float> means (sums.size());
-                for (std::size_t c = 0; c < sums.size(); ++c)
-                    means[c] = static_cast<float> (sums[c] / static_cast<double> (numWindows));
-                rows.push_back (formatRow (options, path, labels, nullptr, means, { false, false, duration, numWindows }));
+                const std::vector<float> means (analysis.meanProbabilities.begin(), analysis.meanProbabilities.end());
+                rows.push_back (formatRow (options, path, labels, nullptr, means, { false, false, analysis.durationSeconds, analysis.numWindows }));
             }
             if (options.segments)
             {
-                outcome.segments = segmenter.finish();
+                outcome.segments = analysis.segments;
                 if (! isExport (options.format))
                     for (const auto& segment : outcome.segments)
                         rows.push_back (formatSegment (options, path, labels, segment));
@@ -367,7 +293,7 @@ usage.)";
                     continue;
                 if (! it->is_regular_file (error))
                     skipped.push_back ({ name, "not a regular file" });
-                else if (! hasAudioExtension (name))
+                else if (! formats::hasAudioExtension (name))
                     skipped.push_back ({ name, it->path().has_extension() ? "unsupported extension (" + it->path().extension().string() + ")"
                                                                           : std::string ("no file extension") });
                 else
@@ -514,7 +440,7 @@ int classify (const Options& options)
         std::string header = options.summary ? "file,label,confidence" : "file,start_s,end_s,label,confidence";
         if (! options.segments)
             for (const auto& label : labels)
-                header += "," + csvField (label);
+                header += "," + timeline::csvField (label);
         if (options.toEnd && ! options.segments)
             header += options.summary ? ",duration_s,windows" : ",padded,tail";
         if (errorRows)
@@ -540,7 +466,7 @@ int classify (const Options& options)
             firstJsonRow = false;
         }
         else
-            out << csvField (path) << std::string (numColumns - 1, ',') << csvField (message) << "\n";
+            out << timeline::csvField (path) << std::string (numColumns - 1, ',') << timeline::csvField (message) << "\n";
     };
     for (const auto& error : errors)
         writeErrorRow (error.path, error.message);
@@ -592,11 +518,11 @@ int classify (const Options& options)
         if (exporting && ! outcome.failed)
         {
             if (options.format == Format::audacity)
-                out << audacityLabels (outcome.segments, labels);
+                out << timeline::audacityLabels (outcome.segments, labels);
             else if (options.format == Format::reaper)
-                out << reaperRegions (outcome.segments, labels);
+                out << timeline::reaperRegions (outcome.segments, labels);
             else
-                out << midiFile (outcome.segments, options.baseNote);
+                out << timeline::midiFile (outcome.segments, options.baseNote);
         }
         out.flush();
         if (progress)

@@ -1,9 +1,9 @@
-// libFuzzer target: the audio file reading of `sonotype classify` (cli::AudioFileReader over JUCE's
+// libFuzzer target: the audio file reading of `sonotype classify` (formats::AudioFileReader over JUCE's
 // WAV, AIFF, FLAC and Ogg Vorbis readers and the libmpg123 MP3 reader). The bytes are written to a
 // file (the reader takes a path, as classify does, and picks formats by its extension) named .wav and
 // then .mp3, opened and read to the end as classify reads them; anything but an
 // AudioFileError is a finding.
-#include "cli/AudioFileReader.h"
+#include "formats/AudioFileReader.h"
 
 #include <array>
 #include <cmath>
@@ -38,7 +38,7 @@ void readAll (const std::string& path, const std::uint8_t* data, std::size_t siz
 
     try
     {
-        sonotype::cli::AudioFileReader reader (path);
+        sonotype::formats::AudioFileReader reader (path);
         if (reader.numChannels() < 1 || ! (reader.sampleRate() > 0.0) || reader.lengthInSamples() <= 0)
         {
             std::fprintf (stderr, "AudioFileReader accepted a file without channels, rate or samples\n");
@@ -56,7 +56,7 @@ void readAll (const std::string& path, const std::uint8_t* data, std::size_t siz
             total += n;
         }
     }
-    catch (const sonotype::cli::AudioFileError&)
+    catch (const sonotype::formats::AudioFileError&)
     {
     }
 }

@@ -1,5 +1,6 @@
-// Segments (runtime::Segmenter) written as files other programs import: an Audacity label track,
-// a REAPER region list, a Standard MIDI File with one note per segment.
+// Segments (runtime::Segmenter) written as files other programs import: CSV as `sonotype classify
+// --segments` writes it, an Audacity label track, a REAPER region list, a Standard MIDI File with one
+// note per segment. The command line and the app write them with these functions.
 #pragma once
 
 #include "runtime/Segmenter.h"
@@ -7,11 +8,21 @@
 #include <string>
 #include <vector>
 
-namespace sonotype::cli
+namespace sonotype::timeline
 {
 
 /** `text` as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line break. */
 std::string csvField (const std::string& text);
+
+/** The header of `classify --segments`' CSV: "file,start_s,end_s,label,confidence". */
+inline constexpr const char* kSegmentsCsvHeader = "file,start_s,end_s,label,confidence\n";
+
+/** One segment as a row of `classify --segments`' CSV: the file, start and end in seconds (3
+    decimals), the label, the mean confidence (6 decimals). */
+std::string segmentCsvRow (const std::string& file, const runtime::Segment& segment, const std::vector<std::string>& labels);
+
+/** A number with `decimals` decimals, "nan" when it is not finite (CSV). */
+std::string csvNumber (double value, int decimals);
 
 /** Audacity's label track text (File > Import > Labels): "start<TAB>end<TAB>label" a line, seconds
     with 6 decimals. Tabs and line breaks in a label become spaces. */
@@ -30,4 +41,4 @@ std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNot
 inline constexpr int kMidiTicksPerQuarterNote = 960;
 inline constexpr int kMidiTicksPerSecond = 2 * kMidiTicksPerQuarterNote; // at 120 bpm
 
-} // namespace sonotype::cli
+} // namespace sonotype::timeline

@@ -1,6 +1,6 @@
-// cli::AudioFileReader (the audio input of `sonotype classify`) with crafted headers. Reproducers
+// formats::AudioFileReader (the audio input of `sonotype classify` and the app's file analysis) with crafted headers. Reproducers
 // found by Tests/fuzz/AudioFileFuzzer.cpp live in Tests/fuzz/regressions/audio_file/.
-#include "cli/AudioFileReader.h"
+#include "formats/AudioFileReader.h"
 
 #include <catch2/catch.hpp>
 
@@ -93,7 +93,7 @@ namespace
     };
 } // namespace
 
-TEST_CASE ("a WAV header with thousands of channels is refused before anything is allocated", "[cli][audio]")
+TEST_CASE ("a WAV header with thousands of channels is refused before anything is allocated", "[formats][audio]")
 {
     // 32767: the most JUCE reads (it takes the field as signed). Before: a read buffer of channels x
     // 65536 floats (8.6 GB; std::bad_alloc under the limit here), then JUCE's WAV reader looped
@@ -101,19 +101,19 @@ TEST_CASE ("a WAV header with thousands of channels is refused before anything i
     const auto path = writeWav (32767, 2, 16384);
     {
         ScopedAddressSpaceLimit limit (std::size_t { 512 } << 20);
-        CHECK_THROWS_WITH (cli::AudioFileReader (path), Catch::Contains ("32767 channels; at most 256"));
+        CHECK_THROWS_WITH (formats::AudioFileReader (path), Catch::Contains ("32767 channels; at most 256"));
     }
     std::remove (path.c_str());
 }
 
-TEST_CASE ("a WAV with the most channels supported is read, in small blocks", "[cli][audio]")
+TEST_CASE ("a WAV with the most channels supported is read, in small blocks", "[formats][audio]")
 {
     const auto path = writeWav (256, 5000, 16384);
     std::vector<float> mono (6000);
     std::size_t read = 0;
     {
         ScopedAddressSpaceLimit limit (std::size_t { 512 } << 20);
-        cli::AudioFileReader reader (path);
+        formats::AudioFileReader reader (path);
         CHECK (reader.numChannels() == 256);
         CHECK (reader.lengthInSamples() == 5000);
         for (std::size_t n; (n = reader.readMono (mono.data() + read, mono.size() - read)) > 0;)
@@ -129,7 +129,7 @@ TEST_CASE ("a WAV with the most channels supported is read, in small blocks", "[
             FAIL ("sample " << i << " is " << mono[i]);
 }
 
-TEST_CASE ("a WAV whose iXML or axml metadata is not valid UTF-8 is refused, valid metadata is read", "[cli][audio]")
+TEST_CASE ("a WAV whose iXML or axml metadata is not valid UTF-8 is refused, valid metadata is read", "[formats][audio]")
 {
     // JUCE's XML parser read past its string on such a chunk (ASan heap-buffer-overflow).
     for (const char* id : { "iXML", "axml" })
@@ -159,24 +159,24 @@ TEST_CASE ("a WAV whose iXML or axml metadata is not valid UTF-8 is refused, val
             const bool valid = text.find ('\xff') == std::string::npos;
             if (valid)
             {
-                cli::AudioFileReader reader (wav);
+                formats::AudioFileReader reader (wav);
                 CHECK (reader.lengthInSamples() == 100);
             }
             else
-                CHECK_THROWS_WITH (cli::AudioFileReader (wav), Catch::Contains ("metadata chunk is not valid UTF-8"));
+                CHECK_THROWS_WITH (formats::AudioFileReader (wav), Catch::Contains ("metadata chunk is not valid UTF-8"));
             std::remove (wav.c_str());
         }
 }
 
-TEST_CASE ("a WAV metadata chunk claiming more bytes than the file holds is refused", "[cli][audio]")
+TEST_CASE ("a WAV metadata chunk claiming more bytes than the file holds is refused", "[formats][audio]")
 {
     // Found by the fuzzer: 83 bytes claiming a 1.8 GB "cue " chunk; JUCE allocated it and made
     // tens of millions of metadata entries (40 s, gigabytes).
     const auto path = std::string (SONOTYPE_SOURCE_DIR) + "/Tests/fuzz/regressions/audio_file/wav-cue-chunk-1.8gb.wav";
-    CHECK_THROWS_WITH (cli::AudioFileReader (path), Catch::Contains ("'cue ' chunk claims 1819569510 bytes"));
+    CHECK_THROWS_WITH (formats::AudioFileReader (path), Catch::Contains ("'cue ' chunk claims 1819569510 bytes"));
 }
 
-TEST_CASE ("audio files found by the fuzzer are read or refused with an AudioFileError", "[cli][audio]")
+TEST_CASE ("audio files found by the fuzzer are read or refused with an AudioFileError", "[formats][audio]")
 {
     const std::string folder = SONOTYPE_SOURCE_DIR "/Tests/fuzz/regressions/audio_file/";
     for (const char* name : { "wav-10770-channels.wav", "wav-ixml-utf8-overread.wav", "wav-cue-chunk-1.8gb.wav", "riff-chunk-size-wrap.mp3" })
@@ -185,13 +185,13 @@ TEST_CASE ("audio files found by the fuzzer are read or refused with an AudioFil
         ScopedAddressSpaceLimit limit (std::size_t { 512 } << 20);
         try
         {
-            cli::AudioFileReader reader (folder + name);
+            formats::AudioFileReader reader (folder + name);
             std::array<float, 4096> block {};
             while (reader.readMono (block.data(), block.size()) > 0)
             {
             }
         }
-        catch (const cli::AudioFileError&)
+        catch (const formats::AudioFileError&)
         {
         }
     }

@@ -1,6 +1,6 @@
-// MP3 files through cli::AudioFileReader (libmpg123: formats/Mp3AudioFormat.h). The MP3 is made
+// MP3 files through formats::AudioFileReader (libmpg123: formats/Mp3AudioFormat.h). The MP3 is made
 // with the `lame` command (scripts/install-deps.sh installs it) from a WAV this test writes.
-#include "cli/AudioFileReader.h"
+#include "formats/AudioFileReader.h"
 
 #include <catch2/catch.hpp>
 
@@ -54,7 +54,7 @@ namespace
         return samples;
     }
 
-    std::vector<float> readAll (cli::AudioFileReader& reader)
+    std::vector<float> readAll (formats::AudioFileReader& reader)
     {
         std::vector<float> out;
         std::vector<float> block (4096);
@@ -91,7 +91,7 @@ namespace
     }
 } // namespace
 
-TEST_CASE ("an MP3 is read: exact length and rate, samples aligned with its source (encoder delay and padding removed)", "[cli][audio][mp3]")
+TEST_CASE ("an MP3 is read: exact length and rate, samples aligned with its source (encoder delay and padding removed)", "[formats][audio][mp3]")
 {
     // 44.1 kHz is MPEG-1 (1152 samples a frame), 16 kHz MPEG-2 (576).
     for (const auto& [rate, bitrate] : { std::pair<unsigned, const char*> { 44100, "192" }, { 16000, "64" } })
@@ -101,9 +101,9 @@ TEST_CASE ("an MP3 is read: exact length and rate, samples aligned with its sour
         const unsigned frames = rate * 3 / 2 + 123; // not a whole number of MP3 frames
         const auto source = writeToneWav (wav, rate, frames);
         encode (wav, mp3, bitrate);
-        REQUIRE (cli::hasAudioExtension (mp3));
+        REQUIRE (formats::hasAudioExtension (mp3));
 
-        cli::AudioFileReader reader (mp3);
+        formats::AudioFileReader reader (mp3);
         CHECK (reader.sampleRate() == rate);
         CHECK (reader.numChannels() == 1);
         // LAME's tag records its encoder delay and padding; libmpg123 drops them (gapless), so
@@ -125,7 +125,7 @@ TEST_CASE ("an MP3 is read: exact length and rate, samples aligned with its sour
     }
 }
 
-TEST_CASE ("a truncated MP3 is read as far as it goes, and a file named .mp3 that holds no MP3 is refused clearly", "[cli][audio][mp3]")
+TEST_CASE ("a truncated MP3 is read as far as it goes, and a file named .mp3 that holds no MP3 is refused clearly", "[formats][audio][mp3]")
 {
     const auto wav = scratch ("source.wav"), mp3 = scratch ("encoded.mp3");
     const unsigned frames = 44100;
@@ -138,7 +138,7 @@ TEST_CASE ("a truncated MP3 is read as far as it goes, and a file named .mp3 tha
     }
     {
         std::ofstream (mp3, std::ios::binary).write (bytes.data(), static_cast<std::streamsize> (bytes.size() / 2));
-        cli::AudioFileReader reader (mp3);
+        formats::AudioFileReader reader (mp3);
         const auto decoded = readAll (reader);
         CHECK (decoded.size() == static_cast<std::size_t> (reader.lengthInSamples()));
         CHECK (decoded.size() > frames / 4);
@@ -153,7 +153,7 @@ TEST_CASE ("a truncated MP3 is read as far as it goes, and a file named .mp3 tha
     for (const std::string& content : { std::string ("this is not audio\n"), id3, wiped })
     {
         std::ofstream (mp3, std::ios::binary).write (content.data(), static_cast<std::streamsize> (content.size()));
-        CHECK_THROWS_WITH (cli::AudioFileReader (mp3), Catch::Contains ("not a readable audio file"));
+        CHECK_THROWS_WITH (formats::AudioFileReader (mp3), Catch::Contains ("not a readable audio file"));
     }
     std::remove (wav.c_str());
     std::remove (mp3.c_str());

@@ -1,4 +1,4 @@
-#include "cli/AudioFileReader.h"
+#include "formats/AudioFileReader.h"
 
 #include "formats/Mp3AudioFormat.h"
 
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <fstream>
 
-namespace sonotype::cli
+namespace sonotype::formats
 {
 namespace
 {
@@ -169,4 +169,4 @@ std::size_t AudioFileReader::readMono (float* output, std::size_t maxSamples)
     return static_cast<std::size_t> (count);
 }
 
-} // namespace sonotype::cli
+} // namespace sonotype::formats

@@ -1,6 +1,6 @@
 // Segments as an Audacity label track, a REAPER region list and a Standard MIDI File (read back
 // with juce::MidiFile).
-#include "cli/SegmentExport.h"
+#include "timeline/TimelineExport.h"
 
 #include <catch2/catch.hpp>
 #include <juce_audio_basics/juce_audio_basics.h>
@@ -19,14 +19,14 @@ std::vector<runtime::Segment> someSegments()
 
 TEST_CASE ("Audacity labels: start, end, label, tab-separated, 6 decimals", "[export]")
 {
-    CHECK (cli::audacityLabels (someSegments(), kLabels)
+    CHECK (timeline::audacityLabels (someSegments(), kLabels)
            == "0.000000\t1.250000\tspeech\n1.250000\t4.000000\tdrums, loud\n4.500000\t6.000000\ttab here\n");
-    CHECK (cli::audacityLabels ({}, kLabels).empty());
+    CHECK (timeline::audacityLabels ({}, kLabels).empty());
 }
 
 TEST_CASE ("REAPER regions: the manager's header, R1 R2 ..., names quoted as CSV", "[export]")
 {
-    CHECK (cli::reaperRegions (someSegments(), kLabels)
+    CHECK (timeline::reaperRegions (someSegments(), kLabels)
            == "#,Name,Start,End,Length\n"
               "R1,speech,0.000000,1.250000,1.250000\n"
               "R2,\"drums, loud\",1.250000,4.000000,2.750000\n"
@@ -35,7 +35,7 @@ TEST_CASE ("REAPER regions: the manager's header, R1 R2 ..., names quoted as CSV
 
 TEST_CASE ("MIDI file: one note per segment at 1920 ticks a second, the plugin's notes and velocities", "[export]")
 {
-    const auto bytes = cli::midiFile (someSegments(), 126);
+    const auto bytes = timeline::midiFile (someSegments(), 126);
     juce::MemoryInputStream stream (bytes.data(), bytes.size(), false);
     juce::MidiFile file;
     REQUIRE (file.readFrom (stream));
@@ -63,7 +63,7 @@ TEST_CASE ("MIDI file: one note per segment at 1920 ticks a second, the plugin's
 
 TEST_CASE ("MIDI velocity is at least 1", "[export]")
 {
-    const auto bytes = cli::midiFile ({ { 0, 0.0, 1.0, 0.001f, 2 } }, 36);
+    const auto bytes = timeline::midiFile ({ { 0, 0.0, 1.0, 0.001f, 2 } }, 36);
     juce::MemoryInputStream stream (bytes.data(), bytes.size(), false);
     juce::MidiFile file;
     REQUIRE (file.readFrom (stream));

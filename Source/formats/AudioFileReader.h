@@ -14,7 +14,7 @@ template <typename Type>
 class AudioBuffer;
 } // namespace juce
 
-namespace sonotype::cli
+namespace sonotype::formats
 {
 
 /** A file that cannot be read as audio: the message says why. */
@@ -51,4 +51,4 @@ private:
     std::string truncation_;
 };
 
-} // namespace sonotype::cli
+} // namespace sonotype::formats

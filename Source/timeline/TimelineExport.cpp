@@ -1,11 +1,11 @@
-#include "cli/SegmentExport.h"
+#include "timeline/TimelineExport.h"
 
 #include <juce_audio_basics/juce_audio_basics.h>
 
 #include <cmath>
 #include <cstdio>
 
-namespace sonotype::cli
+namespace sonotype::timeline
 {
 namespace
 {
@@ -37,6 +37,21 @@ std::string csvField (const std::string& text)
     for (char c : text)
         quoted += c == '"' ? std::string ("\"\"") : std::string (1, c);
     return quoted + "\"";
+}
+
+std::string csvNumber (double value, int decimals)
+{
+    if (! std::isfinite (value))
+        return "nan";
+    char text[64];
+    std::snprintf (text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string segmentCsvRow (const std::string& file, const runtime::Segment& segment, const std::vector<std::string>& labels)
+{
+    return csvField (file) + "," + csvNumber (segment.startSeconds, 3) + "," + csvNumber (segment.endSeconds, 3) + ","
+           + csvField (labelOf (segment, labels)) + "," + csvNumber (segment.confidence, 6) + "\n";
 }
 
 std::string audacityLabels (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels)
@@ -96,4 +111,4 @@ std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNot
     return { static_cast<const char*> (stream.getData()), stream.getDataSize() };
 }
 
-} // namespace sonotype::cli
+} // namespace sonotype::timeline

@@ -1,0 +1,71 @@
+// One audio file, start to end, through the analysis the live runtime runs (runtime::WindowAnalyzer:
+// the same front end and model), into analysis windows and segments (runtime::Segmenter: the
+// plugin's detection rules). `sonotype classify` and the app's file analysis both call it, so the
+// app's timeline and the command line's are the same numbers.
+// One thread per call; nothing shared. Memory is bounded whatever the file's length: the file is
+// read in blocks of at most 2 s, and each window goes to the caller as it is analyzed.
+#pragma once
+
+#include "runtime/Detector.h"
+#include "runtime/Segmenter.h"
+#include "runtime/WindowResult.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sonotype::engine
+{
+class Model;
+}
+
+namespace sonotype::timeline
+{
+
+struct FileAnalysisSettings
+{
+    double hopSeconds = 0.25, smoothingSeconds = 0.0;
+    /** Classify to the file's true end: a file shorter than one window gets one zero-padded window
+        that ends where the file ends, and the tail after the last full window gets one more window,
+        aligned to the file's end. Off: a short file's window is reported as a full window, and the
+        tail is not classified (window k always covers [k * hop, k * hop + window)). */
+    bool toEnd = false;
+    runtime::DetectorSettings detector; // segments: the plugin's threshold, hysteresis and confirmation
+};
+
+/** What a window is, beyond its times. */
+struct WindowFlags
+{
+    bool padded = false; // the file is shorter than one window: zero-padded (toEnd: ends at the file's end)
+    bool tail = false;   // toEnd: the window aligned to the file's end, after the last full window
+};
+
+struct FileAnalysisCallbacks
+{
+    /** Each window as it is analyzed, in time order (probabilities smoothed, if smoothing is on). */
+    std::function<void (const runtime::WindowResult&, WindowFlags)> onWindow;
+    /** Now and then: the fraction of the file read so far (0..1). Return false to stop the analysis. */
+    std::function<bool (double fractionDone)> onProgress;
+};
+
+struct FileAnalysisResult
+{
+    std::vector<std::string> labels;
+    double sampleRate = 0.0, durationSeconds = 0.0;
+    double windowSeconds = 0.0, hopSeconds = 0.0;
+    int64_t numWindows = 0;
+    int64_t numNonFiniteWindows = 0; // the model's output held NaN or infinity
+    int64_t numNonFiniteSamples = 0; // replaced by 0 before the analysis
+    std::string truncationWarning;   // the header claims more audio than the file holds
+    std::vector<double> meanProbabilities; // per class, over the windows
+    std::vector<runtime::Segment> segments;
+    bool stopped = false; // onProgress asked to stop: the result covers the file up to there
+};
+
+/** Analyses a file. Throws formats::AudioFileError for a file that cannot be read as audio, and the
+    analyzer's errors (dsp::FrontendError, engine::ModelError) for settings or a rate it refuses. */
+FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
+                                const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks = {});
+
+} // namespace sonotype::timeline

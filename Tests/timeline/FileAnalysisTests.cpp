@@ -1,0 +1,220 @@
+// timeline::analyzeFile, the one file loop of `sonotype classify` and the app: its windows are the
+// window analyzer's for the file's samples, its segments the Segmenter's for those windows; a short
+// file and a tail get their true times; the tail is smoothed with the windows before it; a stop
+// request ends the analysis early; a file that is not audio is refused.
+#include "formats/AudioFileReader.h"
+#include "resources/BuiltinModel.h"
+#include "runtime/WindowAnalyzer.h"
+#include "support/ExampleClips.h"
+#include "timeline/FileAnalysis.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <unistd.h>
+
+namespace sonotype::testing
+{
+namespace
+{
+    std::string scratch (const std::string& name)
+    {
+        return "/tmp/sonotype-file-analysis-test-" + std::to_string (::getpid()) + "-" + name;
+    }
+
+    /** Writes `samples` as a mono 32-bit float WAV (exact: the analysis sees these very samples). */
+    void writeWav (const std::string& path, const std::vector<float>& samples, double rate)
+    {
+        juce::File file (path);
+        file.deleteFile();
+        juce::WavAudioFormat wav;
+        std::unique_ptr<juce::AudioFormatWriter> writer (wav.createWriterFor (file.createOutputStream().release(), rate, 1, 32, {}, 0));
+        REQUIRE (writer != nullptr);
+        const float* channels[] = { samples.data() };
+        REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
+    }
+
+    struct Recorded
+    {
+        std::vector<runtime::WindowResult> windows;
+        std::vector<timeline::WindowFlags> flags;
+        timeline::FileAnalysisResult result;
+    };
+
+    Recorded analyze (const std::string& path, const timeline::FileAnalysisSettings& settings)
+    {
+        Recorded recorded;
+        timeline::FileAnalysisCallbacks callbacks;
+        callbacks.onWindow = [&] (const runtime::WindowResult& window, timeline::WindowFlags flags) {
+            recorded.windows.push_back (window);
+            recorded.flags.push_back (flags);
+        };
+        recorded.result = timeline::analyzeFile (path, resources::builtinModel(), settings, callbacks);
+        return recorded;
+    }
+} // namespace
+
+TEST_CASE ("a file's windows are the window analyzer's for its samples, its segments the Segmenter's for those windows", "[timeline]")
+{
+    constexpr double kRate = 22050.0;
+    const auto samples = exampleSequence ({ "speech", "drums", "piano" }, kRate, 1);
+    const auto path = scratch ("sequence.wav");
+    writeWav (path, samples, kRate);
+
+    timeline::FileAnalysisSettings settings;
+    settings.hopSeconds = 0.5;
+    settings.smoothingSeconds = 0.3;
+    const auto recorded = analyze (path, settings);
+
+    // The same samples through an analyzer of our own, in blocks of another size (1 s, not 2 s).
+    runtime::WindowAnalyzer analyzer (resources::builtinModel(), kRate, settings.hopSeconds, settings.smoothingSeconds);
+    runtime::Segmenter segmenter (settings.detector);
+    std::vector<runtime::WindowResult> expected;
+    auto analyzeReady = [&] {
+        for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
+        {
+            runtime::WindowResult window;
+            analyzer.analyze (k, window);
+            segmenter.add (window.startSeconds, window.endSeconds, window.probabilities.data(), static_cast<int> (window.probabilities.size()));
+            expected.push_back (window);
+        }
+    };
+    const auto block = static_cast<std::size_t> (kRate);
+    for (std::size_t start = 0; start < samples.size(); start += block)
+    {
+        analyzer.push (samples.data() + start, std::min (block, samples.size() - start));
+        analyzeReady();
+    }
+    analyzer.finish();
+    analyzeReady();
+    const auto expectedSegments = segmenter.finish();
+
+    REQUIRE (recorded.windows.size() == expected.size());
+    REQUIRE (recorded.result.numWindows == static_cast<int64_t> (expected.size()));
+    for (std::size_t i = 0; i < expected.size(); ++i)
+    {
+        CHECK (recorded.windows[i].startSeconds == expected[i].startSeconds);
+        CHECK (recorded.windows[i].probabilities == expected[i].probabilities); // the same numbers, bit for bit
+        CHECK_FALSE (recorded.flags[i].padded);
+        CHECK_FALSE (recorded.flags[i].tail);
+    }
+    REQUIRE (recorded.result.segments.size() == expectedSegments.size());
+    REQUIRE (expectedSegments.size() >= 2); // speech, drums and piano: the test would not see a merge otherwise
+    for (std::size_t i = 0; i < expectedSegments.size(); ++i)
+    {
+        CHECK (recorded.result.segments[i].classIndex == expectedSegments[i].classIndex);
+        CHECK (recorded.result.segments[i].startSeconds == expectedSegments[i].startSeconds);
+        CHECK (recorded.result.segments[i].endSeconds == expectedSegments[i].endSeconds);
+        CHECK (recorded.result.segments[i].confidence == expectedSegments[i].confidence);
+    }
+    CHECK (recorded.result.durationSeconds == Approx (static_cast<double> (samples.size()) / kRate));
+    CHECK (recorded.result.labels == resources::builtinModel()->info().labels);
+    std::remove (path.c_str());
+}
+
+TEST_CASE ("to the end: the tail window ends at the file's end and is smoothed with the windows before it", "[timeline]")
+{
+    constexpr double kRate = 16000.0;
+    auto samples = exampleSequence ({ "speech", "guitar" }, kRate, 1);
+    samples.resize (samples.size() - 1234); // not on the hop grid: a tail
+    const auto path = scratch ("tail.wav");
+    writeWav (path, samples, kRate);
+    const double duration = static_cast<double> (samples.size()) / kRate;
+
+    timeline::FileAnalysisSettings settings;
+    settings.hopSeconds = 0.25;
+    settings.toEnd = true;
+    const auto raw = analyze (path, settings);
+    settings.smoothingSeconds = 0.5;
+    const auto smoothed = analyze (path, settings);
+
+    for (const auto* recorded : { &raw, &smoothed })
+    {
+        REQUIRE (recorded->windows.size() >= 3);
+        CHECK (recorded->flags.back().tail);
+        CHECK (recorded->windows.back().endSeconds == duration);
+        CHECK (recorded->windows.back().startSeconds == Approx (duration - recorded->result.windowSeconds));
+        CHECK (recorded->windows[recorded->windows.size() - 2].endSeconds < duration);
+    }
+    // Smoothing: the tail's probabilities are the exponential average, over the time between the
+    // two windows' starts, of the last smoothed window and the tail's own (unsmoothed) result.
+    const auto& tail = smoothed.windows.back();
+    const auto& before = smoothed.windows[smoothed.windows.size() - 2];
+    const auto& tailRaw = raw.windows.back().probabilities;
+    const double keep = std::exp (-(tail.startSeconds - before.startSeconds) / settings.smoothingSeconds);
+    double difference = 0.0;
+    for (std::size_t c = 0; c < tail.probabilities.size(); ++c)
+    {
+        CHECK (tail.probabilities[c] == Approx (keep * before.probabilities[c] + (1.0 - keep) * tailRaw[c]).margin (1e-6));
+        difference += std::abs (tail.probabilities[c] - tailRaw[c]);
+    }
+    CHECK (difference > 1e-3); // smoothing changed it: the check above is not raw == raw
+    std::remove (path.c_str());
+}
+
+TEST_CASE ("a file shorter than one window gets one padded window, ending at the file's end with toEnd", "[timeline]")
+{
+    constexpr double kRate = 44100.0;
+    auto samples = exampleClip ("speech", kRate);
+    samples.resize (static_cast<std::size_t> (0.3 * kRate));
+    const auto path = scratch ("short.wav");
+    writeWav (path, samples, kRate);
+
+    timeline::FileAnalysisSettings settings;
+    const auto plain = analyze (path, settings);
+    settings.toEnd = true;
+    const auto toEnd = analyze (path, settings);
+    for (const auto* recorded : { &plain, &toEnd })
+    {
+        REQUIRE (recorded->windows.size() == 1);
+        CHECK (recorded->flags[0].padded);
+        CHECK_FALSE (recorded->flags[0].tail);
+        CHECK (recorded->windows[0].startSeconds == 0.0);
+    }
+    CHECK (plain.windows[0].endSeconds == Approx (plain.result.windowSeconds));
+    CHECK (toEnd.windows[0].endSeconds == Approx (0.3));
+    CHECK (toEnd.windows[0].probabilities == plain.windows[0].probabilities);
+    std::remove (path.c_str());
+}
+
+TEST_CASE ("a stop request ends the analysis where it is: the windows so far, no tail", "[timeline]")
+{
+    constexpr double kRate = 16000.0;
+    const auto samples = exampleSequence ({ "speech", "drums", "piano", "guitar" }, kRate, 2);
+    const auto path = scratch ("long.wav");
+    writeWav (path, samples, kRate);
+
+    timeline::FileAnalysisSettings settings;
+    settings.toEnd = true;
+    const auto whole = analyze (path, settings);
+    int calls = 0;
+    double lastFraction = 0.0;
+    timeline::FileAnalysisCallbacks callbacks;
+    callbacks.onProgress = [&] (double fraction) {
+        CHECK (fraction >= lastFraction);
+        lastFraction = fraction;
+        return ++calls < 2;
+    };
+    const auto stopped = timeline::analyzeFile (path, resources::builtinModel(), settings, callbacks);
+    CHECK (stopped.stopped);
+    CHECK_FALSE (whole.result.stopped);
+    CHECK (calls == 2);
+    CHECK (lastFraction < 0.5);
+    CHECK (stopped.numWindows > 0);
+    CHECK (stopped.numWindows < whole.result.numWindows / 2);
+    CHECK (stopped.durationSeconds < whole.result.durationSeconds / 2);
+    std::remove (path.c_str());
+}
+
+TEST_CASE ("a file that is not audio is refused with the reader's message", "[timeline]")
+{
+    const auto path = scratch ("not-audio.wav");
+    std::ofstream (path) << "this is text, not a WAV file";
+    CHECK_THROWS_AS (timeline::analyzeFile (path, resources::builtinModel(), {}), formats::AudioFileError);
+    CHECK_THROWS_WITH (timeline::analyzeFile (path, resources::builtinModel(), {}), Catch::Contains ("not a readable audio file"));
+    CHECK_THROWS_WITH (timeline::analyzeFile (scratch ("missing.wav"), resources::builtinModel(), {}), Catch::Contains ("no such file"));
+    std::remove (path.c_str());
+}
+
+} // namespace sonotype::testing
