@@ -41,9 +41,15 @@ target_compile_definitions(Sonotype PUBLIC
     # Debian's JUCE 7.0.5 sets JucePlugin_LV2URI to the plugin name before LV2URI is read: the URI
     # in the binary and in manifest.ttl would disagree and no LV2 host could load the plugin.
     JucePlugin_LV2URI="${SONOTYPE_LV2_URI}"
-    JUCE_VST3_CAN_REPLACE_VST2=0
-    JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP=0)
+    JUCE_VST3_CAN_REPLACE_VST2=0)
 target_link_libraries(Sonotype PUBLIC sonotype_gui)
+# The standalone app is ours (Source/app/StandaloneApp.cpp): files from the command line, a plain
+# word when there is no audio device, no input muting bar.
+if(TARGET Sonotype_Standalone)
+    target_sources(Sonotype_Standalone PRIVATE Source/app/StandaloneApp.cpp)
+    target_compile_definitions(Sonotype_Standalone PRIVATE JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP=1)
+    set_source_files_properties(Source/app/StandaloneApp.cpp PROPERTIES COMPILE_OPTIONS "${sonotype_warning_flags}")
+endif()
 
 # The plugin binaries export their entry points only: everything else (our layers, JUCE, Eigen,
 # template instances) stays inside, so nothing clashes with a host's or another plugin's symbols

@@ -108,6 +108,7 @@ endif()
 add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
     Tests/gui/EditorTests.cpp
+    Tests/gui/FileTimelineTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp
@@ -126,6 +127,7 @@ target_compile_definitions(sonotype_plugin_tests PRIVATE
     SONOTYPE_HOSTILE_MODELS_DIR="${SONOTYPE_HOSTILE_MODELS_DIR}"
     SONOTYPE_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
     SONOTYPE_SCREENSHOT_DIR="${CMAKE_BINARY_DIR}/screenshots"
+    SONOTYPE_CLI_PATH="$<TARGET_FILE:sonotype>"
     SONOTYPE_VST3_PATH="$<GENEX_EVAL:$<TARGET_PROPERTY:Sonotype_VST3,JUCE_PLUGIN_ARTEFACT_FILE>>")
 # The host tests load the built plugins; the sanitizer builds check our code, not the formats'
 # wrappers, and build no VST3/LV2/Standalone.
@@ -133,6 +135,7 @@ if(NOT SONOTYPE_SANITIZE)
     target_sources(sonotype_plugin_tests PRIVATE Tests/host/Vst3HostTests.cpp)
     add_dependencies(sonotype_plugin_tests Sonotype_All)
 endif()
+add_dependencies(sonotype_plugin_tests sonotype) # the timeline tests compare the app's exports with the CLI's
 catch_discover_tests(sonotype_plugin_tests
     TEST_SPEC "~[gui]"
     TEST_PREFIX "plugin: "

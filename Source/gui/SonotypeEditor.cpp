@@ -1,6 +1,7 @@
 #include "gui/SonotypeEditor.h"
 
 #include "plugin/PluginParameters.h"
+#include "timeline/TimelineExport.h"
 
 namespace sonotype::gui
 {
@@ -9,8 +10,27 @@ namespace
 {
     bool isAudioFile (const juce::File& file)
     {
-        return file.hasFileExtension ("wav;aif;aiff;flac;ogg");
+        return file.hasFileExtension ("wav;aif;aiff;flac;ogg;mp3");
     }
+
+    bool allAudioFiles (const juce::StringArray& files)
+    {
+        return ! files.isEmpty() && std::all_of (files.begin(), files.end(), [] (const juce::String& f) { return isAudioFile (juce::File (f)); });
+    }
+
+    struct ExportKind
+    {
+        SonotypeEditor::ExportFormat format;
+        const char* menuText;
+        const char* suffix; // of the file name offered
+        const char* pattern;
+    };
+    constexpr ExportKind kExportKinds[] = {
+        { SonotypeEditor::ExportFormat::audacity, "Audacity labels (.txt)", ".labels.txt", "*.txt" },
+        { SonotypeEditor::ExportFormat::reaper, "REAPER regions (.csv)", ".regions.csv", "*.csv" },
+        { SonotypeEditor::ExportFormat::midi, "MIDI file, a note per segment (.mid)", ".mid", "*.mid" },
+        { SonotypeEditor::ExportFormat::csv, "Segments as CSV, as sonotype classify --segments (.csv)", ".segments.csv", "*.csv" },
+    };
 } // namespace
 
 SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<bool> withFilePlayer)
@@ -18,14 +38,38 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
 {
     if (withFilePlayer.value_or (owner.wrapperType == juce::AudioProcessor::wrapperType_Standalone))
     {
-        transport_ = std::make_unique<TransportBar> (owner.filePlayer());
-        transport_->onStatus = [this] (const juce::String& message, bool isError) { processor_.setStatus (message, isError); };
+        transport_ = std::make_unique<TransportBar> (owner);
+        transport_->onOpenFiles = [this] (const juce::Array<juce::File>& files) { openAudioFiles (files); };
         addAndMakeVisible (*transport_);
     }
     setLookAndFeel (&lookAndFeel_);
-    for (auto* component : std::initializer_list<juce::Component*> { &topClass_, &bars_, &history_, &meter_, &info_, &controls_, &loadButton_, &builtinButton_ })
+    for (auto* component : std::initializer_list<juce::Component*> { &topClass_, &bars_, &history_, &meter_, &info_, &controls_, &loadButton_,
+                                                                      &builtinButton_, &liveButton_, &filesButton_, &exportButton_ })
         addAndMakeVisible (component);
+    addChildComponent (timeline_);
+    addChildComponent (fileList_);
     addChildComponent (banner_);
+
+    for (auto* button : { &liveButton_, &filesButton_ })
+    {
+        button->setClickingTogglesState (true);
+        button->setRadioGroupId (1);
+    }
+    liveButton_.setToggleState (true, juce::dontSendNotification);
+    liveButton_.setTooltip ("The last 30 s of what the plugin hears");
+    filesButton_.setTooltip ("Whole audio files: open or drop them to analyze them");
+    liveButton_.onClick = [this] { showFiles (false); };
+    filesButton_.onClick = [this] { showFiles (true); };
+    fileList_.onChange = [this] {
+        if (fileList_.getSelectedItemIndex() >= 0)
+            selectFile (static_cast<std::size_t> (fileList_.getSelectedItemIndex()));
+    };
+    exportButton_.onClick = [this] { chooseExport(); };
+    exportButton_.setTooltip ("Save the segments on show for Audacity, REAPER or any DAW (MIDI), or as CSV");
+    timeline_.onSeek = [this] (double seconds) {
+        if (transport_ != nullptr && processor_.filePlayer().file() == timeline_.status().file)
+            processor_.filePlayer().seek (seconds);
+    };
 
     bars_.onToggle = [this] (const juce::String& label, bool enabled) {
         processor_.setClassEnabled (label, enabled);
@@ -86,6 +130,15 @@ void SonotypeEditor::refresh()
     info_.update (processor_.modelDescription(), snapshot);
     if (transport_ != nullptr)
         transport_->refresh();
+    updateFileList();
+    if (showingFiles_)
+    {
+        const auto& player = processor_.filePlayer();
+        const bool playing = transport_ != nullptr && player.hasFile() && player.file() == timeline_.status().file;
+        timeline_.update (processor_.fileAnalyzer(), shownFile_, playing ? player.positionSeconds() : -1.0, state_.enabled);
+    }
+    const auto& shown = timeline_.status();
+    exportButton_.setEnabled (! showingFiles_ || shown.state == plugin::FileState::done);
     const auto status = processor_.statusMessage();
     if (status != banner_.message())
     {
@@ -111,8 +164,7 @@ void SonotypeEditor::paint (juce::Graphics& g)
         g.fillAll();
         g.setColour (Colours::accent);
         g.setFont (28.0f * scale);
-        g.drawText (transport_ != nullptr ? "Drop a .safetensors model, or an audio file to play" : "Drop a .safetensors model to load it", getLocalBounds(),
-                    juce::Justification::centred);
+        g.drawText ("Drop a .safetensors model, or audio files to analyze", getLocalBounds(), juce::Justification::centred);
     }
 }
 
@@ -151,15 +203,23 @@ void SonotypeEditor::resized()
     auto right = area.removeFromRight (area.getWidth() * 36 / 100);
     bars_.setBounds (right);
     area.removeFromRight (s (8));
-    topClass_.setBounds (area.removeFromTop (area.getHeight() * 30 / 100));
+    topClass_.setBounds (area.removeFromTop (area.getHeight() * 26 / 100));
     area.removeFromTop (s (8));
+    auto viewBar = area.removeFromTop (s (28));
+    liveButton_.setBounds (viewBar.removeFromLeft (s (70)));
+    filesButton_.setBounds (viewBar.removeFromLeft (s (70)));
+    exportButton_.setBounds (viewBar.removeFromRight (s (100)));
+    viewBar.removeFromRight (s (8));
+    viewBar.removeFromLeft (s (8));
+    fileList_.setBounds (viewBar);
+    area.removeFromTop (s (4));
     history_.setBounds (area);
+    timeline_.setBounds (area);
 }
 
 bool SonotypeEditor::isInterestedInFileDrag (const juce::StringArray& files)
 {
-    const bool interested = files.size() == 1
-                            && (juce::File (files[0]).hasFileExtension ("safetensors") || (transport_ != nullptr && isAudioFile (juce::File (files[0]))));
+    const bool interested = (files.size() == 1 && juce::File (files[0]).hasFileExtension ("safetensors")) || allAudioFiles (files);
     if (interested != dragging_)
     {
         dragging_ = interested;
@@ -172,11 +232,150 @@ void SonotypeEditor::filesDropped (const juce::StringArray& files, int, int)
 {
     dragging_ = false;
     repaint();
-    if (files.size() == 1 && transport_ != nullptr && isAudioFile (juce::File (files[0])))
-        transport_->open (juce::File (files[0]));
+    if (allAudioFiles (files))
+    {
+        juce::Array<juce::File> audio;
+        for (const auto& file : files)
+            audio.add (juce::File (file));
+        openAudioFiles (audio);
+    }
     else if (files.size() == 1)
         processor_.loadModelFile (juce::File (files[0]));
     refresh();
+}
+
+void SonotypeEditor::openAudioFiles (const juce::Array<juce::File>& files)
+{
+    if (files.isEmpty())
+        return;
+    processor_.analyzeFiles (files);
+    shownFile_ = 0;
+    listedFiles_.clear(); // the list is rebuilt from the analyzer's
+    showFiles (true);
+    if (transport_ != nullptr)
+        transport_->load (files[0]); // an error here is the analysis' too: the status says it once
+    refresh();
+}
+
+void SonotypeEditor::showFiles (bool shouldShowFiles)
+{
+    showingFiles_ = shouldShowFiles;
+    (shouldShowFiles ? filesButton_ : liveButton_).setToggleState (true, juce::dontSendNotification);
+    history_.setVisible (! shouldShowFiles);
+    timeline_.setVisible (shouldShowFiles);
+    fileList_.setVisible (shouldShowFiles && fileList_.getNumItems() > 1);
+}
+
+void SonotypeEditor::selectFile (std::size_t index)
+{
+    if (index >= static_cast<std::size_t> (listedFiles_.size()))
+        return;
+    shownFile_ = index;
+    fileList_.setSelectedItemIndex (static_cast<int> (index), juce::dontSendNotification);
+    if (transport_ != nullptr && processor_.filePlayer().file() != listedFiles_[static_cast<int> (index)])
+        transport_->load (listedFiles_[static_cast<int> (index)]);
+    refresh();
+}
+
+void SonotypeEditor::updateFileList()
+{
+    const auto& analyzer = processor_.fileAnalyzer();
+    juce::Array<juce::File> files;
+    for (std::size_t i = 0; i < analyzer.numFiles(); ++i)
+        files.add (analyzer.status (i).file);
+    if (files == listedFiles_)
+        return;
+    listedFiles_ = files;
+    fileList_.clear (juce::dontSendNotification);
+    for (int i = 0; i < files.size(); ++i)
+        fileList_.addItem (files[i].getFileName(), i + 1);
+    shownFile_ = std::min<std::size_t> (shownFile_, static_cast<std::size_t> (std::max (files.size() - 1, 0)));
+    fileList_.setSelectedItemIndex (static_cast<int> (shownFile_), juce::dontSendNotification);
+    fileList_.setVisible (showingFiles_ && files.size() > 1);
+}
+
+void SonotypeEditor::chooseExport()
+{
+    juce::PopupMenu menu;
+    for (std::size_t i = 0; i < std::size (kExportKinds); ++i)
+        menu.addItem (static_cast<int> (i) + 1, kExportKinds[i].menuText);
+    menu.showMenuAsync (juce::PopupMenu::Options().withTargetComponent (&exportButton_), [this] (int chosen) {
+        if (chosen <= 0)
+            return;
+        const auto& kind = kExportKinds[static_cast<std::size_t> (chosen - 1)];
+        const auto shown = timeline_.status().file;
+        const auto stem = showingFiles_ && shown != juce::File() ? shown.getFileNameWithoutExtension() : juce::String ("Sonotype session");
+        const auto folder = showingFiles_ && shown != juce::File() ? shown.getParentDirectory()
+                                                                    : juce::File::getSpecialLocation (juce::File::userDocumentsDirectory);
+        chooser_ = std::make_unique<juce::FileChooser> ("Export the timeline", folder.getChildFile (stem + kind.suffix), kind.pattern);
+        const auto format = kind.format;
+        chooser_->launchAsync (juce::FileBrowserComponent::saveMode | juce::FileBrowserComponent::canSelectFiles
+                                   | juce::FileBrowserComponent::warnAboutOverwriting,
+                               [this, format] (const juce::FileChooser& chooser) {
+                                   const auto file = chooser.getResult();
+                                   if (file != juce::File())
+                                       exportTimeline (format, file);
+                                   refresh();
+                               });
+    });
+}
+
+juce::String SonotypeEditor::exportTimeline (ExportFormat format, const juce::File& destination)
+{
+    std::vector<std::string> labels;
+    std::vector<runtime::Segment> segments;
+    std::string source;
+    if (showingFiles_)
+    {
+        const auto status = processor_.fileAnalyzer().status (shownFile_);
+        if (status.state != plugin::FileState::done)
+        {
+            const juce::String error = "Nothing to export yet: " + status.file.getFileName() + " is not analyzed";
+            processor_.setStatus (error, true);
+            return error;
+        }
+        labels = status.labels;
+        segments = status.segments;
+        source = status.file.getFullPathName().toStdString();
+    }
+    else
+    {
+        const auto history = processor_.sessionHistory();
+        labels = history.labels;
+        segments = history.segments;
+        source = "live session";
+    }
+    std::string text;
+    try
+    {
+        switch (format)
+        {
+            case ExportFormat::audacity: text = timeline::audacityLabels (segments, labels); break;
+            case ExportFormat::reaper: text = timeline::reaperRegions (segments, labels); break;
+            case ExportFormat::midi:
+                text = timeline::midiFile (segments, juce::roundToInt (processor_.parameters.getRawParameterValue (plugin::ParameterIds::baseNote)->load()));
+                break;
+            case ExportFormat::csv:
+                text = timeline::kSegmentsCsvHeader;
+                for (const auto& segment : segments)
+                    text += timeline::segmentCsvRow (source, segment, labels);
+                break;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        const auto error = "Could not export: " + juce::String::fromUTF8 (e.what());
+        processor_.setStatus (error, true);
+        return error;
+    }
+    if (! destination.replaceWithData (text.data(), text.size()))
+    {
+        const auto error = "Could not write " + destination.getFullPathName();
+        processor_.setStatus (error, true);
+        return error;
+    }
+    processor_.setStatus ("Exported " + juce::String (static_cast<int> (segments.size())) + " segments to " + destination.getFileName(), false);
+    return {};
 }
 
 void SonotypeEditor::fileDragExit (const juce::StringArray&)

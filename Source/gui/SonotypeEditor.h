@@ -1,7 +1,9 @@
-// The plugin's editor: the current top class, a bar per class, a 30 s heat-map history, an input
-// meter, model info and live stats, the parameters, model loading (button or drag-and-drop) and an
-// inline status panel. Repaints from a 30 Hz timer reading the processor's lock-free snapshots;
-// it never touches audio-thread state, so it can be closed and reopened while audio runs.
+// The plugin's editor: the current top class, a bar per class, a 30 s heat-map history ("Live") or
+// the timelines of whole audio files ("Files": opened or dropped, analysed in the background, no
+// audio device needed), export of either as Audacity labels, REAPER regions, a MIDI file or CSV, an
+// input meter, model info and live stats, the parameters, model loading (button or drag-and-drop)
+// and an inline status panel. Repaints from a 30 Hz timer reading the processor's lock-free
+// snapshots; it never touches audio-thread state, so it can be closed and reopened while audio runs.
 #pragma once
 
 #include "gui/ClassBars.h"
@@ -11,6 +13,7 @@
 #include "gui/LevelMeter.h"
 #include "gui/StatusBanner.h"
 #include "gui/Theme.h"
+#include "gui/TimelineView.h"
 #include "gui/TopClassView.h"
 #include "gui/TransportBar.h"
 
@@ -39,14 +42,37 @@ public:
     /** One frame's update (the timer calls it; tests call it directly). */
     void refresh();
 
+    /** Analyses audio files (and, in the app, loads the first into the player) and shows their
+        timelines. */
+    void openAudioFiles (const juce::Array<juce::File>& files);
+    /** Shows the files' timelines (true) or the live history (false). */
+    void showFiles (bool shouldShowFiles);
+    bool isShowingFiles() const noexcept { return showingFiles_; }
+    /** Shows file `index` of those opened (in the app, the player loads it). */
+    void selectFile (std::size_t index);
+
+    enum class ExportFormat
+    {
+        audacity, // label track, .txt
+        reaper,   // region list, .csv
+        midi,     // Standard MIDI File, .mid
+        csv       // `sonotype classify --segments` CSV, .csv
+    };
+    /** Writes the segments on show (the file's, or the live session's) to `destination`; returns
+        the error, empty on success (the status says what was written either way). */
+    juce::String exportTimeline (ExportFormat format, const juce::File& destination);
+
     const DisplayState& displayState() const noexcept { return state_; }
     const HistoryView& history() const noexcept { return history_; }
     const StatusBanner& banner() const noexcept { return banner_; }
     TransportBar* transport() noexcept { return transport_.get(); }
+    const TimelineView& timeline() const noexcept { return timeline_; }
 
 private:
     void timerCallback() override { refresh(); }
     void chooseModelFile();
+    void chooseExport();
+    void updateFileList();
 
     plugin::SonotypeProcessor& processor_;
     SonotypeLookAndFeel lookAndFeel_;
@@ -54,6 +80,12 @@ private:
     TopClassView topClass_;
     ClassBars bars_;
     HistoryView history_;
+    TimelineView timeline_;
+    juce::TextButton liveButton_ { "Live" }, filesButton_ { "Files" }, exportButton_ { "Export..." };
+    juce::ComboBox fileList_;
+    bool showingFiles_ = false;
+    std::size_t shownFile_ = 0;
+    juce::Array<juce::File> listedFiles_;
     LevelMeter meter_;
     InfoPanel info_;
     ControlsPanel controls_;

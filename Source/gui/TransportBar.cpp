@@ -11,11 +11,15 @@ namespace
         const int total = static_cast<int> (seconds);
         return juce::String (total / 60) + ":" + juce::String (total % 60).paddedLeft ('0', 2);
     }
+
+    constexpr const char* kNoDeviceTip = "No audio device is open: files are analyzed but not played. Choose a device in Options > "
+                                         "Audio/MIDI Settings.";
 } // namespace
 
-TransportBar::TransportBar (plugin::FilePlayer& player) : player_ (player)
+TransportBar::TransportBar (plugin::SonotypeProcessor& processor) : processor_ (processor), player_ (processor.filePlayer())
 {
-    openButton_.onClick = [this] { chooseFile(); };
+    openButton_.onClick = [this] { chooseFiles(); };
+    openButton_.setTooltip ("Analyze audio files (WAV, AIFF, FLAC, Ogg, MP3); with an audio device, play them too");
     playButton_.onClick = [this] {
         if (player_.isPlaying())
             player_.pause();
@@ -24,54 +28,62 @@ TransportBar::TransportBar (plugin::FilePlayer& player) : player_ (player)
         refresh();
     };
     loopButton_.onClick = [this] { player_.setLooping (loopButton_.getToggleState()); };
+    inputButton_.onClick = [this] { processor_.setListeningToInput (inputButton_.getToggleState()); };
+    inputButton_.setTooltip ("Analyze the audio input while no file plays (it is never sent to the speakers)");
     position_.setRange (0.0, 1.0);
     position_.onDragEnd = [this] { player_.seek (position_.getValue()); };
     name_.setColour (juce::Label::textColourId, Colours::dimText);
     time_.setJustificationType (juce::Justification::centredRight);
-    for (auto* component : std::initializer_list<juce::Component*> { &openButton_, &playButton_, &loopButton_, &position_, &time_, &name_ })
+    for (auto* component : std::initializer_list<juce::Component*> { &openButton_, &playButton_, &loopButton_, &position_, &time_, &name_, &inputButton_ })
         addAndMakeVisible (component);
     refresh();
 }
 
-void TransportBar::open (const juce::File& file)
+juce::String TransportBar::load (const juce::File& file)
 {
     const auto error = player_.load (file);
-    if (error.isNotEmpty())
-    {
-        if (onStatus)
-            onStatus (error, true);
-        return;
-    }
-    player_.play();
-    if (onStatus)
-        onStatus ("Playing " + file.getFileName() + " through the classifier", false);
+    if (error.isEmpty() && processor_.isAudioDeviceAvailable())
+        player_.play();
     refresh();
+    return error;
 }
 
 void TransportBar::refresh()
 {
     const bool has = player_.hasFile();
-    playButton_.setEnabled (has);
+    const bool device = processor_.isAudioDeviceAvailable();
+    playButton_.setEnabled (has && device);
+    playButton_.setTooltip (device ? juce::String() : juce::String (kNoDeviceTip));
     position_.setEnabled (has);
     playButton_.setButtonText (player_.isPlaying() ? "Pause" : "Play");
     loopButton_.setToggleState (player_.isLooping(), juce::dontSendNotification);
+    inputButton_.setEnabled (device);
+    inputButton_.setToggleState (processor_.isListeningToInput(), juce::dontSendNotification);
     const double length = std::max (player_.lengthSeconds(), 0.001);
     if (position_.getMaximum() != length)
         position_.setRange (0.0, length);
     if (! position_.isMouseButtonDown())
         position_.setValue (player_.positionSeconds(), juce::dontSendNotification);
     time_.setText (has ? clock (player_.positionSeconds()) + " / " + clock (player_.lengthSeconds()) : juce::String(), juce::dontSendNotification);
-    name_.setText (has ? player_.fileName() : juce::String ("No file: the audio input is analyzed (or drop a WAV/AIFF/FLAC here)"), juce::dontSendNotification);
+    juce::String name;
+    if (has)
+        name = player_.fileName() + (device ? "" : " (no audio device)");
+    else
+        name = device ? "No file: drop audio files here" : "No audio device";
+    name_.setText (name, juce::dontSendNotification);
+    name_.setTooltip (device ? juce::String() : juce::String (kNoDeviceTip));
 }
 
-void TransportBar::chooseFile()
+void TransportBar::chooseFiles()
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Play an audio file through Sonotype", juce::File(), "*.wav;*.aif;*.aiff;*.flac;*.ogg");
-    chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles, [this] (const juce::FileChooser& chooser) {
-        const auto file = chooser.getResult();
-        if (file != juce::File())
-            open (file);
-    });
+    chooser_ = std::make_unique<juce::FileChooser> ("Analyze audio files with Sonotype", juce::File(), "*.wav;*.aif;*.aiff;*.flac;*.ogg;*.mp3");
+    chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles
+                               | juce::FileBrowserComponent::canSelectMultipleItems,
+                           [this] (const juce::FileChooser& chooser) {
+                               const auto files = chooser.getResults();
+                               if (! files.isEmpty() && onOpenFiles)
+                                   onOpenFiles (files);
+                           });
 }
 
 void TransportBar::paint (juce::Graphics& g)
@@ -84,13 +96,14 @@ void TransportBar::resized()
 {
     auto area = getLocalBounds().reduced (6, 4);
     const int h = area.getHeight();
-    openButton_.setBounds (area.removeFromLeft (h * 4));
+    openButton_.setBounds (area.removeFromLeft (h * 5));
     area.removeFromLeft (6);
     playButton_.setBounds (area.removeFromLeft (h * 2));
     area.removeFromLeft (6);
     loopButton_.setBounds (area.removeFromLeft (h * 2));
+    inputButton_.setBounds (area.removeFromRight (h * 2));
     time_.setBounds (area.removeFromRight (h * 3));
-    name_.setBounds (area.removeFromRight (area.getWidth() * 35 / 100));
+    name_.setBounds (area.removeFromRight (area.getWidth() * 45 / 100));
     position_.setBounds (area);
 }
 

@@ -1,5 +1,7 @@
-// The standalone app's file player: open (or drop) a WAV/AIFF/FLAC/Ogg/MP3 file, play/pause, loop,
-// position. The file plays through the classifier in place of the audio input.
+// The standalone app's transport: open (or drop) audio files, which are analysed at once (no device
+// needed) and, with an audio device, played through the live analysis: play/pause, loop, position.
+// "Input" lets the live analysis hear the audio input when no file plays (off at first; the input
+// never reaches the speakers).
 #pragma once
 
 #include "plugin/SonotypeProcessor.h"
@@ -12,22 +14,25 @@ namespace sonotype::gui
 class TransportBar final : public juce::Component
 {
 public:
-    explicit TransportBar (plugin::FilePlayer& player);
+    explicit TransportBar (plugin::SonotypeProcessor& processor);
 
-    /** Loads and starts a file; reports an error through onError. */
-    void open (const juce::File& file);
+    /** Loads a file into the player (starts it when a device can play it); returns the player's
+        error (empty: none). */
+    juce::String load (const juce::File& file);
     void refresh();
     void resized() override;
     void paint (juce::Graphics&) override;
 
-    std::function<void (const juce::String& message, bool isError)> onStatus;
+    /** The user chose files to open (the editor analyses them and loads the first). */
+    std::function<void (const juce::Array<juce::File>& files)> onOpenFiles;
 
 private:
-    void chooseFile();
+    void chooseFiles();
 
+    plugin::SonotypeProcessor& processor_;
     plugin::FilePlayer& player_;
-    juce::TextButton openButton_ { "Open audio file..." }, playButton_ { "Play" };
-    juce::ToggleButton loopButton_ { "Loop" };
+    juce::TextButton openButton_ { "Open audio files..." }, playButton_ { "Play" };
+    juce::ToggleButton loopButton_ { "Loop" }, inputButton_ { "Input" };
     juce::Slider position_ { juce::Slider::LinearHorizontal, juce::Slider::NoTextBox };
     juce::Label time_, name_;
     std::unique_ptr<juce::FileChooser> chooser_;

@@ -41,7 +41,7 @@ juce::String FilePlayer::load (const juce::File& file)
     {
         const std::lock_guard<std::mutex> lock (fileMutex_);
         reader_ = std::move (reader);
-        fileName_ = file.getFileName();
+        file_ = file;
     }
     lengthSeconds_.store (length);
     requestEpoch (0.0);
@@ -54,7 +54,7 @@ void FilePlayer::unload()
     {
         const std::lock_guard<std::mutex> lock (fileMutex_);
         reader_.reset();
-        fileName_.clear();
+        file_ = juce::File();
     }
     lengthSeconds_.store (0.0);
     requestEpoch (0.0);
@@ -88,8 +88,13 @@ void FilePlayer::seek (double seconds)
 
 juce::String FilePlayer::fileName() const
 {
+    return file().getFileName();
+}
+
+juce::File FilePlayer::file() const
+{
     const std::lock_guard<std::mutex> lock (fileMutex_);
-    return fileName_;
+    return file_;
 }
 
 void FilePlayer::requestEpoch (double seconds)

@@ -42,6 +42,7 @@ public:
     double positionSeconds() const noexcept { return position_.load (std::memory_order_relaxed); }
     double lengthSeconds() const noexcept { return lengthSeconds_.load(); }
     juce::String fileName() const;
+    juce::File file() const; // the file loaded (none: juce::File())
     /** Whether the audio at the requested position is buffered (play() then starts at once). */
     bool isReady() const noexcept { return hasFile() && primedEpoch_.load() == requestedEpoch_.load(); }
     int64_t underruns() const noexcept { return underruns_.load (std::memory_order_relaxed); }
@@ -69,7 +70,7 @@ private:
     juce::AudioFormatManager formats_;
     mutable std::mutex fileMutex_; // message thread and reader thread only
     std::unique_ptr<juce::AudioFormatReader> reader_;
-    juce::String fileName_;
+    juce::File file_;
 
     runtime::SpscRing<float> ring_;
     std::atomic<double> deviceRate_ { 0.0 };

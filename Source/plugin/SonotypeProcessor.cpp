@@ -127,7 +127,24 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     const juce::ScopedNoDenormals noDenormals;
     const int numChannels = std::min (getTotalNumInputChannels(), buffer.getNumChannels());
     const int numSamples = buffer.getNumSamples();
-    player_.render (buffer, numSamples); // a playing file replaces the input (standalone app)
+    const bool playingFile = player_.render (buffer, numSamples); // a playing file replaces the input (standalone app)
+    if (wrapperType == wrapperType_Standalone && ! playingFile)
+    {
+        // The app: the input is heard by the analysis only when asked for, and never reaches the
+        // speakers. Nothing to analyse: nothing goes into the history either.
+        const bool listening = listening_.load (std::memory_order_relaxed);
+        if (listening)
+            runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+        float peak = 0.0f;
+        for (int c = 0; listening && c < numChannels; ++c)
+            peak = std::max (peak, buffer.getMagnitude (c, 0, numSamples));
+        if (std::isfinite (peak) && peak > inputPeak_.load (std::memory_order_relaxed))
+            inputPeak_.store (peak, std::memory_order_relaxed);
+        buffer.clear();
+        midi.clear();
+        midi_.writeBlock (midi, numSamples, false, false);
+        return;
+    }
 
     float peak = 0.0f;
     for (int c = 0; c < numChannels; ++c)
@@ -173,6 +190,7 @@ void SonotypeProcessor::onResult (const runtime::WindowResult& result, const run
     midi_.queueEvents (result, info, enabled);
     const int numClasses = static_cast<int> (result.probabilities.size());
     osc_.send (result, info, runtime::topEnabledClass (result.probabilities.data(), numClasses, enabled), enabled);
+    history_.add (result, info, detectionThreshold());
 }
 
 // ----- message thread ---------------------------------------------------------------------------
@@ -180,6 +198,52 @@ void SonotypeProcessor::onResult (const runtime::WindowResult& result, const run
 void SonotypeProcessor::timerCallback()
 {
     applyAnalysisParameters();
+    updateFileAnalysis();
+}
+
+float SonotypeProcessor::detectionThreshold() const noexcept
+{
+    return parameters.getRawParameterValue (ParameterIds::threshold)->load() / 100.0f;
+}
+
+FileAnalyzer::Settings SonotypeProcessor::fileAnalysisSettings() const
+{
+    const auto info = runtime_->info();
+    FileAnalyzer::Settings settings;
+    settings.model = info->model;
+    settings.generation = info->generation;
+    settings.analysis.hopSeconds = info->hopSeconds;
+    settings.analysis.smoothingSeconds = info->smoothingSeconds;
+    settings.analysis.detector.threshold = detectionThreshold();
+    return settings;
+}
+
+void SonotypeProcessor::analyzeFiles (const juce::Array<juce::File>& files)
+{
+    applyAnalysisParameters(); // the hop and smoothing on screen, not those of 100 ms ago
+    files_.analyze (files, fileAnalysisSettings());
+}
+
+void SonotypeProcessor::updateFileAnalysis()
+{
+    if (files_.numFiles() == 0)
+        return;
+    auto settings = fileAnalysisSettings();
+    if (settings.generation != files_.generation())
+        files_.reanalyze (std::move (settings)); // a new model, hop or smoothing
+    else if (settings.analysis.detector.threshold != files_.detector().threshold)
+        files_.resegment (settings.analysis.detector);
+    // A file that cannot be analysed is said once, in the message channel (the editor's banner).
+    for (std::size_t i = 0; i < files_.numFiles(); ++i)
+    {
+        const auto status = files_.status (i);
+        const auto key = status.file.getFullPathName() + "\n" + juce::String (status.analysis);
+        if (status.state == FileState::failed && ! reportedFailures_.contains (key))
+        {
+            reportedFailures_.add (key);
+            setStatus ("Cannot analyze " + status.file.getFileName() + ": " + status.error, true);
+        }
+    }
 }
 
 void SonotypeProcessor::applyAnalysisParameters()

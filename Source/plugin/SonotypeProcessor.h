@@ -10,7 +10,13 @@
 // - MidiScheduler: detections to MIDI (worker thread queues, audio thread writes);
 // - ClassFilter: the classes the user disabled (message thread; the worker's cached mask);
 // - ModelLoader: model files, on its own juce::Thread;
-// - OscOutput (worker thread sends) and FilePlayer (its own juce::Thread reads, audio thread plays).
+// - OscOutput (worker thread sends) and FilePlayer (its own juce::Thread reads, audio thread plays);
+// - FileAnalyzer: whole files analysed on its own juce::Thread, for the timeline (no device needed);
+// - SessionHistory: the live detections as segments (worker thread adds), for export.
+//
+// In the standalone app the input is not passed to the output (a microphone next to speakers would
+// feed back) and is analysed only when the user asks for it (setListeningToInput()): the app plays
+// and analyses files; with nothing playing and no input asked for, nothing is analysed.
 //
 // Threading contract
 // - Audio thread: processBlock(), processBlockBypassed(), takeInputPeak(). Never blocks,
@@ -27,10 +33,12 @@
 #pragma once
 
 #include "plugin/ClassFilter.h"
+#include "plugin/FileAnalyzer.h"
 #include "plugin/FilePlayer.h"
 #include "plugin/MidiScheduler.h"
 #include "plugin/ModelLoader.h"
 #include "plugin/OscOutput.h"
+#include "plugin/SessionHistory.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
 
@@ -117,6 +125,25 @@ public:
     /** Plays a file in place of the input (the standalone app's transport). */
     FilePlayer& filePlayer() noexcept { return player_; }
 
+    /** Analyses whole files in the background with the running model, hop and smoothing (the
+        timeline; no audio device needed). A new model, hop, smoothing or threshold applies to them
+        too (the 10 Hz timer sees to it). */
+    void analyzeFiles (const juce::Array<juce::File>& files);
+    const FileAnalyzer& fileAnalyzer() const noexcept { return files_; }
+    /** The live analysis' detections this session, as segments. */
+    SessionHistory::Snapshot sessionHistory() const { return history_.snapshot(); }
+    void clearSessionHistory() { history_.clear(); }
+
+    /** Standalone app: whether the audio input is analysed when no file plays (off at first). */
+    void setListeningToInput (bool shouldListen) noexcept { listening_.store (shouldListen); }
+    bool isListeningToInput() const noexcept { return listening_.load(); }
+    /** Standalone app: whether an audio device is open (files can be played, input heard). */
+    void setAudioDeviceAvailable (bool available) noexcept { deviceAvailable_.store (available); }
+    bool isAudioDeviceAvailable() const noexcept { return deviceAvailable_.load(); }
+
+    /** The detection threshold, 0..1 (the parameter is in percent). */
+    float detectionThreshold() const noexcept;
+
     /** Peak input level since the last call (linear), for the meter. */
     float takeInputPeak() noexcept { return inputPeak_.exchange (0.0f, std::memory_order_relaxed); }
 
@@ -132,6 +159,8 @@ private:
     static BusesProperties defaultBuses();
     void timerCallback() override;
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
+    FileAnalyzer::Settings fileAnalysisSettings() const;
+    void updateFileAnalysis(); // message thread: files follow the live analysis' settings
 
     std::unique_ptr<runtime::StreamingRuntime> runtime_;
     std::atomic<float>* hop_ = nullptr;
@@ -143,6 +172,8 @@ private:
     // Audio thread (prepareToPlay too: the host never runs both at once).
     bool wasPlaying_ = false;
     std::atomic<float> inputPeak_ { 0.0f };
+    std::atomic<bool> listening_ { false }, deviceAvailable_ { true }; // standalone app; set on the message thread
+    juce::StringArray reportedFailures_; // message thread: the file analyses whose failure the status told
 
     mutable std::mutex statusMutex_; // message thread, loader and prepareToPlay, never the audio thread
     juce::String status_;
@@ -152,6 +183,8 @@ private:
     MidiScheduler midi_;
     OscOutput osc_;
     FilePlayer player_;
+    FileAnalyzer files_;
+    SessionHistory history_;
     ModelLoader loader_; // last: its thread starts when it is made, and may use everything above
 
     JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)

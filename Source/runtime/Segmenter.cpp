@@ -54,6 +54,15 @@ void Segmenter::close()
     open_ = {};
 }
 
+std::vector<Segment> Segmenter::takeSettled()
+{
+    if (segments_.size() < 2)
+        return {};
+    std::vector<Segment> settled (segments_.begin(), segments_.end() - 1);
+    segments_.erase (segments_.begin(), segments_.end() - 1);
+    return settled;
+}
+
 std::vector<Segment> Segmenter::finish()
 {
     close();

@@ -35,6 +35,10 @@ public:
     std::vector<Segment> finish();
 
     const std::vector<Segment>& segments() const noexcept { return segments_; }
+    /** Removes and returns the segments that can no longer change: every closed one but the
+        newest, whose end a segment starting inside its last window may still move. A live stream
+        takes them as it goes, so that the segmenter's memory stays bounded. */
+    std::vector<Segment> takeSettled();
 
 private:
     struct Window

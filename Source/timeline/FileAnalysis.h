@@ -43,6 +43,8 @@ struct WindowFlags
 
 struct FileAnalysisCallbacks
 {
+    /** Once the file is open: its length in seconds, as its header gives it. */
+    std::function<void (double lengthSeconds)> onOpen;
     /** Each window as it is analyzed, in time order (probabilities smoothed, if smoothing is on). */
     std::function<void (const runtime::WindowResult&, WindowFlags)> onWindow;
     /** Now and then: the fraction of the file read so far (0..1). Return false to stop the analysis. */

@@ -605,3 +605,37 @@ TEST_CASE ("a newer model request supersedes one still loading", "[plugin][load]
     CHECK_FALSE (processor.isLoadingModel());
     CHECK (processor.modelDescription().builtin);
 }
+
+TEST_CASE ("the standalone app never sends its input to the speakers, and analyzes it only when asked", "[plugin][standalone]")
+{
+    juce::AudioProcessor::setTypeOfNextNewPlugin (juce::AudioProcessor::wrapperType_Standalone);
+    TestProcessor processor;
+    juce::AudioProcessor::setTypeOfNextNewPlugin (juce::AudioProcessor::wrapperType_Undefined);
+    REQUIRE (processor.wrapperType == juce::AudioProcessor::wrapperType_Standalone);
+    ProcessorDriver driver (processor, 48000.0, 2, 512);
+    const auto speech = exampleSequence ({ "speech" }, 48000.0, 2);
+
+    // Not listening (the app's start): nothing analysed, nothing in the history, silence out.
+    CHECK_FALSE (processor.isListeningToInput());
+    juce::AudioBuffer<float> buffer (2, 512);
+    juce::MidiBuffer midi;
+    for (int c = 0; c < 2; ++c)
+        std::copy_n (speech.data(), 512, buffer.getWritePointer (c));
+    processor.processBlock (buffer, midi);
+    CHECK (buffer.getMagnitude (0, 512) == 0.0f);
+    driver.play (speech);
+    CHECK (processor.analysis().stats().pushedSamples == 0);
+    CHECK_FALSE (processor.snapshot().hasResult);
+    CHECK (processor.sessionHistory().segments.empty());
+
+    // Listening: analysed (speech), still silence out.
+    processor.setListeningToInput (true);
+    driver.play (speech);
+    const auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "speech");
+    for (int c = 0; c < 2; ++c)
+        std::copy_n (speech.data() + 4096, 512, buffer.getWritePointer (c));
+    processor.processBlock (buffer, midi);
+    CHECK (buffer.getMagnitude (0, 512) == 0.0f);
+}

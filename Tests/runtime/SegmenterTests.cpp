@@ -111,3 +111,31 @@ TEST_CASE ("a stream that ends while a class is being confirmed, or is empty, ha
     REQUIRE (segments.size() == 1);
     CHECK (segments[0].endSeconds == 0.3);
 }
+
+TEST_CASE ("settled segments can be taken as the stream goes: the same segments, bounded memory", "[segmenter]")
+{
+    Feed whole, live;
+    std::vector<Segment> taken;
+    const std::pair<float, float> pattern[] = { { 0.9f, 0.0f }, { 0.9f, 0.0f }, { 0.0f, 0.9f }, { 0.0f, 0.9f }, { 0.0f, 0.9f }, { 0.2f, 0.2f } };
+    for (int round = 0; round < 50; ++round)
+        for (const auto& [a, b] : pattern)
+        {
+            whole.add (a, b);
+            live.add (a, b);
+            for (const auto& segment : live.segmenter.takeSettled())
+                taken.push_back (segment);
+            CHECK (live.segmenter.segments().size() <= 1); // only the newest closed one is kept
+        }
+    for (const auto& segment : live.segmenter.finish())
+        taken.push_back (segment);
+    const auto expected = whole.segmenter.finish();
+    REQUIRE (taken.size() == expected.size());
+    REQUIRE (expected.size() >= 50);
+    for (std::size_t i = 0; i < expected.size(); ++i)
+    {
+        CHECK (taken[i].classIndex == expected[i].classIndex);
+        CHECK (taken[i].startSeconds == expected[i].startSeconds);
+        CHECK (taken[i].endSeconds == expected[i].endSeconds);
+        CHECK (taken[i].confidence == expected[i].confidence);
+    }
+}

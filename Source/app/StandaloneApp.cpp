@@ -1,0 +1,132 @@
+// The standalone app: JUCE's standalone window around the plugin, set up for an app that analyses
+// files as much as it listens:
+// - files named on the command line (or by a file manager's "Open with") are analysed at once;
+// - with no audio device the app says so once, plainly, and file analysis still works (only
+//   playing needs a device); the processor knows whether a device is open, and follows changes;
+// - the input is not muted by JUCE (no yellow "Audio input is muted" bar): the processor never
+//   sends the standalone's input to the speakers, and analyses it only when the user asks
+//   (SonotypeProcessor::setListeningToInput), so there is no feedback loop to guard against.
+// Built into the Standalone target only (JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP, cmake/Plugin.cmake).
+#include "gui/SonotypeEditor.h"
+#include "plugin/SonotypeProcessor.h"
+
+// JUCE's standalone window, included as its own standalone app includes it.
+#include <juce_core/system/juce_TargetPlatform.h>
+#include <juce_audio_plugin_client/utility/juce_CheckSettingMacros.h>
+#include <juce_audio_plugin_client/utility/juce_IncludeModuleHeaders.h>
+#include <juce_audio_devices/juce_audio_devices.h>
+#include <juce_audio_utils/juce_audio_utils.h>
+#include <juce_gui_extra/juce_gui_extra.h>
+#include <juce_audio_plugin_client/Standalone/juce_StandaloneFilterWindow.h>
+#undef Component // juce_IncludeModuleHeaders.h defines it as juce::Component
+
+namespace sonotype::app
+{
+
+class SonotypeApp final : public juce::JUCEApplication, private juce::ChangeListener
+{
+public:
+    SonotypeApp()
+    {
+        juce::PropertiesFile::Options options; // where JUCE's standalone app keeps them
+        options.applicationName = getApplicationName();
+        options.filenameSuffix = ".settings";
+        options.osxLibrarySubFolder = "Application Support";
+#if JUCE_LINUX || JUCE_BSD
+        options.folderName = "~/.config";
+#endif
+        properties_.setStorageParameters (options);
+    }
+
+    const juce::String getApplicationName() override { return JucePlugin_Name; }
+    const juce::String getApplicationVersion() override { return JucePlugin_VersionString; }
+    bool moreThanOneInstanceAllowed() override { return true; }
+    void anotherInstanceStarted (const juce::String& commandLine) override { openFiles (commandLine); }
+
+    void initialise (const juce::String& commandLine) override
+    {
+        auto* settings = properties_.getUserSettings();
+        settings->setValue ("shouldMuteInput", false); // see the top of this file
+        window_ = std::make_unique<juce::StandaloneFilterWindow> (
+            getApplicationName(), juce::LookAndFeel::getDefaultLookAndFeel().findColour (juce::ResizableWindow::backgroundColourId), settings, false);
+        window_->setVisible (true);
+        window_->getDeviceManager().addChangeListener (this);
+        deviceChanged();
+        openFiles (commandLine);
+    }
+
+    void shutdown() override
+    {
+        if (window_ != nullptr)
+            window_->getDeviceManager().removeChangeListener (this);
+        window_ = nullptr;
+        properties_.saveIfNeeded();
+    }
+
+    void systemRequestedQuit() override
+    {
+        if (window_ != nullptr)
+            window_->pluginHolder->savePluginState();
+        if (juce::ModalComponentManager::getInstance()->cancelAllModalComponents())
+            juce::Timer::callAfterDelay (100, [] {
+                if (auto* app = juce::JUCEApplicationBase::getInstance())
+                    app->systemRequestedQuit();
+            });
+        else
+            quit();
+    }
+
+private:
+    plugin::SonotypeProcessor* processor() const
+    {
+        return window_ != nullptr ? dynamic_cast<plugin::SonotypeProcessor*> (window_->getAudioProcessor()) : nullptr;
+    }
+
+    void changeListenerCallback (juce::ChangeBroadcaster*) override { deviceChanged(); }
+
+    void deviceChanged()
+    {
+        auto* sonotype = processor();
+        if (sonotype == nullptr)
+            return;
+        const bool available = window_->getDeviceManager().getCurrentAudioDevice() != nullptr;
+        sonotype->setAudioDeviceAvailable (available);
+        if (! available && ! toldNoDevice_)
+        {
+            toldNoDevice_ = true;
+            sonotype->setStatus ("No audio device: files are analyzed, not played. To play them or hear the input, choose a device "
+                                 "in Options > Audio/MIDI Settings.",
+                                 false);
+        }
+    }
+
+    void openFiles (const juce::String& commandLine)
+    {
+        juce::Array<juce::File> files;
+        for (const auto& argument : juce::StringArray::fromTokens (commandLine, true))
+        {
+            const auto file = juce::File::getCurrentWorkingDirectory().getChildFile (argument.unquoted());
+            if (file.existsAsFile())
+                files.add (file);
+        }
+        auto* sonotype = processor();
+        if (files.isEmpty() || sonotype == nullptr)
+            return;
+        if (auto* editor = dynamic_cast<gui::SonotypeEditor*> (sonotype->getActiveEditor()))
+            editor->openAudioFiles (files);
+        else
+            sonotype->analyzeFiles (files);
+    }
+
+    juce::ApplicationProperties properties_;
+    std::unique_ptr<juce::StandaloneFilterWindow> window_;
+    bool toldNoDevice_ = false;
+};
+
+} // namespace sonotype::app
+
+juce::JUCEApplicationBase* juce_CreateApplication();
+juce::JUCEApplicationBase* juce_CreateApplication()
+{
+    return new sonotype::app::SonotypeApp();
+}

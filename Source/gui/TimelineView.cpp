@@ -1,0 +1,224 @@
+#include "gui/TimelineView.h"
+
+#include "gui/Theme.h"
+
+#include <cmath>
+
+namespace sonotype::gui
+{
+namespace
+{
+    juce::String clock (double seconds, bool tenths)
+    {
+        const auto total = std::max (0.0, seconds);
+        const int minutes = static_cast<int> (total / 60.0);
+        const double rest = total - 60.0 * minutes;
+        return juce::String (minutes) + ":"
+               + (tenths ? juce::String (rest, 1).paddedLeft ('0', 4) : juce::String (static_cast<int> (rest)).paddedLeft ('0', 2));
+    }
+
+    /** A ruler step (seconds) that puts at least minGap pixels between labels. */
+    double rulerStep (double span, float width, float minGap)
+    {
+        for (const double step : { 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0 })
+            if (static_cast<float> (step / span) * width >= minGap)
+                return step;
+        return 7200.0;
+    }
+
+    // Heights of the ruler and segment lanes, relative to the component's height.
+    constexpr float kRulerShare = 0.09f, kSegmentShare = 0.13f;
+} // namespace
+
+void TimelineView::update (const plugin::FileAnalyzer& analyzer, std::size_t index, double playheadSeconds, const std::vector<bool>& enabled)
+{
+    auto status = analyzer.status (index);
+    const bool sameAnalysis = index == index_ && status.file == status_.file && status.analysis == status_.analysis;
+    if (! sameAnalysis)
+        windows_.clear();
+    if (! sameAnalysis || status.version != version_)
+    {
+        analyzer.copyWindows (index, windows_.size(), windows_);
+        index_ = index;
+        version_ = status.version;
+        status_ = std::move (status);
+        repaint();
+    }
+    if (enabled != enabled_ || std::abs (playheadSeconds - playhead_) > 1e-3)
+    {
+        enabled_ = enabled;
+        playhead_ = playheadSeconds;
+        repaint();
+    }
+}
+
+double TimelineView::spanSeconds() const noexcept
+{
+    double span = status_.durationSeconds;
+    if (! windows_.empty())
+        span = std::max (span, windows_.back().endSeconds);
+    return std::max (span, 1e-3);
+}
+
+juce::Rectangle<float> TimelineView::plotArea() const noexcept
+{
+    auto area = getLocalBounds().toFloat().reduced (6.0f);
+    area.removeFromLeft (area.getWidth() * 0.14f); // class labels
+    return area;
+}
+
+float TimelineView::xOf (double seconds) const noexcept
+{
+    const auto area = plotArea();
+    return area.getX() + static_cast<float> (seconds / spanSeconds()) * area.getWidth();
+}
+
+double TimelineView::secondsAt (float x) const noexcept
+{
+    const auto area = plotArea();
+    return juce::jlimit (0.0, spanSeconds(), static_cast<double> ((x - area.getX()) / std::max (area.getWidth(), 1.0f)) * spanSeconds());
+}
+
+void TimelineView::mouseDown (const juce::MouseEvent& event)
+{
+    if (onSeek && status_.file != juce::File() && plotArea().getHorizontalRange().contains (event.position.x))
+        onSeek (secondsAt (event.position.x));
+}
+
+void TimelineView::mouseDrag (const juce::MouseEvent& event)
+{
+    if (onSeek && status_.file != juce::File())
+        onSeek (secondsAt (event.position.x));
+}
+
+void TimelineView::paint (juce::Graphics& g)
+{
+    auto bounds = getLocalBounds().toFloat();
+    g.setColour (Colours::panel);
+    g.fillRoundedRectangle (bounds, 6.0f);
+    const float fontSize = std::max (11.0f, bounds.getHeight() * 0.055f);
+    if (status_.file == juce::File())
+    {
+        g.setColour (Colours::dimText);
+        g.setFont (fontSize * 1.2f);
+        g.drawFittedText ("Open or drop audio files (WAV, AIFF, FLAC, Ogg, MP3) to see their timeline.\nNo audio device is needed.",
+                          bounds.reduced (12.0f).toNearestInt(), juce::Justification::centred, 3);
+        return;
+    }
+
+    auto area = bounds.reduced (6.0f);
+    auto labels = area.removeFromLeft (area.getWidth() * 0.14f);
+    const auto ruler = area.removeFromTop (bounds.getHeight() * kRulerShare);
+    labels.removeFromTop (ruler.getHeight());
+    const auto lane = area.removeFromTop (bounds.getHeight() * kSegmentShare);
+    labels.removeFromTop (lane.getHeight());
+    area.removeFromTop (3.0f);
+    labels.removeFromTop (3.0f);
+    const auto heat = area;
+    const double span = spanSeconds();
+
+    // Ruler: m:ss at a step that keeps labels apart, ticks across the plot (none for a file that
+    // could not be read: it has no length).
+    g.setFont (fontSize);
+    const double step = rulerStep (span, ruler.getWidth(), fontSize * 5.0f);
+    for (double t = 0.0; status_.state != plugin::FileState::failed && t <= span + 1e-9; t += step)
+    {
+        const float x = xOf (t);
+        g.setColour (Colours::panelEdge);
+        g.drawVerticalLine (juce::roundToInt (x), ruler.getBottom(), heat.getBottom());
+        const auto text = clock (t, step < 1.0);
+        const float width = g.getCurrentFont().getStringWidthFloat (text) + 4.0f;
+        if (x + 3.0f + width > ruler.getRight())
+            break; // a label cut by the edge says nothing
+        g.setColour (Colours::dimText);
+        g.drawText (text, juce::Rectangle<float> (x + 3.0f, ruler.getY(), width, ruler.getHeight()), juce::Justification::centredLeft);
+    }
+
+    // Class labels beside the heat map's rows.
+    const int numClasses = static_cast<int> (status_.labels.size());
+    const float rowHeight = numClasses > 0 ? heat.getHeight() / static_cast<float> (numClasses) : heat.getHeight();
+    g.setFont (std::min (rowHeight * 0.8f, fontSize));
+    for (int c = 0; c < numClasses; ++c)
+    {
+        const bool enabled = c >= static_cast<int> (enabled_.size()) || enabled_[static_cast<std::size_t> (c)];
+        g.setColour (enabled ? classColour (c) : Colours::dimText.withAlpha (0.5f));
+        g.drawText (juce::String::fromUTF8 (status_.labels[static_cast<std::size_t> (c)].c_str()),
+                    labels.withY (heat.getY() + rowHeight * static_cast<float> (c)).withHeight (rowHeight).reduced (2.0f, 0.0f),
+                    juce::Justification::centredRight);
+    }
+    g.setColour (Colours::dimText);
+    g.setFont (fontSize);
+    g.drawText ("segments", labels.withY (lane.getY()).withHeight (lane.getHeight()).reduced (2.0f, 0.0f), juce::Justification::centredRight);
+
+    // Heat map: each window up to one hop past its middle (the last one to its end), one column
+    // after another; where windows are narrower than a pixel, one window per pixel is drawn.
+    g.setColour (juce::Colour (0xff161a2a));
+    g.fillRect (heat);
+    const double hop = status_.hopSeconds > 0.0 ? status_.hopSeconds : 0.25;
+    float drawnTo = heat.getX();
+    for (std::size_t w = 0; w < windows_.size(); ++w)
+    {
+        const auto& window = windows_[w];
+        const bool last = w + 1 == windows_.size();
+        const double to = last ? window.endSeconds : 0.5 * (window.startSeconds + window.endSeconds) + 0.5 * hop;
+        const float x0 = drawnTo, x1 = std::min (heat.getRight(), xOf (to));
+        if (x1 < x0 + 1.0f && ! last)
+            continue;
+        drawnTo = x1;
+        for (int c = 0; c < numClasses && c < static_cast<int> (window.probabilities.size()); ++c)
+        {
+            g.setColour (heatColour (window.probabilities[static_cast<std::size_t> (c)]));
+            g.fillRect (juce::Rectangle<float> (x0, heat.getY() + rowHeight * static_cast<float> (c), x1 - x0 + 0.5f, rowHeight + 0.5f));
+        }
+    }
+
+    // Segments: labelled blocks in the class's colour (a disabled class greyed).
+    for (const auto& segment : status_.segments)
+    {
+        if (segment.classIndex < 0 || segment.classIndex >= numClasses)
+            continue;
+        const auto block = juce::Rectangle<float> (xOf (segment.startSeconds), lane.getY() + 2.0f,
+                                                   std::max (1.0f, xOf (segment.endSeconds) - xOf (segment.startSeconds)), lane.getHeight() - 4.0f);
+        const auto c = static_cast<std::size_t> (segment.classIndex);
+        const bool enabled = c >= enabled_.size() || enabled_[c];
+        const auto colour = enabled ? classColour (segment.classIndex) : Colours::dimText.withAlpha (0.4f);
+        g.setColour (colour.withAlpha (0.85f));
+        g.fillRoundedRectangle (block, 3.0f);
+        g.setColour (colour.getPerceivedBrightness() > 0.55f ? juce::Colours::black : juce::Colours::white);
+        g.setFont (std::min (fontSize, lane.getHeight() * 0.7f));
+        g.drawText (juce::String::fromUTF8 (status_.labels[c].c_str()), block.reduced (3.0f, 0.0f), juce::Justification::centredLeft, true);
+    }
+
+    // What is not analysed yet: shaded, with the progress; a failure: its message.
+    const auto plot = lane.getUnion (heat);
+    if (status_.state == plugin::FileState::queued || status_.state == plugin::FileState::analyzing)
+    {
+        const float done = windows_.empty() ? plot.getX() : std::min (plot.getRight(), xOf (windows_.back().endSeconds));
+        g.setColour (Colours::background.withAlpha (0.75f));
+        g.fillRect (plot.withLeft (done));
+        g.setColour (Colours::text);
+        g.setFont (fontSize * 1.2f);
+        const auto text = status_.state == plugin::FileState::queued ? juce::String ("Waiting to analyze...")
+                                                                     : "Analyzing... " + juce::String (juce::roundToInt (status_.progress * 100.0)) + "%";
+        g.drawText (text, plot.withLeft (done).reduced (8.0f), juce::Justification::centred);
+    }
+    else if (status_.state == plugin::FileState::failed)
+    {
+        g.setColour (Colours::background.withAlpha (0.85f));
+        g.fillRect (plot);
+        g.setColour (Colours::error);
+        g.setFont (fontSize * 1.2f);
+        g.drawFittedText ("Cannot analyze " + status_.file.getFileName() + ": " + status_.error, plot.reduced (12.0f).toNearestInt(),
+                          juce::Justification::centred, 4);
+    }
+
+    // The player's position.
+    if (playhead_ >= 0.0 && playhead_ <= span)
+    {
+        const float x = xOf (playhead_);
+        g.setColour (juce::Colours::white);
+        g.fillRect (juce::Rectangle<float> (x - 1.0f, ruler.getY(), 2.0f, heat.getBottom() - ruler.getY()));
+    }
+}
+
+} // namespace sonotype::gui

@@ -1,0 +1,46 @@
+// A whole file's timeline (plugin::FileAnalyzer): a time ruler tied to the file, the segments as
+// labelled blocks (what the exports hold), the class probabilities as a heat map, the part not
+// analysed yet shaded with the progress, and the player's position. A click or drag seeks there.
+#pragma once
+
+#include "gui/DisplayState.h"
+
+#include <functional>
+
+namespace sonotype::gui
+{
+
+class TimelineView final : public juce::Component
+{
+public:
+    /** One frame: file `index` of the analyzer (its new windows are copied, nothing else), the
+        player's position in seconds (negative: none), the classes enabled. */
+    void update (const plugin::FileAnalyzer& analyzer, std::size_t index, double playheadSeconds, const std::vector<bool>& enabled);
+
+    void paint (juce::Graphics&) override;
+    void mouseDown (const juce::MouseEvent&) override;
+    void mouseDrag (const juce::MouseEvent&) override;
+
+    /** A click or drag on the timeline: the time under the mouse. */
+    std::function<void (double seconds)> onSeek;
+
+    const plugin::FileStatus& status() const noexcept { return status_; }
+    std::size_t numWindows() const noexcept { return windows_.size(); }
+    /** The seconds shown from the left edge to the right edge of the time axis. */
+    double spanSeconds() const noexcept;
+    /** The time at x (in this component's coordinates), within the file. */
+    double secondsAt (float x) const noexcept;
+
+private:
+    juce::Rectangle<float> plotArea() const noexcept;
+    float xOf (double seconds) const noexcept;
+
+    plugin::FileStatus status_;
+    std::vector<plugin::TimelineWindow> windows_;
+    std::size_t index_ = 0;
+    uint64_t version_ = ~uint64_t (0);
+    double playhead_ = -1.0;
+    std::vector<bool> enabled_;
+};
+
+} // namespace sonotype::gui

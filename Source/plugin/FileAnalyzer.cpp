@@ -1,0 +1,269 @@
+#include "plugin/FileAnalyzer.h"
+
+#include "runtime/WindowAnalyzer.h"
+
+#include <optional>
+
+namespace sonotype::plugin
+{
+namespace
+{
+    /** What `sonotype classify` prints as warnings for a file it classified. */
+    juce::String warningsOf (const timeline::FileAnalysisResult& result)
+    {
+        juce::StringArray warnings;
+        if (! result.truncationWarning.empty())
+            warnings.add (juce::String::fromUTF8 (result.truncationWarning.c_str()));
+        if (result.numNonFiniteSamples > 0)
+            warnings.add (juce::String (result.numNonFiniteSamples) + " NaN or infinite samples were replaced by 0");
+        if (result.numNonFiniteWindows > 0)
+            warnings.add ("the model's output was not finite (NaN or infinite) in " + juce::String (result.numNonFiniteWindows) + " of "
+                          + juce::String (result.numWindows) + " windows");
+        return warnings.joinIntoString ("; ");
+    }
+
+    std::vector<runtime::Segment> segmentsOf (const std::vector<TimelineWindow>& windows, const runtime::DetectorSettings& detector)
+    {
+        runtime::Segmenter segmenter (detector);
+        for (const auto& window : windows)
+            segmenter.add (window.startSeconds, window.endSeconds, window.probabilities.data(), static_cast<int> (window.probabilities.size()));
+        return segmenter.finish();
+    }
+} // namespace
+
+FileAnalyzer::FileAnalyzer() : juce::Thread ("Sonotype file analysis")
+{
+    startThread();
+}
+
+FileAnalyzer::~FileAnalyzer()
+{
+    {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        ++request_; // an analysis under way stops at its next block
+    }
+    stopThread (-1);
+}
+
+// ----- message thread ---------------------------------------------------------------------------
+
+void FileAnalyzer::analyze (const juce::Array<juce::File>& files, Settings settings)
+{
+    {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        entries_.clear();
+        for (const auto& file : files)
+        {
+            Entry entry;
+            entry.status.file = file;
+            entries_.push_back (std::move (entry));
+        }
+        restart (std::move (settings));
+    }
+    notify();
+}
+
+void FileAnalyzer::reanalyze (Settings settings)
+{
+    {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        for (auto& entry : entries_)
+        {
+            const auto file = entry.status.file;
+            entry = {};
+            entry.status.file = file;
+        }
+        restart (std::move (settings));
+    }
+    notify();
+}
+
+void FileAnalyzer::restart (Settings settings)
+{
+    settings_ = std::move (settings);
+    ++request_;
+    ++version_;
+    for (auto& entry : entries_)
+        entry.status.version = version_;
+}
+
+void FileAnalyzer::resegment (const runtime::DetectorSettings& detector)
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    settings_.analysis.detector = detector;
+    ++version_;
+    for (auto& entry : entries_)
+    {
+        if (entry.status.state == FileState::done)
+            entry.status.segments = segmentsOf (entry.windows, detector);
+        entry.status.version = version_;
+    }
+}
+
+void FileAnalyzer::clear()
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    entries_.clear();
+    ++request_;
+    ++version_;
+}
+
+// ----- readers ----------------------------------------------------------------------------------
+
+std::size_t FileAnalyzer::numFiles() const
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    return entries_.size();
+}
+
+FileStatus FileAnalyzer::status (std::size_t index) const
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    return index < entries_.size() ? entries_[index].status : FileStatus {};
+}
+
+std::size_t FileAnalyzer::copyWindows (std::size_t index, std::size_t from, std::vector<TimelineWindow>& out) const
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    if (index >= entries_.size() || from >= entries_[index].windows.size())
+        return 0;
+    const auto& windows = entries_[index].windows;
+    out.insert (out.end(), windows.begin() + static_cast<std::ptrdiff_t> (from), windows.end());
+    return windows.size() - from;
+}
+
+uint64_t FileAnalyzer::generation() const
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    return settings_.generation;
+}
+
+runtime::DetectorSettings FileAnalyzer::detector() const
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    return settings_.analysis.detector;
+}
+
+bool FileAnalyzer::isBusy() const
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    for (const auto& entry : entries_)
+        if (entry.status.state == FileState::queued || entry.status.state == FileState::analyzing)
+            return true;
+    return false;
+}
+
+// ----- the analysis thread ----------------------------------------------------------------------
+
+void FileAnalyzer::run()
+{
+    while (! threadShouldExit())
+    {
+        std::size_t next = 0;
+        uint64_t request = 0;
+        Settings settings;
+        bool found = false;
+        {
+            const std::lock_guard<std::mutex> lock (mutex_);
+            for (std::size_t i = 0; i < entries_.size() && ! found; ++i)
+                if (entries_[i].status.state == FileState::queued)
+                {
+                    next = i;
+                    found = true;
+                }
+            request = request_;
+            settings = settings_;
+        }
+        if (! found || settings.model == nullptr)
+        {
+            wait (-1); // notify() wakes it: new files or settings, or the end
+            continue;
+        }
+        analyzeOne (next, request, settings);
+    }
+}
+
+void FileAnalyzer::analyzeOne (std::size_t index, uint64_t request, const Settings& settings)
+{
+    juce::File file;
+    {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (request != request_)
+            return;
+        auto& status = entries_[index].status;
+        file = status.file;
+        status.state = FileState::analyzing;
+        status.analysis = request;
+        status.labels = runtime::classLabels (*settings.model);
+        status.hopSeconds = settings.analysis.hopSeconds;
+        const auto& frontend = settings.model->info().frontend;
+        status.windowSeconds = frontend.has_value() && frontend->sampleRate > 0.0 ? frontend->windowSamples / frontend->sampleRate : 0.0;
+        status.version = ++version_;
+    }
+    // Every step checks that its request is still the newest: the files or settings may have
+    // changed meanwhile, and entries_ with them.
+    timeline::FileAnalysisCallbacks callbacks;
+    callbacks.onOpen = [&] (double lengthSeconds) {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (request == request_)
+        {
+            entries_[index].status.durationSeconds = lengthSeconds;
+            entries_[index].status.version = ++version_;
+        }
+    };
+    callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags) {
+        TimelineWindow window { result.startSeconds, result.endSeconds, result.probabilities };
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (request == request_)
+            entries_[index].windows.push_back (std::move (window));
+    };
+    callbacks.onProgress = [&] (double fraction) {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (request != request_ || threadShouldExit())
+            return false;
+        auto& status = entries_[index].status;
+        status.progress = fraction;
+        status.numWindows = entries_[index].windows.size();
+        status.version = ++version_;
+        return true;
+    };
+
+    std::optional<timeline::FileAnalysisResult> result;
+    juce::String error;
+    try
+    {
+        result = timeline::analyzeFile (file.getFullPathName().toStdString(), settings.model, settings.analysis, callbacks);
+    }
+    catch (const std::exception& e)
+    {
+        error = juce::String::fromUTF8 (e.what());
+    }
+
+    const std::lock_guard<std::mutex> lock (mutex_);
+    if (request != request_ || (result.has_value() && result->stopped))
+        return; // superseded: the newer request analyses the file again
+    auto& entry = entries_[index];
+    auto& status = entry.status;
+    if (result.has_value())
+    {
+        status.state = FileState::done;
+        status.progress = 1.0;
+        status.durationSeconds = result->durationSeconds;
+        status.labels = result->labels;
+        status.windowSeconds = result->windowSeconds;
+        status.hopSeconds = result->hopSeconds;
+        status.warning = warningsOf (*result);
+        // The detector may have changed during the analysis (resegment): merge with today's.
+        status.segments = segmentsOf (entry.windows, settings_.analysis.detector);
+    }
+    else
+    {
+        status.state = FileState::failed;
+        status.error = error;
+        entry.windows.clear();
+    }
+    status.numWindows = entry.windows.size();
+    status.version = ++version_;
+}
+
+} // namespace sonotype::plugin

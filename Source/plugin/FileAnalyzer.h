@@ -1,0 +1,113 @@
+// The files the user opened or dropped, analysed on a background thread (never the audio thread,
+// never the message thread) with timeline::analyzeFile: the model, hop and smoothing the live
+// analysis runs, so the timeline is what `sonotype classify --segments` gives for the same file. No
+// audio device is needed: the file is read as fast as the engine goes, not played.
+//
+// Each file's timeline (its windows as they come, then its segments) is kept for the GUI and for
+// export. A new model, hop or smoothing analyses the files again; a new threshold only merges the
+// kept windows into segments again (the same windows give the same segments).
+//
+// Threading contract
+// - Message thread: analyze(), reanalyze(), resegment(), clear(); readers (status(), copyWindows(),
+//   timeline()) from any thread but the audio thread.
+// - The analysis thread (a juce::Thread of this class): runs the analyses, one file at a time.
+// - Shared: everything under mutex_, held for copies and appends only (never while analysing).
+#pragma once
+
+#include "engine/Model.h"
+#include "runtime/Segmenter.h"
+#include "timeline/FileAnalysis.h"
+
+#include <juce_core/juce_core.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+namespace sonotype::plugin
+{
+
+/** One analysis window of a file's timeline. */
+struct TimelineWindow
+{
+    double startSeconds = 0.0, endSeconds = 0.0;
+    std::vector<float> probabilities; // per class, in label order
+};
+
+enum class FileState
+{
+    queued,
+    analyzing,
+    done,
+    failed
+};
+
+/** What a file's analysis has come to: everything but its windows (copyWindows()). */
+struct FileStatus
+{
+    juce::File file;
+    FileState state = FileState::queued;
+    double progress = 0.0;       // fraction of the file read, 0..1
+    double durationSeconds = 0.0; // known once the analysis ends (the reader's length before)
+    std::size_t numWindows = 0;
+    juce::String error;          // failed: why (the reader's or the analyzer's message)
+    juce::String warning;        // done: what the CLI prints as a warning (truncated file, NaN samples)
+    std::vector<std::string> labels;
+    std::vector<runtime::Segment> segments; // done: the windows merged with the detector's rules
+    double windowSeconds = 0.0, hopSeconds = 0.0;
+    uint64_t analysis = 0; // which analysis of the file this is (a new model, hop or smoothing starts another)
+    uint64_t version = 0;  // changes whenever any of the above (or the windows) changes
+};
+
+class FileAnalyzer final : private juce::Thread
+{
+public:
+    struct Settings
+    {
+        std::shared_ptr<const engine::Model> model;
+        timeline::FileAnalysisSettings analysis;
+        uint64_t generation = 0; // the live analysis' generation these settings come from
+    };
+
+    FileAnalyzer();
+    ~FileAnalyzer() override;
+
+    // ----- message thread --------------------------------------------------------------------
+    /** Replaces the files with these, analysed in this order (an analysis under way stops). */
+    void analyze (const juce::Array<juce::File>& files, Settings settings);
+    /** The same files again with other settings (a new model, hop or smoothing). */
+    void reanalyze (Settings settings);
+    /** New detection settings: segments merged again from the kept windows, no new analysis. */
+    void resegment (const runtime::DetectorSettings& detector);
+    void clear();
+
+    // ----- any thread but the audio thread ---------------------------------------------------------
+    std::size_t numFiles() const;
+    /** The status of file i (a default one, state queued, when i is out of range). */
+    FileStatus status (std::size_t index) const;
+    /** Appends file i's windows from index `from` on to `out`; returns how many. */
+    std::size_t copyWindows (std::size_t index, std::size_t from, std::vector<TimelineWindow>& out) const;
+    /** The settings of the files' analysis (generation 0: none yet). */
+    uint64_t generation() const;
+    runtime::DetectorSettings detector() const;
+    /** Whether a file is queued or being analysed. */
+    bool isBusy() const;
+
+private:
+    struct Entry
+    {
+        FileStatus status;
+        std::vector<TimelineWindow> windows;
+    };
+    void run() override;
+    void restart (Settings settings); // mutex_ held
+    void analyzeOne (std::size_t index, uint64_t request, const Settings& settings);
+
+    mutable std::mutex mutex_;
+    std::vector<Entry> entries_;
+    Settings settings_;
+    uint64_t request_ = 0; // bumped by every change of files or settings: an analysis of an older one stops
+    uint64_t version_ = 0;
+};
+
+} // namespace sonotype::plugin

@@ -1,0 +1,243 @@
+// Files in the app with no audio device: the editor analyses a WAV and an MP3 in the background,
+// shows their timelines, and exports them; the exports are what `sonotype classify --segments`
+// writes for the same files, byte for byte (the built CLI is run). A corrupt file is an error in
+// the banner and on the timeline. The live session exports too. Writes the screenshots README
+// shows (build/screenshots/file-analysis.png, file-error.png).
+#include "plugin/PluginParameters.h"
+#include "plugin/ProcessorDriver.h"
+#include "support/ExampleClips.h"
+#include "support/Fixtures.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <unistd.h>
+
+namespace juce
+{
+bool dispatchNextMessageOnSystemQueue (bool returnIfNoPendingMessages); // juce_events (modal loops are off)
+}
+
+using namespace sonotype;
+using namespace sonotype::testing;
+
+namespace
+{
+void pump (int milliseconds)
+{
+    const auto end = juce::Time::getMillisecondCounter() + static_cast<juce::uint32> (milliseconds);
+    while (juce::Time::getMillisecondCounter() < end)
+        if (! juce::dispatchNextMessageOnSystemQueue (true))
+            juce::Thread::sleep (1);
+}
+
+/** Runs the message loop until the file analysis is done (at most 120 s); whether it finished. */
+bool waitForFiles (const plugin::SonotypeProcessor& processor)
+{
+    const auto deadline = juce::Time::getMillisecondCounter() + 120000u;
+    while (processor.fileAnalyzer().isBusy() && juce::Time::getMillisecondCounter() < deadline)
+        pump (20);
+    pump (150); // the processor's 10 Hz timer and the editor's frame see the end
+    return ! processor.fileAnalyzer().isBusy();
+}
+
+juce::File scratch (const juce::String& name)
+{
+    return juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-timeline-test-" + juce::String (::getpid()) + "-" + name);
+}
+
+/** Example clips end to end, as a 16-bit 44.1 kHz WAV: speech, drums, piano, guitar. */
+juce::File writeExampleWav (const juce::String& name)
+{
+    const auto samples = exampleSequence ({ "speech", "drums", "piano", "guitar" }, 44100.0, 1);
+    const auto file = scratch (name);
+    file.deleteFile();
+    juce::WavAudioFormat wav;
+    std::unique_ptr<juce::AudioFormatWriter> writer (wav.createWriterFor (file.createOutputStream().release(), 44100.0, 1, 16, {}, 0));
+    REQUIRE (writer != nullptr);
+    const float* channels[] = { samples.data() };
+    REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
+    return file;
+}
+
+/** Runs the built `sonotype` with these arguments; its stdout (the test fails if it fails). */
+juce::MemoryBlock runCli (const juce::StringArray& arguments)
+{
+    juce::StringArray command { SONOTYPE_CLI_PATH };
+    command.addArray (arguments);
+    juce::ChildProcess process;
+    REQUIRE (process.start (command, juce::ChildProcess::wantStdOut));
+    juce::MemoryBlock out;
+    juce::MemoryOutputStream stream (out, false);
+    char buffer[4096];
+    while (const int n = process.readProcessOutput (buffer, sizeof buffer))
+        stream.write (buffer, static_cast<std::size_t> (n));
+    process.waitForProcessToFinish (60000);
+    INFO (command.joinIntoString (" "));
+    REQUIRE (process.getExitCode() == 0);
+    stream.flush();
+    return out;
+}
+
+void saveScreenshot (juce::Component& view, const char* name)
+{
+    const auto image = view.createComponentSnapshot (view.getLocalBounds());
+    const auto directory = juce::File (SONOTYPE_SCREENSHOT_DIR);
+    directory.createDirectory();
+    const auto file = directory.getChildFile (name);
+    file.deleteFile();
+    juce::FileOutputStream stream (file);
+    REQUIRE (stream.openedOk());
+    juce::PNGImageFormat().writeImageToStream (image, stream);
+}
+} // namespace
+
+TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and exports equal classify --segments", "[gui][timeline]")
+{
+    const auto wav = writeExampleWav ("mix.wav");
+    const auto mp3 = scratch ("mix.mp3");
+    const auto encode = "lame --quiet -b 192 '" + wav.getFullPathName() + "' '" + mp3.getFullPathName() + "'";
+    REQUIRE (std::system (encode.toRawUTF8()) == 0);
+
+    TestProcessor processor; // never prepared, never given audio: no device
+    processor.setAudioDeviceAvailable (false);
+    gui::SonotypeEditor view (processor, true);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    view.openAudioFiles ({ wav, mp3 });
+    CHECK (view.isShowingFiles());
+    REQUIRE (waitForFiles (processor));
+    REQUIRE (processor.fileAnalyzer().numFiles() == 2);
+
+    const auto smoothing = juce::String (processor.parameters.getRawParameterValue (plugin::ParameterIds::smoothing)->load());
+    juce::StringArray settings;
+    settings.addArray (juce::StringArray { "--hop", "0.25", "--smooth" });
+    settings.add (smoothing);
+    settings.addArray (juce::StringArray { "--threshold", "50" });
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        const auto& file = i == 0 ? wav : mp3;
+        INFO (file.getFileName());
+        view.selectFile (i);
+        view.refresh();
+        const auto& status = view.timeline().status();
+        REQUIRE (status.state == plugin::FileState::done);
+        CHECK (status.file == file);
+        CHECK (status.durationSeconds == Approx (view.timeline().spanSeconds()).margin (0.01));
+        CHECK (view.timeline().numWindows() == status.numWindows);
+        CHECK (status.numWindows > 20); // 4 clips, about 8 s
+        CHECK (status.segments.size() >= 3); // speech, drums, piano, guitar: a timeline, not one row
+
+        // The exports, written as the app's Export menu writes them, against the CLI's.
+        const auto csv = scratch ("export.segments.csv"), labels = scratch ("export.labels.txt"), midi = scratch ("export.mid");
+        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
+        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::audacity, labels).isEmpty());
+        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::midi, midi).isEmpty());
+        auto arguments = settings;
+        arguments.insert (0, "classify");
+        arguments.add ("--segments");
+        arguments.add (file.getFullPathName());
+        const auto cliCsv = runCli (arguments);
+        CHECK (csv.loadFileAsString() == cliCsv.toString());
+        CHECK (cliCsv.toString().startsWith ("file,start_s,end_s,label,confidence\n"));
+        arguments.insert (arguments.size() - 1, "--format");
+        arguments.insert (arguments.size() - 1, "audacity");
+        CHECK (labels.loadFileAsString() == runCli (arguments).toString());
+        arguments.set (arguments.size() - 2, "midi");
+        juce::MemoryBlock appMidi;
+        REQUIRE (midi.loadFileAsData (appMidi));
+        CHECK (appMidi == runCli (arguments));
+        CHECK (processor.statusMessage().startsWith ("Exported"));
+        for (const auto& f : { csv, labels, midi })
+            f.deleteFile();
+    }
+
+    // The segments follow the threshold (merged again from the same windows, as the CLI merges them).
+    processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.8f);
+    pump (300);
+    view.refresh();
+    CHECK (processor.fileAnalyzer().detector().threshold == Approx (0.8f));
+    const auto csv = scratch ("threshold.segments.csv");
+    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
+    auto arguments = settings;
+    arguments.set (5, "80");
+    arguments.insert (0, "classify");
+    arguments.add ("--segments");
+    arguments.add (mp3.getFullPathName());
+    CHECK (csv.loadFileAsString() == runCli (arguments).toString());
+    csv.deleteFile();
+
+    // The app says why nothing plays, and the screenshot README shows.
+    processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.5f);
+    pump (300);
+    processor.setStatus ("No audio device: files are analyzed, not played. To play them or hear the input, choose a device in Options > Audio/MIDI "
+                         "Settings.",
+                         false);
+    view.selectFile (0);
+    view.refresh();
+    REQUIRE (view.transport() != nullptr);
+    saveScreenshot (view, "file-analysis.png");
+    wav.deleteFile();
+    mp3.deleteFile();
+}
+
+TEST_CASE ("a corrupt audio file: the banner and the timeline say why, and nothing else changes", "[gui][timeline]")
+{
+    TestProcessor processor;
+    processor.setAudioDeviceAvailable (false);
+    gui::SonotypeEditor view (processor, true);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    const auto corrupt = scratch ("damaged take.wav");
+    corrupt.replaceWithText ("RIFF, but not a WAV file at all");
+    view.openAudioFiles ({ corrupt });
+    REQUIRE (waitForFiles (processor));
+    for (int frame = 0; frame < 10; ++frame) // the banner stays, frame after frame
+        view.refresh();
+    CHECK (view.timeline().status().state == plugin::FileState::failed);
+    CHECK (view.timeline().status().error.contains ("not a readable audio file"));
+    CHECK (view.banner().isVisible());
+    CHECK (view.banner().message() == "Cannot analyze " + corrupt.getFileName() + ": " + view.timeline().status().error);
+    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, scratch ("none.csv")).contains ("not analyzed"));
+    CHECK_FALSE (scratch ("none.csv").exists());
+    saveScreenshot (view, "file-error.png");
+    corrupt.deleteFile();
+}
+
+TEST_CASE ("the live session's detections export as segments in seconds of audio analyzed", "[gui][timeline]")
+{
+    TestProcessor processor;
+    ProcessorDriver driver (processor, 48000.0, 2, 512);
+    driver.play (exampleSequence ({ "speech", "drums" }, 48000.0, 3));
+    gui::SonotypeEditor view (processor);
+    CHECK_FALSE (view.isShowingFiles());
+    const auto history = processor.sessionHistory();
+    REQUIRE (history.segments.size() >= 2);
+    CHECK (history.analyzedSeconds > 10.0); // two clips of about 2 s, three times each
+    const auto labels = scratch ("session.labels.txt");
+    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::audacity, labels).isEmpty());
+    const auto lines = juce::StringArray::fromLines (labels.loadFileAsString().trim());
+    CHECK (lines.size() == static_cast<int> (history.segments.size()));
+    CHECK (lines[0].upToFirstOccurrenceOf ("\t", false, false).getDoubleValue() < 1.0); // the session's first seconds
+    CHECK (lines[0].endsWith ("\tspeech"));
+    CHECK (lines.joinIntoString ("\n").contains ("\tdrums"));
+    labels.deleteFile();
+}
+
+TEST_CASE ("a new model analyzes the open files again, with its classes", "[gui][timeline]")
+{
+    TestProcessor processor;
+    gui::SonotypeEditor view (processor);
+    const auto wav = writeExampleWav ("model-swap.wav");
+    view.openAudioFiles ({ wav });
+    REQUIRE (waitForFiles (processor));
+    CHECK (processor.fileAnalyzer().status (0).labels.size() == 12);
+    REQUIRE (loadModel (processor, juce::File (fixturePath ("tiny_classifier.safetensors"))));
+    pump (300); // the processor's timer sees the new generation
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    const auto status = processor.fileAnalyzer().status (0);
+    CHECK (status.state == plugin::FileState::done);
+    CHECK (status.labels.size() == 4);
+    CHECK (view.timeline().status().labels.size() == 4);
+    CHECK (view.timeline().numWindows() == status.numWindows);
+    wav.deleteFile();
+}
