@@ -8,6 +8,8 @@ pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 pkg_check_modules(SOXR REQUIRED IMPORTED_TARGET soxr)
 # MP3 files in (Source/formats/Mp3AudioFormat.h says why libmpg123)
 pkg_check_modules(MPG123 REQUIRED IMPORTED_TARGET libmpg123)
+# Ogg Opus files in (Source/formats/OpusAudioFormat.h says why libopusfile)
+pkg_check_modules(OPUSFILE REQUIRED IMPORTED_TARGET opusfile)
 # CLI11 (libcli11-dev): the `sonotype` tool's command line. Header-only; Debian ships its CMake package.
 find_package(CLI11 2.1 REQUIRED CONFIG)
 # JUCE: the plugin, GUI and CLI layers build on it (the engine does not). On Linux, Debian's

@@ -31,6 +31,8 @@ packages=(
     libsoxr-dev libfftw3-dev
     # MP3 files in (libmpg123); lame makes the tests' MP3
     libmpg123-dev lame
+    # Opus files in (libopusfile); opusenc (opus-tools) makes the tests' Opus
+    libopusfile-dev opus-tools
     # Test audio
     sox libsox-fmt-base
     # Built-in model: training data synthesis (sonotype/data/catalogue.py), training report

@@ -27,9 +27,9 @@ namespace sonotype::cli
 {
 namespace
 {
-    constexpr const char* kDescription = R"(Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis, MP3) and folders (searched recursively), one row per
-analysis window: window k covers [k * hop, k * hop + window) seconds. A file shorter than one window
-is zero-padded to one window.
+    constexpr const char* kDescription = R"(Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis, MP3, Opus) and folders (searched recursively),
+one row per analysis window: window k covers [k * hop, k * hop + window) seconds. A file shorter
+than one window is zero-padded to one window.
 
 --segments merges the windows into segments, stretches where one class is detected, with the
 plugin's rules: a class starts when its probability reaches --threshold for 2 windows in a row, and
@@ -305,7 +305,7 @@ usage.)";
             if (error)
                 errors.push_back ({ path, error.message() });
             if (found == 0)
-                errors.push_back ({ path, "no audio files (.wav .aif .aiff .flac .ogg .mp3) in this folder" });
+                errors.push_back ({ path, "no audio files (.wav .aif .aiff .flac .ogg .mp3 .opus) in this folder" });
         }
         std::sort (files.begin(), files.end());
         files.erase (std::unique (files.begin(), files.end()), files.end());

@@ -98,7 +98,7 @@ bool hasAudioExtension (const std::string& path)
     std::string extension = path.substr (dot + 1);
     std::transform (extension.begin(), extension.end(), extension.begin(), [] (unsigned char c) { return static_cast<char> (std::tolower (c)); });
     return extension == "wav" || extension == "wave" || extension == "aif" || extension == "aiff" || extension == "flac" || extension == "ogg"
-           || extension == "mp3";
+           || extension == "mp3" || extension == "opus";
 }
 
 AudioFileReader::AudioFileReader (const std::string& path)

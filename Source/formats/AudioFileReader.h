@@ -1,5 +1,6 @@
-// Reading audio files (WAV, AIFF, FLAC, Ogg Vorbis, MP3) block by block as mono, through JUCE's
-// AudioFormatManager (MP3 through libmpg123: formats/Mp3AudioFormat.h); bounded memory whatever the file's length.
+// Reading audio files (WAV, AIFF, FLAC, Ogg Vorbis, MP3, Opus) block by block as mono, through JUCE's
+// AudioFormatManager (MP3 through libmpg123: formats/Mp3AudioFormat.h; Opus through libopusfile:
+// formats/OpusAudioFormat.h); bounded memory whatever the file's length.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@ struct AudioFileError : std::runtime_error
     using std::runtime_error::runtime_error;
 };
 
-/** Whether a file name has an extension the classifier reads (.wav .aif .aiff .flac .ogg .mp3). */
+/** Whether a file name has an extension the classifier reads (.wav .aif .aiff .flac .ogg .mp3 .opus). */
 bool hasAudioExtension (const std::string& path);
 
 class AudioFileReader

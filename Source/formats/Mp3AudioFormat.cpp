@@ -1,5 +1,7 @@
 #include "formats/Mp3AudioFormat.h"
 
+#include "formats/OpusAudioFormat.h"
+
 #include <mpg123.h>
 
 #include <algorithm>
@@ -185,6 +187,7 @@ void registerAudioFormats (juce::AudioFormatManager& formats)
 {
     formats.registerBasicFormats();
     formats.registerFormat (new Mp3AudioFormat(), false);
+    formats.registerFormat (new OpusAudioFormat(), false);
 }
 
 } // namespace sonotype::formats

@@ -10,7 +10,7 @@ namespace
 {
     bool isAudioFile (const juce::File& file)
     {
-        return file.hasFileExtension ("wav;aif;aiff;flac;ogg;mp3");
+        return file.hasFileExtension ("wav;aif;aiff;flac;ogg;mp3;opus");
     }
 
     bool allAudioFiles (const juce::StringArray& files)

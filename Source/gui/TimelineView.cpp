@@ -101,7 +101,7 @@ void TimelineView::paint (juce::Graphics& g)
     {
         g.setColour (Colours::dimText);
         g.setFont (fontSize * 1.2f);
-        g.drawFittedText ("Open or drop audio files (WAV, AIFF, FLAC, Ogg, MP3) to see their timeline.\nNo audio device is needed.",
+        g.drawFittedText ("Open or drop audio files (WAV, AIFF, FLAC, Ogg, MP3, Opus) to see their timeline.\nNo audio device is needed.",
                           bounds.reduced (12.0f).toNearestInt(), juce::Justification::centred, 3);
         return;
     }

@@ -19,7 +19,7 @@ namespace
 TransportBar::TransportBar (plugin::SonotypeProcessor& processor) : processor_ (processor), player_ (processor.filePlayer())
 {
     openButton_.onClick = [this] { chooseFiles(); };
-    openButton_.setTooltip ("Analyze audio files (WAV, AIFF, FLAC, Ogg, MP3); with an audio device, play them too");
+    openButton_.setTooltip ("Analyze audio files (WAV, AIFF, FLAC, Ogg, MP3, Opus); with an audio device, play them too");
     playButton_.onClick = [this] {
         if (player_.isPlaying())
             player_.pause();
@@ -76,7 +76,7 @@ void TransportBar::refresh()
 
 void TransportBar::chooseFiles()
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Analyze audio files with Sonotype", juce::File(), "*.wav;*.aif;*.aiff;*.flac;*.ogg;*.mp3");
+    chooser_ = std::make_unique<juce::FileChooser> ("Analyze audio files with Sonotype", juce::File(), "*.wav;*.aif;*.aiff;*.flac;*.ogg;*.mp3;*.opus");
     chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles
                                | juce::FileBrowserComponent::canSelectMultipleItems,
                            [this] (const juce::FileChooser& chooser) {

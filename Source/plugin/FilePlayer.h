@@ -1,4 +1,4 @@
-// Plays an audio file (WAV/AIFF/FLAC/Ogg/MP3) into the processor instead of its input, so the
+// Plays an audio file (WAV/AIFF/FLAC/Ogg/MP3/Opus) into the processor instead of its input, so the
 // standalone app can classify a file without a DAW or an audio interface: open, play/pause, loop,
 // seek, position. A reader thread decodes and resamples (libsoxr, the project's resampler) into a
 // lock-free ring; the audio thread only copies frames out of it, never waits, allocates or locks.

@@ -1,7 +1,7 @@
 // libFuzzer target: the audio file reading of `sonotype classify` (formats::AudioFileReader over JUCE's
-// WAV, AIFF, FLAC and Ogg Vorbis readers and the libmpg123 MP3 reader). The bytes are written to a
+// WAV, AIFF, FLAC and Ogg Vorbis readers, the libmpg123 MP3 reader and the libopusfile Opus reader). The bytes are written to a
 // file (the reader takes a path, as classify does, and picks formats by its extension) named .wav and
-// then .mp3, opened and read to the end as classify reads them; anything but an
+// then .mp3 and .opus, opened and read to the end as classify reads them; anything but an
 // AudioFileError is a finding.
 #include "formats/AudioFileReader.h"
 
@@ -65,9 +65,10 @@ void readAll (const std::string& path, const std::uint8_t* data, std::size_t siz
 extern "C" int LLVMFuzzerTestOneInput (const std::uint8_t* data, std::size_t size)
 {
     // JUCE's AudioFormatManager tries only the formats whose extension the file's name has: .wav
-    // reaches the WAV reader, .mp3 the MP3 reader.
-    static const std::string wav = scratchFile (".wav"), mp3 = scratchFile (".mp3");
+    // reaches the WAV reader, .mp3 the MP3 reader, .opus the Opus reader.
+    static const std::string wav = scratchFile (".wav"), mp3 = scratchFile (".mp3"), opus = scratchFile (".opus");
     readAll (wav, data, size);
     readAll (mp3, data, size);
+    readAll (opus, data, size);
     return 0;
 }

@@ -210,6 +210,10 @@ def write_audio() -> None:
     target = out("audio_file", "tone.mp3")
     if os.system(f"lame --quiet -b 32 '{wav}' '{target}' 2>/dev/null") != 0:
         print(f"lame could not write {target}", file=sys.stderr)
+    # Ogg Opus through opusenc (OpusHead with its pre-skip, OpusTags, audio pages), when it is there.
+    target = out("audio_file", "tone.opus")
+    if os.system(f"opusenc --quiet --bitrate 16 '{wav}' '{target}' 2>/dev/null") != 0:
+        print(f"opusenc could not write {target}", file=sys.stderr)
 
 
 # ----- plugin state ------------------------------------------------------------------------------
