@@ -133,7 +133,9 @@ target_compile_definitions(sonotype_plugin_tests PRIVATE
 # The host tests load the built plugins; the sanitizer builds check our code, not the formats'
 # wrappers, and build no VST3/LV2/Standalone.
 if(NOT SONOTYPE_SANITIZE)
-    target_sources(sonotype_plugin_tests PRIVATE Tests/host/Vst3HostTests.cpp)
+    target_sources(sonotype_plugin_tests PRIVATE Tests/host/Vst3HostTests.cpp Tests/host/StandaloneAppTests.cpp Tests/support/WindowCapture.cpp)
+    target_compile_definitions(sonotype_plugin_tests PRIVATE
+        SONOTYPE_STANDALONE_PATH="$<GENEX_EVAL:$<TARGET_PROPERTY:Sonotype_Standalone,JUCE_PLUGIN_ARTEFACT_FILE>>")
     add_dependencies(sonotype_plugin_tests Sonotype_All)
 endif()
 add_dependencies(sonotype_plugin_tests sonotype) # the timeline tests compare the app's exports with the CLI's

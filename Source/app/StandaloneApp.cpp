@@ -41,9 +41,9 @@ public:
     const juce::String getApplicationName() override { return JucePlugin_Name; }
     const juce::String getApplicationVersion() override { return JucePlugin_VersionString; }
     bool moreThanOneInstanceAllowed() override { return true; }
-    void anotherInstanceStarted (const juce::String& commandLine) override { openFiles (commandLine); }
+    void anotherInstanceStarted (const juce::String& commandLine) override { openFiles (juce::StringArray::fromTokens (commandLine, true)); }
 
-    void initialise (const juce::String& commandLine) override
+    void initialise (const juce::String&) override
     {
         auto* settings = properties_.getUserSettings();
         settings->setValue ("shouldMuteInput", false); // see the top of this file
@@ -52,7 +52,7 @@ public:
         window_->setVisible (true);
         window_->getDeviceManager().addChangeListener (this);
         deviceChanged();
-        openFiles (commandLine);
+        openFiles (getCommandLineParameterArray());
     }
 
     void shutdown() override
@@ -100,17 +100,25 @@ private:
         }
     }
 
-    void openFiles (const juce::String& commandLine)
+    /** The files named on a command line, analysed; a name that is no file is said in the status. */
+    void openFiles (const juce::StringArray& arguments)
     {
+        auto* sonotype = processor();
+        if (sonotype == nullptr)
+            return;
         juce::Array<juce::File> files;
-        for (const auto& argument : juce::StringArray::fromTokens (commandLine, true))
+        for (const auto& argument : arguments)
         {
+            if (argument.startsWith ("-")) // JUCE's and the system's own options (e.g. -NSDocumentRevisionsDebugMode)
+                continue;
             const auto file = juce::File::getCurrentWorkingDirectory().getChildFile (argument.unquoted());
             if (file.existsAsFile())
                 files.add (file);
+            else
+                sonotype->setStatus ("Cannot open " + argument.unquoted() + ": " + (file.isDirectory() ? "a folder, not a file" : "no such file"),
+                                     true);
         }
-        auto* sonotype = processor();
-        if (files.isEmpty() || sonotype == nullptr)
+        if (files.isEmpty())
             return;
         if (auto* editor = dynamic_cast<gui::SonotypeEditor*> (sonotype->getActiveEditor()))
             editor->openAudioFiles (files);

@@ -217,14 +217,16 @@ usage.)";
             const auto labels = runtime::classLabels (*model);
             std::vector<std::string> rows;
             timeline::FileAnalysisCallbacks callbacks;
+            callbacks.onOpen = [&] (double, const std::string& truncationWarning) {
+                if (! truncationWarning.empty()) // said even if the analysis then fails
+                    outcome.messages.push_back ("warning: " + path + ": " + truncationWarning);
+            };
             if (! options.segments && ! options.summary)
                 callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags flags) {
                     const double times[] = { result.startSeconds, result.endSeconds };
                     rows.push_back (formatRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail }));
                 };
             const auto analysis = timeline::analyzeFile (path, model, settings, callbacks);
-            if (! analysis.truncationWarning.empty())
-                outcome.messages.push_back ("warning: " + path + ": " + analysis.truncationWarning);
             if (analysis.numNonFiniteSamples > 0)
                 outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analysis.numNonFiniteSamples)
                                             + " NaN or infinite samples were replaced by 0");

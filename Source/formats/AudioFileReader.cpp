@@ -101,7 +101,7 @@ bool hasAudioExtension (const std::string& path)
            || extension == "mp3" || extension == "opus";
 }
 
-AudioFileReader::AudioFileReader (const std::string& path)
+std::unique_ptr<juce::AudioFormatReader> openAudioFile (const std::string& path)
 {
     const juce::File file (juce::File::getCurrentWorkingDirectory().getChildFile (juce::String (path)));
     if (! file.existsAsFile())
@@ -109,22 +109,30 @@ AudioFileReader::AudioFileReader (const std::string& path)
     checkWavXmlChunks (file.getFullPathName().toStdString());
     juce::AudioFormatManager formats;
     formats::registerAudioFormats (formats);
-    reader_.reset (formats.createReaderFor (file));
-    if (reader_ == nullptr)
+    std::unique_ptr<juce::AudioFormatReader> reader (formats.createReaderFor (file));
+    if (reader == nullptr)
         throw AudioFileError ("not a readable audio file (unknown format, or a damaged or truncated header)");
-    sampleRate_ = reader_->sampleRate;
-    numChannels_ = static_cast<int> (reader_->numChannels);
-    length_ = reader_->lengthInSamples;
-    if (numChannels_ < 1 || ! (sampleRate_ > 0.0))
+    const auto numChannels = static_cast<int> (reader->numChannels);
+    if (numChannels < 1 || ! (reader->sampleRate > 0.0))
         throw AudioFileError ("the header gives no channels or no sample rate");
     // JUCE 7's WAV and AIFF readers never finish reading a file whose frame is larger than their
     // 5760-byte buffer (over 720 channels of 64-bit samples); real recordings have far fewer.
     constexpr int kMaxChannels = 256;
-    if (numChannels_ > kMaxChannels)
-        throw AudioFileError ("the header gives " + std::to_string (numChannels_) + " channels; at most " + std::to_string (kMaxChannels)
+    if (numChannels > kMaxChannels)
+        throw AudioFileError ("the header gives " + std::to_string (numChannels) + " channels; at most " + std::to_string (kMaxChannels)
                               + " are supported");
-    if (length_ <= 0)
+    if (reader->lengthInSamples <= 0)
         throw AudioFileError ("holds no audio (zero length)");
+    return reader;
+}
+
+AudioFileReader::AudioFileReader (const std::string& path)
+{
+    reader_ = openAudioFile (path);
+    const juce::File file (juce::File::getCurrentWorkingDirectory().getChildFile (juce::String (path)));
+    sampleRate_ = reader_->sampleRate;
+    numChannels_ = static_cast<int> (reader_->numChannels);
+    length_ = reader_->lengthInSamples;
 
     // JUCE fills audio missing from a short file with zeros; find out how much is really there.
     // (WAV and AIFF only: libmpg123 also reads MP3 data in a RIFF WAVE file, whose frames are not PCM.)

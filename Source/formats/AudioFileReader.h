@@ -27,6 +27,11 @@ struct AudioFileError : std::runtime_error
 /** Whether a file name has an extension the classifier reads (.wav .aif .aiff .flac .ogg .mp3 .opus). */
 bool hasAudioExtension (const std::string& path);
 
+/** Opens a file with every check the reader makes before and after JUCE parses it (metadata chunks
+    JUCE would mishandle, no channels or rate, more than 256 channels, no audio); throws
+    AudioFileError saying what is wrong. The file player opens files with it too. */
+std::unique_ptr<juce::AudioFormatReader> openAudioFile (const std::string& path);
+
 class AudioFileReader
 {
 public:

@@ -253,7 +253,8 @@ void SonotypeEditor::openAudioFiles (const juce::Array<juce::File>& files)
     listedFiles_.clear(); // the list is rebuilt from the analyzer's
     showFiles (true);
     if (transport_ != nullptr)
-        transport_->load (files[0]); // an error here is the analysis' too: the status says it once
+        if (const auto error = transport_->load (files[0]); error.isNotEmpty())
+            processor_.setStatus (error, true); // (the analysis' message, if it fails too, follows)
     refresh();
 }
 
@@ -273,16 +274,14 @@ void SonotypeEditor::selectFile (std::size_t index)
     shownFile_ = index;
     fileList_.setSelectedItemIndex (static_cast<int> (index), juce::dontSendNotification);
     if (transport_ != nullptr && processor_.filePlayer().file() != listedFiles_[static_cast<int> (index)])
-        transport_->load (listedFiles_[static_cast<int> (index)]);
+        if (const auto error = transport_->load (listedFiles_[static_cast<int> (index)]); error.isNotEmpty())
+            processor_.setStatus (error, true);
     refresh();
 }
 
 void SonotypeEditor::updateFileList()
 {
-    const auto& analyzer = processor_.fileAnalyzer();
-    juce::Array<juce::File> files;
-    for (std::size_t i = 0; i < analyzer.numFiles(); ++i)
-        files.add (analyzer.status (i).file);
+    const auto files = processor_.fileAnalyzer().files();
     if (files == listedFiles_)
         return;
     listedFiles_ = files;
@@ -341,6 +340,12 @@ juce::String SonotypeEditor::exportTimeline (ExportFormat format, const juce::Fi
     else
     {
         const auto history = processor_.sessionHistory();
+        if (history.segments.empty())
+        {
+            const juce::String error = "Nothing to export yet: the live analysis has detected nothing this session";
+            processor_.setStatus (error, true);
+            return error;
+        }
         labels = history.labels;
         segments = history.segments;
         source = "live session";

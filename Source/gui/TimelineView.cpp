@@ -34,7 +34,7 @@ void TimelineView::update (const plugin::FileAnalyzer& analyzer, std::size_t ind
 {
     auto status = analyzer.status (index);
     const bool sameAnalysis = index == index_ && status.file == status_.file && status.analysis == status_.analysis;
-    if (! sameAnalysis)
+    if (! sameAnalysis || status.state == plugin::FileState::failed)
         windows_.clear();
     if (! sameAnalysis || status.version != version_)
     {

@@ -42,7 +42,9 @@ TransportBar::TransportBar (plugin::SonotypeProcessor& processor) : processor_ (
 juce::String TransportBar::load (const juce::File& file)
 {
     const auto error = player_.load (file);
-    if (error.isEmpty() && processor_.isAudioDeviceAvailable())
+    if (error.isNotEmpty())
+        player_.unload(); // never the previous file's audio under this file's name
+    else if (processor_.isAudioDeviceAvailable())
         player_.play();
     refresh();
     return error;

@@ -17,7 +17,7 @@ public:
     explicit TransportBar (plugin::SonotypeProcessor& processor);
 
     /** Loads a file into the player (starts it when a device can play it); returns the player's
-        error (empty: none). */
+        error (empty: none), and then the player holds no file. */
     juce::String load (const juce::File& file);
     void refresh();
     void resized() override;

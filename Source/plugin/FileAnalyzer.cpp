@@ -132,16 +132,25 @@ std::size_t FileAnalyzer::copyWindows (std::size_t index, std::size_t from, std:
     return windows.size() - from;
 }
 
-uint64_t FileAnalyzer::generation() const
+FileAnalyzer::Settings FileAnalyzer::settings() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
-    return settings_.generation;
+    return settings_;
 }
 
-runtime::DetectorSettings FileAnalyzer::detector() const
+juce::Array<juce::File> FileAnalyzer::files() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
-    return settings_.analysis.detector;
+    juce::Array<juce::File> files;
+    for (const auto& entry : entries_)
+        files.add (entry.status.file);
+    return files;
+}
+
+uint64_t FileAnalyzer::version() const
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    return version_;
 }
 
 bool FileAnalyzer::isBusy() const
@@ -203,7 +212,7 @@ void FileAnalyzer::analyzeOne (std::size_t index, uint64_t request, const Settin
     // Every step checks that its request is still the newest: the files or settings may have
     // changed meanwhile, and entries_ with them.
     timeline::FileAnalysisCallbacks callbacks;
-    callbacks.onOpen = [&] (double lengthSeconds) {
+    callbacks.onOpen = [&] (double lengthSeconds, const std::string&) {
         const std::lock_guard<std::mutex> lock (mutex_);
         if (request == request_)
         {

@@ -66,7 +66,13 @@ public:
     {
         std::shared_ptr<const engine::Model> model;
         timeline::FileAnalysisSettings analysis;
-        uint64_t generation = 0; // the live analysis' generation these settings come from
+
+        /** Whether these settings give other windows than `other` (the detector aside). */
+        bool analyzesDifferently (const Settings& other) const noexcept
+        {
+            return model != other.model || analysis.hopSeconds != other.analysis.hopSeconds
+                   || analysis.smoothingSeconds != other.analysis.smoothingSeconds || analysis.toEnd != other.analysis.toEnd;
+        }
     };
 
     FileAnalyzer();
@@ -87,9 +93,12 @@ public:
     FileStatus status (std::size_t index) const;
     /** Appends file i's windows from index `from` on to `out`; returns how many. */
     std::size_t copyWindows (std::size_t index, std::size_t from, std::vector<TimelineWindow>& out) const;
-    /** The settings of the files' analysis (generation 0: none yet). */
-    uint64_t generation() const;
-    runtime::DetectorSettings detector() const;
+    /** The settings the files are analysed with. */
+    Settings settings() const;
+    /** The files, in order. */
+    juce::Array<juce::File> files() const;
+    /** Changes whenever anything of any file changes. */
+    uint64_t version() const;
     /** Whether a file is queued or being analysed. */
     bool isBusy() const;
 

@@ -1,5 +1,6 @@
 #include "plugin/FilePlayer.h"
 
+#include "formats/AudioFileReader.h"
 #include "formats/Mp3AudioFormat.h"
 
 #include <cmath>
@@ -14,7 +15,6 @@ namespace
 
 FilePlayer::FilePlayer() : juce::Thread ("Sonotype file reader"), ring_ (1 << 18)
 {
-    formats::registerAudioFormats (formats_);
     startThread();
 }
 
@@ -29,11 +29,16 @@ juce::String FilePlayer::load (const juce::File& file)
 {
     if (! file.existsAsFile())
         return "No such file: " + file.getFullPathName();
-    std::unique_ptr<juce::AudioFormatReader> reader (formats_.createReaderFor (file));
-    if (reader == nullptr)
-        return "Not an audio file Sonotype can read (" + juce::String (formats::kReadableFormats) + "): " + file.getFileName();
-    if (reader->lengthInSamples <= 0 || reader->numChannels == 0)
-        return "The file holds no audio: " + file.getFileName();
+    std::unique_ptr<juce::AudioFormatReader> reader;
+    try
+    {
+        reader = formats::openAudioFile (file.getFullPathName().toStdString()); // the CLI's checks against hostile headers
+    }
+    catch (const formats::AudioFileError& e)
+    {
+        return "Cannot play " + file.getFileName() + ": " + juce::String::fromUTF8 (e.what()) + " (Sonotype reads "
+               + juce::String (formats::kReadableFormats) + ")";
+    }
     if (! (reader->sampleRate >= 1000.0 && reader->sampleRate <= 768000.0))
         return "Unsupported sample rate " + juce::String (reader->sampleRate) + " Hz: " + file.getFileName();
     const double length = static_cast<double> (reader->lengthInSamples) / reader->sampleRate;

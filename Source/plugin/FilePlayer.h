@@ -67,7 +67,6 @@ private:
     bool writeLeftover();
     void reposition (double seconds);
 
-    juce::AudioFormatManager formats_;
     mutable std::mutex fileMutex_; // message thread and reader thread only
     std::unique_ptr<juce::AudioFormatReader> reader_;
     juce::File file_;

@@ -142,9 +142,12 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
             inputPeak_.store (peak, std::memory_order_relaxed);
         buffer.clear();
         midi.clear();
-        midi_.writeBlock (midi, numSamples, false, false);
+        // The analysis stopping (a file paused or ended, the input off) ends a sounding note, as a
+        // transport stop does: no more windows will come to end it.
+        midi_.writeBlock (midi, numSamples, std::exchange (wasAnalyzing_, listening) && ! listening, false);
         return;
     }
+    wasAnalyzing_ = true;
 
     float peak = 0.0f;
     for (int c = 0; c < numChannels; ++c)
@@ -208,19 +211,20 @@ float SonotypeProcessor::detectionThreshold() const noexcept
 
 FileAnalyzer::Settings SonotypeProcessor::fileAnalysisSettings() const
 {
-    const auto info = runtime_->info();
+    // The model the live analysis runs, and the hop, smoothing and threshold on screen (the same
+    // floats the live analysis is given: what the CLI gets with the same numbers).
     FileAnalyzer::Settings settings;
-    settings.model = info->model;
-    settings.generation = info->generation;
-    settings.analysis.hopSeconds = info->hopSeconds;
-    settings.analysis.smoothingSeconds = info->smoothingSeconds;
+    settings.model = runtime_->info()->model;
+    settings.analysis.hopSeconds = hop_->load();
+    settings.analysis.smoothingSeconds = smoothing_->load();
     settings.analysis.detector.threshold = detectionThreshold();
     return settings;
 }
 
 void SonotypeProcessor::analyzeFiles (const juce::Array<juce::File>& files)
 {
-    applyAnalysisParameters(); // the hop and smoothing on screen, not those of 100 ms ago
+    reportedFailures_.clear();
+    reportedVersion_ = 0;
     files_.analyze (files, fileAnalysisSettings());
 }
 
@@ -229,15 +233,20 @@ void SonotypeProcessor::updateFileAnalysis()
     if (files_.numFiles() == 0)
         return;
     auto settings = fileAnalysisSettings();
-    if (settings.generation != files_.generation())
-        files_.reanalyze (std::move (settings)); // a new model, hop or smoothing
-    else if (settings.analysis.detector.threshold != files_.detector().threshold)
-        files_.resegment (settings.analysis.detector);
+    const auto current = files_.settings();
+    if (settings.analyzesDifferently (current))
+        files_.reanalyze (std::move (settings)); // a new model, hop or smoothing: other windows
+    else if (settings.analysis.detector.threshold != current.analysis.detector.threshold)
+        files_.resegment (settings.analysis.detector); // the same windows, merged again
     // A file that cannot be analysed is said once, in the message channel (the editor's banner).
+    const auto version = files_.version();
+    if (version == reportedVersion_)
+        return;
+    reportedVersion_ = version;
     for (std::size_t i = 0; i < files_.numFiles(); ++i)
     {
         const auto status = files_.status (i);
-        const auto key = status.file.getFullPathName() + "\n" + juce::String (status.analysis);
+        const auto key = status.file.getFullPathName();
         if (status.state == FileState::failed && ! reportedFailures_.contains (key))
         {
             reportedFailures_.add (key);

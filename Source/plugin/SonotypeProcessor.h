@@ -171,9 +171,11 @@ private:
 
     // Audio thread (prepareToPlay too: the host never runs both at once).
     bool wasPlaying_ = false;
+    bool wasAnalyzing_ = false; // standalone: the last block went to the analysis
     std::atomic<float> inputPeak_ { 0.0f };
     std::atomic<bool> listening_ { false }, deviceAvailable_ { true }; // standalone app; set on the message thread
-    juce::StringArray reportedFailures_; // message thread: the file analyses whose failure the status told
+    juce::StringArray reportedFailures_; // message thread: the files whose failure the status told (since they were opened)
+    uint64_t reportedVersion_ = 0;       // message thread: the file analyzer's version the failures were looked for in
 
     mutable std::mutex statusMutex_; // message thread, loader and prepareToPlay, never the audio thread
     juce::String status_;

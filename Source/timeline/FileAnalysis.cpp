@@ -23,7 +23,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     formats::AudioFileReader reader (path);
     const double rate = reader.sampleRate();
     if (callbacks.onOpen)
-        callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate);
+        callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate, reader.truncationWarning());
     std::optional<runtime::WindowAnalyzer> analyzer (std::in_place, model, rate, settings.hopSeconds, settings.smoothingSeconds);
 
     FileAnalysisResult outcome;

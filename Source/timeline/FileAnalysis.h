@@ -43,8 +43,9 @@ struct WindowFlags
 
 struct FileAnalysisCallbacks
 {
-    /** Once the file is open: its length in seconds, as its header gives it. */
-    std::function<void (double lengthSeconds)> onOpen;
+    /** Once the file is open: its length in seconds, and the reader's warning for a file shorter
+        than its header says (empty: none), before anything can fail in the analysis. */
+    std::function<void (double lengthSeconds, const std::string& truncationWarning)> onOpen;
     /** Each window as it is analyzed, in time order (probabilities smoothed, if smoothing is on). */
     std::function<void (const runtime::WindowResult&, WindowFlags)> onWindow;
     /** Now and then: the fraction of the file read so far (0..1). Return false to stop the analysis. */

@@ -155,7 +155,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.8f);
     pump (300);
     view.refresh();
-    CHECK (processor.fileAnalyzer().detector().threshold == Approx (0.8f));
+    CHECK (processor.fileAnalyzer().settings().analysis.detector.threshold == Approx (0.8f));
     const auto csv = scratch ("threshold.segments.csv");
     CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
     auto arguments = settings;
@@ -239,5 +239,16 @@ TEST_CASE ("a new model analyzes the open files again, with its classes", "[gui]
     CHECK (status.labels.size() == 4);
     CHECK (view.timeline().status().labels.size() == 4);
     CHECK (view.timeline().numWindows() == status.numWindows);
+
+    // A new hop: other windows, so the files are analyzed again (about half as many windows).
+    processor.parameters.getParameter (plugin::ParameterIds::hop)->setValueNotifyingHost (
+        processor.parameters.getParameterRange (plugin::ParameterIds::hop).convertTo0to1 (0.5f));
+    pump (300);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    const auto slower = processor.fileAnalyzer().status (0);
+    CHECK (slower.hopSeconds == 0.5);
+    CHECK (slower.numWindows < status.numWindows * 6 / 10);
+    CHECK (view.timeline().numWindows() == slower.numWindows);
     wav.deleteFile();
 }

@@ -638,4 +638,15 @@ TEST_CASE ("the standalone app never sends its input to the speakers, and analyz
         std::copy_n (speech.data() + 4096, 512, buffer.getWritePointer (c));
     processor.processBlock (buffer, midi);
     CHECK (buffer.getMagnitude (0, 512) == 0.0f);
+
+    // The speech note sounds; the input switched off ends it at once (no window will come to).
+    REQUIRE_FALSE (driver.midi.empty());
+    CHECK (driver.midi.back().message.isNoteOn());
+    processor.setListeningToInput (false);
+    midi.clear();
+    processor.processBlock (buffer, midi);
+    int noteOffs = 0;
+    for (const auto metadata : midi)
+        noteOffs += metadata.getMessage().isNoteOff() ? 1 : 0;
+    CHECK (noteOffs == 1);
 }
