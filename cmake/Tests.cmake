@@ -30,6 +30,7 @@ add_executable(sonotype_tests
     Tests/formats/AudioFileReaderTests.cpp
     Tests/formats/Mp3ReaderTests.cpp
     Tests/formats/OpusReaderTests.cpp
+    Tests/runtime/ClassesInPlayTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SegmenterTests.cpp

@@ -31,6 +31,10 @@ namespace
 one row per analysis window: window k covers [k * hop, k * hop + window) seconds. A file shorter
 than one window is zero-padded to one window.
 
+--classes A,B,C says which of the model's classes are in play: the others get probability 0 and
+each window's answer is renormalised over these (a softmax over their logits alone), so a piano that
+the full model might call bass is named among the instruments actually there.
+
 --segments merges the windows into segments, stretches where one class is detected, with the
 plugin's rules: a class starts when its probability reaches --threshold for 2 windows in a row, and
 stops when it falls 10 points below it or another class leads it by more than 10 points. A segment
@@ -96,6 +100,7 @@ usage.)";
         unsigned jobs = std::max (1u, std::thread::hardware_concurrency());
         std::size_t shardIndex = 0, shardCount = 1;
         std::vector<std::string> paths;
+        std::vector<std::string> classes; // --classes: in play (empty: all)
         ModelLimitOptions limits;
     };
 
@@ -214,6 +219,7 @@ usage.)";
             settings.smoothingSeconds = options.smoothingSeconds;
             settings.toEnd = options.toEnd;
             settings.detector = detectorSettings (options);
+            settings.classes = options.classes;
             const auto labels = runtime::classLabels (*model);
             std::vector<std::string> rows;
             timeline::FileAnalysisCallbacks callbacks;
@@ -356,6 +362,22 @@ CommandRun addClassifyCommand (CLI::App& app)
                 return parseFormat (text) ? std::string() : "must be csv, json, audacity, reaper or midi, not '" + text + "'";
             },
             "", "format"));
+    command
+        ->add_option_function<std::string> (
+            "--classes",
+            [options] (const std::string& text) {
+                options->classes.clear();
+                std::size_t start = 0;
+                while (start <= text.size())
+                {
+                    const auto comma = std::min (text.find (',', start), text.size());
+                    if (comma > start)
+                        options->classes.push_back (text.substr (start, comma - start));
+                    start = comma + 1;
+                }
+            },
+            "only these classes (comma-separated labels): the others get 0, the answer is renormalised over these")
+        ->type_name ("A,B,...");
     command->add_flag ("--summary", options->summary, "one row per file: the mean probability of each class over its windows");
     command->add_flag ("--to-end", options->toEnd,
                        "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
@@ -401,6 +423,14 @@ int classify (const Options& options)
 
     const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
     runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
+    try
+    {
+        runtime::classesInPlay (runtime::classLabels (*model), options.classes);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw UsageError (std::string ("--classes: ") + e.what());
+    }
     runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
     std::vector<PathProblem> errors, skipped;
     auto files = collectFiles (options.paths, errors, skipped);

@@ -1,5 +1,6 @@
-// One bar per class with its live probability. Clicking a class switches it off or on (the class
-// filter: excluded from the top class, MIDI and OSC).
+// One bar per class with its live probability. Clicking a class takes it out of play or back (the
+// class filter: a class out of play gets 0 and the answer is renormalised over the others, in the
+// live analysis, the files' timelines, MIDI and OSC).
 #pragma once
 
 #include "gui/DisplayState.h"
@@ -9,7 +10,7 @@
 namespace sonotype::gui
 {
 
-class ClassBars final : public juce::Component
+class ClassBars final : public juce::Component, public juce::SettableTooltipClient
 {
 public:
     std::function<void (const juce::String& label, bool enabled)> onToggle;

@@ -71,6 +71,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
             processor_.filePlayer().seek (seconds);
     };
 
+    bars_.setTooltip ("Click a class to take it out of play (or back): it gets 0, and the answer is shared among the classes in play");
     bars_.onToggle = [this] (const juce::String& label, bool enabled) {
         processor_.setClassEnabled (label, enabled);
         refresh();

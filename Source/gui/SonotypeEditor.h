@@ -93,6 +93,7 @@ private:
     juce::TextButton loadButton_ { "Load model..." }, builtinButton_ { "Built-in model" };
     std::unique_ptr<TransportBar> transport_;
     std::unique_ptr<juce::FileChooser> chooser_;
+    juce::TooltipWindow tooltips_ { this, 700 }; // the controls' tooltips, inside the editor (a plugin owns no desktop window)
     bool dragging_ = false;
 };
 

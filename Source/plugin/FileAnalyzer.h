@@ -71,7 +71,8 @@ public:
         bool analyzesDifferently (const Settings& other) const noexcept
         {
             return model != other.model || analysis.hopSeconds != other.analysis.hopSeconds
-                   || analysis.smoothingSeconds != other.analysis.smoothingSeconds || analysis.toEnd != other.analysis.toEnd;
+                   || analysis.smoothingSeconds != other.analysis.smoothingSeconds || analysis.toEnd != other.analysis.toEnd
+                   || analysis.classes != other.analysis.classes;
         }
     };
 

@@ -74,6 +74,7 @@ SonotypeProcessor::SonotypeProcessor()
     options.historySize = 1024;
     runtime_ = std::make_unique<runtime::StreamingRuntime> (resources::builtinModel(), options);
     runtime_->setResultListener ([this] (const runtime::WindowResult& result, const runtime::AnalysisInfo& info) { onResult (result, info); });
+    runtime_->setClassSelector ([this] (const runtime::AnalysisInfo& info) -> const std::vector<bool>& { return classes_.workerMask (info); });
     startTimerHz (10);
 }
 
@@ -213,11 +214,17 @@ FileAnalyzer::Settings SonotypeProcessor::fileAnalysisSettings() const
 {
     // The model the live analysis runs, and the hop, smoothing and threshold on screen (the same
     // floats the live analysis is given: what the CLI gets with the same numbers).
+    const auto info = runtime_->info();
     FileAnalyzer::Settings settings;
-    settings.model = runtime_->info()->model;
+    settings.model = info->model;
     settings.analysis.hopSeconds = hop_->load();
     settings.analysis.smoothingSeconds = smoothing_->load();
     settings.analysis.detector.threshold = detectionThreshold();
+    const auto mask = classes_.mask (info->labels); // the classes in play, as the live analysis has them
+    if (std::find (mask.begin(), mask.end(), false) != mask.end() && std::find (mask.begin(), mask.end(), true) != mask.end())
+        for (std::size_t c = 0; c < mask.size(); ++c)
+            if (mask[c])
+                settings.analysis.classes.push_back (info->labels[c]);
     return settings;
 }
 

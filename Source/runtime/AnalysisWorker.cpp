@@ -241,6 +241,8 @@ bool AnalysisWorker::analyzeReady()
 
 void AnalysisWorker::analyzeWindow (int64_t k)
 {
+    if (classSelector_)
+        analyzer_->setClassesInPlay (classSelector_ (workerGeneration_->info)); // (no allocation once the mask has its size)
     analyzer_->analyze (k, result_);
     const double offset = static_cast<double> (generationStartSample_) / hostSampleRate_.load (std::memory_order_relaxed);
     result_.startSeconds += offset;

@@ -43,6 +43,8 @@ class AnalysisWorker
 {
 public:
     using Listener = std::function<void (const WindowResult&, const AnalysisInfo&)>;
+    /** The classes in play for a generation (WindowAnalyzer::setClassesInPlay), asked before each window. */
+    using ClassSelector = std::function<const std::vector<bool>& (const AnalysisInfo&)>;
 
     /** The first generation: `model` (not null) with the options' hop and smoothing. Throws for a
         model without usable front-end settings or bad settings. Reads its audio from `inlet`;
@@ -58,6 +60,8 @@ public:
     void prepare (double hostSampleRate);
     /** While the worker thread is stopped. */
     void setListener (Listener listener) { listener_ = std::move (listener); }
+    /** While the worker thread is stopped. */
+    void setClassSelector (ClassSelector selector) { classSelector_ = std::move (selector); }
     /** Any time: leaves a new model (null: the one that will run next) and settings for the
         worker; the caller has validated them. */
     void request (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds);
@@ -109,6 +113,7 @@ private:
     AudioInlet& inlet_;
     const std::atomic<bool>& nonRealtime_;
     Listener listener_; // set while the worker is stopped, run by the worker
+    ClassSelector classSelector_; // the same
 
     mutable std::mutex generationMutex_; // worker (on a swap), control thread and readers; never the audio thread
     std::shared_ptr<Generation> generation_;

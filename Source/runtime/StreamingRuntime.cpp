@@ -81,6 +81,14 @@ void StreamingRuntime::setResultListener (std::function<void (const WindowResult
     worker_.setListener (std::move (listener));
 }
 
+void StreamingRuntime::setClassSelector (AnalysisWorker::ClassSelector selector)
+{
+    const std::lock_guard<std::mutex> control (controlMutex_);
+    if (workerStarted_)
+        throw std::logic_error ("setClassSelector() while the worker runs");
+    worker_.setClassSelector (std::move (selector));
+}
+
 // ----- audio thread -----------------------------------------------------------------------------
 
 void StreamingRuntime::push (const float* const* channels, int numChannels, int numSamples) noexcept

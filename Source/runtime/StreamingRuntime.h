@@ -66,6 +66,10 @@ public:
     /** Control thread, while the worker is stopped (before prepare()): called on the worker after
         each result is published, e.g. to turn detections into MIDI or OSC. */
     void setResultListener (std::function<void (const WindowResult&, const AnalysisInfo&)> listener);
+    /** Control thread, while the worker is stopped: asked on the worker before each window which of
+        the generation's classes are in play (WindowAnalyzer::setClassesInPlay: the others get 0,
+        the answer is renormalised over these). */
+    void setClassSelector (AnalysisWorker::ClassSelector selector);
 
     /** Audio thread: copies a block (any channel count, any length) in. Never blocks, allocates or
         makes a system call; O(numChannels * numSamples). Before prepare(), does nothing.

@@ -1,10 +1,13 @@
 #include "runtime/WindowAnalyzer.h"
 
 #include "engine/file/ModelError.h"
+#include "engine/file/Text.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 
 namespace sonotype::runtime
 {
@@ -17,6 +20,24 @@ std::vector<std::string> classLabels (const engine::Model& model)
         for (int64_t i = 0, n = output.rank() > 0 ? output[output.rank() - 1] : 1; i < n; ++i)
             labels.push_back ("class" + std::to_string (i));
     return labels;
+}
+
+std::vector<bool> classesInPlay (const std::vector<std::string>& labels, const std::vector<std::string>& inPlay)
+{
+    std::vector<bool> mask (labels.size(), inPlay.empty());
+    for (const auto& wanted : inPlay)
+    {
+        const auto found = std::find (labels.begin(), labels.end(), wanted);
+        if (found == labels.end())
+        {
+            std::string known;
+            for (const auto& label : labels)
+                known += (known.empty() ? "" : ", ") + label;
+            throw std::invalid_argument (engine::quote (wanted) + " is not a class of this model (its classes: " + engine::printable (known) + ")");
+        }
+        mask[static_cast<std::size_t> (found - labels.begin())] = true;
+    }
+    return mask;
 }
 
 const engine::FrontendSettings& frontendOf (const engine::Model& model)
@@ -62,6 +83,19 @@ void WindowAnalyzer::setHop (double hopSeconds)
     originSeconds_ = windowStartSeconds (nextWindow_);
     originWindow_ = nextWindow_;
     hopSeconds_ = hopSeconds;
+}
+
+void WindowAnalyzer::setClassesInPlay (const std::vector<bool>& inPlay)
+{
+    if (! inPlay.empty() && inPlay.size() != static_cast<std::size_t> (numClasses_))
+        throw std::invalid_argument ("classes in play: " + std::to_string (inPlay.size()) + " flags for a model of " + std::to_string (numClasses_)
+                                     + " classes");
+    const bool all = std::all_of (inPlay.begin(), inPlay.end(), [] (bool b) { return b; });
+    const bool none = std::none_of (inPlay.begin(), inPlay.end(), [] (bool b) { return b; });
+    if (all || none)
+        inPlay_.clear();
+    else
+        inPlay_ = inPlay;
 }
 
 void WindowAnalyzer::setSmoothing (double smoothingSeconds)
@@ -168,18 +202,36 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
 
     // Probabilities over the classes of the output's first row: as the model gives them, or a softmax of its logits.
     result.probabilities.resize (static_cast<std::size_t> (numClasses_));
+    const auto inPlay = [this] (int c) { return inPlay_.empty() || inPlay_[static_cast<std::size_t> (c)]; };
     if (scores_ == engine::OutputScores::probabilities || scores_ == engine::OutputScores::independentProbabilities)
+    {
         std::copy (logits.begin(), logits.begin() + numClasses_, result.probabilities.begin());
-    else if (scores_ == engine::OutputScores::logProbabilities)
-        std::transform (logits.begin(), logits.begin() + numClasses_, result.probabilities.begin(), [] (float v) { return std::exp (v); });
+        if (! inPlay_.empty())
+        {
+            // Only the classes in play: the others 0, a distribution renormalised over the rest.
+            double sum = 0.0;
+            for (int c = 0; c < numClasses_; ++c)
+                sum += inPlay (c) ? result.probabilities[static_cast<std::size_t> (c)] : (result.probabilities[static_cast<std::size_t> (c)] = 0.0f);
+            if (scores_ == engine::OutputScores::probabilities && sum > 0.0)
+                for (auto& p : result.probabilities)
+                    p = static_cast<float> (p / sum);
+        }
+    }
     else
     {
-        const float maximum = *std::max_element (logits.begin(), logits.begin() + numClasses_);
+        // A softmax of the logits (log-probabilities: the same), over the classes in play.
+        float maximum = -std::numeric_limits<float>::infinity();
+        for (int c = 0; c < numClasses_; ++c)
+            if (inPlay (c))
+                maximum = std::max (maximum, logits[static_cast<std::size_t> (c)]);
         double sum = 0.0;
         for (int c = 0; c < numClasses_; ++c)
-            sum += result.probabilities[static_cast<std::size_t> (c)] = std::exp (logits[static_cast<std::size_t> (c)] - maximum);
-        for (auto& p : result.probabilities)
-            p = static_cast<float> (p / sum);
+            sum += result.probabilities[static_cast<std::size_t> (c)] = inPlay (c) ? std::exp (logits[static_cast<std::size_t> (c)] - maximum) : 0.0f;
+        if (scores_ == engine::OutputScores::logProbabilities && inPlay_.empty())
+            std::transform (logits.begin(), logits.begin() + numClasses_, result.probabilities.begin(), [] (float v) { return std::exp (v); });
+        else
+            for (auto& p : result.probabilities)
+                p = static_cast<float> (p / sum);
     }
 
     if (smoothingSeconds_ > 0.0)

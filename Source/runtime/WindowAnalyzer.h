@@ -27,6 +27,11 @@ std::vector<std::string> classLabels (const engine::Model& model);
     exported without one. */
 const engine::FrontendSettings& frontendOf (const engine::Model& model);
 
+/** Which of `labels` are among `inPlay` (the classes a user says are in play, by label); empty
+    inPlay: all. Throws std::invalid_argument naming a label that is not one of `labels` (and
+    listing them). */
+std::vector<bool> classesInPlay (const std::vector<std::string>& labels, const std::vector<std::string>& inPlay);
+
 class WindowAnalyzer
 {
 public:
@@ -43,6 +48,13 @@ public:
     void setHop (double hopSeconds);
     /** Changes the smoothing time constant; the average goes on from the last result. */
     void setSmoothing (double smoothingSeconds);
+    /** Only these classes (inPlay[c], one per class; empty or none in play: all): the others get
+        probability 0 and the answer is renormalised over these, as a softmax over their logits
+        alone (a model of independent probabilities, e.g. sigmoids, keeps its values). Applies
+        from the next window, before smoothing. Throws std::invalid_argument for a mask of another
+        length. */
+    void setClassesInPlay (const std::vector<bool>& inPlay);
+    const std::vector<bool>& classesInPlay() const noexcept { return inPlay_; }
 
     const engine::FrontendSettings& settings() const noexcept { return settings_; }
     const std::vector<std::string>& labels() const noexcept { return labels_; }
@@ -100,6 +112,7 @@ private:
     std::vector<float> scratch_;
     int64_t nextWindow_ = 0;
     int64_t numNonFinite_ = 0, numInput_ = 0;
+    std::vector<bool> inPlay_; // empty: every class
     std::vector<float> smoothed_;
     int64_t lastWindow_ = -1;
     double lastStartSeconds_ = 0.0;

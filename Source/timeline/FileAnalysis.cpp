@@ -25,6 +25,8 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     if (callbacks.onOpen)
         callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate, reader.truncationWarning());
     std::optional<runtime::WindowAnalyzer> analyzer (std::in_place, model, rate, settings.hopSeconds, settings.smoothingSeconds);
+    const auto inPlay = runtime::classesInPlay (analyzer->labels(), settings.classes);
+    analyzer->setClassesInPlay (inPlay);
 
     FileAnalysisResult outcome;
     outcome.labels = analyzer->labels();
@@ -107,6 +109,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
         // over the time between the two windows' starts.
         analyzer.reset();
         analyzer.emplace (model, rate, settings.hopSeconds, 0.0);
+        analyzer->setClassesInPlay (inPlay);
         analyzer->push (last.data(), last.size());
         analyzer->finish();
         if (analyzer->newestCompleteWindow() >= 0)

@@ -32,6 +32,9 @@ struct FileAnalysisSettings
         tail is not classified (window k always covers [k * hop, k * hop + window)). */
     bool toEnd = false;
     runtime::DetectorSettings detector; // segments: the plugin's threshold, hysteresis and confirmation
+    /** Only these classes, by label (empty: all): the others get 0 and the answer is renormalised
+        over these (WindowAnalyzer::setClassesInPlay). A label the model lacks is an error. */
+    std::vector<std::string> classes;
 };
 
 /** What a window is, beyond its times. */

@@ -164,7 +164,26 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     arguments.add ("--segments");
     arguments.add (mp3.getFullPathName());
     CHECK (csv.loadFileAsString() == runCli (arguments).toString());
+
+    // Classes out of play (a click on their bars): the files are analyzed again over the others,
+    // as classify --classes analyzes them.
+    for (const auto* label : { "bass", "organ", "synth", "strings" })
+        processor.setClassEnabled (label, false);
+    pump (300);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    const auto inPlay = processor.fileAnalyzer().settings().analysis.classes;
+    CHECK (inPlay.size() == 8);
+    juce::StringArray inPlayText;
+    for (const auto& label : inPlay)
+        inPlayText.add (label);
+    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
+    arguments.insert (1, "--classes");
+    arguments.insert (2, inPlayText.joinIntoString (","));
+    CHECK (csv.loadFileAsString() == runCli (arguments).toString());
     csv.deleteFile();
+    for (const auto* label : { "bass", "organ", "synth", "strings" })
+        processor.setClassEnabled (label, true);
 
     // The app says why nothing plays, and the screenshot README shows.
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.5f);

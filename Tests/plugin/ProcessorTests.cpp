@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <numeric>
 
 using namespace sonotype;
 using namespace sonotype::testing;
@@ -163,7 +164,7 @@ TEST_CASE ("MIDI off sends no notes and closes an open one, transport stop close
     processor.setPlayHead (nullptr);
 }
 
-TEST_CASE ("a disabled class is never the top class nor a MIDI note", "[plugin]")
+TEST_CASE ("a class out of play gets 0, the answer is renormalised over the others, never its MIDI note", "[plugin]")
 {
     TestProcessor processor;
     processor.setClassEnabled ("drums", false);
@@ -172,6 +173,9 @@ TEST_CASE ("a disabled class is never the top class nor a MIDI note", "[plugin]"
     const auto snapshot = processor.snapshot();
     REQUIRE (snapshot.hasResult);
     CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] != "drums");
+    // Out of play: 0, and the answer renormalised over the other classes.
+    CHECK (snapshot.result.probabilities[static_cast<std::size_t> (labelIndex (processor, "drums"))] == 0.0f);
+    CHECK (std::accumulate (snapshot.result.probabilities.begin(), snapshot.result.probabilities.end(), 0.0) == Approx (1.0).epsilon (1e-5));
     for (int note : noteOns (driver.midi))
         CHECK (note != 36 + labelIndex (processor, "drums"));
     CHECK_FALSE (processor.isClassEnabled ("drums"));
