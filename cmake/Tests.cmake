@@ -14,6 +14,7 @@ add_executable(sonotype_tests
     Tests/cli/ArgumentsTests.cpp
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
+    Tests/dsp/OnsetDetectorTests.cpp
     Tests/dsp/WaveformFrontendTests.cpp
     Tests/engine/AxisTests.cpp
     Tests/engine/EngineTests.cpp

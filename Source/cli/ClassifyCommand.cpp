@@ -7,6 +7,7 @@
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/FileAnalysis.h"
+#include "timeline/HitAnalysis.h"
 #include "timeline/TimelineExport.h"
 
 #include <algorithm>
@@ -34,6 +35,13 @@ than one window is zero-padded to one window.
 --classes A,B,C says which of the model's classes are in play: the others get probability 0 and
 each window's answer is renormalised over these (a softmax over their logits alone), so a piano that
 the full model might call bass is named among the instruments actually there.
+
+--onsets classifies each hit instead of each window (drum-to-MIDI, one-shots): an onset detector
+(spectral flux, adaptive threshold: --onset-threshold, --onset-gap, --onset-silence) finds each hit,
+and each hit is classified from the first --onset-window seconds after it (zero-padded to the model's
+window, as a short file is). One row per hit: file,time_s,label,confidence,level_db (the peak in the
+50 ms after the onset), then the probabilities; --format audacity gives point labels, reaper
+markers, midi one note per hit (velocity from the level). --hop and --smooth do not apply.
 
 --segments merges the windows into segments, stretches where one class is detected, with the
 plugin's rules: a class starts when its probability reaches --threshold for 2 windows in a row, and
@@ -101,6 +109,8 @@ usage.)";
         std::size_t shardIndex = 0, shardCount = 1;
         std::vector<std::string> paths;
         std::vector<std::string> classes; // --classes: in play (empty: all)
+        bool onsets = false;              // --onsets: one classification per hit
+        timeline::HitAnalysisSettings hits;
         ModelLimitOptions limits;
     };
 
@@ -109,6 +119,7 @@ usage.)";
         std::vector<std::string> rows;     // formatted rows (CSV lines, or JSON objects)
         std::vector<std::string> messages; // for stderr
         std::vector<runtime::Segment> segments; // --segments
+        std::vector<timeline::Hit> hits;        // --onsets
         std::string error;                      // why the file was not classified
         bool failed = false;
     };
@@ -209,8 +220,56 @@ usage.)";
         return timeline::segmentCsvRow (file, segment, labels);
     }
 
+    std::string formatHit (const Options& options, const std::string& file, const std::vector<std::string>& labels, const timeline::Hit& hit)
+    {
+        const auto& label = labels[static_cast<std::size_t> (hit.classIndex)];
+        if (options.json)
+        {
+            std::string row = "{\"file\":" + jsonString (file) + ",\"time_s\":" + jsonNumber (hit.seconds, 3) + ",\"label\":" + jsonString (label)
+                              + ",\"confidence\":" + jsonNumber (hit.confidence, 6) + ",\"level_db\":" + jsonNumber (hit.levelDb, 1)
+                              + ",\"probabilities\":{";
+            for (std::size_t c = 0; c < hit.probabilities.size(); ++c)
+                row += (c ? "," : "") + jsonString (labels[c]) + ":" + jsonNumber (hit.probabilities[c], 6);
+            return row + "}}";
+        }
+        std::string row = timeline::csvField (file) + "," + number (hit.seconds, 3) + "," + timeline::csvField (label) + "," + number (hit.confidence, 6)
+                          + "," + number (hit.levelDb, 1);
+        for (float p : hit.probabilities)
+            row += "," + number (p, 6);
+        return row + "\n";
+    }
+
+    FileOutcome classifyHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options)
+    {
+        FileOutcome outcome;
+        try
+        {
+            auto settings = options.hits;
+            settings.classes = options.classes;
+            auto analysis = timeline::analyzeHits (path, model, settings);
+            if (! analysis.truncationWarning.empty())
+                outcome.messages.push_back ("warning: " + path + ": " + analysis.truncationWarning);
+            if (analysis.numNonFiniteSamples > 0)
+                outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analysis.numNonFiniteSamples)
+                                            + " NaN or infinite samples were replaced by 0");
+            if (! isExport (options.format))
+                for (const auto& hit : analysis.hits)
+                    outcome.rows.push_back (formatHit (options, path, analysis.labels, hit));
+            outcome.hits = std::move (analysis.hits);
+        }
+        catch (const std::exception& e)
+        {
+            outcome.messages.push_back ("error: " + path + ": " + e.what());
+            outcome.error = e.what();
+            outcome.failed = true;
+        }
+        return outcome;
+    }
+
     FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options)
     {
+        if (options.onsets)
+            return classifyHits (path, model, options);
         FileOutcome outcome;
         try
         {
@@ -378,6 +437,16 @@ CommandRun addClassifyCommand (CLI::App& app)
             },
             "only these classes (comma-separated labels): the others get 0, the answer is renormalised over these")
         ->type_name ("A,B,...");
+    command->add_flag ("--onsets", options->onsets, "one row per hit (an onset detector finds them) instead of per window");
+    addNumberOption (*command, "--onset-threshold", options->hits.onsets.threshold, 0.0, 100.0, false, "a number", "X",
+                     "--onsets: how far a hit's spectral flux must rise above the local mean, in units of its long-term level (default 1.2; "
+                     "lower finds quieter hits)");
+    addNumberOption (*command, "--onset-gap", options->hits.onsets.minGapSeconds, 0.0, 10.0, false, "a number of seconds", "SECONDS",
+                     "--onsets: two onsets closer than this are one (default 0.05)");
+    addNumberOption (*command, "--onset-silence", options->hits.onsets.silenceDb, -200.0, 0.0, false, "a level in dBFS", "DB",
+                     "--onsets: a hit quieter than this (RMS) is not one (default -50)");
+    addNumberOption (*command, "--onset-window", options->hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
+                     "--onsets: the seconds after an onset a hit is classified from (default 0.25)");
     command->add_flag ("--summary", options->summary, "one row per file: the mean probability of each class over its windows");
     command->add_flag ("--to-end", options->toEnd,
                        "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
@@ -404,7 +473,7 @@ CommandRun addClassifyCommand (CLI::App& app)
     command->add_option ("PATH", options->paths, "audio files and folders")->option_text ("PATH...");
     addModelLimitOptions (*command, options->limits);
     return [options] {
-        options->segments = options->segments || isExport (options->format); // audacity, reaper, midi: segments
+        options->segments = options->segments || (isExport (options->format) && ! options->onsets); // audacity, reaper, midi: segments (or hits)
         return classify (*options);
     };
 }
@@ -418,6 +487,8 @@ int classify (const Options& options)
     const bool exporting = isExport (options.format);
     if (options.summary && (options.segments || exporting))
         throw UsageError ("--summary and segments (--segments, --format audacity|reaper|midi) do not go together");
+    if (options.onsets && (options.summary || options.toEnd || options.segments))
+        throw UsageError ("--onsets gives one row per hit: --summary, --segments and --to-end do not go with it");
     if (options.format == Format::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)
         throw UsageError ("--format midi writes a binary file: give --output FILE or redirect stdout");
 
@@ -469,7 +540,9 @@ int classify (const Options& options)
         out << "[";
     else if (! exporting)
     {
-        std::string header = options.summary ? "file,label,confidence" : "file,start_s,end_s,label,confidence";
+        std::string header = options.summary  ? "file,label,confidence"
+                             : options.onsets ? "file,time_s,label,confidence,level_db"
+                                              : "file,start_s,end_s,label,confidence";
         if (! options.segments)
             for (const auto& label : labels)
                 header += "," + timeline::csvField (label);
@@ -547,7 +620,16 @@ int classify (const Options& options)
             writeRow (std::move (row));
         if (! outcome.error.empty())
             writeErrorRow (shard[i], outcome.error);
-        if (exporting && ! outcome.failed)
+        if (exporting && ! outcome.failed && options.onsets)
+        {
+            if (options.format == Format::audacity)
+                out << timeline::audacityHitLabels (outcome.hits, labels);
+            else if (options.format == Format::reaper)
+                out << timeline::reaperHitMarkers (outcome.hits, labels);
+            else
+                out << timeline::midiHitFile (outcome.hits, options.baseNote);
+        }
+        else if (exporting && ! outcome.failed)
         {
             if (options.format == Format::audacity)
                 out << timeline::audacityLabels (outcome.segments, labels);

@@ -198,8 +198,62 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
     else
         std::copy (samples, samples + settings_.windowSamples, input.begin());
     session_.run();
-    const auto logits = session_.output();
+    probabilitiesFromOutput (result);
 
+    if (smoothingSeconds_ > 0.0)
+    {
+        // Exponential moving average with time constant smoothingSeconds, over the time since the
+        // last analyzed window (windows skipped by a late worker count as elapsed time).
+        const double elapsed = lastWindow_ < 0 ? 0.0 : windowStartSeconds (k) - lastStartSeconds_;
+        const auto keep = lastWindow_ < 0 ? 0.0f : static_cast<float> (std::exp (-elapsed / smoothingSeconds_));
+        for (std::size_t c = 0; c < smoothed_.size(); ++c)
+            result.probabilities[c] = smoothed_[c] = keep * smoothed_[c] + (1.0f - keep) * result.probabilities[c];
+    }
+    else
+        std::copy (result.probabilities.begin(), result.probabilities.end(), smoothed_.begin()); // smoothing switched on later goes on from here
+    lastWindow_ = k;
+    lastStartSeconds_ = windowStartSeconds (k);
+
+    const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
+    result.topClass = static_cast<int> (top - result.probabilities.begin());
+    result.confidence = *top;
+    result.windowIndex = k;
+    result.startSeconds = windowStartSeconds (k);
+    result.endSeconds = result.startSeconds + windowSeconds();
+    result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+}
+
+void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, WindowResult& result)
+{
+    const auto started = std::chrono::steady_clock::now();
+    scratch_.assign (samples, samples + numSamples);
+    for (auto& sample : scratch_)
+        if (! std::isfinite (sample))
+            sample = 0.0f;
+    clip_.clear();
+    dsp::Resampler resampler (resampler_->inputRate(), settings_.sampleRate); // the clip alone, from its first sample
+    resampler.process (scratch_.data(), scratch_.size(), clip_);
+    resampler.flush (clip_);
+    clip_.resize (static_cast<std::size_t> (settings_.windowSamples), 0.0f); // cut to one window, or zero-padded as a short file is
+    auto input = session_.input();
+    if (logMel_.has_value())
+        logMel_->compute (clip_.data(), settings_.windowSamples, input.data());
+    else
+        std::copy (clip_.begin(), clip_.end(), input.begin());
+    session_.run();
+    probabilitiesFromOutput (result);
+    const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
+    result.topClass = static_cast<int> (top - result.probabilities.begin());
+    result.confidence = *top;
+    result.windowIndex = -1;
+    result.startSeconds = 0.0;
+    result.endSeconds = static_cast<double> (numSamples) / resampler_->inputRate();
+    result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+}
+
+void WindowAnalyzer::probabilitiesFromOutput (WindowResult& result)
+{
+    const auto logits = session_.output();
     // Probabilities over the classes of the output's first row: as the model gives them, or a softmax of its logits.
     result.probabilities.resize (static_cast<std::size_t> (numClasses_));
     const auto inPlay = [this] (int c) { return inPlay_.empty() || inPlay_[static_cast<std::size_t> (c)]; };
@@ -233,28 +287,6 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
             for (auto& p : result.probabilities)
                 p = static_cast<float> (p / sum);
     }
-
-    if (smoothingSeconds_ > 0.0)
-    {
-        // Exponential moving average with time constant smoothingSeconds, over the time since the
-        // last analyzed window (windows skipped by a late worker count as elapsed time).
-        const double elapsed = lastWindow_ < 0 ? 0.0 : windowStartSeconds (k) - lastStartSeconds_;
-        const auto keep = lastWindow_ < 0 ? 0.0f : static_cast<float> (std::exp (-elapsed / smoothingSeconds_));
-        for (std::size_t c = 0; c < smoothed_.size(); ++c)
-            result.probabilities[c] = smoothed_[c] = keep * smoothed_[c] + (1.0f - keep) * result.probabilities[c];
-    }
-    else
-        std::copy (result.probabilities.begin(), result.probabilities.end(), smoothed_.begin()); // smoothing switched on later goes on from here
-    lastWindow_ = k;
-    lastStartSeconds_ = windowStartSeconds (k);
-
-    const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
-    result.topClass = static_cast<int> (top - result.probabilities.begin());
-    result.confidence = *top;
-    result.windowIndex = k;
-    result.startSeconds = windowStartSeconds (k);
-    result.endSeconds = result.startSeconds + windowSeconds();
-    result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
 }
 
 } // namespace sonotype::runtime

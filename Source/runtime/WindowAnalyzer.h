@@ -80,6 +80,11 @@ public:
     int64_t nextWindow() const noexcept { return nextWindow_; }
     /** Analyses window k (nextWindow() <= k <= newestCompleteWindow()); drops older samples. */
     void analyze (int64_t k, WindowResult& result);
+    /** A clip of input-rate samples analysed on its own, outside the stream (the per-hit mode: a
+        hit's first moments): resampled from its first sample, cut to one window or zero-padded to
+        it as a short file is, no smoothing, the classes in play applied. startSeconds 0, endSeconds
+        the clip's length. The stream's state is untouched. */
+    void analyzeClip (const float* samples, std::size_t numSamples, WindowResult& result);
     /** After finish(), for a stream shorter than one window: window 0, zero-padded. False if the
         stream was empty or window 0 was already analyzed. */
     bool analyzePaddedFirstWindow (WindowResult& result);
@@ -92,6 +97,7 @@ private:
     int64_t windowStart (int64_t k) const noexcept;
     double windowStartSeconds (int64_t k) const noexcept;
     void run (int64_t k, const float* samples, WindowResult& result);
+    void probabilitiesFromOutput (WindowResult& result); // the session's output 0, as probabilities over the classes in play
 
     std::shared_ptr<const engine::Model> model_;
     engine::Session session_;
@@ -110,6 +116,7 @@ private:
     std::vector<float> samples_;   // model-rate samples from absolute index bufferStart_ on
     int64_t bufferStart_ = 0;
     std::vector<float> scratch_;
+    std::vector<float> clip_;      // analyzeClip(): the clip at the model's rate
     int64_t nextWindow_ = 0;
     int64_t numNonFinite_ = 0, numInput_ = 0;
     std::vector<bool> inPlay_; // empty: every class

@@ -80,35 +80,85 @@ std::string reaperRegions (const std::vector<runtime::Segment>& segments, const 
     return text;
 }
 
+namespace
+{
+    struct Note
+    {
+        int note, velocity;
+        double startSeconds, endSeconds;
+    };
+
+    /** One track of notes on channel 1 at 120 bpm, as a Standard MIDI File (type 1). */
+    std::string midiNotes (const std::vector<Note>& notes)
+    {
+        juce::MidiMessageSequence track;
+        auto tempo = juce::MidiMessage::tempoMetaEvent (500000); // microseconds per quarter note: 120 bpm
+        tempo.setTimeStamp (0.0);
+        track.addEvent (tempo);
+        double end = 0.0;
+        for (const auto& note : notes)
+        {
+            if (note.note < 0 || note.note > 127)
+                continue;
+            track.addEvent (juce::MidiMessage::noteOn (1, note.note, static_cast<juce::uint8> (juce::jlimit (1, 127, note.velocity))), ticks (note.startSeconds));
+            track.addEvent (juce::MidiMessage::noteOff (1, note.note), ticks (note.endSeconds));
+            end = std::max (end, static_cast<double> (ticks (note.endSeconds)));
+        }
+        track.updateMatchedPairs();
+        auto endOfTrack = juce::MidiMessage::endOfTrack();
+        endOfTrack.setTimeStamp (end);
+        track.addEvent (endOfTrack);
+
+        juce::MidiFile file;
+        file.setTicksPerQuarterNote (kMidiTicksPerQuarterNote);
+        file.addTrack (track);
+        juce::MemoryOutputStream stream;
+        if (! file.writeTo (stream, 1))
+            throw std::runtime_error ("could not write the MIDI file");
+        return { static_cast<const char*> (stream.getData()), stream.getDataSize() };
+    }
+} // namespace
+
 std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNote)
 {
-    juce::MidiMessageSequence track;
-    auto tempo = juce::MidiMessage::tempoMetaEvent (500000); // microseconds per quarter note: 120 bpm
-    tempo.setTimeStamp (0.0);
-    track.addEvent (tempo);
-    double end = 0.0;
+    std::vector<Note> notes;
     for (const auto& segment : segments)
-    {
-        const int note = baseNote + segment.classIndex;
-        if (note < 0 || note > 127)
-            continue;
-        const auto velocity = static_cast<juce::uint8> (juce::jlimit (1, 127, juce::roundToInt (segment.confidence * 127.0f)));
-        track.addEvent (juce::MidiMessage::noteOn (1, note, velocity), ticks (segment.startSeconds));
-        track.addEvent (juce::MidiMessage::noteOff (1, note), ticks (segment.endSeconds));
-        end = std::max (end, static_cast<double> (ticks (segment.endSeconds)));
-    }
-    track.updateMatchedPairs();
-    auto endOfTrack = juce::MidiMessage::endOfTrack();
-    endOfTrack.setTimeStamp (end);
-    track.addEvent (endOfTrack);
+        notes.push_back ({ baseNote + segment.classIndex, juce::roundToInt (segment.confidence * 127.0f), segment.startSeconds, segment.endSeconds });
+    return midiNotes (notes);
+}
 
-    juce::MidiFile file;
-    file.setTicksPerQuarterNote (kMidiTicksPerQuarterNote);
-    file.addTrack (track);
-    juce::MemoryOutputStream stream;
-    if (! file.writeTo (stream, 1))
-        throw std::runtime_error ("could not write the MIDI file");
-    return { static_cast<const char*> (stream.getData()), stream.getDataSize() };
+std::string audacityHitLabels (const std::vector<Hit>& hits, const std::vector<std::string>& labels)
+{
+    std::vector<runtime::Segment> points;
+    for (const auto& hit : hits)
+        points.push_back ({ hit.classIndex, hit.seconds, hit.seconds, hit.confidence, 1 });
+    return audacityLabels (points, labels);
+}
+
+std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<std::string>& labels)
+{
+    std::string text = "#,Name,Start,End,Length\n";
+    for (std::size_t i = 0; i < hits.size(); ++i)
+    {
+        const runtime::Segment point { hits[i].classIndex, hits[i].seconds, hits[i].seconds, hits[i].confidence, 1 };
+        text += "M" + std::to_string (i + 1) + "," + csvField (labelOf (point, labels)) + "," + seconds (hits[i].seconds) + ",,\n";
+    }
+    return text;
+}
+
+std::string midiHitFile (const std::vector<Hit>& hits, int baseNote)
+{
+    std::vector<Note> notes;
+    for (std::size_t i = 0; i < hits.size(); ++i)
+    {
+        const int note = baseNote + hits[i].classIndex;
+        double end = hits[i].seconds + kHitNoteSeconds;
+        for (std::size_t j = i + 1; j < hits.size() && hits[j].seconds < end; ++j)
+            if (baseNote + hits[j].classIndex == note)
+                end = hits[j].seconds; // the same note again: this one ends there
+        notes.push_back ({ note, hitVelocity (hits[i].levelDb), hits[i].seconds, std::max (end, hits[i].seconds + 1.0 / kMidiTicksPerSecond) });
+    }
+    return midiNotes (notes);
 }
 
 } // namespace sonotype::timeline

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/Segmenter.h"
+#include "timeline/HitAnalysis.h"
 
 #include <string>
 #include <vector>
@@ -37,6 +38,22 @@ std::string reaperRegions (const std::vector<runtime::Segment>& segments, const 
     (a segment whose note falls outside 0-127 has none), velocity from the segment's confidence
     (confidence * 127, at least 1). */
 std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNote);
+
+// ----- hits (the per-hit mode) -------------------------------------------------------------------
+
+/** Audacity point labels, one per hit: "time<TAB>time<TAB>label". */
+std::string audacityHitLabels (const std::vector<Hit>& hits, const std::vector<std::string>& labels);
+
+/** REAPER markers, one per hit: the header "#,Name,Start,End,Length", then M1, M2, ... with the
+    hit's time as Start and End and Length empty, as REAPER writes markers. */
+std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<std::string>& labels);
+
+/** A Standard MIDI File (as midiFile()) with one note per hit: note baseNote + class index,
+    velocity from the hit's level (hitVelocity), kHitNoteSeconds long or up to the next hit of the
+    same note. */
+std::string midiHitFile (const std::vector<Hit>& hits, int baseNote);
+
+inline constexpr double kHitNoteSeconds = 0.1;
 
 inline constexpr int kMidiTicksPerQuarterNote = 960;
 inline constexpr int kMidiTicksPerSecond = 2 * kMidiTicksPerQuarterNote; // at 120 bpm

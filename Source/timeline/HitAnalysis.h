@@ -1,0 +1,56 @@
+// The per-hit mode over a whole file: an onset detector (dsp::OnsetDetector) finds each hit, and
+// each hit is classified once, from a clip starting at its onset (WindowAnalyzer::analyzeClip: the
+// clip's first moments, zero-padded to the model's window as a short file is), with the hit's level.
+// `sonotype classify --onsets` runs it; one row, label or MIDI note per hit.
+// One thread per call; memory bounded whatever the file's length (blocks of 2 s, and only the
+// samples a pending hit still needs are kept).
+#pragma once
+
+#include "dsp/OnsetDetector.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sonotype::engine
+{
+class Model;
+}
+
+namespace sonotype::timeline
+{
+
+struct HitAnalysisSettings
+{
+    dsp::OnsetSettings onsets;
+    double clipSeconds = 0.25;    // of audio from the onset that a hit is classified from
+    double preRollSeconds = 0.01; // the clip starts this much before the onset (an onset is known to about 5 ms)
+    std::vector<std::string> classes; // in play (empty: all), as FileAnalysisSettings::classes
+};
+
+struct Hit
+{
+    double seconds = 0.0;          // the onset
+    int classIndex = -1;
+    float confidence = 0.0f;
+    float levelDb = -200.0f;       // the peak in the 50 ms after the onset, dBFS
+    std::vector<float> probabilities;
+};
+
+struct HitAnalysisResult
+{
+    std::vector<std::string> labels;
+    double sampleRate = 0.0, durationSeconds = 0.0;
+    std::vector<Hit> hits;
+    std::string truncationWarning;
+    int64_t numNonFiniteSamples = 0;
+};
+
+/** Throws formats::AudioFileError for a file that is not audio, std::invalid_argument for settings
+    out of range (the message names the setting), and the analyzer's errors. */
+HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings);
+
+/** MIDI velocity (1-127) of a hit at levelDb: 48 dB of range, full scale 127. */
+int hitVelocity (float levelDb) noexcept;
+
+} // namespace sonotype::timeline

@@ -1,0 +1,114 @@
+"""`sonotype classify --onsets` (the per-hit mode) on drum patterns rendered with Debian's
+soundfonts at known hit times: the onsets are found (F-measure at +-25 ms, the MIREX tolerance),
+each hit becomes one row, one Audacity point label, one REAPER marker and one MIDI note (read back
+with mido), with velocity from its level."""
+
+import io
+import random
+import subprocess
+
+import mido
+import numpy as np
+import pytest
+
+from test_classify import sonotype
+from test_classify_segments import parse_csv
+
+KITS = {  # soundfont, MIDI channel of its kit
+    "FluidR3": ("/usr/share/sounds/sf2/FluidR3_GM.sf2", 9),
+    "AVL Black Pearl": ("/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2", 0),
+}
+
+
+def render_pattern(path, soundfont, channel, seed):
+    """12 s of kick, snare and closed hat, 125-500 ms apart; returns the hit times (s)."""
+    rng = random.Random(seed)
+    hits, t = [], 0.5
+    while t < 12.0:
+        hits.append((t, rng.choice([36, 38, 42]), rng.randint(60, 120)))
+        t += rng.choice([0.125, 0.25, 0.375, 0.5])
+    events = sorted([(t, "note_on", n, v) for t, n, v in hits] + [(t + 0.1, "note_off", n, 0) for t, n, _ in hits])
+    midi = mido.MidiFile(ticks_per_beat=480)
+    track = mido.MidiTrack()
+    midi.tracks.append(track)
+    track.append(mido.MetaMessage("set_tempo", tempo=500000))
+    last = 0.0
+    for t, kind, note, velocity in events:
+        track.append(mido.Message(kind, channel=channel, note=note, velocity=velocity, time=int(round((t - last) * 960))))
+        last = t
+    midi_path = path.with_suffix(".mid")
+    midi.save(midi_path)
+    subprocess.run(["fluidsynth", "-ni", "-g", "0.8", "-r", "44100", "-F", str(path), soundfont, str(midi_path)], check=True, capture_output=True)
+    return [t for t, _, _ in hits]
+
+
+def f_measure(truth, found, tolerance=0.025):
+    used, matched, errors = set(), 0, []
+    for t in truth:
+        candidates = [(abs(f - t), i) for i, f in enumerate(found) if i not in used and abs(f - t) <= tolerance]
+        if candidates:
+            _, best = min(candidates)
+            used.add(best)
+            matched += 1
+            errors.append(found[best] - t)
+    precision, recall = matched / max(len(found), 1), matched / len(truth)
+    return 2 * precision * recall / max(precision + recall, 1e-9), errors
+
+
+@pytest.fixture(scope="module", params=sorted(KITS))
+def pattern(request, tmp_path_factory):
+    soundfont, channel = KITS[request.param]
+    path = tmp_path_factory.mktemp("onsets") / "pattern.wav"
+    return path, render_pattern(path, soundfont, channel, seed=3)
+
+
+def test_every_hit_found_within_25_ms_and_one_row_per_hit(pattern):
+    path, truth = pattern
+    result = sonotype("classify", "--onsets", path)
+    assert result.returncode == 0, result.stderr
+    rows = parse_csv(result.stdout)
+    assert rows[0][:5] == ["file", "time_s", "label", "confidence", "level_db"]
+    found = [float(row[1]) for row in rows[1:]]
+    score, errors = f_measure(truth, found)
+    assert score >= 0.95, (score, len(truth), len(found))
+    assert abs(np.mean(errors)) < 0.010  # the onsets sit on the hits, not a frame late
+    for row in rows[1:]:
+        probabilities = np.array(row[5:], dtype=float)
+        assert row[2] == rows[0][5 + int(np.argmax(probabilities))]
+        assert -60.0 < float(row[4]) <= 0.0
+
+
+def test_exports_one_label_marker_and_note_per_hit(pattern, tmp_path):
+    path, _ = pattern
+    table = parse_csv(sonotype("classify", "--onsets", path).stdout)
+    header, rows = table[0], table[1:]
+    classes = header[5:]
+    labels = sonotype("classify", "--onsets", "--format", "audacity", path).stdout.splitlines()
+    assert len(labels) == len(rows)
+    for line, row in zip(labels, rows):
+        start, end, label = line.split("\t")
+        assert start == end and abs(float(start) - float(row[1])) < 1e-3 and label == row[2]
+    markers = sonotype("classify", "--onsets", "--format", "reaper", path).stdout.splitlines()
+    assert markers[0] == "#,Name,Start,End,Length" and len(markers) == len(rows) + 1
+    assert markers[1].startswith("M1,") and markers[1].endswith(",,")
+    midi_path = tmp_path / "hits.mid"
+    result = sonotype("classify", "--onsets", "--format", "midi", "--output", midi_path, path)
+    assert result.returncode == 0, result.stderr
+    midi = mido.MidiFile(midi_path)
+    seconds, ons = 0.0, []
+    for message in midi.tracks[0]:
+        seconds += message.time / 1920.0
+        if message.type == "note_on" and message.velocity > 0:
+            ons.append((seconds, message.note, message.velocity))
+    assert len(ons) == len(rows)
+    for (t, note, velocity), row in zip(ons, rows):
+        assert abs(t - float(row[1])) < 1e-3
+        assert note == 36 + classes.index(row[2])  # the class's note, as MIDI out plays it
+        level = float(row[4])  # (printed with one decimal: the velocity may differ by one)
+        assert abs(velocity - max(1, min(127, round(1 + 126 * (level + 48) / 48)))) <= 1
+
+
+def test_onsets_refuse_window_modes():
+    for extra in (["--summary"], ["--segments"], ["--to-end"]):
+        result = sonotype("classify", "--onsets", *extra, "Resources/examples/drums.wav")
+        assert result.returncode == 2 and "--onsets" in result.stderr
