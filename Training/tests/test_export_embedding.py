@@ -198,3 +198,28 @@ def test_output_problems_name_the_index_in_check_and_export(tmp_path):
     assert [p.operation for p in check(model, x).problems] == ["model output 1"]
     with pytest.raises(ExportError, match="^model output 1 \\(of 2\\) is torch.float64"):
         export_model(model, x, str(tmp_path / "m.safetensors"))
+
+
+def test_torchaudio_conformer_returns_output_and_lengths(tmp_path):
+    """Conformer's (output, lengths): both are outputs; the lengths, a constant, are stored."""
+    import torchaudio
+
+    class Wrapped(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conformer = torchaudio.models.Conformer(input_dim=16, num_heads=2, ffn_dim=32, num_layers=1,
+                                                         depthwise_conv_kernel_size=3)
+
+        def forward(self, x):
+            return self.conformer(x, torch.tensor([x.shape[1]]))
+
+    torch.manual_seed(4)
+    model = Wrapped().eval()
+    x = torch.randn(1, 20, 16)
+    path = str(tmp_path / "m.safetensors")
+    assert check(model, x).ok
+    assert export_model(model, x, path)["output_shapes"] == [[1, 20, 16], [1]]
+    with torch.no_grad():
+        y, lengths = model(x)
+    _check_engine(path, x, y, 0)
+    _check_engine(path, x, lengths.float(), 1)
