@@ -33,7 +33,7 @@ namespace
         return "output 0 is logits: classify and the plugin show their softmax";
     }
 
-    constexpr const char* kDescription = R"(Prints a model file's (default: the built-in model's) input and output shapes, class labels,
+    constexpr const char* kDescription = R"(Prints a model file's (default: the built-in model's) input and output shapes (and which output is the embedding, if any), class labels,
 front-end settings, op counts, parameter count and size. --ops lists the operations this engine runs:
 their names (text), or the engine's op table (json: name, inputs and outputs each as [min, max],
 or null where the op counts them itself, and how many leading inputs must be present).)";
@@ -168,6 +168,9 @@ int inspect (const Options& options)
         std::cout << "input " << i << ":     " << info.inputShapes[i].toString() << "\n";
     for (std::size_t i = 0; i < info.outputShapes.size(); ++i)
         std::cout << "output " << i << ":    " << info.outputShapes[i].toString() << "\n";
+    if (info.embeddingOutput.has_value())
+        std::cout << "embedding:   output " << *info.embeddingOutput << " "
+                  << info.outputShapes[static_cast<std::size_t> (*info.embeddingOutput)].toString() << "\n";
     std::cout << "labels:      ";
     if (info.labels.empty())
         std::cout << "(none)";

@@ -92,6 +92,7 @@ void Model::build (LoadBudget& budget)
         ++info_.opCounts[std::string (node.op())];
 
     info_.labels = readLabels (metadata, info_.outputShapes.front(), budget);
+    info_.embeddingOutput = readEmbeddingOutput (metadata, info_.outputShapes.size());
     readFrontend (budget);
     info_.scores = outputScores (graph_);
 

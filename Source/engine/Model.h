@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct ModelInfo
     std::string name;                        // file path or a caller-given name
     std::vector<Shape> inputShapes, outputShapes;
     std::vector<std::string> labels;         // class labels, in output order (may be empty)
+    std::optional<int> embeddingOutput;      // which output is the model's embedding (metadata "embedding_output"; never 0)
     std::string frontendJson = "{}";        // front-end settings as exported (JSON object)
     std::optional<FrontendSettings> frontend; // as validated at load; none for an empty object (no front end). Its stored
                                               // window and filterbank are the Model's memory: valid while the Model lives

@@ -169,6 +169,64 @@ TEST_CASE ("metadata and graph errors are specific", "[model-file]")
     }
 }
 
+TEST_CASE ("the embedding output is named by the metadata and computed in the same run", "[model-file]")
+{
+    // Output 1 is the gemm's result (the logits), beside the softmax of output 0.
+    const auto graph = replaced (kGraph, "\"outputs\":[4],\"values\"", "\"outputs\":[4,3],\"values\"");
+    auto metadata = modelMetadata (graph);
+
+    SECTION ("none without the entry")
+    {
+        REQUIRE_FALSE (load (safetensorsBytes (tensors(), metadata))->info().embeddingOutput.has_value());
+    }
+    SECTION ("a valid index")
+    {
+        metadata["embedding_output"] = "1";
+        const auto model = load (safetensorsBytes (tensors(), metadata));
+        REQUIRE (model->info().embeddingOutput == 1);
+        REQUIRE (model->info().outputShapes.at (1) == engine::Shape { 2, 4 });
+        engine::Session session (model);
+        const float x[] = { 1, 2, 3, -1, 0, 4 };
+        std::copy (std::begin (x), std::end (x), session.input (0).begin());
+        session.run();
+        const auto embedding = session.output (1);
+        REQUIRE (embedding.size() == 8);
+        CHECK (embedding[0] == Approx (1.5f));  // x0 . w0 + b0 = 1 + 0.5
+        CHECK (embedding[3] == Approx (7.0f));  // 1 + 2 + 3 + 1
+        CHECK (session.output (0)[0] > 0.0f);
+    }
+    SECTION ("an index that is not an output is refused")
+    {
+        metadata["embedding_output"] = "2";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)),
+                             Contains ("embedding_output 2 is not an output: the graph has 2 outputs (0 to 1)"));
+        metadata["embedding_output"] = "-1";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("is not an output index"));
+        metadata["embedding_output"] = "01";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("is not an output index"));
+        metadata["embedding_output"] = "";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("is not an output index"));
+        metadata["embedding_output"] = "99999999999999999999";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("is not an output index"));
+    }
+    SECTION ("output 0 holds the class scores, not the embedding")
+    {
+        metadata["embedding_output"] = "0";
+        REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("names output 0"));
+    }
+}
+
+TEST_CASE ("a graph output may be a stored tensor (a constant the model returns)", "[model-file]")
+{
+    const auto model = load (withGraph (replaced (kGraph, "\"outputs\":[4],\"values\"", "\"outputs\":[4,2],\"values\"")));
+    REQUIRE (model->info().outputShapes.at (1) == engine::Shape { 4 });
+    engine::Session session (model);
+    std::fill (session.input (0).begin(), session.input (0).end(), 0.0f);
+    session.run();
+    const auto constant = session.output (1);
+    REQUIRE (std::vector<float> (constant.begin(), constant.end()) == std::vector<float> { 0.5f, -0.5f, 0, 1 });
+}
+
 TEST_CASE ("a missing file is reported by name", "[model-file]")
 {
     REQUIRE_THROWS_WITH (engine::Model::load ("/nonexistent/model.safetensors"), Contains ("cannot open model file '/nonexistent/model.safetensors'"));

@@ -354,7 +354,9 @@ def main():
         previous = os.path.join(tmp, "previous.safetensors") if os.path.exists(args.out) else None
         if previous:
             shutil.copyfile(args.out, previous)
-        summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
+        # The embedding: the CLS token after the last LayerNorm, as the classifier head reads it (flattened).
+        summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND),
+                               embedding=model.class_mlp[0])
         times = engine_inference_ms([args.out] + ([previous] if previous else []))
     weights_bytes = summary["num_parameters"] * 4
     inference_ms = (times[args.out], times.get(previous))

@@ -57,4 +57,25 @@ std::vector<std::string> readLabels (const Metadata& metadata, const Shape& outp
     return labels;
 }
 
+std::optional<int> readEmbeddingOutput (const Metadata& metadata, std::size_t numOutputs)
+{
+    const auto entry = metadata.find ("embedding_output");
+    if (entry == metadata.end())
+        return std::nullopt;
+    const auto& text = entry->second;
+    const auto outputs = std::to_string (numOutputs) + " output" + (numOutputs == 1 ? "" : "s");
+    // A plain decimal index: no sign, no leading zeros, no spaces, at most 9 digits.
+    const bool decimal = ! text.empty() && text.size() <= 9 && (text == "0" || text[0] != '0')
+                         && text.find_first_not_of ("0123456789") == std::string::npos;
+    if (! decimal)
+        throw ModelError ("embedding_output " + quote (text) + " is not an output index (the graph has " + outputs + ")");
+    const auto index = std::stoi (text);
+    if (static_cast<std::size_t> (index) >= numOutputs)
+        throw ModelError ("embedding_output " + text + " is not an output: the graph has " + outputs + " (0 to "
+                          + std::to_string (numOutputs - 1) + ")");
+    if (index == 0)
+        throw ModelError ("embedding_output 0 names output 0, which holds the class scores: the embedding is an output after it");
+    return index;
+}
+
 } // namespace sonotype::engine

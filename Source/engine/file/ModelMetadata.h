@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,10 @@ const std::string& graphOf (const Metadata& metadata);
 /** The class labels (none without a "labels" entry), each checked as above, as many as output 0's
     last axis has entries; claims the parsed list from `budget`. Throws ModelError naming the label. */
 std::vector<std::string> readLabels (const Metadata& metadata, const Shape& output0, LoadBudget& budget);
+
+/** Which graph output is the model's embedding: none without an "embedding_output" entry, else its
+    index, a decimal number naming one of the outputs after output 0 (which holds the class
+    scores). Throws ModelError saying what is wrong with any other value. */
+std::optional<int> readEmbeddingOutput (const Metadata& metadata, std::size_t numOutputs);
 
 } // namespace sonotype::engine

@@ -109,25 +109,125 @@ def _check_arguments(model, example_input) -> None:
         raise ExportError("example_input must be a float32 torch.Tensor")
 
 
-def _record(model, example_input):
-    """(graph, recorder, model output) of one recorded run; an output that depends on a value the
-    engine does not compute is one more problem in the recorder's report."""
+_OUTPUT_PROBLEM = "model output"
+
+
+def _output_problem(t: torch.Tensor, recorder: Recorder, index: int, count: int) -> str:
+    """Why the engine cannot give the model's output `index` (of `count`) as it is, or ""."""
+    if t.is_nested:
+        return "is a NestedTensor: return a plain tensor (e.g. nested.to_padded_tensor(0.0))"
+    try:
+        dynamic = recorder.is_dynamic(t)
+    except ExportError as error:
+        return str(error)
+    if t.is_complex():
+        return "is complex: return torch.view_as_real(z) ([..., 2]) or z.abs()"
+    if t.is_floating_point() and t.dtype != torch.float32:
+        return f"is {t.dtype}; the engine computes in float32"
+    if not dynamic and index == 0:
+        return ("does not depend on the input: it is a constant, and output 0 holds the scores the runtime shows; "
+                "compute it from the input")
+    if t.numel() == 0:
+        return f"holds no elements (shape {tuple(t.shape)}); the engine's outputs hold at least one"
+    return ""
+
+
+def _embedding_modules(model, embedding):
+    """(modules whose outputs are watched, modules whose inputs are watched) for `embedding`."""
+    if embedding is None:
+        return (), ()
+    if isinstance(embedding, torch.nn.Module):
+        if not any(m is embedding for m in model.modules()):
+            raise ExportError(f"embedding: the {type(embedding).__name__} given is not a module of the model")
+        return (embedding,), ()
+    if isinstance(embedding, str) and embedding == "auto":
+        linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+        if not linears:
+            raise ExportError("embedding=\"auto\" takes the input of the model's last nn.Linear, and the model has none: "
+                              "pass embedding=<the module whose output is the embedding>")
+        return (), tuple(linears)
+    raise ExportError(f"embedding must be None, \"auto\" or an nn.Module of the model, not {embedding!r}")
+
+
+def _module_name(model, module) -> str:
+    return next((name for name, m in model.named_modules() if m is module), "") or type(module).__name__
+
+
+def _embedding_call(model, recorder, embedding):
+    """The one call whose tensor is the embedding (a ModuleCall), or None without an embedding;
+    raises ExportError saying why there is none to take."""
+    if embedding is None:
+        return None
+    calls = recorder.module_calls
+    if isinstance(embedding, torch.nn.Module):
+        name = _module_name(model, embedding)
+        if not calls:
+            raise ExportError(f"embedding: the module '{name}' ({type(embedding).__name__}) did not run in the model's forward")
+        if len(calls) > 1:
+            raise ExportError(f"embedding: the module '{name}' ({type(embedding).__name__}) runs {len(calls)} times in the "
+                              "model's forward, so its output is no one tensor: pass a module that runs once")
+        call = calls[0]
+        if call.tensor is None:
+            raise ExportError(f"embedding: the module '{name}' returns a {call.what}, not a tensor: pass a module whose "
+                              "output is the embedding tensor")
+        return call
+    if not calls:
+        raise ExportError("embedding=\"auto\" takes the input of the model's last nn.Linear, and no nn.Linear runs in "
+                          "the model's forward: pass embedding=<the module whose output is the embedding>")
+    last = calls[-1].module
+    name = _module_name(model, last)
+    count = sum(1 for c in calls if c.module is last)
+    if count > 1:
+        raise ExportError(f"embedding=\"auto\" is ambiguous: the last nn.Linear '{name}' runs {count} times in the "
+                          "model's forward; pass embedding=<the module whose output is the embedding>")
+    call = calls[-1]
+    shape = tuple(call.tensor.shape) if call.tensor is not None else ()
+    if call.tensor is None or len(shape) < 2 or (len(shape) > 2 and any(d != 1 for d in shape[:-1])):
+        raise ExportError(f"embedding=\"auto\" is ambiguous: the last nn.Linear '{name}' takes an input of shape "
+                          f"{shape}, not one row of features per example ([batch, features]); pass "
+                          "embedding=<the module whose output is the embedding>")
+    return call
+
+
+def _record(model, example_input, embedding=None):
+    """(graph, recorder, model output, embedding call) of one recorded run; an output that depends
+    on a value the engine does not compute, or that the engine cannot give as it is, is one more
+    problem in the recorder's report ("model output N")."""
+    watch_outputs, watch_inputs = _embedding_modules(model, embedding)
     try:
         graph = Graph()
-        recorder, output = record(model, example_input, graph)
+        recorder, output = record(model, example_input, graph, watch_outputs=watch_outputs, watch_inputs=watch_inputs)
     except (TypeError, RuntimeError) as error:
         # PyTorch 1.13's fused eval paths fail for some valid models (e.g. MultiheadAttention with
         # bias=False); PyTorch then only runs with autograd on, which takes the regular path.
         if "_native_multi_head_attention" not in str(error) and "_transformer_encoder_layer_fwd" not in str(error):
             raise
         graph = Graph()
-        recorder, output = record(model, example_input, graph, grad_enabled=True)
-    for index, t in enumerate(t for t in tree_flatten(output)[0] if isinstance(t, torch.Tensor)):
-        try:
-            recorder.tracked(t)
-        except ExportError as error:
-            recorder.note_problem(f"model output {index}", str(error), "")
-    return graph, recorder, output
+        recorder, output = record(model, example_input, graph, grad_enabled=True,
+                                  watch_outputs=watch_outputs, watch_inputs=watch_inputs)
+    tensors = [t for t in tree_flatten(output)[0] if isinstance(t, torch.Tensor)]
+    for index, t in enumerate(tensors):
+        reason = _output_problem(t, recorder, index, len(tensors))
+        if reason:
+            recorder.note_problem(f"{_OUTPUT_PROBLEM} {index}", reason, "")
+    call = _embedding_call(model, recorder, embedding)
+    if call is not None:
+        reason = call.unavailable or _output_problem(call.tensor, recorder, -1, 1)
+        if reason:
+            recorder.note_problem("the embedding", reason, "")
+    return graph, recorder, output, call
+
+
+def _output_report(problems: List[Problem], count: int) -> str:
+    """The refusal of a model whose only problems are its outputs: each named with its index."""
+    lines = []
+    for p in sorted(problems, key=lambda p: p.operation):
+        if p.operation.startswith(_OUTPUT_PROBLEM):
+            index = p.operation[len(_OUTPUT_PROBLEM):].strip()
+            lines.append(f"model output {index} (of {count}) {p.reason}")
+        else:
+            lines.append(f"{p.operation} {p.reason}")
+    return "\n".join(lines)
 
 
 @dataclass
@@ -145,12 +245,14 @@ class ExportReport:
         return Recorder.report_of(self.problems)
 
 
-def check(model: torch.nn.Module, example_input: torch.Tensor) -> ExportReport:
+def check(model: torch.nn.Module, example_input: torch.Tensor, *, embedding=None) -> ExportReport:
     """Runs the model once on `example_input` as `export_model` does and returns the report of every
-    operation the engine cannot run (with counts and the model's source lines), without writing a
-    file. `print(check(model, x))` shows the whole gap at once."""
+    operation the engine cannot run (with counts and the model's source lines), and of every output
+    it cannot give (a constant output 0, a complex or float64 output: "model output N"), without
+    writing a file. `print(check(model, x))` shows the whole gap at once. `embedding` as for
+    `export_model` (an embedding it cannot take raises ExportError, as the export does)."""
     _check_arguments(model, example_input)
-    _, recorder, _ = _record(model, example_input)
+    _, recorder, _, _ = _record(model, example_input, embedding)
     return ExportReport(list(recorder.problems.values()))
 
 
@@ -242,37 +344,45 @@ def _check_labels(labels: Sequence[str]) -> None:
 def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str, *,
                  labels: Optional[Sequence[str]] = None,
                  frontend: Union[None, Mapping, torch.nn.Module] = None,
-                 sample_rate: Optional[int] = None) -> dict:
+                 sample_rate: Optional[int] = None,
+                 embedding: Union[None, str, torch.nn.Module] = None) -> dict:
     """Writes `model`, specialised to the shape of `example_input`, to the model file `path`.
 
     The model must be in eval mode; it runs once on `example_input`.  Returns a summary dict
-    (input/output shapes, op counts, parameter count).  Raises ExportError listing every operation
-    the engine cannot run, with counts and the lines of the model's code (`check` gives the same
-    report without raising).
+    (input/output shapes, op counts, parameter count, and "embedding_output").  Raises ExportError
+    listing every operation the engine cannot run, with counts and the lines of the model's code
+    (`check` gives the same report without raising).
+
+    Every tensor the model returns is a graph output, in order; output 0 holds the class scores
+    and must depend on the input, while a later output that does not (e.g. the lengths
+    torchaudio's Conformer returns) is stored in the file as the constant it is.
+
+    `embedding`: an extra output after the model's own, which the file's metadata names
+    ("embedding_output"): an nn.Module of the model (the embedding is its output, and it must run
+    once in the forward), or "auto", the input of the model's last nn.Linear (the classifier head)
+    when that is one row of features per example and the Linear runs once.  None: no embedding.
 
     A model that computes its own features from a raw waveform (a torchaudio Spectrogram,
     MelSpectrogram or MFCC inside it) gets the waveform front end: the runtime feeds it mono audio at
     the transform's sample rate (or `sample_rate`, for models whose transforms have none).
     """
     _check_arguments(model, example_input)
-    graph, recorder, output = _record(model, example_input)
-    if recorder.problems:
-        raise ExportError(recorder.report(), located=True, problems=list(recorder.problems.values()))
-    flat_output, _ = tree_flatten(output)
-    output_tensors = [t for t in flat_output if isinstance(t, torch.Tensor)]
+    graph, recorder, output, embedding_call = _record(model, example_input, embedding)
+    output_tensors = [t for t in tree_flatten(output)[0] if isinstance(t, torch.Tensor)]
     if not output_tensors:
         raise ExportError("the model returned no tensor")
-    output_ids = []
-    for t in output_tensors:
-        if t.is_nested:
-            raise ExportError("the model returned a NestedTensor")
-        if not recorder.is_dynamic(t):
-            raise ExportError("a model output does not depend on the input")
-        if t.is_complex():
-            raise ExportError("a model output is complex: return torch.view_as_real(z) ([..., 2]) or z.abs()")
-        if t.is_floating_point() and t.dtype != torch.float32:
-            raise ExportError(f"a model output is {t.dtype}; the engine computes in float32")
-        output_ids.append(recorder.value_id(t))
+    if recorder.problems:
+        problems = list(recorder.problems.values())
+        if all(p.operation.startswith(_OUTPUT_PROBLEM) or p.operation == "the embedding" for p in problems):
+            raise ExportError(_output_report(problems, len(output_tensors)), problems=problems)
+        raise ExportError(recorder.report(), located=True, problems=problems)
+    output_ids = [recorder.value_id(t) for t in output_tensors]
+    output_shapes = [list(t.shape) for t in output_tensors]
+    embedding_output = None
+    if embedding_call is not None:
+        embedding_output = len(output_ids)
+        output_ids.append(recorder.value_id_of(embedding_call.entry))
+        output_shapes.append(list(embedding_call.tensor.shape))
 
     graph_json, tensors = graph.finish(output_ids)
     settings = frontend_settings(frontend)
@@ -298,11 +408,14 @@ def export_model(model: torch.nn.Module, example_input: torch.Tensor, path: str,
         "labels": json.dumps(labels),
         "frontend": json.dumps(settings),
     }
+    if embedding_output is not None:
+        metadata["embedding_output"] = str(embedding_output)
     write_safetensors(path, tensors, metadata)
     return {
         "path": path,
         "input_shape": list(example_input.shape),
-        "output_shapes": [list(t.shape) for t in output_tensors],
+        "output_shapes": output_shapes,
+        "embedding_output": embedding_output,
         "op_counts": dict(Counter(node["op"] for node in graph_json["nodes"])),
         "num_parameters": sum(t.numel() for t in tensors.values()),
     }

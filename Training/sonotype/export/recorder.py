@@ -458,13 +458,54 @@ class _FunctionRecorder:
         return wrapper
 
 
-def record(model: torch.nn.Module, example_input: torch.Tensor, graph: Graph, grad_enabled: bool = False):
+@dataclass
+class ModuleCall:
+    """One call of a watched module during the recording: the module, and what the recorder knew of
+    its input (pre-hook) or output (hook) at that moment (or why the engine does not compute it)."""
+    module: torch.nn.Module
+    tensor: Optional[torch.Tensor]
+    entry: Optional[Tracked]
+    unavailable: str = ""
+    what: str = ""  # "" for a tensor, else what the module took or returned instead
+
+
+def _watch(recorder: Recorder, calls: List[ModuleCall], module: torch.nn.Module, value) -> None:
+    """Notes one call of `module` with `value` (its output, or its first input)."""
+    if not isinstance(value, torch.Tensor):
+        calls.append(ModuleCall(module, None, None, what=type(value).__name__))
+        return
+    recorder.suspended += 1  # the bookkeeping's own tensor work is not the model's
+    try:
+        try:
+            calls.append(ModuleCall(module, value, recorder.tracked(value)))
+        except ExportError as error:
+            calls.append(ModuleCall(module, value, None, unavailable=str(error)))
+    finally:
+        recorder.suspended -= 1
+
+
+def record(model: torch.nn.Module, example_input: torch.Tensor, graph: Graph, grad_enabled: bool = False,
+           watch_outputs=(), watch_inputs=()):
     """Runs the model once on the example input and returns (recorder, model output).
 
-    Normally under no_grad, as inference runs, so PyTorch takes its eval-mode fast paths."""
+    Normally under no_grad, as inference runs, so PyTorch takes its eval-mode fast paths.
+    `watch_outputs`/`watch_inputs`: modules whose every call's output (or first input) is noted, in
+    call order, in `recorder.module_calls` (the embedding an export names)."""
     recorder = Recorder(model, graph)
+    recorder.module_calls = []
     x = example_input.detach().clone()
     recorder.set_input(x)
-    with torch.set_grad_enabled(grad_enabled), _FunctionRecorder(recorder), _DispatchRecorder(recorder):
-        output = model(x)
+    handles = []
+    try:
+        for module in watch_outputs:
+            handles.append(module.register_forward_hook(
+                lambda m, args, out: _watch(recorder, recorder.module_calls, m, out)))
+        for module in watch_inputs:
+            handles.append(module.register_forward_pre_hook(
+                lambda m, args: _watch(recorder, recorder.module_calls, m, args[0] if args else None)))
+        with torch.set_grad_enabled(grad_enabled), _FunctionRecorder(recorder), _DispatchRecorder(recorder):
+            output = model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
     return recorder, output
