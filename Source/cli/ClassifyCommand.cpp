@@ -137,6 +137,24 @@ usage.)";
         return settings;
     }
 
+    /** --classes: comma-separated labels, spaces around each trimmed, empty ones left out. */
+    std::vector<std::string> splitClasses (const std::string& text)
+    {
+        std::vector<std::string> classes;
+        std::size_t start = 0;
+        while (start <= text.size())
+        {
+            const auto comma = std::min (text.find (',', start), text.size());
+            auto label = text.substr (start, comma - start);
+            label.erase (0, label.find_first_not_of (' '));
+            label.erase (label.find_last_not_of (' ') + 1);
+            if (! label.empty())
+                classes.push_back (label);
+            start = comma + 1;
+        }
+        return classes;
+    }
+
     /** --shard I/N: I and N decimal digits (fewer than 10), 0 <= I < N; the message if not. */
     std::string parseShard (const std::string& text, std::size_t& index, std::size_t& count)
     {
@@ -252,6 +270,13 @@ usage.)";
             if (analysis.numNonFiniteSamples > 0)
                 outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analysis.numNonFiniteSamples)
                                             + " NaN or infinite samples were replaced by 0");
+            if (analysis.numNonFiniteHits > 0)
+            {
+                outcome.messages.push_back ("warning: " + path + ": the model's output was not finite (NaN or infinite) for "
+                                            + std::to_string (analysis.numNonFiniteHits) + " of " + std::to_string (analysis.hits.size())
+                                            + " hits");
+                outcome.failed = true;
+            }
             if (! isExport (options.format))
                 for (const auto& hit : analysis.hits)
                     outcome.rows.push_back (formatHit (options, path, analysis.labels, hit));
@@ -425,18 +450,13 @@ CommandRun addClassifyCommand (CLI::App& app)
         ->add_option_function<std::string> (
             "--classes",
             [options] (const std::string& text) {
-                options->classes.clear();
-                std::size_t start = 0;
-                while (start <= text.size())
-                {
-                    const auto comma = std::min (text.find (',', start), text.size());
-                    if (comma > start)
-                        options->classes.push_back (text.substr (start, comma - start));
-                    start = comma + 1;
-                }
+                options->classes = splitClasses (text);
             },
             "only these classes (comma-separated labels): the others get 0, the answer is renormalised over these")
-        ->type_name ("A,B,...");
+        ->type_name ("A,B,...")
+        ->check (CLI::Validator (
+            [] (std::string& text) { return splitClasses (text).empty() ? std::string ("must name at least one class") : std::string(); }, "",
+            "classes"));
     command->add_flag ("--onsets", options->onsets, "one row per hit (an onset detector finds them) instead of per window");
     addNumberOption (*command, "--onset-threshold", options->hits.onsets.threshold, 0.0, 100.0, false, "a number", "X",
                      "--onsets: how far a hit's spectral flux must rise above the local mean, in units of its long-term level (default 1.2; "

@@ -59,7 +59,7 @@ OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : rate_
     postMax_ = std::max (1, static_cast<int> (std::lround (0.010 * frameRate)));
     preAverage_ = static_cast<int> (std::lround (0.100 * frameRate));
     longTerm_ = static_cast<int> (std::lround (2.0 * frameRate));
-    minGap_ = static_cast<int> (std::floor (settings.minGapSeconds * frameRate));
+    minGap_ = static_cast<int> (std::ceil (settings.minGapSeconds * frameRate - 1e-9)); // at least the gap asked for (9 frames of 221 samples at 44.1 kHz are 45 ms)
     silence_ = std::pow (10.0, settings.silenceDb / 20.0);
     fft_ = std::make_unique<Fft> (frameSize_);
     window_.resize (static_cast<std::size_t> (frameSize_));

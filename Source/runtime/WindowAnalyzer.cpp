@@ -214,9 +214,8 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
     lastWindow_ = k;
     lastStartSeconds_ = windowStartSeconds (k);
 
-    const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
-    result.topClass = static_cast<int> (top - result.probabilities.begin());
-    result.confidence = *top;
+    result.topClass = topClassInPlay (result.probabilities);
+    result.confidence = result.probabilities[static_cast<std::size_t> (result.topClass)];
     result.windowIndex = k;
     result.startSeconds = windowStartSeconds (k);
     result.endSeconds = result.startSeconds + windowSeconds();
@@ -226,12 +225,15 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
 void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, WindowResult& result)
 {
     const auto started = std::chrono::steady_clock::now();
-    scratch_.assign (samples, samples + numSamples);
+    // Only what one window needs (and the resampler's margin) is resampled: the rest would be cut.
+    const double inputRate = resampler_->inputRate();
+    const auto needed = static_cast<std::size_t> (std::ceil (windowSeconds() * inputRate)) + 256;
+    scratch_.assign (samples, samples + std::min (numSamples, needed));
     for (auto& sample : scratch_)
         if (! std::isfinite (sample))
             sample = 0.0f;
     clip_.clear();
-    dsp::Resampler resampler (resampler_->inputRate(), settings_.sampleRate); // the clip alone, from its first sample
+    dsp::Resampler resampler (inputRate, settings_.sampleRate); // the clip alone, from its first sample
     resampler.process (scratch_.data(), scratch_.size(), clip_);
     resampler.flush (clip_);
     clip_.resize (static_cast<std::size_t> (settings_.windowSamples), 0.0f); // cut to one window, or zero-padded as a short file is
@@ -242,13 +244,23 @@ void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, 
         std::copy (clip_.begin(), clip_.end(), input.begin());
     session_.run();
     probabilitiesFromOutput (result);
-    const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
-    result.topClass = static_cast<int> (top - result.probabilities.begin());
-    result.confidence = *top;
+    result.topClass = topClassInPlay (result.probabilities);
+    result.confidence = result.probabilities[static_cast<std::size_t> (result.topClass)];
     result.windowIndex = -1;
     result.startSeconds = 0.0;
-    result.endSeconds = static_cast<double> (numSamples) / resampler_->inputRate();
+    result.endSeconds = static_cast<double> (numSamples) / inputRate;
     result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+}
+
+int WindowAnalyzer::topClassInPlay (const std::vector<float>& probabilities) const noexcept
+{
+    // The most probable class in play (the first, when none is more probable: all 0, or NaN).
+    int top = -1;
+    for (int c = 0; c < numClasses_; ++c)
+        if ((inPlay_.empty() || inPlay_[static_cast<std::size_t> (c)])
+            && (top < 0 || probabilities[static_cast<std::size_t> (c)] > probabilities[static_cast<std::size_t> (top)]))
+            top = c;
+    return std::max (top, 0);
 }
 
 void WindowAnalyzer::probabilitiesFromOutput (WindowResult& result)

@@ -98,6 +98,7 @@ private:
     double windowStartSeconds (int64_t k) const noexcept;
     void run (int64_t k, const float* samples, WindowResult& result);
     void probabilitiesFromOutput (WindowResult& result); // the session's output 0, as probabilities over the classes in play
+    int topClassInPlay (const std::vector<float>& probabilities) const noexcept;
 
     std::shared_ptr<const engine::Model> model_;
     engine::Session session_;

@@ -64,6 +64,8 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
         hit.confidence = result.confidence;
         hit.levelDb = peak > 0.0f ? 20.0f * std::log10 (peak) : -200.0f;
         hit.probabilities = result.probabilities;
+        if (! std::all_of (hit.probabilities.begin(), hit.probabilities.end(), [] (float p) { return std::isfinite (p); }))
+            ++outcome.numNonFiniteHits;
         outcome.hits.push_back (std::move (hit));
     };
     // Classifies the pending hits whose clip has arrived (all of them at the end), then drops the
@@ -72,7 +74,7 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
         for (const auto onset : found)
             pending.push_back (onset);
         found.clear();
-        while (! pending.empty() && (end || numRead >= std::max<int64_t> (0, pending.front() - preRoll) + std::max (clipSamples, levelSamples)))
+        while (! pending.empty() && (end || numRead >= std::max<int64_t> (0, pending.front() - preRoll) + std::max (clipSamples, preRoll + levelSamples)))
         {
             classify (pending.front());
             pending.pop_front();

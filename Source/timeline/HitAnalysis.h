@@ -2,8 +2,8 @@
 // each hit is classified once, from a clip starting at its onset (WindowAnalyzer::analyzeClip: the
 // clip's first moments, zero-padded to the model's window as a short file is), with the hit's level.
 // `sonotype classify --onsets` runs it; one row, label or MIDI note per hit.
-// One thread per call; memory bounded whatever the file's length (blocks of 2 s, and only the
-// samples a pending hit still needs are kept).
+// One thread per call; memory bounded whatever the file's length (blocks of at most 2 s, and only
+// the samples a pending hit still needs are kept).
 #pragma once
 
 #include "dsp/OnsetDetector.h"
@@ -44,6 +44,7 @@ struct HitAnalysisResult
     std::vector<Hit> hits;
     std::string truncationWarning;
     int64_t numNonFiniteSamples = 0;
+    int64_t numNonFiniteHits = 0; // the model's output held NaN or infinity
 };
 
 /** Throws formats::AudioFileError for a file that is not audio, std::invalid_argument for settings

@@ -45,7 +45,7 @@ std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNot
 std::string audacityHitLabels (const std::vector<Hit>& hits, const std::vector<std::string>& labels);
 
 /** REAPER markers, one per hit: the header "#,Name,Start,End,Length", then M1, M2, ... with the
-    hit's time as Start and End and Length empty, as REAPER writes markers. */
+    hit's time as Start, End and Length empty, as REAPER writes markers. */
 std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<std::string>& labels);
 
 /** A Standard MIDI File (as midiFile()) with one note per hit: note baseNote + class index,

@@ -138,3 +138,25 @@ TEST_CASE ("onsets: NaN samples are silence, settings out of range are named", "
     bad.threshold = std::nan ("");
     CHECK_THROWS_WITH (dsp::OnsetDetector (44100.0, bad), Catch::Contains ("threshold"));
 }
+
+TEST_CASE ("onsets: the minimum gap holds at every rate (a second transient 43 ms on is the same hit)", "[dsp][onsets]")
+{
+    for (const double rate : { 44100.0, 48000.0, 88200.0 })
+    {
+        INFO (rate << " Hz");
+        std::vector<float> samples (static_cast<std::size_t> (rate), 0.0f);
+        std::mt19937 random (3);
+        std::normal_distribution<float> noise (0.0f, 1.0f);
+        for (const double at : { 0.3, 0.343 })
+            for (int64_t i = 0; i < static_cast<int64_t> (0.3 * rate); ++i)
+                samples[static_cast<std::size_t> (static_cast<int64_t> (at * rate) + i)] += 0.5f * noise (random)
+                                                                                            * static_cast<float> (std::exp (-static_cast<double> (i) / rate * 40.0));
+        const auto found = detect (samples, rate, 512);
+        for (const auto onset : found)
+            UNSCOPED_INFO ("onset at " << static_cast<double> (onset) / rate);
+        CHECK (found.size() == 1);
+        dsp::OnsetSettings closer;
+        closer.minGapSeconds = 0.03;
+        CHECK (detect (samples, rate, 512, closer).size() == 2);
+    }
+}

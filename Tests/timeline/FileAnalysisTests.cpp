@@ -7,11 +7,13 @@
 #include "runtime/WindowAnalyzer.h"
 #include "support/ExampleClips.h"
 #include "timeline/FileAnalysis.h"
+#include "timeline/HitAnalysis.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <unistd.h>
 
 namespace sonotype::testing
@@ -217,4 +219,50 @@ TEST_CASE ("a file that is not audio is refused with the reader's message", "[ti
     std::remove (path.c_str());
 }
 
+} // namespace sonotype::testing
+
+namespace sonotype::testing
+{
+TEST_CASE ("hits: one per onset, the level from the hit alone, whatever clip classifies it", "[timeline][onsets]")
+{
+    constexpr double kRate = 44100.0;
+    // Short noise bursts at known times, one of them 45 ms before a read block's boundary (65536).
+    std::vector<float> samples (static_cast<std::size_t> (4.0 * kRate), 0.0f);
+    std::mt19937 random (5);
+    std::normal_distribution<float> noise (0.0f, 1.0f);
+    const double times[] = { 0.25, 65536.0 / kRate - 0.045, 2.2, 3.1 };
+    const float peaks[] = { 0.9f, 0.5f, 0.25f, 0.7f };
+    for (int h = 0; h < 4; ++h)
+        for (int64_t i = 0; i < static_cast<int64_t> (0.2 * kRate); ++i)
+            samples[static_cast<std::size_t> (static_cast<int64_t> (times[h] * kRate) + i)] +=
+                std::clamp (peaks[h] * 0.3f * noise (random), -peaks[h], peaks[h]) * static_cast<float> (std::exp (-static_cast<double> (i) / kRate * 30.0));
+    const auto path = scratch ("hits.wav");
+    writeWav (path, samples, kRate);
+
+    timeline::HitAnalysisSettings settings;
+    const auto reference = timeline::analyzeHits (path, resources::builtinModel(), settings);
+    REQUIRE (reference.hits.size() == 4);
+    for (int h = 0; h < 4; ++h)
+    {
+        CHECK (reference.hits[static_cast<std::size_t> (h)].seconds == Approx (times[h]).margin (0.01));
+        CHECK (reference.hits[static_cast<std::size_t> (h)].levelDb <= 20.0f * std::log10 (peaks[h]) + 0.01f);
+        CHECK (reference.hits[static_cast<std::size_t> (h)].levelDb > 20.0f * std::log10 (peaks[h]) - 6.0f);
+    }
+    settings.clipSeconds = 0.01; // shorter than the level's 50 ms: the level must not change
+    const auto shortClips = timeline::analyzeHits (path, resources::builtinModel(), settings);
+    REQUIRE (shortClips.hits.size() == 4);
+    for (std::size_t h = 0; h < 4; ++h)
+    {
+        CHECK (shortClips.hits[h].seconds == reference.hits[h].seconds);
+        CHECK (shortClips.hits[h].levelDb == reference.hits[h].levelDb);
+    }
+    settings.clipSeconds = 30.0; // far longer than the model's window: what is past it is not even resampled
+    const auto longClips = timeline::analyzeHits (path, resources::builtinModel(), settings);
+    settings.clipSeconds = 1.5;
+    const auto oneWindow = timeline::analyzeHits (path, resources::builtinModel(), settings);
+    REQUIRE (longClips.hits.size() == 4);
+    for (std::size_t h = 0; h < 4; ++h)
+        CHECK (longClips.hits[h].probabilities == oneWindow.hits[h].probabilities);
+    std::remove (path.c_str());
+}
 } // namespace sonotype::testing
