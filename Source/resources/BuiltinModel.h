@@ -3,7 +3,9 @@
 
 #include "engine/Model.h"
 
+#include <cstdint>
 #include <memory>
+#include <span>
 
 namespace sonotype::resources
 {
@@ -11,6 +13,9 @@ namespace sonotype::resources
 /** The built-in classifier (12 classes: silence, noise, speech, drums, piano, ...); loaded once,
     shared. Throws engine::ModelError only if the embedded file were damaged (a test checks it). */
 std::shared_ptr<const engine::Model> builtinModel();
+
+/** The built-in model's file, as embedded (what a model taught on top of it extends). */
+std::span<const std::uint8_t> builtinModelFile();
 
 /** The name under which the built-in model reports itself. */
 inline constexpr const char* kBuiltinModelName = "built-in";

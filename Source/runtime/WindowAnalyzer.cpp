@@ -98,6 +98,12 @@ void WindowAnalyzer::setClassesInPlay (const std::vector<bool>& inPlay)
         inPlay_ = inPlay;
 }
 
+std::span<const float> WindowAnalyzer::embedding() const noexcept
+{
+    const auto& index = model_->info().embeddingOutput;
+    return index.has_value() ? session_.output (static_cast<std::size_t> (*index)) : std::span<const float>();
+}
+
 void WindowAnalyzer::setSmoothing (double smoothingSeconds)
 {
     checkSettings (hopSeconds_, smoothingSeconds);

@@ -55,6 +55,9 @@ public:
         length. */
     void setClassesInPlay (const std::vector<bool>& inPlay);
     const std::vector<bool>& classesInPlay() const noexcept { return inPlay_; }
+    /** The model's embedding (ModelInfo::embeddingOutput) of the window or clip analysed last, as
+        the model computed it in the same run; empty for a model without one. */
+    std::span<const float> embedding() const noexcept;
 
     const engine::FrontendSettings& settings() const noexcept { return settings_; }
     const std::vector<std::string>& labels() const noexcept { return labels_; }
