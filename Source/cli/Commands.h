@@ -15,5 +15,6 @@ CommandRun addClassifyCommand (CLI::App& app);
 CommandRun addRunModelCommand (CLI::App& app);
 CommandRun addInspectCommand (CLI::App& app);
 CommandRun addFeaturesCommand (CLI::App& app);
+CommandRun addLearnCommand (CLI::App& app);
 
 } // namespace sonotype::cli

@@ -1,4 +1,5 @@
-// The `sonotype` command-line tool: classifies audio files, and runs and inspects model files.
+// The `sonotype` command-line tool: classifies audio files, learns classes from examples, and runs
+// and inspects model files.
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "engine/file/ModelError.h"
@@ -13,7 +14,7 @@ int main (int argc, char** argv)
     auto app = makeApp();
     app->footer ("Run `sonotype COMMAND --help` for a command's options.");
     std::vector<std::pair<CLI::App*, CommandRun>> runs;
-    for (auto add : { addClassifyCommand, addRunModelCommand, addInspectCommand, addFeaturesCommand })
+    for (auto add : { addClassifyCommand, addLearnCommand, addRunModelCommand, addInspectCommand, addFeaturesCommand })
     {
         auto run = add (*app);
         runs.emplace_back (app->get_subcommands ({}).back(), std::move (run));

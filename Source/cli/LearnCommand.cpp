@@ -1,0 +1,179 @@
+// `sonotype learn`: new classes (or the model's own, adapted) from example files, written as one
+// ordinary model file that `classify --model` (and the plugin) run.
+#include "cli/AudioPaths.h"
+#include "cli/Commands.h"
+#include "cli/ModelLoading.h"
+#include "engine/file/Text.h"
+#include "resources/BuiltinModel.h"
+#include "runtime/WindowAnalyzer.h"
+#include "teach/TaughtModel.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+namespace sonotype::cli
+{
+namespace
+{
+    constexpr const char* kDescription = R"(Learns classes from examples: each --class NAME is followed by its example files or folders
+(searched recursively). Every file is one example: the model's embedding of its windows, averaged
+(with --hits, every hit in it is one example: drum-to-MIDI from your own kit). A class is the mean
+of its examples; a window is scored by its closeness (cosine) to each class's mean, and is
+"unknown" when no class is close enough (--unknown-below). When every class is one of the base
+model's own (e.g. piano, guitar, drums), the rule combines the model's own head over those classes
+with the closeness to your examples.
+
+Before writing, each file is classified by what the other files teach (leave one file out), and the
+table shows how often it comes out right: a class that is often wrong needs more, or more varied,
+examples. The result is one model file, the base model plus what was learned: give it to
+`sonotype classify --model` or load it in the plugin.)";
+
+    struct Options
+    {
+        std::vector<std::vector<std::string>> classes; // each: NAME PATH...
+        std::string model, output;
+        double hopSeconds = 0.25, unknownBelow = 0.5, clipSeconds = 0.25;
+        bool hits = false;
+        ModelLimitOptions limits;
+    };
+
+    std::string padded (std::string text, std::size_t width)
+    {
+        if (text.size() < width)
+            text.append (width - text.size(), ' ');
+        return text;
+    }
+
+    int learn (const Options& options)
+    {
+        if (options.classes.empty())
+            throw UsageError ("learn needs at least one --class NAME PATH... (see sonotype learn --help)");
+        if (options.output.empty())
+            throw UsageError ("learn needs -o FILE: where to write the taught model");
+        const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
+        if (! model->info().embeddingOutput.has_value())
+            throw UsageError (std::string (options.model.empty() ? "the built-in model" : options.model)
+                              + " has no embedding output, which learning needs: export it with export_model(..., embedding=...)");
+        const auto baseLabels = runtime::classLabels (*model);
+        teach::ExampleSettings settings;
+        settings.hopSeconds = options.hopSeconds;
+        settings.hits = options.hits;
+        settings.clipSeconds = options.clipSeconds;
+
+        std::vector<teach::TaughtClass> classes;
+        bool failed = false;
+        for (const auto& group : options.classes)
+        {
+            if (group.size() < 2)
+                throw UsageError ("--class " + (group.empty() ? std::string() : group[0]) + ": give the class's name, then its example files or folders");
+            teach::TaughtClass taught { group[0], {} };
+            std::vector<PathProblem> errors, skipped;
+            const auto files = collectFiles ({ group.begin() + 1, group.end() }, errors, skipped);
+            for (const auto& error : errors)
+            {
+                std::cerr << engine::printable ("error: " + error.path + ": " + error.message) << "\n";
+                failed = true;
+            }
+            for (const auto& file : files)
+                try
+                {
+                    auto examples = teach::examplesOf (file, model, settings);
+                    if (examples.empty())
+                        std::cerr << engine::printable ("warning: " + file + ": no hits found") << "\n";
+                    std::move (examples.begin(), examples.end(), std::back_inserter (taught.examples));
+                }
+                catch (const std::exception& e)
+                {
+                    std::cerr << engine::printable ("error: " + file + ": " + e.what()) << "\n";
+                    failed = true;
+                }
+            std::cerr << engine::printable (taught.name) << ": " << taught.examples.size() << (options.hits ? " hits" : " examples") << " from "
+                      << files.size() << " files\n";
+            classes.push_back (std::move (taught));
+        }
+        if (failed)
+            return 1;
+        teach::Head head;
+        try
+        {
+            head = teach::learn (classes, baseLabels, options.unknownBelow);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw UsageError (e.what());
+        }
+
+        // Leave one file out: the table people read to see whether their classes are separable.
+        const auto confusion = teach::leaveOneFileOut (classes, baseLabels, options.unknownBelow);
+        std::size_t width = 8;
+        for (const auto& label : confusion.labels)
+            width = std::max (width, engine::printable (label).size() + 2);
+        std::cout << "Leave one file out (" << (head.adapted ? "the model's head and your examples" : "your examples")
+                  << "): rows are the classes taught, columns what each example was taken for.\n"
+                  << padded ("", width);
+        for (const auto& label : confusion.labels)
+            std::cout << padded (engine::printable (label), width);
+        std::cout << "right\n";
+        for (std::size_t c = 0; c < classes.size(); ++c)
+        {
+            std::cout << padded (engine::printable (classes[c].name), width);
+            int total = 0;
+            for (const int n : confusion.counts[c])
+            {
+                std::cout << padded (std::to_string (n), width);
+                total += n;
+            }
+            std::cout << confusion.counts[c][c] << "/" << total << "\n";
+        }
+        std::cout << "right: " << confusion.correct << " of " << confusion.total << " examples\n";
+
+        std::vector<std::uint8_t> base;
+        if (options.model.empty())
+        {
+            const auto bytes = resources::builtinModelFile();
+            base.assign (bytes.begin(), bytes.end());
+        }
+        else
+        {
+            std::ifstream in (options.model, std::ios::binary);
+            base.assign (std::istreambuf_iterator<char> (in), {});
+        }
+        const auto file = teach::taughtModelFile (base, options.model.empty() ? resources::kBuiltinModelName : options.model, head);
+        std::ofstream out (options.output, std::ios::binary | std::ios::trunc);
+        out.write (reinterpret_cast<const char*> (file.data()), static_cast<std::streamsize> (file.size()));
+        if (! out)
+        {
+            std::cerr << "error: " << options.output << ": cannot write this file\n";
+            return 1;
+        }
+        std::cout << "wrote " << options.output << ": " << head.labels.size() << " classes (";
+        for (std::size_t c = 0; c < head.labels.size(); ++c)
+            std::cout << (c ? ", " : "") << engine::printable (head.labels[c]);
+        std::cout << ")\n";
+        return 0;
+    }
+} // namespace
+
+CommandRun addLearnCommand (CLI::App& app)
+{
+    auto options = std::make_shared<Options>();
+    auto* command = addCommand (app, "learn", "learn classes from example files, into a model file classify and the plugin run", kDescription);
+    command->add_option ("--class", options->classes, "a class: its name, then its example files or folders (repeat for each class)")
+        ->type_name ("NAME PATH...")
+        ->expected (2, CLI::detail::expected_max_vector_size);
+    command->add_option ("-o,--output", options->output, "the taught model file to write")->type_name ("FILE");
+    command->add_option ("--model", options->model, "the model to teach (default: the built-in model); it needs an embedding output")->type_name ("FILE");
+    command->add_flag ("--hits", options->hits, "every hit in an example file is one example (drum pieces, one-shots), as classify --onsets classifies them");
+    addNumberOption (*command, "--unknown-below", options->unknownBelow, -1.0, 1.0, false, "a number from -1 to 1", "COSINE",
+                     "new classes: a window closer than this to no class is \"unknown\" (default 0.5; -1: never unknown)");
+    addNumberOption (*command, "--hop", options->hopSeconds, 0.0, 3600.0, true, "a number of seconds", "SECONDS",
+                     "time between the windows of an example (default 0.25)");
+    addNumberOption (*command, "--onset-window", options->clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
+                     "--hits: the seconds after an onset a hit is learned from (default 0.25, as classify --onsets)");
+    addModelLimitOptions (*command, options->limits);
+    return [options] { return learn (*options); };
+}
+
+} // namespace sonotype::cli

@@ -1,0 +1,27 @@
+// A taught head written into an ordinary model file: the base model's file with the head's rule
+// (Teacher.h) appended as engine ops after its embedding output — L2 normalisation, a product with
+// the stored prototypes, and for adapted classes the base head's softmax over them — so the CLI,
+// another plugin instance or another computer runs it like any model. Output 0 is the head's
+// scores (logits over the taught classes and "unknown"), output 1 the base model's embedding (so a
+// taught model can be taught again); the labels are the taught classes; the front end and every
+// stored tensor of the base model are kept. The metadata's "taught" records the base model and the
+// rule, for inspect.
+#pragma once
+
+#include "teach/Teacher.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sonotype::teach
+{
+
+/** The taught model file's bytes. `baseFile` is the base model's file (the one `head` was learned
+    on, with an embedding output). Throws std::invalid_argument for a file that is not such a model
+    (the engine loads the result again before it is returned: a file it would refuse is never
+    written). */
+std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head);
+
+} // namespace sonotype::teach

@@ -1,0 +1,249 @@
+#include "teach/Teacher.h"
+
+#include "engine/file/ModelError.h"
+#include "engine/file/Text.h"
+#include "formats/AudioFileReader.h"
+#include "runtime/WindowAnalyzer.h"
+#include "timeline/HitAnalysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+namespace sonotype::teach
+{
+namespace
+{
+    void normalize (std::vector<float>& v)
+    {
+        double sum = 0.0;
+        for (const float x : v)
+            sum += static_cast<double> (x) * x;
+        const double norm = std::sqrt (sum);
+        if (norm > 0.0 && std::isfinite (norm))
+            for (auto& x : v)
+                x = static_cast<float> (x / norm);
+    }
+
+    /** Accumulates normalised embeddings and probabilities; the mean, normalised. */
+    struct Mean
+    {
+        std::vector<double> embedding, probabilities;
+        int count = 0;
+
+        void add (std::span<const float> e, const std::vector<float>& p)
+        {
+            std::vector<float> unit (e.begin(), e.end());
+            normalize (unit);
+            embedding.resize (unit.size(), 0.0);
+            probabilities.resize (p.size(), 0.0);
+            for (std::size_t i = 0; i < unit.size(); ++i)
+                embedding[i] += unit[i];
+            for (std::size_t i = 0; i < p.size(); ++i)
+                probabilities[i] += p[i];
+            ++count;
+        }
+
+        Example example (const std::string& source) const
+        {
+            Example out;
+            out.source = source;
+            out.embedding.assign (embedding.begin(), embedding.end());
+            normalize (out.embedding);
+            for (const double p : probabilities)
+                out.probabilities.push_back (static_cast<float> (p / std::max (count, 1)));
+            out.numWindows = count;
+            return out;
+        }
+    };
+
+    float dot (const std::vector<float>& a, const std::vector<float>& b)
+    {
+        double sum = 0.0;
+        for (std::size_t i = 0; i < std::min (a.size(), b.size()); ++i)
+            sum += static_cast<double> (a[i]) * b[i];
+        return static_cast<float> (sum);
+    }
+} // namespace
+
+std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings)
+{
+    if (! model->info().embeddingOutput.has_value())
+        throw engine::ModelError ("the model was exported without an embedding output, which teaching needs: export it with "
+                                  "export_model(..., embedding=<module>) or embedding=\"auto\"");
+    formats::AudioFileReader reader (path);
+    const double rate = reader.sampleRate();
+    runtime::WindowAnalyzer analyzer (model, rate, settings.hopSeconds);
+    std::vector<Example> examples;
+    runtime::WindowResult result;
+    std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 65536.0)));
+    if (settings.hits)
+    {
+        // One example per hit: the hit's clip, as the per-hit mode classifies it.
+        std::vector<float> samples;
+        while (const auto count = reader.readMono (block.data(), block.size()))
+        {
+            samples.insert (samples.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t> (count));
+            if (samples.size() > static_cast<std::size_t> (600.0 * rate))
+                throw std::invalid_argument ("a file of hits to learn from may be at most 10 minutes long");
+        }
+        dsp::OnsetDetector detector (rate);
+        std::vector<int64_t> onsets;
+        detector.push (samples.data(), samples.size(), onsets);
+        detector.finish (onsets);
+        const auto clip = static_cast<std::size_t> (std::ceil (settings.clipSeconds * rate));
+        const auto preRoll = static_cast<int64_t> (std::lround (0.01 * rate));
+        for (const auto onset : onsets)
+        {
+            const auto from = static_cast<std::size_t> (std::max<int64_t> (0, onset - preRoll));
+            const auto to = std::min (samples.size(), from + clip);
+            analyzer.analyzeClip (samples.data() + from, to - from, result);
+            Mean mean;
+            mean.add (analyzer.embedding(), result.probabilities);
+            char time[32];
+            std::snprintf (time, sizeof time, "%.3f", static_cast<double> (onset) / rate);
+            examples.push_back (mean.example (path + "@" + time));
+        }
+        return examples;
+    }
+    Mean mean;
+    auto analyzeReady = [&] {
+        for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
+        {
+            analyzer.analyze (k, result);
+            mean.add (analyzer.embedding(), result.probabilities);
+        }
+    };
+    while (const auto count = reader.readMono (block.data(), block.size()))
+    {
+        analyzer.push (block.data(), count);
+        analyzeReady();
+    }
+    analyzer.finish();
+    analyzeReady();
+    if (mean.count == 0 && analyzer.analyzePaddedFirstWindow (result))
+        mean.add (analyzer.embedding(), result.probabilities);
+    examples.push_back (mean.example (path));
+    return examples;
+}
+
+Head learn (const std::vector<TaughtClass>& classes, const std::vector<std::string>& baseLabels, double unknownBelow)
+{
+    if (classes.empty())
+        throw std::invalid_argument ("no class to learn");
+    Head head;
+    head.unknownBelow = unknownBelow;
+    std::set<std::string> names;
+    head.adapted = true;
+    for (const auto& taught : classes)
+    {
+        engine::checkDisplayText (taught.name, 256, "class name");
+        if (! names.insert (taught.name).second)
+            throw std::invalid_argument ("the class " + engine::quote (taught.name) + " is given twice");
+        if (taught.examples.empty())
+            throw std::invalid_argument ("the class " + engine::quote (taught.name) + " has no examples");
+        const auto found = std::find (baseLabels.begin(), baseLabels.end(), taught.name);
+        head.adapted = head.adapted && found != baseLabels.end();
+        head.baseIndex.push_back (found == baseLabels.end() ? -1 : static_cast<int> (found - baseLabels.begin()));
+        std::vector<float> prototype (taught.examples.front().embedding.size(), 0.0f);
+        for (const auto& example : taught.examples)
+        {
+            if (example.embedding.size() != prototype.size())
+                throw std::invalid_argument ("examples of different embedding sizes (from different models)");
+            for (std::size_t i = 0; i < prototype.size(); ++i)
+                prototype[i] += example.embedding[i];
+        }
+        normalize (prototype);
+        head.labels.push_back (taught.name);
+        head.prototypes.push_back (std::move (prototype));
+    }
+    if (! head.adapted)
+    {
+        head.baseIndex.clear();
+        if (unknownBelow > -1.0)
+        {
+            if (names.count ("unknown") != 0)
+                throw std::invalid_argument ("a class named 'unknown' needs --unknown-below -1 (the name marks an answer below the threshold)");
+            head.labels.push_back ("unknown");
+        }
+    }
+    return head;
+}
+
+std::vector<float> scores (const Head& head, const std::vector<float>& embedding, const std::vector<float>& baseProbabilities)
+{
+    std::vector<float> out;
+    if (head.adapted)
+    {
+        double sum = 0.0;
+        for (const int c : head.baseIndex)
+            sum += static_cast<std::size_t> (c) < baseProbabilities.size() ? baseProbabilities[static_cast<std::size_t> (c)] : 0.0f;
+        for (std::size_t c = 0; c < head.prototypes.size(); ++c)
+        {
+            const auto index = static_cast<std::size_t> (head.baseIndex[c]);
+            const double p = sum > 0.0 && index < baseProbabilities.size() ? baseProbabilities[index] / sum : 0.0;
+            out.push_back (Head::kAdaptedScale * static_cast<float> (p + Head::kAdaptedCosineWeight * dot (head.prototypes[c], embedding)));
+        }
+        return out;
+    }
+    for (const auto& prototype : head.prototypes)
+        out.push_back (Head::kNewScale * dot (prototype, embedding));
+    if (head.labels.size() > head.prototypes.size())
+        out.push_back (Head::kNewScale * static_cast<float> (head.unknownBelow));
+    return out;
+}
+
+Confusion leaveOneFileOut (const std::vector<TaughtClass>& classes, const std::vector<std::string>& baseLabels, double unknownBelow)
+{
+    const auto full = learn (classes, baseLabels, unknownBelow);
+    Confusion confusion;
+    confusion.labels = full.labels;
+    confusion.counts.assign (classes.size(), std::vector<int> (full.labels.size(), 0));
+    // What is left out together: an example's file (its source up to a hit's time), or, in a class
+    // whose examples all come from one file (hits), the example alone.
+    const auto fileOf = [] (const std::string& source) { return source.substr (0, source.rfind ('@') == std::string::npos ? source.size() : source.rfind ('@')); };
+    std::map<std::string, std::string> groupOf;
+    for (const auto& taught : classes)
+    {
+        std::set<std::string> classFiles;
+        for (const auto& example : taught.examples)
+            classFiles.insert (fileOf (example.source));
+        for (const auto& example : taught.examples)
+            groupOf[example.source] = classFiles.size() > 1 ? fileOf (example.source) : example.source;
+    }
+    std::set<std::string> files;
+    for (const auto& [source, group] : groupOf)
+        files.insert (group);
+    for (const auto& file : files)
+    {
+        std::vector<TaughtClass> without;
+        for (const auto& taught : classes)
+        {
+            TaughtClass kept { taught.name, {} };
+            for (const auto& example : taught.examples)
+                if (groupOf.at (example.source) != file)
+                    kept.examples.push_back (example);
+            if (kept.examples.empty()) // all its examples are this file's: the class is left with a zero prototype
+                kept.examples.push_back ({ "", std::vector<float> (full.prototypes.front().size(), 0.0f), {}, 0 });
+            without.push_back (std::move (kept));
+        }
+        const auto head = learn (without, baseLabels, unknownBelow);
+        for (std::size_t c = 0; c < classes.size(); ++c)
+            for (const auto& example : classes[c].examples)
+            {
+                if (groupOf.at (example.source) != file)
+                    continue;
+                const auto s = scores (head, example.embedding, example.probabilities);
+                const auto predicted = static_cast<std::size_t> (std::max_element (s.begin(), s.end()) - s.begin());
+                ++confusion.counts[c][predicted];
+                confusion.correct += predicted == c ? 1 : 0;
+                ++confusion.total;
+            }
+    }
+    return confusion;
+}
+
+} // namespace sonotype::teach

@@ -1,0 +1,160 @@
+// Teaching: prototypes from examples, the scoring rules, leave-one-file-out, and the taught model
+// file, whose engine output must be what the rule computes (the check people read before writing
+// a model has to describe the model written).
+#include "engine/Model.h"
+#include "resources/BuiltinModel.h"
+#include "runtime/WindowAnalyzer.h"
+#include "support/ExampleClips.h"
+#include "teach/TaughtModel.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace sonotype;
+
+namespace
+{
+teach::Example unitExample (const std::string& source, std::vector<float> direction)
+{
+    double norm = 0.0;
+    for (float x : direction)
+        norm += x * x;
+    for (auto& x : direction)
+        x = static_cast<float> (x / std::sqrt (norm));
+    return { source, direction, {}, 1 };
+}
+
+std::vector<float> softmax (const std::vector<float>& scores)
+{
+    const float top = *std::max_element (scores.begin(), scores.end());
+    std::vector<float> out;
+    double sum = 0.0;
+    for (float s : scores)
+        sum += out.emplace_back (std::exp (s - top));
+    for (auto& p : out)
+        p = static_cast<float> (p / sum);
+    return out;
+}
+} // namespace
+
+TEST_CASE ("teach: a class is the mean of its examples, new classes score by cosine, unknown below the threshold", "[teach]")
+{
+    const std::vector<teach::TaughtClass> classes { { "kick", { unitExample ("a.wav", { 1, 0.1f, 0 }), unitExample ("b.wav", { 1, -0.1f, 0 }) } },
+                                                    { "snare", { unitExample ("c.wav", { 0, 1, 0 }) } } };
+    const auto head = teach::learn (classes, { "silence", "speech" }, 0.5);
+    CHECK_FALSE (head.adapted);
+    REQUIRE (head.labels == std::vector<std::string> { "kick", "snare", "unknown" });
+    CHECK (head.prototypes[0][0] == Approx (1.0f));
+    CHECK (head.prototypes[0][1] == Approx (0.0f).margin (1e-6));
+    const auto s = teach::scores (head, { 0.6f, 0.8f, 0.0f }, {});
+    CHECK (s[0] == Approx (20.0f * 0.6f));
+    CHECK (s[1] == Approx (20.0f * 0.8f));
+    CHECK (s[2] == Approx (20.0f * 0.5f));
+    const auto far = teach::scores (head, { 0.0f, 0.0f, 1.0f }, {}); // close to no class: unknown
+    CHECK (std::max_element (far.begin(), far.end()) - far.begin() == 2);
+    CHECK_THROWS_WITH (teach::learn ({ { "kick", {} } }, {}, 0.5), Catch::Contains ("'kick' has no examples"));
+    CHECK_THROWS_WITH (teach::learn ({ classes[0], classes[0] }, {}, 0.5), Catch::Contains ("'kick' is given twice"));
+    CHECK_THROWS_WITH (teach::learn ({ { "unknown", classes[0].examples } }, {}, 0.5), Catch::Contains ("--unknown-below -1"));
+    CHECK_THROWS (teach::learn ({ { std::string ("bad\x9b" "name"), classes[0].examples } }, {}, 0.5));
+}
+
+TEST_CASE ("teach: the model's own classes, adapted: its head over them plus 5 x cosine", "[teach]")
+{
+    const std::vector<teach::TaughtClass> classes { { "piano", { unitExample ("p.wav", { 1, 0 }) } }, { "bass", { unitExample ("b.wav", { 0, 1 }) } } };
+    const auto head = teach::learn (classes, { "silence", "piano", "organ", "bass" }, 0.5);
+    REQUIRE (head.adapted);
+    CHECK (head.labels == std::vector<std::string> { "piano", "bass" }); // no unknown: the head decides
+    CHECK (head.baseIndex == std::vector<int> { 1, 3 });
+    const auto s = teach::scores (head, { 1, 0 }, { 0.1f, 0.2f, 0.5f, 0.2f }); // over piano and bass: 0.5 each
+    CHECK (s[0] == Approx (4.0f * (0.5f + 5.0f)));
+    CHECK (s[1] == Approx (4.0f * (0.5f + 0.0f)));
+}
+
+TEST_CASE ("teach: leave one file out says how often each class comes out right", "[teach]")
+{
+    const std::vector<teach::TaughtClass> classes { { "a", { unitExample ("a1", { 1, 0.1f }), unitExample ("a2", { 1, -0.1f }), unitExample ("x", { 0.1f, 1 }) } },
+                                                    { "b", { unitExample ("b1", { 0.1f, 1 }), unitExample ("b2", { -0.1f, 1 }) } } };
+    const auto confusion = teach::leaveOneFileOut (classes, {}, -1.0);
+    REQUIRE (confusion.labels == std::vector<std::string> { "a", "b" });
+    CHECK (confusion.counts[0] == std::vector<int> { 2, 1 }); // "x" sounds like b
+    CHECK (confusion.counts[1] == std::vector<int> { 0, 2 });
+    CHECK (confusion.correct == 4);
+    CHECK (confusion.total == 5);
+    // Hits of one file each: each hit is left out alone, not the whole class.
+    const std::vector<teach::TaughtClass> hits { { "kick", { unitExample ("k.wav@0.5", { 1, 0 }), unitExample ("k.wav@1.0", { 1, 0.05f }) } },
+                                                 { "hat", { unitExample ("h.wav@0.5", { 0, 1 }), unitExample ("h.wav@1.0", { 0.05f, 1 }) } } };
+    CHECK (teach::leaveOneFileOut (hits, {}, 0.5).correct == 4);
+}
+
+TEST_CASE ("teach: the taught model file computes what the rule computes, and classify runs it", "[teach]")
+{
+    const auto base = resources::builtinModel();
+    REQUIRE (base->info().embeddingOutput.has_value());
+    const auto folder = juce::File::createTempFile ("teach");
+    folder.createDirectory();
+    // Examples: the example clips as files, taught as new classes and as the model's own.
+    std::vector<teach::TaughtClass> fresh, adapted;
+    for (const auto& [name, clip] : { std::pair<const char*, const char*> { "talk", "speech" }, { "beat", "drums" }, { "keys", "piano" } })
+    {
+        const auto path = testing::exampleFile (clip).getFullPathName().toStdString();
+        const auto examples = teach::examplesOf (path, base, {});
+        REQUIRE (examples.size() == 1);
+        CHECK (examples[0].numWindows > 2);
+        fresh.push_back ({ name, examples });
+        adapted.push_back ({ clip, examples });
+    }
+    for (const auto* classes : { &fresh, &adapted })
+    {
+        const auto head = teach::learn (*classes, base->info().labels, 0.5);
+        CHECK (head.adapted == (classes == &adapted));
+        const auto bytes = teach::taughtModelFile (resources::builtinModelFile(), "built-in", head);
+        const auto taught = engine::Model::fromMemory (bytes.data(), bytes.size(), "taught");
+        CHECK (taught->info().labels == head.labels);
+        CHECK (taught->info().embeddingOutput == std::optional<int> (1));
+        CHECK (taught->info().metadata.at ("taught").find ("\"base\":\"built-in\"") != std::string::npos);
+        // Window by window: the taught model's answer = the rule over the base model's embedding.
+        const auto samples = testing::exampleSequence ({ "piano", "guitar", "speech" }, 16000.0, 1);
+        runtime::WindowAnalyzer baseAnalyzer (base, 16000.0, 0.5), taughtAnalyzer (taught, 16000.0, 0.5);
+        for (auto* analyzer : { &baseAnalyzer, &taughtAnalyzer })
+        {
+            analyzer->push (samples.data(), samples.size());
+            analyzer->finish();
+        }
+        int windows = 0;
+        for (auto k = baseAnalyzer.nextWindow(); k <= baseAnalyzer.newestCompleteWindow(); ++k, ++windows)
+        {
+            runtime::WindowResult fromBase, fromTaught;
+            baseAnalyzer.analyze (k, fromBase);
+            taughtAnalyzer.analyze (k, fromTaught);
+            std::vector<float> unit (baseAnalyzer.embedding().begin(), baseAnalyzer.embedding().end());
+            double norm = 0.0;
+            for (float x : unit)
+                norm += x * x;
+            for (auto& x : unit)
+                x = static_cast<float> (x / std::sqrt (norm));
+            const auto expected = softmax (teach::scores (head, unit, fromBase.probabilities));
+            REQUIRE (fromTaught.probabilities.size() == expected.size());
+            for (std::size_t c = 0; c < expected.size(); ++c)
+                CHECK (fromTaught.probabilities[c] == Approx (expected[c]).margin (2e-5));
+            // The taught model's embedding is the base model's.
+            CHECK (std::equal (baseAnalyzer.embedding().begin(), baseAnalyzer.embedding().end(), taughtAnalyzer.embedding().begin()));
+        }
+        CHECK (windows > 8);
+    }
+    folder.deleteRecursively();
+}
+
+TEST_CASE ("teach: a model without an embedding output cannot be taught, and says how to export one", "[teach]")
+{
+    // The built-in model's file with its embedding_output taken out of the metadata.
+    auto bytes = std::vector<std::uint8_t> (resources::builtinModelFile().begin(), resources::builtinModelFile().end());
+    const std::string key = "\"embedding_output\"";
+    const auto at = std::string (bytes.begin(), bytes.end()).find (key);
+    REQUIRE (at != std::string::npos);
+    std::copy_n ("\"embedding_outpux\"", key.size(), bytes.begin() + static_cast<std::ptrdiff_t> (at)); // an unknown key, ignored
+    const auto model = engine::Model::fromMemory (bytes.data(), bytes.size(), "no embedding");
+    REQUIRE_FALSE (model->info().embeddingOutput.has_value());
+    CHECK_THROWS_WITH (teach::examplesOf (testing::exampleFile ("speech").getFullPathName().toStdString(), model, {}),
+                       Catch::Contains ("without an embedding output") && Catch::Contains ("embedding="));
+}

@@ -1,0 +1,72 @@
+"""`sonotype learn`: classes from example files (and hits), the leave-one-file-out table, and the
+taught model file that `classify --model` runs like any model."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sonotype.hits.patterns import KITS, f_measure, render_pattern
+from test_classify import sonotype
+from test_classify_segments import parse_csv
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "Resources" / "examples"
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory):
+    """FluidR3's kick, snare and hat: 5 hits each to teach, and a pattern of all three."""
+    folder = tmp_path_factory.mktemp("kit")
+    soundfont, channel = KITS["FluidR3"]
+    for piece in ("kick", "snare", "hat"):
+        render_pattern(folder / f"{piece}.wav", soundfont, channel, seed=11, seconds=3.0, pieces=(piece,), gaps=(0.5,))
+    hits = render_pattern(folder / "mix.wav", soundfont, channel, seed=12, seconds=10.0)
+    return folder, hits
+
+
+def test_hits_taught_from_a_kit_name_the_kit_s_hits(kit, tmp_path):
+    folder, hits = kit
+    model = tmp_path / "drums.safetensors"
+    result = sonotype("learn", "--hits", "--onset-window", "0.12", "--class", "kick", folder / "kick.wav", "--class", "snare",
+                      folder / "snare.wav", "--class", "hat", folder / "hat.wav", "-o", model)
+    assert result.returncode == 0, result.stderr
+    assert "kick: 5 hits from 1 files" in result.stderr
+    assert "right: 15 of 15 examples" in result.stdout  # each hit left out in turn
+    assert "wrote" in result.stdout and "(kick, snare, hat, unknown)" in result.stdout
+    rows = parse_csv(sonotype("classify", "--onsets", "--onset-window", "0.12", "--model", model, folder / "mix.wav").stdout)
+    assert rows[0][5:] == ["kick", "snare", "hat", "unknown"]
+    found = [(float(row[1]), row[2]) for row in rows[1:]]
+    score, _, _, _ = f_measure([t for t, _ in hits], [t for t, _ in found])
+    assert score >= 0.95
+    right = sum(1 for t, piece in hits for f, label in found if abs(f - t) <= 0.025 and label == piece)
+    assert right >= 0.9 * len(hits), (right, len(hits))
+    inspect = sonotype("inspect", model).stdout
+    assert "labels:      kick, snare, hat, unknown" in inspect
+
+
+def test_files_taught_as_new_classes_and_as_the_model_s_own(tmp_path):
+    taught = tmp_path / "taught.safetensors"
+    result = sonotype("learn", "--class", "talk", EXAMPLES / "speech.wav", "--class", "beat", EXAMPLES / "drums.wav", "-o", taught)
+    assert result.returncode == 0, result.stderr
+    header, *rows = parse_csv(sonotype("classify", "--summary", "--model", taught, EXAMPLES / "speech.wav", EXAMPLES / "drums.wav").stdout)
+    assert header[3:] == ["talk", "beat", "unknown"]
+    assert {Path(row[0]).name: row[1] for row in rows} == {"speech.wav": "talk", "drums.wav": "beat"}
+    adapted = tmp_path / "adapted.safetensors"
+    result = sonotype("learn", "--class", "piano", EXAMPLES / "piano.wav", "--class", "guitar", EXAMPLES / "guitar.wav", "-o", adapted)
+    assert result.returncode == 0, result.stderr
+    assert "the model's head and your examples" in result.stdout
+    header, *rows = parse_csv(sonotype("classify", "--summary", "--model", adapted, EXAMPLES / "piano.wav", EXAMPLES / "guitar.wav").stdout)
+    assert header[3:] == ["piano", "guitar"]  # the model's own classes: no unknown
+    assert {Path(row[0]).name: row[1] for row in rows} == {"piano.wav": "piano", "guitar.wav": "guitar"}
+
+
+def test_learn_refuses_what_it_cannot_use(tmp_path):
+    result = sonotype("learn", "--class", "kick", "-o", tmp_path / "x.safetensors")
+    assert result.returncode == 2
+    result = sonotype("learn", "--class", "talk", EXAMPLES / "speech.wav")
+    assert result.returncode == 2 and "-o FILE" in result.stderr
+    result = sonotype("learn", "--class", "talk", tmp_path / "missing.wav", "-o", tmp_path / "x.safetensors")
+    assert result.returncode == 1 and "no such file" in result.stderr
+    assert not (tmp_path / "x.safetensors").exists()
+    result = sonotype("learn", "--class", "talk", EXAMPLES / "speech.wav", "--class", "talk", EXAMPLES / "drums.wav", "-o", tmp_path / "x.safetensors")
+    assert result.returncode == 2 and "'talk' is given twice" in result.stderr
