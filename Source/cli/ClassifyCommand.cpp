@@ -112,6 +112,7 @@ usage.)";
         std::vector<std::string> classes; // --classes: in play (empty: all)
         bool onsets = false;              // --onsets: one classification per hit
         timeline::HitAnalysisSettings hits;
+        CLI::Option* onsetWindow = nullptr; // given or not: a taught model's own window is the default
         ModelLimitOptions limits;
     };
 
@@ -365,7 +366,7 @@ usage.)";
 
 namespace
 {
-    int classify (const Options& options);
+    int classify (Options options);
 } // namespace
 
 CommandRun addClassifyCommand (CLI::App& app)
@@ -411,8 +412,9 @@ CommandRun addClassifyCommand (CLI::App& app)
                      "--onsets: two onsets closer than this are one (default 0.05)");
     addNumberOption (*command, "--onset-silence", options->hits.onsets.silenceDb, -200.0, 0.0, false, "a level in dBFS", "DB",
                      "--onsets: a hit quieter than this (RMS) is not one (default -50)");
-    addNumberOption (*command, "--onset-window", options->hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
-                     "--onsets: the seconds after an onset a hit is classified from (default 0.25)");
+    options->onsetWindow = addNumberOption (*command, "--onset-window", options->hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
+                                            "--onsets: the seconds after an onset a hit is classified from (default 0.25, or the window a "
+                                            "model taught from hits was taught with)");
     command->add_flag ("--summary", options->summary, "one row per file: the mean probability of each class over its windows");
     command->add_flag ("--to-end", options->toEnd,
                        "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
@@ -446,7 +448,7 @@ CommandRun addClassifyCommand (CLI::App& app)
 
 namespace
 {
-int classify (const Options& options)
+int classify (Options options)
 {
     if (options.paths.empty())
         throw UsageError ("classify needs at least one file or folder (see sonotype classify --help)");
@@ -460,6 +462,14 @@ int classify (const Options& options)
 
     const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
     runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
+    if (options.onsets && options.onsetWindow->count() == 0)
+        if (const auto taught = model->info().metadata.find ("taught"); taught != model->info().metadata.end())
+        {
+            // A model taught from hits classifies them from the clip it learned them from.
+            const auto json = nlohmann::json::parse (taught->second, nullptr, false);
+            if (json.is_object() && json.contains ("onset_window") && json["onset_window"].is_number())
+                options.hits.clipSeconds = std::clamp (json["onset_window"].get<double>(), 0.01, 60.0);
+        }
     try
     {
         runtime::classesInPlay (runtime::classLabels (*model), options.classes);

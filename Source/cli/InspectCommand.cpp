@@ -171,6 +171,8 @@ int inspect (const Options& options)
     if (info.embeddingOutput.has_value())
         std::cout << "embedding:   output " << *info.embeddingOutput << " "
                   << info.outputShapes[static_cast<std::size_t> (*info.embeddingOutput)].toString() << "\n";
+    if (const auto taught = info.metadata.find ("taught"); taught != info.metadata.end())
+        std::cout << "taught:      " << engine::printable (taught->second) << "\n"; // by sonotype learn: the base model and the rule
     std::cout << "labels:      ";
     if (info.labels.empty())
         std::cout << "(none)";

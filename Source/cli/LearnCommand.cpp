@@ -34,7 +34,7 @@ examples. The result is one model file, the base model plus what was learned: gi
     {
         std::vector<std::vector<std::string>> classes; // each: NAME PATH...
         std::string model, output;
-        double hopSeconds = 0.25, unknownBelow = 0.5, clipSeconds = 0.25;
+        double hopSeconds = 0.25, unknownBelow = 0.5, clipSeconds = 0.12;
         bool hits = false;
         ModelLimitOptions limits;
     };
@@ -99,6 +99,7 @@ examples. The result is one model file, the base model plus what was learned: gi
         try
         {
             head = teach::learn (classes, baseLabels, options.unknownBelow);
+            head.hitClipSeconds = options.hits ? options.clipSeconds : 0.0;
         }
         catch (const std::invalid_argument& e)
         {
@@ -171,7 +172,7 @@ CommandRun addLearnCommand (CLI::App& app)
     addNumberOption (*command, "--hop", options->hopSeconds, 0.0, 3600.0, true, "a number of seconds", "SECONDS",
                      "time between the windows of an example (default 0.25)");
     addNumberOption (*command, "--onset-window", options->clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
-                     "--hits: the seconds after an onset a hit is learned from (default 0.25, as classify --onsets)");
+                     "--hits: the seconds after an onset a hit is learned from (default 0.12; classify --onsets then uses the same)");
     addModelLimitOptions (*command, options->limits);
     return [options] { return learn (*options); };
 }

@@ -122,6 +122,8 @@ std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFil
         taught["rule"] = "prototypes: cosine to each class's prototype";
         taught["unknown_below"] = head.unknownBelow;
     }
+    if (head.hitClipSeconds > 0.0)
+        taught["onset_window"] = head.hitClipSeconds; // classify --onsets classifies hits as they were taught
     graph["outputs"] = { scores, embedding };
     metadata["graph"] = graph.dump();
     metadata["labels"] = Json (head.labels).dump();

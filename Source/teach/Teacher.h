@@ -38,7 +38,7 @@ struct ExampleSettings
 {
     double hopSeconds = 0.25;
     bool hits = false;           // one example per hit (onsets) instead of one per file
-    double clipSeconds = 0.25;   // hits: the clip each hit is embedded from
+    double clipSeconds = 0.12;   // hits: the clip each hit is embedded from (0.12 s classified drum pieces best: docs/TEACH.md)
 };
 
 /** The examples a file gives (one, or one per hit). Throws for a file that is not audio, a model
@@ -60,6 +60,7 @@ struct Head
     bool adapted = false;                     // every class is one of the base model's: the combined rule
     std::vector<int> baseIndex;               // adapted: each class's index in the base model's output
     double unknownBelow = 0.5;                // new classes: best cosine below this is "unknown" (-1: never)
+    double hitClipSeconds = 0.0;              // taught from hits: the clip they were embedded from (0: from files)
     static constexpr float kAdaptedCosineWeight = 5.0f, kAdaptedScale = 4.0f, kNewScale = 20.0f;
 };
 

@@ -1,8 +1,15 @@
-"""Onset detection on every drum kit Debian's soundfonts hold: `python3 -m sonotype.hits.evaluate
-[--patterns N] [CLASSIFY_ARGS...]` renders N random kick/snare/hat patterns per kit at known hit times
-(125-500 ms apart, velocities 60-120), runs `sonotype classify --onsets` on each (with any extra
-arguments, e.g. --onset-threshold 1.6) and prints, per kit, the F-measure at +-25 ms, precision,
-recall and the timing error of the matched onsets. docs/TEACH.md holds its last report."""
+"""Onset detection and taught drum pieces on every drum kit Debian's soundfonts hold.
+
+`python3 -m sonotype.hits.evaluate [--patterns N] [CLASSIFY_ARGS...]` renders N random kick/snare/hat
+patterns per kit at known hit times (125-500 ms apart, velocities 60-120), runs `sonotype classify
+--onsets` on each (with any extra arguments, e.g. --onset-threshold 1.6) and prints, per kit, the
+F-measure at +-25 ms, precision, recall and the timing error of the matched onsets.
+
+`python3 -m sonotype.hits.evaluate --teach [--onset-window S ...]` teaches kick, snare and hat from
+5 hits of each of one kit (`sonotype learn --hits`), then classifies a pattern of every kit with it
+(`classify --onsets --model`): the per-hit accuracy for each pair of kits, taught on the rows, tested
+on the columns (the diagonal: another pattern of the kit taught). docs/TEACH.md holds the last
+reports."""
 
 import argparse
 import platform
@@ -27,10 +34,62 @@ def cpu_name():
     return f"{fields['model name']} (family {fields.get('cpu family', '?')}, model {fields.get('model', '?')})"
 
 
+def per_hit_accuracy(truth, found, tolerance=0.025):
+    """Of the true hits an onset was found for (within tolerance), the share labelled with their piece."""
+    used, right, total = set(), 0, 0
+    for t, piece in truth:
+        candidates = [(abs(f - t), i) for i, (f, _) in enumerate(found) if i not in used and abs(f - t) <= tolerance]
+        if candidates:
+            _, best = min(candidates)
+            used.add(best)
+            total += 1
+            right += found[best][1] == piece
+    return right / max(total, 1)
+
+
+def teach(windows):
+    print(f"CPU: {cpu_name()}; kick, snare and hat taught from 5 hits each of the kit on the row (sonotype learn --hits), "
+          "per-hit accuracy on a pattern of the kit in the column")
+    names = list(KITS)
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        truths = {}
+        for k, (name, (soundfont, channel)) in enumerate(KITS.items()):
+            for piece in ("kick", "snare", "hat"):
+                render_pattern(folder / f"{k}-{piece}.wav", soundfont, channel, seed=10 + k, seconds=3.0, pieces=(piece,), gaps=(0.5,))
+            truths[k] = render_pattern(folder / f"{k}-mix.wav", soundfont, channel, seed=20 + k, seconds=12.0)
+        for window in windows:
+            print(f"\n--onset-window {window}:\n")
+            print("| taught from \\ tested on | " + " | ".join(names) + " |")
+            print("|---" * (len(names) + 1) + "|")
+            across = []
+            for t in range(len(names)):
+                model = folder / f"taught-{t}.safetensors"
+                subprocess.run([cli_path(), "learn", "--hits", "--onset-window", str(window), *sum(
+                    (["--class", piece, str(folder / f"{t}-{piece}.wav")] for piece in ("kick", "snare", "hat")), []), "-o", str(model)],
+                    check=True, capture_output=True)
+                row = []
+                for s in range(len(names)):
+                    out = subprocess.run([cli_path(), "classify", "--onsets", "--onset-window", str(window), "--model", str(model),
+                                          str(folder / f"{s}-mix.wav")], capture_output=True, text=True, check=True)
+                    found = [(float(line.split(",")[1]), line.split(",")[2]) for line in out.stdout.splitlines()[1:]]
+                    accuracy = per_hit_accuracy(truths[s], found)
+                    row.append(f"{accuracy:.2f}" if s != t else f"({accuracy:.2f})")
+                    if s != t:
+                        across.append(accuracy)
+                print(f"| {names[t]} | " + " | ".join(row) + " |")
+            print(f"\nmean over pairs of different kits: {np.mean(across):.3f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--patterns", type=int, default=5)
+    parser.add_argument("--teach", action="store_true", help="taught drum pieces across kits instead of onsets")
+    parser.add_argument("--onset-window", type=float, nargs="*", default=[0.12], help="--teach: the clip lengths to compare")
     args, classify_args = parser.parse_known_args()
+    if args.teach:
+        teach(args.onset_window)
+        return
     print(f"CPU: {cpu_name()}; sonotype classify --onsets {' '.join(classify_args)}".rstrip())
     print("| kit | hits | F-measure | precision | recall | timing error, mean ± sd |")
     print("|---|---|---|---|---|---|")
