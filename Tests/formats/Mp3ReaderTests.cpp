@@ -1,6 +1,7 @@
 // MP3 files through formats::AudioFileReader (libmpg123: formats/Mp3AudioFormat.h). The MP3 is made
 // with the `lame` command (scripts/install-deps.sh installs it) from a WAV this test writes.
 #include "formats/AudioFileReader.h"
+#include "support/EncodedAudio.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,75 +20,11 @@ namespace sonotype::testing
 {
 namespace
 {
-    void put16 (std::vector<std::uint8_t>& b, unsigned v) { b.push_back (v & 0xFF), b.push_back ((v >> 8) & 0xFF); }
-    void put32 (std::vector<std::uint8_t>& b, std::uint32_t v) { put16 (b, v & 0xFFFF), put16 (b, v >> 16); }
-
-    std::string scratch (const std::string& name) { return "/tmp/sonotype-mp3-test-" + std::to_string (::getpid()) + "-" + name; }
-
-    /** A mono 16-bit WAV of two tones and a decaying chirp; returns the samples written. */
-    std::vector<float> writeToneWav (const std::string& path, unsigned rate, unsigned frames)
-    {
-        std::vector<float> samples (frames);
-        for (unsigned i = 0; i < frames; ++i)
-        {
-            const double t = static_cast<double> (i) / rate;
-            samples[i] = static_cast<float> (0.3 * std::sin (2 * M_PI * 440.0 * t) + 0.2 * std::sin (2 * M_PI * 1250.0 * t)
-                                             + 0.2 * std::exp (-3.0 * t) * std::sin (2 * M_PI * (200.0 + 1500.0 * t) * t));
-        }
-        std::vector<std::uint8_t> b { 'R', 'I', 'F', 'F' };
-        put32 (b, 36 + frames * 2);
-        for (char c : std::string ("WAVEfmt "))
-            b.push_back (static_cast<std::uint8_t> (c));
-        put32 (b, 16);
-        put16 (b, 1);
-        put16 (b, 1);
-        put32 (b, rate);
-        put32 (b, rate * 2);
-        put16 (b, 2);
-        put16 (b, 16);
-        for (char c : std::string ("data"))
-            b.push_back (static_cast<std::uint8_t> (c));
-        put32 (b, frames * 2);
-        for (float s : samples)
-            put16 (b, static_cast<std::uint16_t> (static_cast<std::int16_t> (std::lround (s * 32767.0f))));
-        std::ofstream (path, std::ios::binary).write (reinterpret_cast<const char*> (b.data()), static_cast<std::streamsize> (b.size()));
-        return samples;
-    }
-
-    std::vector<float> readAll (formats::AudioFileReader& reader)
-    {
-        std::vector<float> out;
-        std::vector<float> block (4096);
-        while (const auto n = reader.readMono (block.data(), block.size()))
-            out.insert (out.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t> (n));
-        return out;
-    }
-
-    /** Normalised correlation of a[i] with b[i + lag] over their overlap. */
-    double correlation (const std::vector<float>& a, const std::vector<float>& b, long lag)
-    {
-        double ab = 0, aa = 0, bb = 0;
-        for (long i = std::max (0L, -lag); i < static_cast<long> (a.size()) && i + lag < static_cast<long> (b.size()); ++i)
-        {
-            const double x = a[static_cast<std::size_t> (i)], y = b[static_cast<std::size_t> (i + lag)];
-            ab += x * y, aa += x * x, bb += y * y;
-        }
-        return aa > 0 && bb > 0 ? ab / std::sqrt (aa * bb) : 0.0;
-    }
-
-    double rms (const std::vector<float>& x)
-    {
-        double sum = 0;
-        for (float v : x)
-            sum += static_cast<double> (v) * v;
-        return std::sqrt (sum / static_cast<double> (x.size()));
-    }
+    std::string scratch (const std::string& name) { return scratchPath ("mp3", name); }
 
     void encode (const std::string& wav, const std::string& mp3, const std::string& bitrate)
     {
-        const auto command = "lame --quiet -b " + bitrate + " '" + wav + "' '" + mp3 + "'";
-        if (std::system (command.c_str()) != 0)
-            FAIL ("`" << command << "` failed: is lame installed (scripts/install-deps.sh)?");
+        runEncoder ("lame --quiet -b " + bitrate + " '" + wav + "' '" + mp3 + "'", "lame");
     }
 } // namespace
 

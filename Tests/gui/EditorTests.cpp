@@ -3,29 +3,17 @@
 // while audio runs. Writes the screenshot used in README (build/screenshots/editor.png).
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
+#include "support/MessageLoop.h"
+#include "support/Screenshots.h"
 #include "support/Fixtures.h"
 
 #include <catch2/catch.hpp>
-
-namespace juce
-{
-bool dispatchNextMessageOnSystemQueue (bool returnIfNoPendingMessages); // juce_events (modal loops are off)
-}
 
 using namespace sonotype;
 using namespace sonotype::testing;
 
 namespace
 {
-/** Runs the message loop for a while (the editor's timer, window events). */
-void pumpMessages (int milliseconds)
-{
-    const auto end = juce::Time::getMillisecondCounter() + static_cast<juce::uint32> (milliseconds);
-    while (juce::Time::getMillisecondCounter() < end)
-        if (! juce::dispatchNextMessageOnSystemQueue (true))
-            juce::Thread::sleep (1);
-}
-
 juce::String topLabel (const gui::DisplayState& state)
 {
     return state.topClass >= 0 ? state.labels[static_cast<std::size_t> (state.topClass)] : juce::String();
@@ -57,16 +45,7 @@ TEST_CASE ("the editor shows the processor's live prediction and saves a screens
 
     const auto image = view.createComponentSnapshot (view.getLocalBounds());
     CHECK (image.getWidth() == gui::SonotypeEditor::kBaseWidth);
-    const auto directory = juce::File (SONOTYPE_SCREENSHOT_DIR);
-    directory.createDirectory();
-    const auto file = directory.getChildFile ("editor.png");
-    file.deleteFile();
-    {
-        juce::FileOutputStream stream (file);
-        REQUIRE (stream.openedOk());
-        juce::PNGImageFormat().writeImageToStream (image, stream);
-    }
-    CHECK (file.getSize() > 10000);
+    CHECK (saveScreenshot (image, "editor.png").getSize() > 10000);
 }
 
 TEST_CASE ("the editor keeps its proportions from 600x400 up to 4K and renders at any size", "[gui]")
@@ -181,20 +160,6 @@ TEST_CASE ("closing and reopening the editor while audio runs is safe", "[gui]")
     CHECK (processor.analysis().stats().windowsRun > 4);
     CHECK (processor.analysis().stats().error.empty());
 }
-
-namespace
-{
-void saveScreenshot (const juce::Image& image, const char* name)
-{
-    const auto directory = juce::File (SONOTYPE_SCREENSHOT_DIR);
-    directory.createDirectory();
-    const auto file = directory.getChildFile (name);
-    file.deleteFile();
-    juce::FileOutputStream stream (file);
-    REQUIRE (stream.openedOk());
-    juce::PNGImageFormat().writeImageToStream (image, stream);
-}
-} // namespace
 
 TEST_CASE ("legibility: five classes at 100%, an uncertain top class, a long model error (screenshots)", "[gui]")
 {

@@ -7,37 +7,26 @@
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
+#include "support/MessageLoop.h"
+#include "support/Screenshots.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <unistd.h>
 
-namespace juce
-{
-bool dispatchNextMessageOnSystemQueue (bool returnIfNoPendingMessages); // juce_events (modal loops are off)
-}
-
 using namespace sonotype;
 using namespace sonotype::testing;
 
 namespace
 {
-void pump (int milliseconds)
-{
-    const auto end = juce::Time::getMillisecondCounter() + static_cast<juce::uint32> (milliseconds);
-    while (juce::Time::getMillisecondCounter() < end)
-        if (! juce::dispatchNextMessageOnSystemQueue (true))
-            juce::Thread::sleep (1);
-}
-
 /** Runs the message loop until the file analysis is done (at most 120 s); whether it finished. */
 bool waitForFiles (const plugin::SonotypeProcessor& processor)
 {
     const auto deadline = juce::Time::getMillisecondCounter() + 120000u;
     while (processor.fileAnalyzer().isBusy() && juce::Time::getMillisecondCounter() < deadline)
-        pump (20);
-    pump (150); // the processor's 10 Hz timer and the editor's frame see the end
+        pumpMessages (20);
+    pumpMessages (150); // the processor's 10 Hz timer and the editor's frame see the end
     return ! processor.fileAnalyzer().isBusy();
 }
 
@@ -79,17 +68,6 @@ juce::MemoryBlock runCli (const juce::StringArray& arguments)
     return out;
 }
 
-void saveScreenshot (juce::Component& view, const char* name)
-{
-    const auto image = view.createComponentSnapshot (view.getLocalBounds());
-    const auto directory = juce::File (SONOTYPE_SCREENSHOT_DIR);
-    directory.createDirectory();
-    const auto file = directory.getChildFile (name);
-    file.deleteFile();
-    juce::FileOutputStream stream (file);
-    REQUIRE (stream.openedOk());
-    juce::PNGImageFormat().writeImageToStream (image, stream);
-}
 } // namespace
 
 TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and exports equal classify --segments", "[gui][timeline]")
@@ -153,7 +131,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
 
     // The segments follow the threshold (merged again from the same windows, as the CLI merges them).
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.8f);
-    pump (300);
+    pumpMessages (300);
     view.refresh();
     CHECK (processor.fileAnalyzer().settings().analysis.detector.threshold == Approx (0.8f));
     const auto csv = scratch ("threshold.segments.csv");
@@ -169,7 +147,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     // as classify --classes analyzes them.
     for (const auto* label : { "bass", "organ", "synth", "strings" })
         processor.setClassEnabled (label, false);
-    pump (300);
+    pumpMessages (300);
     REQUIRE (waitForFiles (processor));
     view.refresh();
     const auto inPlay = processor.fileAnalyzer().settings().analysis.classes;
@@ -187,7 +165,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
 
     // The app says why nothing plays, and the screenshot README shows.
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.5f);
-    pump (300);
+    pumpMessages (300);
     processor.setStatus ("No audio device: files are analyzed, not played. To play them or hear the input, choose a device in Options > Audio/MIDI "
                          "Settings.",
                          false);
@@ -250,7 +228,7 @@ TEST_CASE ("a new model analyzes the open files again, with its classes", "[gui]
     REQUIRE (waitForFiles (processor));
     CHECK (processor.fileAnalyzer().status (0).labels.size() == 12);
     REQUIRE (loadModel (processor, juce::File (fixturePath ("tiny_classifier.safetensors"))));
-    pump (300); // the processor's timer sees the new generation
+    pumpMessages (300); // the processor's timer sees the new generation
     REQUIRE (waitForFiles (processor));
     view.refresh();
     const auto status = processor.fileAnalyzer().status (0);
@@ -262,7 +240,7 @@ TEST_CASE ("a new model analyzes the open files again, with its classes", "[gui]
     // A new hop: other windows, so the files are analyzed again (about half as many windows).
     processor.parameters.getParameter (plugin::ParameterIds::hop)->setValueNotifyingHost (
         processor.parameters.getParameterRange (plugin::ParameterIds::hop).convertTo0to1 (0.5f));
-    pump (300);
+    pumpMessages (300);
     REQUIRE (waitForFiles (processor));
     view.refresh();
     const auto slower = processor.fileAnalyzer().status (0);

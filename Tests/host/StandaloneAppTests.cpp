@@ -4,6 +4,7 @@
 // README shows: build/screenshots/app-no-device.png). It must keep running: no device is no error.
 #include "gui/Theme.h"
 #include "support/ExampleClips.h"
+#include "support/Screenshots.h"
 #include "support/WindowCapture.h"
 
 #include <catch2/catch.hpp>
@@ -73,15 +74,7 @@ TEST_CASE ("the standalone app with no audio device analyzes the file named on i
     for (int y = 0; y < pixels.height; ++y)
         for (int x = 0; x < pixels.width; ++x)
             image.setPixelAt (x, y, juce::Colour (pixels.argb[static_cast<std::size_t> (y * pixels.width + x)]));
-    const auto directory = juce::File (SONOTYPE_SCREENSHOT_DIR);
-    directory.createDirectory();
-    const auto file = directory.getChildFile ("app-no-device.png");
-    file.deleteFile();
-    {
-        juce::FileOutputStream stream (file);
-        REQUIRE (stream.openedOk());
-        juce::PNGImageFormat().writeImageToStream (image, stream);
-    }
+    saveScreenshot (image, "app-no-device.png");
     app.kill();
     home.deleteRecursively();
 }
