@@ -74,41 +74,26 @@ std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<
     if (! model->info().embeddingOutput.has_value())
         throw engine::ModelError ("the model was exported without an embedding output, which teaching needs: export it with "
                                   "export_model(..., embedding=<module>) or embedding=\"auto\"");
+    std::vector<Example> examples;
+    if (settings.hits)
+    {
+        // One example per hit, its clip as classify --onsets classifies it (the same analysis).
+        timeline::HitAnalysisSettings hitSettings;
+        hitSettings.clipSeconds = settings.clipSeconds;
+        timeline::analyzeHits (path, model, hitSettings, [&] (const timeline::Hit& hit, std::span<const float> embedding) {
+            Mean mean;
+            mean.add (embedding, hit.probabilities);
+            char time[32];
+            std::snprintf (time, sizeof time, "%.3f", hit.seconds);
+            examples.push_back (mean.example (path + "@" + time));
+        });
+        return examples;
+    }
     formats::AudioFileReader reader (path);
     const double rate = reader.sampleRate();
     runtime::WindowAnalyzer analyzer (model, rate, settings.hopSeconds);
-    std::vector<Example> examples;
     runtime::WindowResult result;
     std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 65536.0)));
-    if (settings.hits)
-    {
-        // One example per hit: the hit's clip, as the per-hit mode classifies it.
-        std::vector<float> samples;
-        while (const auto count = reader.readMono (block.data(), block.size()))
-        {
-            samples.insert (samples.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t> (count));
-            if (samples.size() > static_cast<std::size_t> (600.0 * rate))
-                throw std::invalid_argument ("a file of hits to learn from may be at most 10 minutes long");
-        }
-        dsp::OnsetDetector detector (rate);
-        std::vector<int64_t> onsets;
-        detector.push (samples.data(), samples.size(), onsets);
-        detector.finish (onsets);
-        const auto clip = static_cast<std::size_t> (std::ceil (settings.clipSeconds * rate));
-        const auto preRoll = static_cast<int64_t> (std::lround (0.01 * rate));
-        for (const auto onset : onsets)
-        {
-            const auto from = static_cast<std::size_t> (std::max<int64_t> (0, onset - preRoll));
-            const auto to = std::min (samples.size(), from + clip);
-            analyzer.analyzeClip (samples.data() + from, to - from, result);
-            Mean mean;
-            mean.add (analyzer.embedding(), result.probabilities);
-            char time[32];
-            std::snprintf (time, sizeof time, "%.3f", static_cast<double> (onset) / rate);
-            examples.push_back (mean.example (path + "@" + time));
-        }
-        return examples;
-    }
     Mean mean;
     auto analyzeReady = [&] {
         for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)

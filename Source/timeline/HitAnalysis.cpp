@@ -19,7 +19,8 @@ int hitVelocity (float levelDb) noexcept
     return std::clamp (static_cast<int> (std::lround (1.0f + 126.0f * (levelDb + kRangeDb) / kRangeDb)), 1, 127);
 }
 
-HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings)
+HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
+                               const HitListener& onHit)
 {
     if (! (settings.clipSeconds >= 0.01 && settings.clipSeconds <= 60.0))
         throw std::invalid_argument ("the clip of a hit must be between 0.01 and 60 seconds");
@@ -66,6 +67,8 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
         hit.probabilities = result.probabilities;
         if (! std::all_of (hit.probabilities.begin(), hit.probabilities.end(), [] (float p) { return std::isfinite (p); }))
             ++outcome.numNonFiniteHits;
+        if (onHit)
+            onHit (hit, analyzer.embedding());
         outcome.hits.push_back (std::move (hit));
     };
     // Classifies the pending hits whose clip has arrived (all of them at the end), then drops the

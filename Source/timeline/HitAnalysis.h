@@ -8,7 +8,9 @@
 
 #include "dsp/OnsetDetector.h"
 
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,9 +49,14 @@ struct HitAnalysisResult
     int64_t numNonFiniteHits = 0; // the model's output held NaN or infinity
 };
 
+/** Each hit as it is classified, with the model's embedding of its clip (empty for a model without
+    one): for teaching from hits. */
+using HitListener = std::function<void (const Hit& hit, std::span<const float> embedding)>;
+
 /** Throws formats::AudioFileError for a file that is not audio, std::invalid_argument for settings
     out of range (the message names the setting), and the analyzer's errors. */
-HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings);
+HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
+                               const HitListener& onHit = {});
 
 /** MIDI velocity (1-127) of a hit at levelDb: 48 dB of range, full scale 127. */
 int hitVelocity (float levelDb) noexcept;
