@@ -101,7 +101,7 @@ examples. The result is one model file, the base model plus what was learned: gi
             head = teach::learn (classes, baseLabels, options.unknownBelow);
             head.hitClipSeconds = options.hits ? options.clipSeconds : 0.0;
         }
-        catch (const std::invalid_argument& e)
+        catch (const std::exception& e) // a class without examples, a name given twice or not a label (engine::checkDisplayText)
         {
             throw UsageError (e.what());
         }

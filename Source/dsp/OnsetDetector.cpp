@@ -40,7 +40,7 @@ struct OnsetDetector::Fft
     fftw_plan plan;
 };
 
-OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : rate_ (sampleRate), settings_ (settings)
+OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : settings_ (settings)
 {
     if (! (sampleRate >= 1000.0 && sampleRate <= 768000.0))
         throw std::invalid_argument ("onsets: the sample rate must be between 1 kHz and 768 kHz, not " + std::to_string (sampleRate));

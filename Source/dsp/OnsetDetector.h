@@ -56,7 +56,6 @@ private:
     void analyzeFrame();
     void decide (std::vector<int64_t>& onsets, bool final);
 
-    double rate_;
     OnsetSettings settings_;
     int frameSize_, hop_;
     int preMax_, postMax_, preAverage_, longTerm_, minGap_;
