@@ -124,7 +124,7 @@ if(NOT SONOTYPE_SANITIZE)
     target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_allocation_counter)
 endif()
 pkg_check_modules(X11 REQUIRED IMPORTED_TARGET x11)
-target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui Catch2::Catch2 PkgConfig::X11 sonotype_warnings ${CMAKE_DL_LIBS})
+target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui sonotype_teach Catch2::Catch2 PkgConfig::X11 sonotype_warnings ${CMAKE_DL_LIBS})
 target_include_directories(sonotype_plugin_tests PRIVATE Tests)
 target_compile_definitions(sonotype_plugin_tests PRIVATE
     SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}"

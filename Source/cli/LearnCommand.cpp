@@ -62,12 +62,23 @@ examples. The result is one model file, the base model plus what was learned: gi
         settings.hits = options.hits;
         settings.clipSeconds = options.clipSeconds;
 
-        std::vector<teach::TaughtClass> classes;
-        bool failed = false;
         for (const auto& group : options.classes)
         {
             if (group.size() < 2)
                 throw UsageError ("--class " + (group.empty() ? std::string() : group[0]) + ": give the class's name, then its example files or folders");
+            try
+            {
+                engine::checkDisplayText (group[0], 256, "class name"); // before any file is read
+            }
+            catch (const std::exception& e)
+            {
+                throw UsageError (e.what());
+            }
+        }
+        std::vector<teach::TaughtClass> classes;
+        bool failed = false;
+        for (const auto& group : options.classes)
+        {
             teach::TaughtClass taught { group[0], {} };
             std::vector<PathProblem> errors, skipped;
             const auto files = collectFiles ({ group.begin() + 1, group.end() }, errors, skipped);

@@ -2,6 +2,8 @@
 // state, model hot-swap, the class filter, bad input.
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
+#include "resources/BuiltinModel.h"
+#include "teach/TaughtModel.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
 
@@ -653,4 +655,26 @@ TEST_CASE ("the standalone app never sends its input to the speakers, and analyz
     for (const auto metadata : midi)
         noteOffs += metadata.getMessage().isNoteOff() ? 1 : 0;
     CHECK (noteOffs == 1);
+}
+
+TEST_CASE ("a model taught from examples loads in the plugin like any model and names what it was taught", "[plugin][teach]")
+{
+    // Taught as sonotype learn teaches: the example clips as three new classes, written as one file.
+    std::vector<teach::TaughtClass> classes;
+    for (const auto& [name, clip] : { std::pair<const char*, const char*> { "talk", "speech" }, { "beat", "drums" }, { "keys", "piano" } })
+        classes.push_back ({ name, teach::examplesOf (exampleFile (clip).getFullPathName().toStdString(), resources::builtinModel(), {}) });
+    const auto head = teach::learn (classes, resources::builtinModel()->info().labels, 0.5);
+    const auto bytes = teach::taughtModelFile (resources::builtinModelFile(), "built-in", head);
+    const auto file = juce::File::createTempFile ("safetensors");
+    REQUIRE (file.replaceWithData (bytes.data(), bytes.size()));
+
+    TestProcessor processor;
+    REQUIRE (loadModel (processor, file));
+    ProcessorDriver driver (processor, 48000.0, 2, 512);
+    driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
+    const auto snapshot = processor.snapshot();
+    REQUIRE (snapshot.hasResult);
+    CHECK (snapshot.info->labels == std::vector<std::string> { "talk", "beat", "keys", "unknown" });
+    CHECK (snapshot.info->labels[static_cast<std::size_t> (snapshot.topClass)] == "beat");
+    file.deleteFile();
 }
