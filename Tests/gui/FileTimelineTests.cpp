@@ -30,9 +30,12 @@ bool waitForFiles (const plugin::SonotypeProcessor& processor)
     return ! processor.fileAnalyzer().isBusy();
 }
 
+/** `name` in this test process's own folder under /tmp (names as a user's: the screenshots show them). */
 juce::File scratch (const juce::String& name)
 {
-    return juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-timeline-test-" + juce::String (::getpid()) + "-" + name);
+    const auto folder = juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-timeline-test-" + juce::String (::getpid()));
+    folder.createDirectory();
+    return folder.getChildFile (name);
 }
 
 /** Example clips end to end, as a 16-bit 44.1 kHz WAV: speech, drums, piano, guitar. */
@@ -72,8 +75,8 @@ juce::MemoryBlock runCli (const juce::StringArray& arguments)
 
 TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and exports equal classify --segments", "[gui][timeline]")
 {
-    const auto wav = writeExampleWav ("mix.wav");
-    const auto mp3 = scratch ("mix.mp3");
+    const auto wav = writeExampleWav ("four clips.wav");
+    const auto mp3 = scratch ("four clips.mp3");
     const auto encode = "lame --quiet -b 192 '" + wav.getFullPathName() + "' '" + mp3.getFullPathName() + "'";
     REQUIRE (std::system (encode.toRawUTF8()) == 0);
 
