@@ -1,6 +1,7 @@
 #include "formats/Mp3AudioFormat.h"
 
 #include "formats/OpusAudioFormat.h"
+#include "formats/StreamSeek.h"
 
 #include <mpg123.h>
 
@@ -25,19 +26,7 @@ namespace
     off_t seekCallback (void* handle, off_t offset, int whence)
     {
         auto* stream = static_cast<juce::InputStream*> (handle);
-        juce::int64 target = offset;
-        if (whence == SEEK_CUR)
-            target += stream->getPosition();
-        else if (whence == SEEK_END)
-        {
-            const auto total = stream->getTotalLength();
-            if (total < 0)
-                return -1;
-            target += total;
-        }
-        if (target < 0 || ! stream->setPosition (target))
-            return -1;
-        return static_cast<off_t> (stream->getPosition());
+        return seekStream (*stream, offset, whence) ? static_cast<off_t> (stream->getPosition()) : -1;
     }
 
     struct HandleDeleter

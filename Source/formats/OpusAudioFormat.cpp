@@ -1,5 +1,7 @@
 #include "formats/OpusAudioFormat.h"
 
+#include "formats/StreamSeek.h"
+
 #include <opusfile.h>
 
 #include <algorithm>
@@ -24,22 +26,7 @@ namespace
 
     int seekCallback (void* handle, opus_int64 offset, int whence)
     {
-        auto* stream = static_cast<juce::InputStream*> (handle);
-        juce::int64 target = offset;
-        if (whence == SEEK_CUR)
-            target += stream->getPosition();
-        else if (whence == SEEK_END)
-        {
-            const auto total = stream->getTotalLength();
-            if (total < 0)
-                return -1;
-            target += total;
-        }
-        else if (whence != SEEK_SET)
-            return -1;
-        if (target < 0 || ! stream->setPosition (target))
-            return -1;
-        return 0;
+        return seekStream (*static_cast<juce::InputStream*> (handle), offset, whence) ? 0 : -1;
     }
 
     opus_int64 tellCallback (void* handle) { return static_cast<juce::InputStream*> (handle)->getPosition(); }

@@ -9,13 +9,6 @@ namespace sonotype::timeline
 {
 namespace
 {
-    std::string seconds (double value)
-    {
-        char text[64];
-        std::snprintf (text, sizeof text, "%.6f", value);
-        return text;
-    }
-
     const std::string& labelOf (const runtime::Segment& segment, const std::vector<std::string>& labels)
     {
         static const std::string unknown = "?";
@@ -63,7 +56,7 @@ std::string audacityLabels (const std::vector<runtime::Segment>& segments, const
         for (char& c : label)
             if (c == '\t' || c == '\n' || c == '\r')
                 c = ' ';
-        text += seconds (segment.startSeconds) + "\t" + seconds (segment.endSeconds) + "\t" + label + "\n";
+        text += csvNumber (segment.startSeconds, 6) + "\t" + csvNumber (segment.endSeconds, 6) + "\t" + label + "\n";
     }
     return text;
 }
@@ -74,8 +67,8 @@ std::string reaperRegions (const std::vector<runtime::Segment>& segments, const 
     for (std::size_t i = 0; i < segments.size(); ++i)
     {
         const auto& segment = segments[i];
-        text += "R" + std::to_string (i + 1) + "," + csvField (labelOf (segment, labels)) + "," + seconds (segment.startSeconds) + ","
-                + seconds (segment.endSeconds) + "," + seconds (segment.endSeconds - segment.startSeconds) + "\n";
+        text += "R" + std::to_string (i + 1) + "," + csvField (labelOf (segment, labels)) + "," + csvNumber (segment.startSeconds, 6) + ","
+                + csvNumber (segment.endSeconds, 6) + "," + csvNumber (segment.endSeconds - segment.startSeconds, 6) + "\n";
     }
     return text;
 }
@@ -141,7 +134,7 @@ std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<st
     for (std::size_t i = 0; i < hits.size(); ++i)
     {
         const runtime::Segment point { hits[i].classIndex, hits[i].seconds, hits[i].seconds, hits[i].confidence, 1 };
-        text += "M" + std::to_string (i + 1) + "," + csvField (labelOf (point, labels)) + "," + seconds (hits[i].seconds) + ",,\n";
+        text += "M" + std::to_string (i + 1) + "," + csvField (labelOf (point, labels)) + "," + csvNumber (hits[i].seconds, 6) + ",,\n";
     }
     return text;
 }
