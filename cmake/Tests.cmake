@@ -118,6 +118,7 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
     Tests/plugin/StateRestoreTests.cpp
+    Tests/plugin/TeachSessionTests.cpp
     Tests/plugin/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE)
     target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/FilePlayerTests.cpp Tests/plugin/RealtimeTests.cpp)

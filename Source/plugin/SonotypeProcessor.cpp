@@ -17,6 +17,8 @@ namespace
     const juce::Identifier kOscEnabled ("oscEnabled");
     const juce::Identifier kOscHost ("oscHost");
     const juce::Identifier kOscPort ("oscPort");
+    const juce::Identifier kTaught ("taught");
+    const juce::Identifier kTaughtEnabled ("taughtEnabled");
 
     /** juce::AudioProcessor::getXmlFromBinary, refusing text that is not what the plugin writes
         (SavedStateText.h): JUCE 7's XML parser reads past the end of its string on malformed UTF-8
@@ -39,7 +41,7 @@ namespace
         const auto plain = [] (const juce::XmlElement& element, const char* name) {
             return ! element.hasAttribute (name) || isPlainNumber (element.getStringAttribute (name).toStdString());
         };
-        if (xml == nullptr || ! plain (*xml, "oscEnabled") || ! plain (*xml, "oscPort"))
+        if (xml == nullptr || ! plain (*xml, "oscEnabled") || ! plain (*xml, "oscPort") || ! plain (*xml, "taughtEnabled"))
             return {};
         for (const auto* child : xml->getChildIterator())
             if (! plain (*child, "value"))
@@ -59,9 +61,25 @@ SonotypeProcessor::SonotypeProcessor()
     : juce::AudioProcessor (defaultBuses()), parameters (*this, nullptr, kStateType, createParameterLayout()),
       midi_ (*parameters.getRawParameterValue (ParameterIds::midiOut), *parameters.getRawParameterValue (ParameterIds::threshold),
              *parameters.getRawParameterValue (ParameterIds::baseNote)),
+      teach_ ({ [this] (std::shared_ptr<const engine::Model> model, uint64_t baseGeneration) {
+                    const std::lock_guard<std::mutex> lock (installMutex_);
+                    if (! teach_.isCurrentBase (baseGeneration))
+                        return; // a newer base model came meanwhile: its own learning follows
+                    try
+                    {
+                        runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load());
+                    }
+                    catch (const std::exception& e)
+                    {
+                        setStatus ("Could not run the taught classes: " + juce::String::fromUTF8 (e.what()), true);
+                    }
+                },
+                [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } }),
       loader_ ({ [this] (const juce::File& file) { return readModelFile (file); },
-                 [this] (std::shared_ptr<const engine::Model> model) {
-                     runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load()); // throws before changing anything
+                 [this] (std::shared_ptr<const engine::Model> model, const ModelDescription& description) {
+                     const std::lock_guard<std::mutex> lock (installMutex_);
+                     runtime_->reconfigure (model, hop_->load(), smoothing_->load()); // throws before changing anything
+                     teach_.setBase (std::move (model), description); // the taught classes are learned on it again
                  },
                  [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } })
 {
@@ -75,6 +93,7 @@ SonotypeProcessor::SonotypeProcessor()
     runtime_ = std::make_unique<runtime::StreamingRuntime> (resources::builtinModel(), options);
     runtime_->setResultListener ([this] (const runtime::WindowResult& result, const runtime::AnalysisInfo& info) { onResult (result, info); });
     runtime_->setClassSelector ([this] (const runtime::AnalysisInfo& info) -> const std::vector<bool>& { return classes_.workerMask (info); });
+    teach_.setBase (resources::builtinModel(), loader_.running());
     startTimerHz (10);
 }
 
@@ -82,6 +101,7 @@ SonotypeProcessor::~SonotypeProcessor()
 {
     stopTimer();
     loader_.stop(); // whatever is loading is no longer wanted; a load under way ends first
+    teach_.stop();  // so is learning
     runtime_->stop();
 }
 
@@ -135,7 +155,10 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
         // speakers. Nothing to analyse: nothing goes into the history either.
         const bool listening = listening_.load (std::memory_order_relaxed);
         if (listening)
+        {
             runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+            recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+        }
         float peak = 0.0f;
         for (int c = 0; listening && c < numChannels; ++c)
             peak = std::max (peak, buffer.getMagnitude (c, 0, numSamples));
@@ -164,6 +187,7 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     const bool offline = isNonRealtime();
     runtime_->setNonRealtime (offline);
     runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+    recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
     if (offline)
         runtime_->waitUntilAnalyzed();
 
@@ -298,6 +322,14 @@ LiveSnapshot SonotypeProcessor::snapshot() const
     return snapshot;
 }
 
+ModelDescription SonotypeProcessor::modelDescription() const
+{
+    auto description = loader_.running();
+    if (teach_.isRunningTaught())
+        description.name += " + taught";
+    return description;
+}
+
 std::shared_ptr<const engine::Model> SonotypeProcessor::readModelFile (const juce::File& file)
 {
     return engine::Model::load (file.getFullPathName().toStdString());
@@ -339,6 +371,12 @@ void SonotypeProcessor::getStateInformation (juce::MemoryBlock& destData)
     state.setProperty (kOscEnabled, osc.enabled, nullptr);
     state.setProperty (kOscHost, osc.host, nullptr);
     state.setProperty (kOscPort, osc.port, nullptr);
+    const auto taught = teach_.examples();
+    if (! taught.classes.empty())
+    {
+        state.setProperty (kTaught, juce::String::fromUTF8 (teach::encodeExampleSet (taught).c_str()), nullptr);
+        state.setProperty (kTaughtEnabled, teach_.isEnabled(), nullptr);
+    }
     if (const auto xml = state.createXml())
         copyXmlToBinary (*xml, destData);
 }
@@ -362,6 +400,21 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     osc.port = state.getProperty (kOscPort, 9000);
     const auto oscError = osc_.setTarget (osc);
 
+    // The taught classes: learned again on the session's model once it runs (and the user told
+    // if that is not the model they were taught on).
+    juce::String taughtError;
+    teach::ExampleSet taught;
+    if (state.hasProperty (kTaught))
+        try
+        {
+            taught = teach::decodeExampleSet (state.getProperty (kTaught).toString().toStdString());
+        }
+        catch (const std::exception& e)
+        {
+            taughtError = "The session's taught classes could not be read (" + juce::String::fromUTF8 (e.what()) + "); they are left out.";
+        }
+    teach_.restore (std::move (taught), ! state.hasProperty (kTaughtEnabled) || static_cast<bool> (state.getProperty (kTaughtEnabled)));
+
     const auto path = state.getProperty (kModelPath).toString();
     const auto wanted = loader_.requested();
     if (path.isEmpty())
@@ -376,6 +429,8 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
         clearStatus();
     if (oscError.isNotEmpty())
         setStatus (oscError, true);
+    if (taughtError.isNotEmpty())
+        setStatus (taughtError, true);
     applyAnalysisParameters();
 }
 

@@ -108,3 +108,47 @@ TEST_CASE ("offline, processBlock waits for the worker but allocates and frees n
     CHECK (stats.windowsRun >= 60);
     CHECK (midiEvents >= 8);
 }
+
+TEST_CASE ("recording an example from the input and running taught classes allocate and lock nothing on the audio thread", "[plugin][realtime][teach]")
+{
+    TestProcessor processor;
+    constexpr double rate = 44100.0;
+    processor.setPlayConfigDetails (2, 2, rate, 512);
+    processor.prepareToPlay (rate, 512);
+    auto& teach = processor.teaching();
+    REQUIRE (teach.addClass ("beat").isEmpty());
+    REQUIRE (teach.addClass ("talk").isEmpty());
+    const auto signal = exampleSequence ({ "drums", "speech" }, rate, 2);
+    juce::AudioBuffer<float> buffer (2, 512);
+    juce::MidiBuffer midi;
+    midi.ensureSize (4096);
+    std::mt19937 random (5);
+    AllocationCounts counts;
+    int recordings = 0;
+    for (std::size_t position = 0, block = 0; block < 20000; ++block)
+    {
+        // Between blocks, as the message thread would: record half a second, give it to a class
+        // (the teacher thread learns and swaps the taught model in while audio runs).
+        if (block % 500 == 0 && ! processor.recorder().isRecording())
+            processor.recorder().start (0.5, rate);
+        if (auto recorded = processor.recorder().take(); ! recorded.empty())
+            REQUIRE (teach.addSound (recordings++ % 2, recorded, rate, "input").isEmpty());
+        const int n = std::uniform_int_distribution<int> (1, 512) (random);
+        buffer.setSize (2, n, false, false, true);
+        for (int c = 0; c < 2; ++c)
+            for (int i = 0; i < n; ++i)
+                buffer.setSample (c, i, signal[(position + static_cast<std::size_t> (i)) % signal.size()]);
+        midi.clear();
+        processCounted (processor, buffer, midi, counts);
+        position += static_cast<std::size_t> (n);
+        if (block % 200 == 0)
+            REQUIRE (ProcessorDriver::waitForAnalysis (processor));
+    }
+    processor.releaseResources();
+    CHECK (recordings >= 20);
+    CHECK (teach.waitUntilIdle (10000));
+    CHECK (teach.isRunningTaught());
+    CHECK (counts.allocations == 0);
+    CHECK (counts.frees == 0);
+    CHECK (counts.locks == 0);
+}
