@@ -226,6 +226,8 @@ void SonotypeProcessor::onResult (const runtime::WindowResult& result, const run
 void SonotypeProcessor::timerCallback()
 {
     applyAnalysisParameters();
+    if (! isLoadingModel())
+        teach_.resume(); // a session's model load the taught classes waited for has ended
     updateFileAnalysis();
 }
 
@@ -413,7 +415,7 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
         {
             taughtError = "The session's taught classes could not be read (" + juce::String::fromUTF8 (e.what()) + "); they are left out.";
         }
-    teach_.restore (std::move (taught), ! state.hasProperty (kTaughtEnabled) || static_cast<bool> (state.getProperty (kTaughtEnabled)));
+    const bool taughtEnabled = ! state.hasProperty (kTaughtEnabled) || static_cast<bool> (state.getProperty (kTaughtEnabled));
 
     const auto path = state.getProperty (kModelPath).toString();
     const auto wanted = loader_.requested();
@@ -422,11 +424,20 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
         if (! wanted.builtin || isLoadingModel())
             useBuiltinModel();
         clearStatus();
+        teach_.restore (std::move (taught), taughtEnabled);
     }
     else if (wanted.builtin || wanted.file != juce::File (path))
+    {
+        // Learned on the session's model once it runs, not on the one running now (the timer
+        // resumes the teacher if the load ends without a new model).
+        teach_.restore (std::move (taught), taughtEnabled, true);
         loader_.request (juce::File (path), ModelLoader::LoadKind::restore); // off the message thread, as a user's load
+    }
     else
+    {
         clearStatus();
+        teach_.restore (std::move (taught), taughtEnabled);
+    }
     if (oscError.isNotEmpty())
         setStatus (oscError, true);
     if (taughtError.isNotEmpty())

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <utility>
 
 namespace sonotype::plugin
 {
@@ -241,7 +242,7 @@ TeachSession::View TeachSession::view() const
     v.version = version_;
     v.enabled = enabled_;
     v.pendingFiles = static_cast<int> (jobs_.size());
-    v.busy = learning_ || ! jobs_.empty() || learnedEdits_ != edits_ || learnedGeneration_ != baseGeneration_;
+    v.busy = learning_ || waitingForBase_ || ! jobs_.empty() || learnedEdits_ != edits_ || learnedGeneration_ != baseGeneration_;
     v.runningTaught = runningTaught_;
     v.learnMilliseconds = learnMilliseconds_;
     v.sampleRate = sampleRate_;
@@ -338,9 +339,17 @@ teach::ExampleSet TeachSession::examples() const
     return set;
 }
 
-void TeachSession::restore (teach::ExampleSet set, bool enabled)
+void TeachSession::resume()
 {
     const std::lock_guard<std::mutex> lock (mutex_);
+    if (std::exchange (waitingForBase_, false))
+        edited();
+}
+
+void TeachSession::restore (teach::ExampleSet set, bool enabled, bool waitForBase)
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    waitingForBase_ = waitForBase;
     classes_.clear();
     jobs_.clear();
     heardAs_.clear();
@@ -370,6 +379,7 @@ uint64_t TeachSession::setBase (std::shared_ptr<const engine::Model> model, cons
     base_ = std::move (model);
     baseDescription_ = description;
     runningTaught_ = false;
+    waitingForBase_ = false;
     ++version_;
     notify();
     return ++baseGeneration_;
@@ -414,7 +424,7 @@ void TeachSession::run()
                 job = jobs_.front();
                 jobs_.erase (jobs_.begin());
             }
-            needsLearning = base_ != nullptr && (learnedEdits_ != edits_ || learnedGeneration_ != baseGeneration_);
+            needsLearning = base_ != nullptr && ! waitingForBase_ && (learnedEdits_ != edits_ || learnedGeneration_ != baseGeneration_);
             learning_ = job.has_value() || needsLearning;
         }
         try

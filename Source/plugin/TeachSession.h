@@ -103,7 +103,12 @@ public:
 
     // ----- saved state (message thread) ---------------------------------------------------------
     teach::ExampleSet examples() const;
-    void restore (teach::ExampleSet set, bool enabled);
+    /** Takes these classes and examples in place of the ones here. `waitForBase`: a session's
+        model is being loaded; they are learned once it runs (setBase) or resume() says the load
+        ended, not on the model running now. */
+    void restore (teach::ExampleSet set, bool enabled, bool waitForBase = false);
+    /** Learning goes on (a model load that restore() waited for has ended without a new model). */
+    void resume();
 
     // ----- base model (the processor's install callback) -----------------------------------------
     /** The base model now running; the taught classes are learned on it again. Returns the new
@@ -149,6 +154,7 @@ private:
     uint64_t nextId_ = 1, edits_ = 1, learnedEdits_ = 0, version_ = 1;
     std::vector<FileJob> jobs_;
     bool learning_ = false;
+    bool waitingForBase_ = false;
     // The base model and what was learned on it.
     std::shared_ptr<const engine::Model> base_;
     ModelDescription baseDescription_;
