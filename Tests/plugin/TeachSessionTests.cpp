@@ -173,7 +173,11 @@ TEST_CASE ("taught classes from a session on another model are learned again on 
     teach::ExampleSet set;
     set.learnedOn = "drum-model.safetensors#0123456789abcdef"; // not the built-in model this processor runs
     for (const auto& taught : kTaught)
-        set.classes.push_back ({ taught.name, { { "input", part (exampleClip (taught.clip, 16000.0), 0.0, 1.0) } } });
+    {
+        auto second = exampleClip (taught.clip, 16000.0); // the set's rate
+        second.resize (16000);
+        set.classes.push_back ({ taught.name, { { "input", std::move (second) } } });
+    }
     TestProcessor processor;
     processor.teaching().restore (set, true);
     REQUIRE (processor.teaching().waitUntilIdle (10000));
