@@ -18,6 +18,11 @@ class AudioBuffer;
 namespace sonotype::formats
 {
 
+/** The audio files the app, the plugin and teaching open (juce::File::hasFileExtension's form),
+    and the same as a file chooser's patterns. */
+inline constexpr const char* kAudioFileExtensions = "wav;aif;aiff;flac;ogg;mp3;opus";
+inline constexpr const char* kAudioFilePatterns = "*.wav;*.aif;*.aiff;*.flac;*.ogg;*.mp3;*.opus";
+
 /** A file that cannot be read as audio: the message says why. */
 struct AudioFileError : std::runtime_error
 {

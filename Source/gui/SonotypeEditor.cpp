@@ -1,5 +1,7 @@
 #include "gui/SonotypeEditor.h"
 
+#include "formats/AudioFileReader.h"
+
 #include "plugin/PluginParameters.h"
 #include "timeline/TimelineExport.h"
 
@@ -10,7 +12,7 @@ namespace
 {
     bool isAudioFile (const juce::File& file)
     {
-        return file.hasFileExtension ("wav;aif;aiff;flac;ogg;mp3;opus");
+        return file.hasFileExtension (formats::kAudioFileExtensions);
     }
 
     bool allAudioFiles (const juce::StringArray& files)

@@ -54,7 +54,7 @@ namespace
 
     bool isAudioFile (const juce::File& file)
     {
-        return file.hasFileExtension ("wav;aif;aiff;flac;ogg;mp3;opus");
+        return file.hasFileExtension (formats::kAudioFileExtensions);
     }
 } // namespace
 
