@@ -46,8 +46,11 @@ public:
     /** Ends the stream: the last frames are decided. */
     void finish (std::vector<int64_t>& onsets);
 
-    /** Input samples after an onset before it is reported (the look-ahead and half a frame). */
+    /** Input samples after an onset before it is reported (the look-ahead and half a frame): the
+        onset is reported by the push() that brings the input to onset + latencySamples(). */
     int64_t latencySamples() const noexcept;
+    /** The same for a detector at `sampleRate` (it depends on nothing else). */
+    static int64_t latencySamples (double sampleRate) noexcept;
     int frameSize() const noexcept { return frameSize_; }
     int hopSize() const noexcept { return hop_; }
 
