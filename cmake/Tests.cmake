@@ -113,6 +113,7 @@ add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
     Tests/gui/EditorTests.cpp
     Tests/gui/FileTimelineTests.cpp
+    Tests/plugin/HitModeTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp

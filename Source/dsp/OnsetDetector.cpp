@@ -55,16 +55,21 @@ struct OnsetDetector::Fft
     fftw_plan plan;
 };
 
-OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : settings_ (settings)
+void OnsetDetector::checkSettings (const OnsetSettings& settings)
 {
-    if (! (sampleRate >= 1000.0 && sampleRate <= 768000.0))
-        throw std::invalid_argument ("onsets: the sample rate must be between 1 kHz and 768 kHz, not " + std::to_string (sampleRate));
     if (! (settings.threshold >= 0.0 && settings.threshold <= 100.0))
         throw std::invalid_argument ("onsets: the threshold must be between 0 and 100");
     if (! (settings.minGapSeconds >= 0.0 && settings.minGapSeconds <= 10.0))
         throw std::invalid_argument ("onsets: the minimum gap must be between 0 and 10 seconds");
     if (! (settings.silenceDb >= -200.0 && settings.silenceDb <= 0.0))
         throw std::invalid_argument ("onsets: the silence level must be between -200 and 0 dBFS");
+}
+
+OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : settings_ (settings)
+{
+    if (! (sampleRate >= 1000.0 && sampleRate <= 768000.0))
+        throw std::invalid_argument ("onsets: the sample rate must be between 1 kHz and 768 kHz, not " + std::to_string (sampleRate));
+    checkSettings (settings);
     frameSize_ = frameSizeAt (sampleRate);
     hop_ = hopAt (sampleRate);
     const double frameRate = sampleRate / hop_;

@@ -37,6 +37,8 @@ class OnsetDetector
 public:
     /** Throws std::invalid_argument for a rate outside 1 kHz - 768 kHz or settings out of range. */
     OnsetDetector (double sampleRate, OnsetSettings settings = {});
+    /** Throws std::invalid_argument (naming the setting) for settings the constructor refuses. */
+    static void checkSettings (const OnsetSettings& settings);
     ~OnsetDetector();
     OnsetDetector (const OnsetDetector&) = delete;
     OnsetDetector& operator= (const OnsetDetector&) = delete;

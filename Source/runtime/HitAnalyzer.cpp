@@ -52,6 +52,14 @@ double hitClipSeconds (const engine::Model& model, double fallback)
     return fallback;
 }
 
+HitSettings hitSettingsFor (const engine::Model& model, const dsp::OnsetSettings& onsets)
+{
+    HitSettings settings;
+    settings.onsets = onsets;
+    settings.clipSeconds = hitClipSeconds (model);
+    return settings;
+}
+
 void HitAnalyzer::checkSettings (const HitSettings& settings)
 {
     if (! (settings.clipSeconds >= 0.01 && settings.clipSeconds <= 60.0))
@@ -74,8 +82,11 @@ HitAnalyzer::HitAnalyzer (std::shared_ptr<const engine::Model> model, double inp
 int64_t HitAnalyzer::latencySamples (const engine::Model& model, double inputRate, const HitSettings& settings)
 {
     checkSettings (settings);
-    const dsp::OnsetDetector detector (inputRate, settings.onsets); // (checks the rate and the onset settings)
-    return latencyOf (lengthsOf (settings, inputRate, WindowAnalyzer::clipSamplesUsed (frontendOf (model), inputRate)), detector.latencySamples());
+    dsp::OnsetDetector::checkSettings (settings.onsets);
+    if (! (inputRate >= 1000.0 && inputRate <= 768000.0))
+        throw std::invalid_argument ("onsets: the sample rate must be between 1 kHz and 768 kHz");
+    return latencyOf (lengthsOf (settings, inputRate, WindowAnalyzer::clipSamplesUsed (frontendOf (model), inputRate)),
+                      dsp::OnsetDetector::latencySamples (inputRate));
 }
 
 void HitAnalyzer::push (const float* samples, std::size_t numSamples, const Listener& onHit)

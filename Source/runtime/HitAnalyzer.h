@@ -40,6 +40,10 @@ struct HitSettings
     "onset_window", clamped to 0.01-60 s), or `fallback` for any other model. */
 double hitClipSeconds (const engine::Model& model, double fallback = kDefaultHitClipSeconds);
 
+/** The settings the live per-hit mode runs with: these onset settings and the model's own clip
+    (hitClipSeconds()), as `classify --onsets` does without --onset-window. */
+HitSettings hitSettingsFor (const engine::Model& model, const dsp::OnsetSettings& onsets);
+
 /** One hit, as it is reported. */
 struct HitResult
 {
