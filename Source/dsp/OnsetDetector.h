@@ -30,6 +30,7 @@ struct OnsetSettings
     double threshold = 1.2;       // how far above the local mean flux, in units of its long-term level
     double minGapSeconds = 0.05;  // two onsets closer than this are one (a snare sample's own second transient, 45 ms on)
     double silenceDb = -50.0;     // a frame quieter than this (RMS, dBFS) starts no onset (room noise, dither, a fade)
+    bool operator== (const OnsetSettings&) const = default;
 };
 
 class OnsetDetector

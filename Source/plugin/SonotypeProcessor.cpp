@@ -286,11 +286,7 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
     std::optional<dsp::OnsetSettings> wanted;
     if (hits_.isOn())
         wanted = hits_.onsetSettings();
-    const auto same = [] (const std::optional<dsp::OnsetSettings>& a, const std::optional<dsp::OnsetSettings>& b) {
-        return a.has_value() == b.has_value()
-               && (! a.has_value() || (a->threshold == b->threshold && a->minGapSeconds == b->minGapSeconds && a->silenceDb == b->silenceDb));
-    };
-    if (! same (wanted, appliedOnsets_))
+    if (wanted != appliedOnsets_)
     {
         appliedOnsets_ = wanted;
         try

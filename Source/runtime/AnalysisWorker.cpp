@@ -108,10 +108,7 @@ void AnalysisWorker::prepare (double hostSampleRate)
     readyDelay_ = resamplerDelay (hostSampleRate, analyzer_->settings().sampleRate);
     chunk_.resize (8192);
     hitsFound_.store (0, std::memory_order_relaxed);
-    if (hasHitRequest_.load (std::memory_order_acquire))
-        applyHitRequest(); // (starts the hit analysis)
-    else
-        restartHits();
+    applyHitRequest (true); // a new stream: the hits from its start
 }
 
 void AnalysisWorker::request (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds)
@@ -204,7 +201,7 @@ bool AnalysisWorker::processPending()
     if (hasPending_.load (std::memory_order_acquire))
         applyPending();
     if (hasHitRequest_.load (std::memory_order_acquire))
-        applyHitRequest();
+        applyHitRequest (false);
     bool didSomething = false;
     for (;;)
     {
@@ -280,21 +277,21 @@ void AnalysisWorker::analyzeWindow (int64_t k)
         listener_ (result_, workerGeneration_->info);
 }
 
-void AnalysisWorker::applyHitRequest()
+void AnalysisWorker::applyHitRequest (bool restart)
 {
-    std::optional<dsp::OnsetSettings> request;
+    if (hasHitRequest_.load (std::memory_order_acquire))
     {
-        const std::lock_guard<std::mutex> lock (hitMutex_);
-        request = hitRequest_;
-        hasHitRequest_.store (false, std::memory_order_release);
+        std::optional<dsp::OnsetSettings> request;
+        {
+            const std::lock_guard<std::mutex> lock (hitMutex_);
+            request = hitRequest_;
+            hasHitRequest_.store (false, std::memory_order_release);
+        }
+        restart = restart || request != hitOnsets_ || hits_ == nullptr; // (the same settings: the hits pending go on)
+        hitOnsets_ = request;
     }
-    const auto same = [] (const dsp::OnsetSettings& a, const dsp::OnsetSettings& b) {
-        return a.threshold == b.threshold && a.minGapSeconds == b.minGapSeconds && a.silenceDb == b.silenceDb;
-    };
-    if (hits_ != nullptr && request.has_value() && hitOnsets_.has_value() && same (*request, *hitOnsets_))
-        return; // nothing changes: the hits pending go on
-    hitOnsets_ = request;
-    restartHits();
+    if (restart)
+        restartHits();
 }
 
 void AnalysisWorker::restartHits()

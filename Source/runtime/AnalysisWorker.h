@@ -122,7 +122,7 @@ private:
 
     bool analyzeReady();
     void analyzeWindow (int64_t k);
-    void applyHitRequest();
+    void applyHitRequest (bool restart); // a pending per-hit request, if any; restarts the hits if it changes them (or `restart`)
     void restartHits(); // a new hit analyzer from the current stream position (or none)
     void pushHits (const float* samples, std::size_t count);
     std::shared_ptr<Generation> makeGeneration (const Pending& settings) const;

@@ -1,9 +1,9 @@
 // The editor under a real (virtual) display: it shows what the processor publishes, renders at any
 // size, loads models by drag-and-drop, reports bad files inline, and can be closed and reopened
 // while audio runs. Writes the screenshot used in README (build/screenshots/editor.png).
-#include "formats/AudioFileReader.h"
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
+#include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
 #include "support/MessageLoop.h"
 #include "support/Screenshots.h"
@@ -222,11 +222,8 @@ TEST_CASE ("the editor shows the per-hit controls, the latency and how late the 
     {
         ProcessorDriver driver (processor, 44100.0, 2, 512);
         formats::AudioFileReader reader (fixturePath ("kit/pattern.wav"));
-        std::vector<float> signal (static_cast<std::size_t> (reader.lengthInSamples()));
-        std::size_t read = 0;
-        while (const auto count = reader.readMono (signal.data() + read, signal.size() - read))
-            read += count;
-        signal.resize (std::min<std::size_t> (read, 12 * 44100)); // (the pattern's last hit, not the silence after it)
+        auto signal = readAll (reader);
+        signal.resize (std::min<std::size_t> (signal.size(), 12 * 44100)); // (the pattern's last hit, not the silence after it)
         driver.play (signal);
         pumpMessages (50);
         view.refresh();

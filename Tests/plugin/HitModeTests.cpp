@@ -9,6 +9,7 @@
 #include "resources/BuiltinModel.h"
 #include "teach/TaughtModel.h"
 #include "timeline/HitAnalysis.h"
+#include "support/EncodedAudio.h"
 #include "support/Fixtures.h"
 
 #include <catch2/catch.hpp>
@@ -31,10 +32,7 @@ std::vector<float> readMono (const std::string& path, double& rate)
 {
     formats::AudioFileReader reader (path);
     rate = reader.sampleRate();
-    std::vector<float> samples, block (65536);
-    while (const auto count = reader.readMono (block.data(), block.size()))
-        samples.insert (samples.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t> (count));
-    return samples;
+    return readAll (reader);
 }
 
 /** kick, snare and hat taught from 5 hits each of the kit's pieces, as `sonotype learn --hits` does. */

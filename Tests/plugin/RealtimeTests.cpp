@@ -1,10 +1,10 @@
 // processBlock() is real-time safe: across 10^5 blocks of random size and channel count, with the
 // worker busy and MIDI notes coming back, the audio thread allocates, frees and locks nothing; in
 // the per-hit mode too (its notes, its pass-through delay).
-#include "formats/AudioFileReader.h"
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "support/AllocationCounter.h"
+#include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
 
@@ -132,11 +132,7 @@ TEST_CASE ("per-hit mode: processBlock allocates, frees and locks nothing, live 
 
     // The drum pattern (the fixture step renders it), played over and over.
     formats::AudioFileReader reader (fixturePath ("kit/pattern.wav"));
-    std::vector<float> signal (static_cast<std::size_t> (reader.lengthInSamples()));
-    std::size_t read = 0;
-    while (const auto count = reader.readMono (signal.data() + read, signal.size() - read))
-        read += count;
-    signal.resize (read);
+    const auto signal = readAll (reader);
     REQUIRE (signal.size() > 44100);
     juce::AudioBuffer<float> buffer (2, maxBlock);
     juce::MidiBuffer midi;
