@@ -113,12 +113,14 @@ add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
     Tests/gui/EditorTests.cpp
     Tests/gui/FileTimelineTests.cpp
+    Tests/gui/TeachPanelTests.cpp
     Tests/plugin/HitModeTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
     Tests/plugin/StateRestoreTests.cpp
+    Tests/plugin/TeachSessionTests.cpp
     Tests/plugin/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE)
     target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/FilePlayerTests.cpp Tests/plugin/RealtimeTests.cpp)

@@ -39,7 +39,8 @@ void InfoPanel::paint (juce::Graphics& g)
     g.setColour (Colours::panel);
     g.fillRoundedRectangle (area, 6.0f);
     area = area.reduced (8.0f, 4.0f);
-    const float lineHeight = area.getHeight() / 6.0f; // (the per-hit mode's two lines below the four)
+    // Room for five and a half lines; in per-hit mode its two lines make six.
+    const float lineHeight = area.getHeight() / std::max (5.5f, static_cast<float> (modelLines_.size() + statsLines_.size()));
     g.setFont (lineHeight * 0.8f);
     for (const auto* lines : { &modelLines_, &statsLines_ })
         for (const auto& line : *lines)

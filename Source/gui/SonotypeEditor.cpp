@@ -34,7 +34,7 @@ namespace
 } // namespace
 
 SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<bool> withFilePlayer)
-    : juce::AudioProcessorEditor (owner), processor_ (owner), controls_ (owner)
+    : juce::AudioProcessorEditor (owner), processor_ (owner), teach_ (owner), controls_ (owner)
 {
     if (withFilePlayer.value_or (owner.wrapperType == juce::AudioProcessor::wrapperType_Standalone))
     {
@@ -44,13 +44,14 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     }
     setLookAndFeel (&lookAndFeel_);
     for (auto* component : std::initializer_list<juce::Component*> { &topClass_, &bars_, &history_, &meter_, &info_, &controls_, &loadButton_,
-                                                                      &builtinButton_, &liveButton_, &filesButton_, &exportButton_ })
+                                                                      &builtinButton_, &liveButton_, &filesButton_, &teachButton_, &exportButton_ })
         addAndMakeVisible (component);
     addChildComponent (timeline_);
+    addChildComponent (teach_);
     addChildComponent (fileList_);
     addChildComponent (banner_);
 
-    for (auto* button : { &liveButton_, &filesButton_ })
+    for (auto* button : { &liveButton_, &filesButton_, &teachButton_ })
     {
         button->setClickingTogglesState (true);
         button->setRadioGroupId (1);
@@ -60,6 +61,11 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     filesButton_.setTooltip ("Whole audio files: open or drop them to analyze them");
     liveButton_.onClick = [this] { showFiles (false); };
     filesButton_.onClick = [this] { showFiles (true); };
+    teachButton_.setTooltip ("Your own classes: teach them from a few seconds of sound each");
+    teachButton_.onClick = [this] { showTeach (true); };
+    timeline_.onContextMenu = [this] (double seconds) {
+        teachMenu (seconds).showMenuAsync (juce::PopupMenu::Options().withTargetComponent (&timeline_).withMousePosition());
+    };
     fileList_.onChange = [this] {
         if (fileList_.getSelectedItemIndex() >= 0)
             selectFile (static_cast<std::size_t> (fileList_.getSelectedItemIndex()));
@@ -132,6 +138,8 @@ void SonotypeEditor::refresh()
     if (transport_ != nullptr)
         transport_->refresh();
     updateFileList();
+    if (showingTeach_)
+        teach_.refresh();
     if (showingFiles_)
     {
         const auto& player = processor_.filePlayer();
@@ -139,7 +147,8 @@ void SonotypeEditor::refresh()
         timeline_.update (processor_.fileAnalyzer(), shownFile_, playing ? player.positionSeconds() : -1.0, state_.enabled);
     }
     const auto& shown = timeline_.status();
-    exportButton_.setEnabled (! showingFiles_ || shown.state == plugin::FileState::done);
+    exportButton_.setEnabled (! showingTeach_ && (! showingFiles_ || shown.state == plugin::FileState::done));
+    exportButton_.setVisible (! showingTeach_);
     const auto status = processor_.statusMessage();
     if (status != banner_.message())
     {
@@ -188,7 +197,7 @@ void SonotypeEditor::resized()
         banner_.toFront (false);
     }
     area.removeFromBottom (s (12));
-    auto bottom = area.removeFromBottom (s (160)); // five rows of controls (the per-hit mode's two)
+    auto bottom = area.removeFromBottom (s (144)); // five rows of controls (the per-hit mode's two)
     if (transport_ != nullptr)
     {
         area.removeFromBottom (s (8));
@@ -209,6 +218,7 @@ void SonotypeEditor::resized()
     auto viewBar = area.removeFromTop (s (28));
     liveButton_.setBounds (viewBar.removeFromLeft (s (70)));
     filesButton_.setBounds (viewBar.removeFromLeft (s (70)));
+    teachButton_.setBounds (viewBar.removeFromLeft (s (70)));
     exportButton_.setBounds (viewBar.removeFromRight (s (100)));
     viewBar.removeFromRight (s (8));
     viewBar.removeFromLeft (s (8));
@@ -216,6 +226,7 @@ void SonotypeEditor::resized()
     area.removeFromTop (s (4));
     history_.setBounds (area);
     timeline_.setBounds (area);
+    teach_.setBounds (area);
 }
 
 bool SonotypeEditor::isInterestedInFileDrag (const juce::StringArray& files)
@@ -262,10 +273,72 @@ void SonotypeEditor::openAudioFiles (const juce::Array<juce::File>& files)
 void SonotypeEditor::showFiles (bool shouldShowFiles)
 {
     showingFiles_ = shouldShowFiles;
+    showingTeach_ = false;
     (shouldShowFiles ? filesButton_ : liveButton_).setToggleState (true, juce::dontSendNotification);
     history_.setVisible (! shouldShowFiles);
     timeline_.setVisible (shouldShowFiles);
+    teach_.setVisible (false);
     fileList_.setVisible (shouldShowFiles && fileList_.getNumItems() > 1);
+    refresh();
+}
+
+void SonotypeEditor::showTeach (bool shouldShowTeach)
+{
+    if (! shouldShowTeach)
+    {
+        showFiles (showingFiles_);
+        return;
+    }
+    showingTeach_ = true;
+    teachButton_.setToggleState (true, juce::dontSendNotification);
+    history_.setVisible (false);
+    timeline_.setVisible (false);
+    fileList_.setVisible (false);
+    teach_.setVisible (true);
+    refresh();
+}
+
+juce::PopupMenu SonotypeEditor::teachMenu (double seconds)
+{
+    juce::PopupMenu menu;
+    const auto item = [] (juce::PopupMenu& to, int id, const juce::String& text, std::function<void()> action) {
+        juce::PopupMenu::Item entry (text);
+        entry.itemID = id;
+        entry.action = std::move (action);
+        to.addItem (std::move (entry));
+    };
+    const auto status = timeline_.status();
+    const auto view = processor_.teaching().view();
+    if (status.file == juce::File())
+        return menu;
+    const runtime::Segment* segment = nullptr;
+    for (const auto& s : status.segments)
+        if (seconds >= s.startSeconds && seconds < s.endSeconds)
+            segment = &s;
+    if (view.classes.empty())
+    {
+        item (menu, 1, "Teach: add a class in the Teach view first", [this] { showTeach (true); });
+        return menu;
+    }
+    const auto file = status.file;
+    const auto addTo = [this, file] (int classIndex, double start, double end) {
+        if (const auto error = processor_.teaching().addFiles (classIndex, { file }, start, end); error.isNotEmpty())
+            processor_.setStatus (error, true);
+    };
+    int id = 1;
+    if (segment != nullptr)
+    {
+        juce::PopupMenu classes;
+        const double start = segment->startSeconds, end = segment->endSeconds;
+        for (int c = 0; c < static_cast<int> (view.classes.size()); ++c)
+            item (classes, id++, view.classes[static_cast<std::size_t> (c)].name, [addTo, c, start, end] { addTo (c, start, end); });
+        menu.addSubMenu ("Teach this segment (" + juce::String (start, 2) + "-" + juce::String (end, 2) + " s) as", classes);
+    }
+    juce::PopupMenu whole;
+    for (int c = 0; c < static_cast<int> (view.classes.size()); ++c)
+        item (whole, id++, view.classes[static_cast<std::size_t> (c)].name, [addTo, c] { addTo (c, 0.0, 0.0); });
+    menu.addSubMenu ("Teach the whole file (its first 10 s) as", whole);
+    return menu;
 }
 
 void SonotypeEditor::selectFile (std::size_t index)

@@ -1,6 +1,6 @@
-// The plugin's editor: the current top class, a bar per class, a 30 s heat-map history ("Live") or
+// The plugin's editor: the current top class, a bar per class, a 30 s heat-map history ("Live"),
 // the timelines of whole audio files ("Files": opened or dropped, analysed in the background, no
-// audio device needed), export of either as Audacity labels, REAPER regions, a MIDI file or CSV, an
+// audio device needed) or the user's own classes ("Teach": TeachPanel), export of either as Audacity labels, REAPER regions, a MIDI file or CSV, an
 // input meter, model info and live stats, the parameters, model loading (button or drag-and-drop)
 // and an inline status panel. Repaints from a 30 Hz timer reading the processor's lock-free
 // snapshots; it never touches audio-thread state, so it can be closed and reopened while audio runs.
@@ -12,6 +12,7 @@
 #include "gui/InfoPanel.h"
 #include "gui/LevelMeter.h"
 #include "gui/StatusBanner.h"
+#include "gui/TeachPanel.h"
 #include "gui/Theme.h"
 #include "gui/TimelineView.h"
 #include "gui/TopClassView.h"
@@ -48,6 +49,13 @@ public:
     /** Shows the files' timelines (true) or the live history (false). */
     void showFiles (bool shouldShowFiles);
     bool isShowingFiles() const noexcept { return showingFiles_; }
+    /** Shows the Teach view (true) or goes back to the view before. */
+    void showTeach (bool shouldShowTeach);
+    bool isShowingTeach() const noexcept { return showingTeach_; }
+    TeachPanel& teachPanel() noexcept { return teach_; }
+    /** The menu a right-click on a file's timeline opens: teach the segment there, or the whole
+        file, as one of the taught classes. Returns the menu (tests pick from it by item id). */
+    juce::PopupMenu teachMenu (double seconds);
     /** Shows file `index` of those opened (in the app, the player loads it). */
     void selectFile (std::size_t index);
 
@@ -81,9 +89,10 @@ private:
     ClassBars bars_;
     HistoryView history_;
     TimelineView timeline_;
-    juce::TextButton liveButton_ { "Live" }, filesButton_ { "Files" }, exportButton_ { "Export..." };
+    TeachPanel teach_;
+    juce::TextButton liveButton_ { "Live" }, filesButton_ { "Files" }, teachButton_ { "Teach" }, exportButton_ { "Export..." };
     juce::ComboBox fileList_;
-    bool showingFiles_ = false;
+    bool showingFiles_ = false, showingTeach_ = false;
     std::size_t shownFile_ = 0;
     juce::Array<juce::File> listedFiles_;
     LevelMeter meter_;

@@ -81,13 +81,19 @@ double TimelineView::secondsAt (float x) const noexcept
 
 void TimelineView::mouseDown (const juce::MouseEvent& event)
 {
+    if (event.mods.isPopupMenu())
+    {
+        if (onContextMenu && status_.file != juce::File())
+            onContextMenu (secondsAt (event.position.x));
+        return;
+    }
     if (onSeek && status_.file != juce::File() && plotArea().getHorizontalRange().contains (event.position.x))
         onSeek (secondsAt (event.position.x));
 }
 
 void TimelineView::mouseDrag (const juce::MouseEvent& event)
 {
-    if (onSeek && status_.file != juce::File())
+    if (onSeek && ! event.mods.isPopupMenu() && status_.file != juce::File())
         onSeek (secondsAt (event.position.x));
 }
 

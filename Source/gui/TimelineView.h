@@ -23,6 +23,8 @@ public:
 
     /** A click or drag on the timeline: the time under the mouse. */
     std::function<void (double seconds)> onSeek;
+    /** A right-click (or the platform's popup-menu click) on the timeline: the time under the mouse. */
+    std::function<void (double seconds)> onContextMenu;
 
     const plugin::FileStatus& status() const noexcept { return status_; }
     std::size_t numWindows() const noexcept { return windows_.size(); }

@@ -172,7 +172,7 @@ void ModelLoader::finishLoad (uint64_t request, const juce::File& file, LoadKind
 
 void ModelLoader::swapIn (std::shared_ptr<const engine::Model> model, ModelDescription description)
 {
-    callbacks_.install (std::move (model)); // throws before changing anything
+    callbacks_.install (std::move (model), description); // throws before changing anything
     const std::lock_guard<std::mutex> lock (descriptionMutex_);
     model_ = std::move (description);
 }

@@ -54,7 +54,7 @@ public:
         std::function<std::shared_ptr<const engine::Model> (const juce::File&)> read;
         /** Loader or message thread, under swapMutex_: swaps a model into the runtime; throws
             before changing anything. */
-        std::function<void (std::shared_ptr<const engine::Model>)> install;
+        std::function<void (std::shared_ptr<const engine::Model>, const ModelDescription&)> install;
         /** Loader or message thread: the status message the GUI shows (empty: none). */
         std::function<void (juce::String message, bool isError)> setStatus;
     };

@@ -17,6 +17,8 @@ namespace
     const juce::Identifier kOscEnabled ("oscEnabled");
     const juce::Identifier kOscHost ("oscHost");
     const juce::Identifier kOscPort ("oscPort");
+    const juce::Identifier kTaught ("taught");
+    const juce::Identifier kTaughtEnabled ("taughtEnabled");
 
     /** juce::AudioProcessor::getXmlFromBinary, refusing text that is not what the plugin writes
         (SavedStateText.h): JUCE 7's XML parser reads past the end of its string on malformed UTF-8
@@ -39,7 +41,7 @@ namespace
         const auto plain = [] (const juce::XmlElement& element, const char* name) {
             return ! element.hasAttribute (name) || isPlainNumber (element.getStringAttribute (name).toStdString());
         };
-        if (xml == nullptr || ! plain (*xml, "oscEnabled") || ! plain (*xml, "oscPort"))
+        if (xml == nullptr || ! plain (*xml, "oscEnabled") || ! plain (*xml, "oscPort") || ! plain (*xml, "taughtEnabled"))
             return {};
         for (const auto* child : xml->getChildIterator())
             if (! plain (*child, "value"))
@@ -60,9 +62,25 @@ SonotypeProcessor::SonotypeProcessor()
       midi_ (*parameters.getRawParameterValue (ParameterIds::midiOut), *parameters.getRawParameterValue (ParameterIds::threshold),
              *parameters.getRawParameterValue (ParameterIds::baseNote)),
       hits_ (parameters),
+      teach_ ({ [this] (std::shared_ptr<const engine::Model> model, uint64_t baseGeneration) {
+                    const std::lock_guard<std::mutex> lock (installMutex_);
+                    if (! teach_.isCurrentBase (baseGeneration))
+                        return; // a newer base model came meanwhile: its own learning follows
+                    try
+                    {
+                        runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load());
+                    }
+                    catch (const std::exception& e)
+                    {
+                        setStatus ("Could not run the taught classes: " + juce::String::fromUTF8 (e.what()), true);
+                    }
+                },
+                [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } }),
       loader_ ({ [this] (const juce::File& file) { return readModelFile (file); },
-                 [this] (std::shared_ptr<const engine::Model> model) {
-                     runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load()); // throws before changing anything
+                 [this] (std::shared_ptr<const engine::Model> model, const ModelDescription& description) {
+                     const std::lock_guard<std::mutex> lock (installMutex_);
+                     runtime_->reconfigure (model, hop_->load(), smoothing_->load()); // throws before changing anything
+                     teach_.setBase (std::move (model), description); // the taught classes are learned on it again
                  },
                  [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } })
 {
@@ -79,6 +97,7 @@ SonotypeProcessor::SonotypeProcessor()
     runtime_->setHitListener ([this] (const runtime::HitResult& hit, int64_t onsetSample, const runtime::AnalysisInfo& info) {
         hits_.queueHit (hit, onsetSample, classes_.workerMask (info));
     });
+    teach_.setBase (resources::builtinModel(), loader_.running());
     startTimerHz (10);
 }
 
@@ -86,6 +105,7 @@ SonotypeProcessor::~SonotypeProcessor()
 {
     stopTimer();
     loader_.stop(); // whatever is loading is no longer wanted; a load under way ends first
+    teach_.stop();  // so is learning
     runtime_->stop();
 }
 
@@ -144,7 +164,10 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
         // speakers. Nothing to analyse: nothing goes into the history either.
         const bool listening = listening_.load (std::memory_order_relaxed);
         if (listening)
+        {
             runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+            recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+        }
         float peak = 0.0f;
         for (int c = 0; listening && c < numChannels; ++c)
             peak = std::max (peak, buffer.getMagnitude (c, 0, numSamples));
@@ -176,6 +199,7 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     const bool offline = isNonRealtime();
     runtime_->setNonRealtime (offline);
     runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+    recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
     if (offline)
         runtime_->waitUntilAnalyzed();
     hits_.delayAudio (buffer, numChannels, numSamples); // per-hit mode: the pass-through by the latency reported (after the analysis took the input)
@@ -221,6 +245,8 @@ void SonotypeProcessor::onResult (const runtime::WindowResult& result, const run
 void SonotypeProcessor::timerCallback()
 {
     applyAnalysisParameters();
+    if (! isLoadingModel())
+        teach_.resume(); // a session's model load the taught classes waited for has ended
     updateFileAnalysis();
 }
 
@@ -363,6 +389,14 @@ LiveSnapshot SonotypeProcessor::snapshot() const
     return snapshot;
 }
 
+ModelDescription SonotypeProcessor::modelDescription() const
+{
+    auto description = loader_.running();
+    if (teach_.isRunningTaught())
+        description.name += " + taught";
+    return description;
+}
+
 std::shared_ptr<const engine::Model> SonotypeProcessor::readModelFile (const juce::File& file)
 {
     return engine::Model::load (file.getFullPathName().toStdString());
@@ -404,6 +438,12 @@ void SonotypeProcessor::getStateInformation (juce::MemoryBlock& destData)
     state.setProperty (kOscEnabled, osc.enabled, nullptr);
     state.setProperty (kOscHost, osc.host, nullptr);
     state.setProperty (kOscPort, osc.port, nullptr);
+    const auto taught = teach_.examples();
+    if (! taught.classes.empty())
+    {
+        state.setProperty (kTaught, juce::String::fromUTF8 (teach::encodeExampleSet (taught).c_str()), nullptr);
+        state.setProperty (kTaughtEnabled, teach_.isEnabled(), nullptr);
+    }
     if (const auto xml = state.createXml())
         copyXmlToBinary (*xml, destData);
 }
@@ -427,6 +467,21 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     osc.port = state.getProperty (kOscPort, 9000);
     const auto oscError = osc_.setTarget (osc);
 
+    // The taught classes: learned again on the session's model once it runs (and the user told
+    // if that is not the model they were taught on).
+    juce::String taughtError;
+    teach::ExampleSet taught;
+    if (state.hasProperty (kTaught))
+        try
+        {
+            taught = teach::decodeExampleSet (state.getProperty (kTaught).toString().toStdString());
+        }
+        catch (const std::exception& e)
+        {
+            taughtError = "The session's taught classes could not be read (" + juce::String::fromUTF8 (e.what()) + "); they are left out.";
+        }
+    const bool taughtEnabled = ! state.hasProperty (kTaughtEnabled) || static_cast<bool> (state.getProperty (kTaughtEnabled));
+
     const auto path = state.getProperty (kModelPath).toString();
     const auto wanted = loader_.requested();
     if (path.isEmpty())
@@ -434,13 +489,24 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
         if (! wanted.builtin || isLoadingModel())
             useBuiltinModel();
         clearStatus();
+        teach_.restore (std::move (taught), taughtEnabled);
     }
     else if (wanted.builtin || wanted.file != juce::File (path))
+    {
+        // Learned on the session's model once it runs, not on the one running now (the timer
+        // resumes the teacher if the load ends without a new model).
+        teach_.restore (std::move (taught), taughtEnabled, true);
         loader_.request (juce::File (path), ModelLoader::LoadKind::restore); // off the message thread, as a user's load
+    }
     else
+    {
         clearStatus();
+        teach_.restore (std::move (taught), taughtEnabled);
+    }
     if (oscError.isNotEmpty())
         setStatus (oscError, true);
+    if (taughtError.isNotEmpty())
+        setStatus (taughtError, true);
     applyAnalysisParameters();
 }
 

@@ -14,7 +14,10 @@
 // - ModelLoader: model files, on its own juce::Thread;
 // - OscOutput (worker thread sends) and FilePlayer (its own juce::Thread reads, audio thread plays);
 // - FileAnalyzer: whole files analysed on its own juce::Thread, for the timeline (no device needed);
-// - SessionHistory: the live detections as segments (worker thread adds), for export.
+// - SessionHistory: the live detections as segments (worker thread adds), for export;
+// - TeachSession: the taught classes, learned on its own thread into a model run in the base
+//   model's place; InputRecorder: a few seconds of what the analysis hears, to teach from
+//   (audio thread writes, message thread takes).
 //
 // In the standalone app the input is not passed to the output (a microphone next to speakers would
 // feed back) and is analysed only when the user asks for it (setListeningToInput()): the app plays
@@ -38,10 +41,12 @@
 #include "plugin/FileAnalyzer.h"
 #include "plugin/FilePlayer.h"
 #include "plugin/HitMode.h"
+#include "plugin/InputRecorder.h"
 #include "plugin/MidiScheduler.h"
 #include "plugin/ModelLoader.h"
 #include "plugin/OscOutput.h"
 #include "plugin/SessionHistory.h"
+#include "plugin/TeachSession.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
 
@@ -100,7 +105,9 @@ public:
 
     LiveSnapshot snapshot() const;
     const runtime::StreamingRuntime& analysis() const noexcept { return *runtime_; }
-    ModelDescription modelDescription() const { return loader_.running(); }
+    /** The model that runs: the base model (loaded or built-in), "+ taught" when the taught
+        classes answer in its place. */
+    ModelDescription modelDescription() const;
 
     /** Loads a model file on a background thread (never the message thread, never the audio
         thread: a slow or huge file freezes nothing) and swaps it in while audio runs. Returns at
@@ -127,6 +134,10 @@ public:
     bool isClassEnabled (const juce::String& label) const { return classes_.isEnabled (label); }
 
     OscOutput& osc() noexcept { return osc_; }
+    /** The taught classes (the Teach view). */
+    TeachSession& teaching() noexcept { return teach_; }
+    /** Records what the analysis hears, to teach from. */
+    InputRecorder& recorder() noexcept { return recorder_; }
     /** Plays a file in place of the input (the standalone app's transport). */
     FilePlayer& filePlayer() noexcept { return player_; }
 
@@ -190,6 +201,7 @@ private:
     juce::StringArray reportedFailures_; // message thread: the files whose failure the status told (since they were opened)
     uint64_t reportedVersion_ = 0;       // message thread: the file analyzer's version the failures were looked for in
 
+    std::mutex installMutex_; // the loader's install and the teacher's: one model swap at a time, the newest base winning
     mutable std::mutex statusMutex_; // message thread, loader and prepareToPlay, never the audio thread
     juce::String status_;
     bool statusIsError_ = false;
@@ -201,6 +213,8 @@ private:
     FilePlayer player_;
     FileAnalyzer files_;
     SessionHistory history_;
+    InputRecorder recorder_;
+    TeachSession teach_;
     ModelLoader loader_; // last: its thread starts when it is made, and may use everything above
 
     JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)

@@ -64,6 +64,11 @@ namespace
 
 std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head)
 {
+    return buildTaughtModel (baseFile, baseName, head).bytes;
+}
+
+TaughtModelFile buildTaughtModel (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head, const std::string& examplesJson)
+{
     if (baseFile.size() < 8)
         throw std::invalid_argument ("the base model file is too short");
     const auto headerSize = readLE64 (baseFile.data());
@@ -129,6 +134,10 @@ std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFil
     metadata["labels"] = Json (head.labels).dump();
     metadata["embedding_output"] = "1";
     metadata["taught"] = taught.dump();
+    if (! examplesJson.empty())
+        metadata["taught_examples"] = examplesJson;
+    else
+        metadata.erase ("taught_examples"); // a base that was itself taught: its examples are not these
 
     std::string text = header.dump (-1, ' ', false, Json::error_handler_t::strict);
     text.append ((8 - text.size() % 8) % 8, ' ');
@@ -138,8 +147,15 @@ std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFil
     file.insert (file.end(), text.begin(), text.end());
     file.insert (file.end(), data.begin(), data.end());
     // The engine reads it back as any file from a stranger: a head it would refuse is never written.
-    engine::Model::fromMemory (file.data(), file.size(), "taught model");
-    return file;
+    auto model = engine::Model::fromMemory (file.data(), file.size(), "taught model");
+    return { std::move (file), std::move (model) };
+}
+
+std::string taughtExamplesOf (const engine::Model& model)
+{
+    const auto& metadata = model.info().metadata;
+    const auto found = metadata.find ("taught_examples");
+    return found == metadata.end() ? std::string() : found->second;
 }
 
 } // namespace sonotype::teach

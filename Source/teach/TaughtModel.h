@@ -11,6 +11,7 @@
 #include "teach/Teacher.h"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,5 +24,19 @@ namespace sonotype::teach
     (the engine loads the result again before it is returned: a file it would refuse is never
     written). */
 std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head);
+
+/** The same, with the sounds the classes were taught from (encodeExampleSet's JSON, kept in the
+    metadata's "taught_examples" so the file can be imported back and learned again on another
+    model; empty: none), and the model as the engine loaded it back. */
+struct TaughtModelFile
+{
+    std::vector<std::uint8_t> bytes;
+    std::shared_ptr<const engine::Model> model;
+};
+TaughtModelFile buildTaughtModel (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head,
+                                  const std::string& examplesJson = {});
+
+/** The taught examples a model file carries (its metadata's "taught_examples"), or empty. */
+std::string taughtExamplesOf (const engine::Model& model);
 
 } // namespace sonotype::teach

@@ -67,13 +67,46 @@ namespace
             sum += static_cast<double> (a[i]) * b[i];
         return static_cast<float> (sum);
     }
+
+    void checkEmbedding (const engine::Model& model)
+    {
+        if (! model.info().embeddingOutput.has_value())
+            throw engine::ModelError ("the model was exported without an embedding output, which teaching needs: export it with "
+                                      "export_model(..., embedding=<module>) or embedding=\"auto\"");
+    }
+
+    /** One example from a stream of mono samples (read(block, size) -> how many, 0 at the end):
+        the mean of its windows' embeddings, or of the zero-padded first window of a short sound. */
+    template <typename Read>
+    Example meanOfWindows (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds, const std::string& source, Read&& read)
+    {
+        runtime::WindowAnalyzer analyzer (model, rate, hopSeconds);
+        runtime::WindowResult result;
+        std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 65536.0)));
+        Mean mean;
+        auto analyzeReady = [&] {
+            for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
+            {
+                analyzer.analyze (k, result);
+                mean.add (analyzer.embedding(), result.probabilities);
+            }
+        };
+        while (const auto count = read (block.data(), block.size()))
+        {
+            analyzer.push (block.data(), count);
+            analyzeReady();
+        }
+        analyzer.finish();
+        analyzeReady();
+        if (mean.count == 0 && analyzer.analyzePaddedFirstWindow (result))
+            mean.add (analyzer.embedding(), result.probabilities);
+        return mean.example (source);
+    }
 } // namespace
 
 std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings)
 {
-    if (! model->info().embeddingOutput.has_value())
-        throw engine::ModelError ("the model was exported without an embedding output, which teaching needs: export it with "
-                                  "export_model(..., embedding=<module>) or embedding=\"auto\"");
+    checkEmbedding (*model);
     std::vector<Example> examples;
     if (settings.hits)
     {
@@ -90,29 +123,22 @@ std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<
         return examples;
     }
     formats::AudioFileReader reader (path);
-    const double rate = reader.sampleRate();
-    runtime::WindowAnalyzer analyzer (model, rate, settings.hopSeconds);
-    runtime::WindowResult result;
-    std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 65536.0)));
-    Mean mean;
-    auto analyzeReady = [&] {
-        for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
-        {
-            analyzer.analyze (k, result);
-            mean.add (analyzer.embedding(), result.probabilities);
-        }
-    };
-    while (const auto count = reader.readMono (block.data(), block.size()))
-    {
-        analyzer.push (block.data(), count);
-        analyzeReady();
-    }
-    analyzer.finish();
-    analyzeReady();
-    if (mean.count == 0 && analyzer.analyzePaddedFirstWindow (result))
-        mean.add (analyzer.embedding(), result.probabilities);
-    examples.push_back (mean.example (path));
+    examples.push_back (meanOfWindows (model, reader.sampleRate(), settings.hopSeconds, path,
+                                       [&reader] (float* block, std::size_t size) { return reader.readMono (block, size); }));
     return examples;
+}
+
+Example exampleOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,
+                          const std::shared_ptr<const engine::Model>& model, double hopSeconds)
+{
+    checkEmbedding (*model);
+    std::size_t position = 0;
+    return meanOfWindows (model, sampleRate, hopSeconds, source, [&] (float* block, std::size_t size) {
+        const auto count = std::min (size, samples.size() - position);
+        std::copy_n (samples.begin() + static_cast<std::ptrdiff_t> (position), count, block);
+        position += count;
+        return count;
+    });
 }
 
 Head learn (const std::vector<TaughtClass>& classes, const std::vector<std::string>& baseLabels, double unknownBelow)
@@ -187,6 +213,8 @@ Confusion leaveOneFileOut (const std::vector<TaughtClass>& classes, const std::v
     Confusion confusion;
     confusion.labels = full.labels;
     confusion.counts.assign (classes.size(), std::vector<int> (full.labels.size(), 0));
+    for (const auto& taught : classes)
+        confusion.predicted.emplace_back (taught.examples.size(), -1);
     // What is left out together: an example's file (its source up to a hit's time), or, in a class
     // whose examples all come from one file (hits), the example alone.
     const auto fileOf = [] (const std::string& source) { return source.substr (0, source.rfind ('@') == std::string::npos ? source.size() : source.rfind ('@')); };
@@ -217,13 +245,15 @@ Confusion leaveOneFileOut (const std::vector<TaughtClass>& classes, const std::v
         }
         const auto head = learn (without, baseLabels, unknownBelow);
         for (std::size_t c = 0; c < classes.size(); ++c)
-            for (const auto& example : classes[c].examples)
+            for (std::size_t i = 0; i < classes[c].examples.size(); ++i)
             {
+                const auto& example = classes[c].examples[i];
                 if (groupOf.at (example.source) != file)
                     continue;
                 const auto s = scores (head, example.embedding, example.probabilities);
                 const auto predicted = static_cast<std::size_t> (std::max_element (s.begin(), s.end()) - s.begin());
                 ++confusion.counts[c][predicted];
+                confusion.predicted[c][i] = static_cast<int> (predicted);
                 confusion.correct += predicted == c ? 1 : 0;
                 ++confusion.total;
             }

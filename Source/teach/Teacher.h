@@ -18,6 +18,7 @@
 #include "engine/Model.h"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,11 @@ struct ExampleSettings
     without an embedding output ("… was exported without an embedding: export it with
     embedding=…"), and the analyzer's errors. */
 std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings);
+
+/** The example a sound in memory gives (mono samples at `sampleRate`, e.g. a recording from the
+    plugin's input): the same windows and mean as a file of those samples. Throws as examplesOf. */
+Example exampleOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,
+                          const std::shared_ptr<const engine::Model>& model, double hopSeconds = 0.25);
 
 struct TaughtClass
 {
@@ -80,6 +86,7 @@ struct Confusion
 {
     std::vector<std::string> labels;
     std::vector<std::vector<int>> counts;
+    std::vector<std::vector<int>> predicted; // [class][example]: the label index it got, in the classes' own order
     int correct = 0, total = 0;
 };
 Confusion leaveOneFileOut (const std::vector<TaughtClass>& classes, const std::vector<std::string>& baseLabels, double unknownBelow = 0.5);

@@ -25,6 +25,14 @@ void processCounted (plugin::SonotypeProcessor& processor, juce::AudioBuffer<flo
     counts.frees += c.frees;
     counts.locks += c.locks;
 }
+/** Sets `buffer` to n samples on 2 channels: `signal` from `position` on, looped. */
+void fillLooped (juce::AudioBuffer<float>& buffer, int n, const std::vector<float>& signal, int64_t position)
+{
+    buffer.setSize (2, n, false, false, true);
+    for (int c = 0; c < 2; ++c)
+        for (int i = 0; i < n; ++i)
+            buffer.setSample (c, i, signal[static_cast<std::size_t> ((position + i) % static_cast<int64_t> (signal.size()))]);
+}
 } // namespace
 
 TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[plugin][realtime]")
@@ -53,10 +61,7 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
     for (std::size_t block = 0; block < sizes.size(); ++block)
     {
         const int n = sizes[block];
-        buffer.setSize (2, n, false, false, true);
-        for (int c = 0; c < 2; ++c)
-            for (int i = 0; i < n; ++i)
-                buffer.setSample (c, i, signal[static_cast<std::size_t> ((position + i) % static_cast<int64_t> (signal.size()))]);
+        fillLooped (buffer, n, signal, position);
         midi.clear();
         processCounted (processor, buffer, midi, counts);
         midiEvents += midi.getNumEvents();
@@ -112,6 +117,50 @@ TEST_CASE ("offline, processBlock waits for the worker but allocates and frees n
     CHECK (midiEvents >= 8);
 }
 
+TEST_CASE ("recording an example from the input and running taught classes allocate and lock nothing on the audio thread", "[plugin][realtime][teach]")
+{
+    TestProcessor processor;
+    constexpr double rate = 44100.0;
+    processor.setPlayConfigDetails (2, 2, rate, 512);
+    processor.prepareToPlay (rate, 512);
+    auto& teach = processor.teaching();
+    REQUIRE (teach.addClass ("beat").isEmpty());
+    REQUIRE (teach.addClass ("talk").isEmpty());
+    const auto signal = exampleSequence ({ "drums", "speech" }, rate, 2);
+    juce::AudioBuffer<float> buffer (2, 512);
+    juce::MidiBuffer midi;
+    midi.ensureSize (4096);
+    std::mt19937 random (5);
+    AllocationCounts counts;
+    int recordings = 0;
+    for (std::size_t position = 0, block = 0; block < 20000; ++block)
+    {
+        // Between blocks, as the message thread would: record half a second, give it to a class
+        // (the teacher thread learns and swaps the taught model in while audio runs).
+        if (block % 500 == 0 && ! processor.recorder().isRecording())
+            processor.recorder().start (0.5, rate);
+        if (auto recorded = processor.recorder().take(); ! recorded.empty())
+            REQUIRE (teach.addSound (recordings++ % 2, recorded, rate, "input").isEmpty());
+        const int n = std::uniform_int_distribution<int> (1, 512) (random);
+        buffer.setSize (2, n, false, false, true);
+        for (int c = 0; c < 2; ++c)
+            for (int i = 0; i < n; ++i)
+                buffer.setSample (c, i, signal[(position + static_cast<std::size_t> (i)) % signal.size()]);
+        midi.clear();
+        processCounted (processor, buffer, midi, counts);
+        position += static_cast<std::size_t> (n);
+        if (block % 200 == 0)
+            REQUIRE (ProcessorDriver::waitForAnalysis (processor));
+    }
+    processor.releaseResources();
+    CHECK (recordings >= 20);
+    CHECK (teach.waitUntilIdle (10000));
+    CHECK (teach.isRunningTaught());
+    CHECK (counts.allocations == 0);
+    CHECK (counts.frees == 0);
+    CHECK (counts.locks == 0);
+}
+
 TEST_CASE ("per-hit mode: processBlock allocates, frees and locks nothing, live or offline, while notes go out and settings change", "[plugin][realtime][hits]")
 {
     const bool offline = GENERATE (false, true);
@@ -150,10 +199,7 @@ TEST_CASE ("per-hit mode: processBlock allocates, frees and locks nothing, live 
         if (block == 2 * blocks / 3)
             set (plugin::ParameterIds::hitMode, 1.0f);
         const int n = block == 100 ? maxBlock : std::uniform_int_distribution<int> (1, 256) (random);
-        buffer.setSize (2, n, false, false, true);
-        for (int c = 0; c < 2; ++c)
-            for (int i = 0; i < n; ++i)
-                buffer.setSample (c, i, signal[static_cast<std::size_t> ((position + i) % static_cast<int64_t> (signal.size()))]);
+        fillLooped (buffer, n, signal, position);
         midi.clear();
         processCounted (processor, buffer, midi, counts);
         for (const auto metadata : midi)

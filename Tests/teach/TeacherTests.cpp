@@ -5,6 +5,7 @@
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
 #include "support/ExampleClips.h"
+#include "teach/ExampleSet.h"
 #include "teach/TaughtModel.h"
 
 #include <catch2/catch.hpp>
@@ -157,4 +158,43 @@ TEST_CASE ("teach: a model without an embedding output cannot be taught, and say
     REQUIRE_FALSE (model->info().embeddingOutput.has_value());
     CHECK_THROWS_WITH (teach::examplesOf (testing::exampleFile ("speech").getFullPathName().toStdString(), model, {}),
                        Catch::Contains ("without an embedding output") && Catch::Contains ("embedding="));
+}
+
+TEST_CASE ("taught examples round-trip through their JSON, and hostile text is refused with what is wrong", "[teach]")
+{
+    teach::ExampleSet set;
+    set.learnedOn = "built-in#0011223344556677";
+    set.classes.push_back ({ "kick", { { "input 1", { 0.5f, -0.25f, 1.0f, -1.0f, 0.0f } } } });
+    set.classes.push_back ({ "snare", {} });
+    const auto back = teach::decodeExampleSet (teach::encodeExampleSet (set));
+    REQUIRE (back.classes.size() == 2);
+    CHECK (back.learnedOn == set.learnedOn);
+    CHECK (back.classes[0].examples[0].source == "input 1");
+    REQUIRE (back.classes[0].examples[0].samples.size() == 5);
+    for (std::size_t i = 0; i < 5; ++i)
+        CHECK (back.classes[0].examples[0].samples[i] == Approx (set.classes[0].examples[0].samples[i]).margin (1.0 / 32767));
+    CHECK (back.classes[1].examples.empty());
+
+    const auto refused = [] (const std::string& json) {
+        try
+        {
+            teach::decodeExampleSet (json);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string (e.what());
+        }
+        return std::string ("accepted");
+    };
+    const std::string head = R"({"sample_rate":16000,"unknown_below":0.5,"learned_on":"","classes":)";
+    CHECK_THAT (refused ("[[[["), Catch::Contains ("not valid JSON"));
+    CHECK_THAT (refused (std::string (200, '[')), Catch::Contains ("not valid JSON")); // deeper than the parser goes
+    CHECK_THAT (refused (R"({"sample_rate":1e9,"unknown_below":0.5,"learned_on":"","classes":[]})"), Catch::Contains ("sample rate"));
+    CHECK_THAT (refused (head + R"([{"name":"kick","examples":[{"source":"a","pcm16":"!!!!"}]}]})"), Catch::Contains ("no 16-bit samples"));
+    CHECK_THAT (refused (head + R"([{"name":"kick","examples":[{"source":"a","pcm16":"AA=="}]}]})"), Catch::Contains ("no 16-bit samples")); // one byte: half a sample
+    CHECK_THAT (refused (head + R"([{"name":"","examples":[]}]})"), Catch::Contains ("class name"));
+    CHECK_THAT (refused (head + R"([{"name":"kick"}]})"), Catch::Contains ("missing key 'examples'"));
+    // An example over 10 s is refused before it is decoded.
+    const std::string longExample (static_cast<std::size_t> (16000 * 11 * 2 / 3 * 4), 'A');
+    CHECK_THAT (refused (head + R"([{"name":"kick","examples":[{"source":"a","pcm16":")" + longExample + R"("}]}]})"), Catch::Contains ("longer than 10 s"));
 }

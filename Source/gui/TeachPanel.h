@@ -1,0 +1,64 @@
+// The Teach view: the user's own classes. Add a class by name (new, like "kick", or one of the
+// model's, like "piano", to adapt it), then give it examples: record a few seconds of what the
+// analysis hears, add audio files or folders (the buttons, or drop them on the class), or teach a
+// segment of an analysed file (the Files view's right-click menu). Each example shows its length
+// and the leave-one-out check (whether the other examples recognise it, else what they hear it
+// as) and can be removed. Learning happens on the teacher thread (plugin::TeachSession); the class
+// bars beside show the taught classes live. Export writes one model file (the base model plus what
+// was learned, with its examples) that the CLI and other instances run; Import takes one back.
+// Message thread only; refresh() is called by the editor's timer.
+#pragma once
+
+#include "plugin/SonotypeProcessor.h"
+
+#include <juce_gui_basics/juce_gui_basics.h>
+
+namespace sonotype::gui
+{
+
+class TeachPanel final : public juce::Component, public juce::FileDragAndDropTarget
+{
+public:
+    explicit TeachPanel (plugin::SonotypeProcessor& processor);
+    ~TeachPanel() override;
+
+    /** One frame: the session's view (rebuilt when it changed) and a recording under way. */
+    void refresh();
+
+    void paint (juce::Graphics&) override;
+    void resized() override;
+    bool isInterestedInFileDrag (const juce::StringArray& files) override;
+    void filesDropped (const juce::StringArray& files, int x, int y) override;
+
+    /** Records `seconds` of the input for class `index` (what the Record button does). */
+    void startRecording (int classIndex, double seconds);
+    /** Adds a class named as the name field says (the Add button, or Return in the field). */
+    void addClassFromField();
+    juce::TextEditor& nameField() noexcept { return name_; }
+
+    /** The status line's text (tests, screenshots). */
+    juce::String statusText() const;
+
+private:
+    class ClassList;
+    void rebuild();
+    void chooseFiles (int classIndex);
+    void chooseExport();
+    void chooseImport();
+    void report (const juce::String& error);
+
+    plugin::SonotypeProcessor& processor_;
+    plugin::TeachSession::View view_;
+    juce::TextEditor name_;
+    juce::TextButton addButton_ { "Add class" }, exportButton_ { "Export..." }, importButton_ { "Import..." };
+    juce::ComboBox recordLength_;
+    juce::ToggleButton enabledToggle_ { "Answer with taught classes" };
+    std::unique_ptr<ClassList> list_;
+    juce::Viewport viewport_;
+    std::unique_ptr<juce::FileChooser> chooser_;
+    int recordingClass_ = -1, recordings_ = 0;
+    juce::String recordingName_;
+    int dropTarget_ = -1;
+};
+
+} // namespace sonotype::gui

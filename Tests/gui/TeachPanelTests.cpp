@@ -1,0 +1,114 @@
+// The Teach view as a user drives it: three classes named in the field, each recorded from the
+// input for a second, one more example taught from a segment of an analysed file (the timeline's
+// right-click menu), the classes answering live in the bars, the taught model exported and run by
+// the built CLI. Writes the screenshot README shows (build/screenshots/teach.png).
+#include "plugin/ProcessorDriver.h"
+#include "support/ExampleClips.h"
+#include "support/MessageLoop.h"
+#include "support/Screenshots.h"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+using namespace sonotype;
+using namespace sonotype::testing;
+
+namespace
+{
+std::vector<float> firstSecond (const char* clip, double rate)
+{
+    auto samples = exampleClip (clip, rate);
+    samples.resize (static_cast<std::size_t> (rate));
+    return samples;
+}
+
+/** The action of the menu item named `text` (searched in submenus too), or nothing. */
+std::function<void()> menuAction (const juce::PopupMenu& menu, const juce::String& text)
+{
+    for (juce::PopupMenu::MenuItemIterator it (menu, true); it.next();)
+        if (it.getItem().text == text && it.getItem().action)
+            return it.getItem().action;
+    return {};
+}
+} // namespace
+
+TEST_CASE ("teach three classes in the Teach view from the input and a file's segment, see them live, export them for the CLI", "[gui][teach]")
+{
+    TestProcessor processor;
+    gui::SonotypeEditor view (processor, false);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    constexpr double rate = 48000.0;
+    ProcessorDriver driver (processor, rate, 2, 512);
+    view.showTeach (true);
+    auto& panel = view.teachPanel();
+    CHECK (panel.isShowing() == view.isShowing());
+    CHECK (panel.statusText().startsWith ("Teach it your sounds"));
+
+    const std::pair<const char*, const char*> taught[] = { { "talk", "speech" }, { "beat", "drums" }, { "strum", "guitar" } };
+    for (int c = 0; c < 3; ++c)
+    {
+        panel.nameField().setText (taught[c].first);
+        panel.addClassFromField();
+        CHECK (panel.nameField().isEmpty());
+        view.refresh();
+        panel.startRecording (c, 1.0);
+        CHECK (panel.statusText().startsWith ("Recording " + juce::String (taught[c].first)));
+        driver.play (firstSecond (taught[c].second, rate));
+        view.refresh(); // the panel takes the finished recording
+    }
+    REQUIRE (processor.teaching().waitUntilIdle (10000));
+
+    // A segment of an analysed file, from the Files view's right-click menu.
+    const auto folder = juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-teach-test-" + juce::String (::getpid()));
+    folder.createDirectory();
+    const auto wav = folder.getChildFile ("my kit.wav");
+    {
+        const auto samples = exampleSequence ({ "speech", "drums", "guitar" }, 44100.0, 1);
+        juce::WavAudioFormat format;
+        std::unique_ptr<juce::AudioFormatWriter> writer (format.createWriterFor (wav.createOutputStream().release(), 44100.0, 1, 16, {}, 0));
+        REQUIRE (writer != nullptr);
+        const float* channels[] = { samples.data() };
+        REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
+    }
+    view.openAudioFiles ({ wav });
+    const auto deadline = juce::Time::getMillisecondCounter() + 60000u;
+    while (processor.fileAnalyzer().isBusy() && juce::Time::getMillisecondCounter() < deadline)
+        pumpMessages (20);
+    pumpMessages (150);
+    view.refresh();
+    REQUIRE (processor.fileAnalyzer().status (0).state == plugin::FileState::done);
+    const auto menu = view.teachMenu (3.0); // inside the drums, 2-4 s
+    const auto teachSegment = menuAction (menu, "beat");
+    REQUIRE (teachSegment != nullptr);
+    teachSegment();
+    REQUIRE (processor.teaching().waitUntilIdle (10000));
+    const auto state = processor.teaching().view();
+    REQUIRE (state.classes.size() == 3);
+    REQUIRE (state.classes[1].examples.size() == 2);
+    CHECK (state.classes[1].examples[1].source.startsWith ("my kit.wav "));
+    CHECK (state.classes[1].recognised == 2);
+
+    // Live: what plays is named by the taught classes.
+    view.showTeach (true);
+    driver.play (exampleClip ("guitar", rate));
+    view.refresh();
+    const auto& shown = view.displayState();
+    REQUIRE (shown.topClass >= 0);
+    CHECK (shown.labels[static_cast<std::size_t> (shown.topClass)] == "strum");
+    CHECK (panel.statusText().startsWith ("Learned 3 classes from 4 examples"));
+    CHECK (panel.statusText().contains ("leave one out: 2 of 2 recognised"));
+    saveScreenshot (view, "teach.png");
+
+    // Exported, the CLI runs it: the file's drums are "beat".
+    const auto model = folder.getChildFile ("taught.safetensors");
+    REQUIRE (processor.teaching().exportModel (model).isEmpty());
+    juce::ChildProcess cli;
+    REQUIRE (cli.start (juce::StringArray { SONOTYPE_CLI_PATH, "classify", "--model", model.getFullPathName(), "--segments", wav.getFullPathName() }));
+    const auto out = cli.readAllProcessOutput();
+    INFO (out);
+    CHECK (cli.getExitCode() == 0);
+    CHECK (out.contains (",beat,"));
+    CHECK (out.contains (",strum,"));
+    folder.deleteRecursively();
+}
