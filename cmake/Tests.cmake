@@ -114,6 +114,7 @@ add_executable(sonotype_plugin_tests
     Tests/gui/EditorTests.cpp
     Tests/gui/FileTimelineTests.cpp
     Tests/gui/TeachPanelTests.cpp
+    Tests/plugin/HitModeTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp

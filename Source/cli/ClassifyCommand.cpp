@@ -463,13 +463,7 @@ int classify (Options options)
     const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
     runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
     if (options.onsets && options.onsetWindow->count() == 0)
-        if (const auto taught = model->info().metadata.find ("taught"); taught != model->info().metadata.end())
-        {
-            // A model taught from hits classifies them from the clip it learned them from.
-            const auto json = nlohmann::json::parse (taught->second, nullptr, false);
-            if (json.is_object() && json.contains ("onset_window") && json["onset_window"].is_number())
-                options.hits.clipSeconds = std::clamp (json["onset_window"].get<double>(), 0.01, 60.0);
-        }
+        options.hits.clipSeconds = runtime::hitClipSeconds (*model, options.hits.clipSeconds); // a model taught from hits: the clip it learned them from
     try
     {
         runtime::classesInPlay (runtime::classLabels (*model), options.classes);

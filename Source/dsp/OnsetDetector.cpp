@@ -18,6 +18,21 @@ namespace
     // end (measured on clicks and drum hits, see the detector's tests).
     constexpr double kPeakPosition = 0.5;
     constexpr double kCompression = 100.0; // log(1 + 100 |X|): quiet partials count, loud ones do not swamp
+
+    /** The frame (a power of two of at least 20 ms), the hop (5 ms) and the look-ahead in frames (10 ms) at a rate. */
+    int frameSizeAt (double sampleRate) noexcept
+    {
+        int size = 64;
+        while (size < 0.02 * sampleRate)
+            size *= 2;
+        return size;
+    }
+    int hopAt (double sampleRate) noexcept { return std::max (1, static_cast<int> (std::lround (0.005 * sampleRate))); }
+    int postMaxAt (double sampleRate) noexcept { return std::max (1, static_cast<int> (std::lround (0.010 * (sampleRate / hopAt (sampleRate))))); }
+    int64_t latencyOf (int postMax, int hop, int frameSize) noexcept
+    {
+        return static_cast<int64_t> (postMax) * hop + static_cast<int64_t> (std::lround (kPeakPosition * frameSize));
+    }
 } // namespace
 
 struct OnsetDetector::Fft
@@ -40,23 +55,26 @@ struct OnsetDetector::Fft
     fftw_plan plan;
 };
 
-OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : settings_ (settings)
+void OnsetDetector::checkSettings (const OnsetSettings& settings)
 {
-    if (! (sampleRate >= 1000.0 && sampleRate <= 768000.0))
-        throw std::invalid_argument ("onsets: the sample rate must be between 1 kHz and 768 kHz, not " + std::to_string (sampleRate));
     if (! (settings.threshold >= 0.0 && settings.threshold <= 100.0))
         throw std::invalid_argument ("onsets: the threshold must be between 0 and 100");
     if (! (settings.minGapSeconds >= 0.0 && settings.minGapSeconds <= 10.0))
         throw std::invalid_argument ("onsets: the minimum gap must be between 0 and 10 seconds");
     if (! (settings.silenceDb >= -200.0 && settings.silenceDb <= 0.0))
         throw std::invalid_argument ("onsets: the silence level must be between -200 and 0 dBFS");
-    frameSize_ = 64;
-    while (frameSize_ < 0.02 * sampleRate)
-        frameSize_ *= 2;
-    hop_ = std::max (1, static_cast<int> (std::lround (0.005 * sampleRate)));
+}
+
+OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : settings_ (settings)
+{
+    if (! (sampleRate >= 1000.0 && sampleRate <= 768000.0))
+        throw std::invalid_argument ("onsets: the sample rate must be between 1 kHz and 768 kHz, not " + std::to_string (sampleRate));
+    checkSettings (settings);
+    frameSize_ = frameSizeAt (sampleRate);
+    hop_ = hopAt (sampleRate);
     const double frameRate = sampleRate / hop_;
     preMax_ = static_cast<int> (std::lround (0.030 * frameRate));
-    postMax_ = std::max (1, static_cast<int> (std::lround (0.010 * frameRate)));
+    postMax_ = postMaxAt (sampleRate);
     preAverage_ = static_cast<int> (std::lround (0.100 * frameRate));
     longTerm_ = static_cast<int> (std::lround (2.0 * frameRate));
     minGap_ = static_cast<int> (std::ceil (settings.minGapSeconds * frameRate - 1e-9)); // at least the gap asked for (9 frames of 221 samples at 44.1 kHz are 45 ms)
@@ -76,7 +94,12 @@ OnsetDetector::~OnsetDetector() = default;
 
 int64_t OnsetDetector::latencySamples() const noexcept
 {
-    return static_cast<int64_t> (postMax_) * hop_ + static_cast<int64_t> (std::lround (kPeakPosition * frameSize_));
+    return latencyOf (postMax_, hop_, frameSize_);
+}
+
+int64_t OnsetDetector::latencySamples (double sampleRate) noexcept
+{
+    return latencyOf (postMaxAt (sampleRate), hopAt (sampleRate), frameSizeAt (sampleRate));
 }
 
 void OnsetDetector::push (const float* samples, std::size_t numSamples, std::vector<int64_t>& onsets)

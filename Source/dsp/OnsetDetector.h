@@ -30,6 +30,7 @@ struct OnsetSettings
     double threshold = 1.2;       // how far above the local mean flux, in units of its long-term level
     double minGapSeconds = 0.05;  // two onsets closer than this are one (a snare sample's own second transient, 45 ms on)
     double silenceDb = -50.0;     // a frame quieter than this (RMS, dBFS) starts no onset (room noise, dither, a fade)
+    bool operator== (const OnsetSettings&) const = default;
 };
 
 class OnsetDetector
@@ -37,6 +38,8 @@ class OnsetDetector
 public:
     /** Throws std::invalid_argument for a rate outside 1 kHz - 768 kHz or settings out of range. */
     OnsetDetector (double sampleRate, OnsetSettings settings = {});
+    /** Throws std::invalid_argument (naming the setting) for settings the constructor refuses. */
+    static void checkSettings (const OnsetSettings& settings);
     ~OnsetDetector();
     OnsetDetector (const OnsetDetector&) = delete;
     OnsetDetector& operator= (const OnsetDetector&) = delete;
@@ -46,8 +49,11 @@ public:
     /** Ends the stream: the last frames are decided. */
     void finish (std::vector<int64_t>& onsets);
 
-    /** Input samples after an onset before it is reported (the look-ahead and half a frame). */
+    /** Input samples after an onset before it is reported (the look-ahead and half a frame): the
+        onset is reported by the push() that brings the input to onset + latencySamples(). */
     int64_t latencySamples() const noexcept;
+    /** The same for a detector at `sampleRate` (it depends on nothing else). */
+    static int64_t latencySamples (double sampleRate) noexcept;
     int frameSize() const noexcept { return frameSize_; }
     int hopSize() const noexcept { return hop_; }
 

@@ -15,6 +15,20 @@ ControlsPanel::ControlsPanel (plugin::SonotypeProcessor& processor) : processor_
     setUp (baseNote_, "Base note", ParameterIds::baseNote);
     midiAttachment_ = std::make_unique<juce::AudioProcessorValueTreeState::ButtonAttachment> (processor.parameters, ParameterIds::midiOut, midiOut_);
     addAndMakeVisible (midiOut_);
+    setUp (onsetThreshold_, "Hit threshold", ParameterIds::onsetThreshold);
+    setUp (onsetGap_, "Minimum gap", ParameterIds::onsetGap);
+    setUp (onsetSilence_, "Silence below", ParameterIds::onsetSilence);
+    hitModeAttachment_ = std::make_unique<juce::AudioProcessorValueTreeState::ButtonAttachment> (processor.parameters, ParameterIds::hitMode, hitMode_);
+    hitMode_.setTooltip ("One note per hit (an onset detector finds them) instead of notes from the windows; the plugin then reports a latency "
+                         "and delays its audio by it, so that in a bounce each note lands on its hit");
+    addAndMakeVisible (hitMode_);
+    hitMode_.onStateChange = [this] {
+        // The onset detector's settings matter only in per-hit mode.
+        for (auto* s : { &onsetThreshold_, &onsetGap_, &onsetSilence_ })
+            for (auto* component : std::initializer_list<juce::Component*> { &s->label, &s->slider })
+                component->setEnabled (hitMode_.getToggleState());
+    };
+    hitMode_.onStateChange();
 
     const auto target = processor.osc().target();
     oscEnabled_.setToggleState (target.enabled, juce::dontSendNotification);
@@ -63,7 +77,7 @@ void ControlsPanel::paint (juce::Graphics& g)
 void ControlsPanel::resized()
 {
     auto area = getLocalBounds().reduced (8, 4);
-    const int rowHeight = area.getHeight() / 3;
+    const int rowHeight = area.getHeight() / 5;
     auto place = [] (LabelledSlider& s, juce::Rectangle<int> cell) {
         s.label.setBounds (cell.removeFromLeft (cell.getWidth() * 40 / 100)); // the names in full at the larger label font
         s.slider.setTextBoxStyle (juce::Slider::TextBoxRight, false, cell.getWidth() * 36 / 100, cell.getHeight());
@@ -75,6 +89,12 @@ void ControlsPanel::resized()
     row = area.removeFromTop (rowHeight);
     place (threshold_, row.removeFromLeft (row.getWidth() / 2).reduced (2));
     place (baseNote_, row.reduced (2));
+    row = area.removeFromTop (rowHeight);
+    hitMode_.setBounds (row.removeFromLeft (row.getWidth() / 2).reduced (2));
+    place (onsetThreshold_, row.reduced (2));
+    row = area.removeFromTop (rowHeight);
+    place (onsetGap_, row.removeFromLeft (row.getWidth() / 2).reduced (2));
+    place (onsetSilence_, row.reduced (2));
     row = area.removeFromTop (rowHeight);
     midiOut_.setBounds (row.removeFromLeft (row.getWidth() / 4).reduced (2));
     oscEnabled_.setBounds (row.removeFromLeft (row.getWidth() / 3).reduced (2));

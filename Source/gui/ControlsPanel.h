@@ -1,5 +1,6 @@
-// The parameters (update interval, smoothing, threshold, MIDI out and base note), attached to the
-// processor's AudioProcessorValueTreeState, and the OSC target.
+// The parameters (update interval, smoothing, threshold, MIDI out and base note; the per-hit mode
+// and its onset detector's threshold, minimum gap and silence gate), attached to the processor's
+// AudioProcessorValueTreeState, and the OSC target.
 #pragma once
 
 #include "plugin/SonotypeProcessor.h"
@@ -29,6 +30,9 @@ private:
 
     plugin::SonotypeProcessor& processor_;
     LabelledSlider hop_, smoothing_, threshold_, baseNote_;
+    LabelledSlider onsetThreshold_, onsetGap_, onsetSilence_;
+    juce::ToggleButton hitMode_ { "Per-hit MIDI" };
+    std::unique_ptr<juce::AudioProcessorValueTreeState::ButtonAttachment> hitModeAttachment_;
     juce::ToggleButton midiOut_ { "MIDI out" };
     std::unique_ptr<juce::AudioProcessorValueTreeState::ButtonAttachment> midiAttachment_;
     juce::ToggleButton oscEnabled_ { "OSC out" };

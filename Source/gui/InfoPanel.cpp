@@ -17,6 +17,14 @@ void InfoPanel::update (const plugin::ModelDescription& model, const plugin::Liv
                     + juce::String (stats.maxInferenceMs, 1) + ")");
     statsLines.add ("Worker load " + juce::String (stats.workerLoad * 100.0, 1) + "%, windows " + juce::String (stats.windowsRun) + ", skipped "
                     + juce::String (stats.windowsSkipped) + (stats.fifoOverruns > 0 ? ", dropped " + juce::String (stats.fifoOverruns) + " samples" : juce::String()));
+    if (const auto& hits = snapshot.hits; hits.on)
+    {
+        const auto ms = [] (double seconds) { return juce::String (juce::roundToInt (seconds * 1000.0)) + " ms"; };
+        statsLines.add ("Per hit: clip " + juce::String (hits.clipSeconds, 2) + " s" + (hits.taughtClip ? " (taught)" : "") + ", latency "
+                        + ms (hits.latencySeconds));
+        statsLines.add ("Hits " + juce::String (hits.hits) + ", notes " + juce::String (hits.notes)
+                        + (hits.lastDelaySeconds >= 0.0 ? ", last " + ms (hits.lastDelaySeconds) + " after its hit" : juce::String()));
+    }
     if (modelLines != modelLines_ || statsLines != statsLines_)
     {
         modelLines_ = modelLines;
@@ -31,7 +39,8 @@ void InfoPanel::paint (juce::Graphics& g)
     g.setColour (Colours::panel);
     g.fillRoundedRectangle (area, 6.0f);
     area = area.reduced (8.0f, 4.0f);
-    const float lineHeight = area.getHeight() / 4.0f;
+    // Room for five and a half lines; in per-hit mode its two lines make six.
+    const float lineHeight = area.getHeight() / std::max (5.5f, static_cast<float> (modelLines_.size() + statsLines_.size()));
     g.setFont (lineHeight * 0.8f);
     for (const auto* lines : { &modelLines_, &statsLines_ })
         for (const auto& line : *lines)

@@ -1,5 +1,6 @@
 // Model info (name, labels, sample rate, window and hop) and live statistics (inference time,
-// worker load, skipped windows, dropped samples).
+// worker load, skipped windows, dropped samples); in per-hit mode, its clip, latency and the delay
+// of its last note.
 #pragma once
 
 #include "gui/DisplayState.h"

@@ -199,7 +199,7 @@ void SonotypeEditor::resized()
         banner_.toFront (false);
     }
     area.removeFromBottom (s (12));
-    auto bottom = area.removeFromBottom (s (110));
+    auto bottom = area.removeFromBottom (s (144)); // five rows of controls (the per-hit mode's two)
     if (transport_ != nullptr)
     {
         area.removeFromBottom (s (8));

@@ -24,6 +24,17 @@ juce::AudioProcessorValueTreeState::ParameterLayout createParameterLayout()
     layout.add (std::make_unique<juce::AudioParameterInt> (
         juce::ParameterID { ParameterIds::baseNote, kParameterVersion }, "MIDI base note", 0, 127, 36,
         juce::AudioParameterIntAttributes().withStringFromValueFunction ([] (int note, int) { return juce::MidiMessage::getMidiNoteName (note, true, true, 3); })));
+    // The per-hit mode (defaults as classify --onsets': dsp::OnsetSettings).
+    layout.add (std::make_unique<juce::AudioParameterBool> (juce::ParameterID { ParameterIds::hitMode, kHitParameterVersion }, "Per-hit MIDI", false));
+    layout.add (std::make_unique<juce::AudioParameterFloat> (
+        juce::ParameterID { ParameterIds::onsetThreshold, kHitParameterVersion }, "Onset threshold", juce::NormalisableRange<float> (0.0f, 10.0f, 0.05f, 0.5f), 1.2f,
+        AudioParameterFloatAttributes().withStringFromValueFunction ([] (float value, int) { return juce::String (value, 2); })));
+    layout.add (std::make_unique<juce::AudioParameterFloat> (
+        juce::ParameterID { ParameterIds::onsetGap, kHitParameterVersion }, "Onset minimum gap", juce::NormalisableRange<float> (0.0f, 1.0f, 0.005f, 0.5f), 0.05f,
+        AudioParameterFloatAttributes().withLabel ("s").withStringFromValueFunction (seconds)));
+    layout.add (std::make_unique<juce::AudioParameterFloat> (
+        juce::ParameterID { ParameterIds::onsetSilence, kHitParameterVersion }, "Onset silence", juce::NormalisableRange<float> (-96.0f, 0.0f, 1.0f), -50.0f,
+        AudioParameterFloatAttributes().withLabel ("dB").withStringFromValueFunction ([] (float value, int) { return juce::String (juce::roundToInt (value)) + " dB"; })));
     return layout;
 }
 

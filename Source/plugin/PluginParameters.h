@@ -13,10 +13,17 @@ namespace ParameterIds
     inline constexpr const char* threshold = "threshold"; // detection threshold, percent
     inline constexpr const char* midiOut = "midiOut";     // MIDI output on/off
     inline constexpr const char* baseNote = "baseNote";   // MIDI note of class 0
+    // The per-hit mode (plugin/HitMode.h): one note per hit instead of notes from the windows.
+    inline constexpr const char* hitMode = "hitMode";               // per-hit MIDI on/off
+    inline constexpr const char* onsetThreshold = "onsetThreshold"; // the onset detector's threshold (dsp::OnsetSettings)
+    inline constexpr const char* onsetGap = "onsetGap";             // minimum gap between hits, seconds
+    inline constexpr const char* onsetSilence = "onsetSilence";     // silence gate, dBFS
 } // namespace ParameterIds
 
-/** Version hint for the host (bump when parameters are added). */
+/** Version hint for the host of the first parameters; the ones added later have their own (an AU
+    host learns from it which parameters a saved session can know). */
 inline constexpr int kParameterVersion = 1;
+inline constexpr int kHitParameterVersion = 2; // the per-hit mode's
 
 juce::AudioProcessorValueTreeState::ParameterLayout createParameterLayout();
 

@@ -61,6 +61,7 @@ SonotypeProcessor::SonotypeProcessor()
     : juce::AudioProcessor (defaultBuses()), parameters (*this, nullptr, kStateType, createParameterLayout()),
       midi_ (*parameters.getRawParameterValue (ParameterIds::midiOut), *parameters.getRawParameterValue (ParameterIds::threshold),
              *parameters.getRawParameterValue (ParameterIds::baseNote)),
+      hits_ (parameters),
       teach_ ({ [this] (std::shared_ptr<const engine::Model> model, uint64_t baseGeneration) {
                     const std::lock_guard<std::mutex> lock (installMutex_);
                     if (! teach_.isCurrentBase (baseGeneration))
@@ -93,6 +94,9 @@ SonotypeProcessor::SonotypeProcessor()
     runtime_ = std::make_unique<runtime::StreamingRuntime> (resources::builtinModel(), options);
     runtime_->setResultListener ([this] (const runtime::WindowResult& result, const runtime::AnalysisInfo& info) { onResult (result, info); });
     runtime_->setClassSelector ([this] (const runtime::AnalysisInfo& info) -> const std::vector<bool>& { return classes_.workerMask (info); });
+    runtime_->setHitListener ([this] (const runtime::HitResult& hit, int64_t onsetSample, const runtime::AnalysisInfo& info) {
+        hits_.queueHit (hit, onsetSample, classes_.workerMask (info));
+    });
     teach_.setBase (resources::builtinModel(), loader_.running());
     startTimerHz (10);
 }
@@ -127,6 +131,11 @@ void SonotypeProcessor::prepareToPlay (double sampleRate, int)
     }
     player_.prepare (sampleRate);
     midi_.reset(); // stale MIDI from the old stream goes; a sounding note is closed in the next block
+    hits_.prepare (sampleRate, std::max (getTotalNumInputChannels(), getTotalNumOutputChannels()));
+    {
+        const std::lock_guard<std::mutex> lock (parameterMutex_);
+        applyHitParameters (sampleRate, true); // the latency at this rate
+    }
     wasPlaying_ = false;
 }
 
@@ -165,10 +174,13 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
         if (std::isfinite (peak) && peak > inputPeak_.load (std::memory_order_relaxed))
             inputPeak_.store (peak, std::memory_order_relaxed);
         buffer.clear();
+        hits_.delayAudio (buffer, numChannels, numSamples); // (silence: keeps the delay line in step)
         midi.clear();
         // The analysis stopping (a file paused or ended, the input off) ends a sounding note, as a
         // transport stop does: no more windows will come to end it.
-        midi_.writeBlock (midi, numSamples, std::exchange (wasAnalyzing_, listening) && ! listening, false);
+        const bool perHit = hits_.isOn();
+        midi_.writeBlock (midi, numSamples, (std::exchange (wasAnalyzing_, listening) && ! listening) || perHit, false);
+        hits_.writeBlock (midi, listening ? numSamples : 0, ! listening || ! perHit); // (its stream: the samples analysed)
         return;
     }
     wasAnalyzing_ = true;
@@ -190,6 +202,7 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
     if (offline)
         runtime_->waitUntilAnalyzed();
+    hits_.delayAudio (buffer, numChannels, numSamples); // per-hit mode: the pass-through by the latency reported (after the analysis took the input)
 
     bool transportStopped = false;
     if (auto* host = getPlayHead())
@@ -200,14 +213,19 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
             wasPlaying_ = playing;
         }
     midi.clear();
-    midi_.writeBlock (midi, numSamples, transportStopped, offline);
+    const bool perHit = hits_.isOn(); // the window's notes, or the hits'
+    midi_.writeBlock (midi, numSamples, transportStopped || perHit, offline);
+    hits_.writeBlock (midi, numSamples, transportStopped || ! perHit);
 }
 
-void SonotypeProcessor::processBlockBypassed (juce::AudioBuffer<float>&, juce::MidiBuffer& midi)
+void SonotypeProcessor::processBlockBypassed (juce::AudioBuffer<float>& buffer, juce::MidiBuffer& midi)
 {
-    // Bypassed: audio passes through untouched (no analysis), and no note is left hanging.
+    // Bypassed: audio passes through untouched (no analysis; in per-hit mode delayed by the latency
+    // reported, which the host still compensates), and no note is left hanging.
+    hits_.delayAudio (buffer, std::min (getTotalNumInputChannels(), buffer.getNumChannels()), buffer.getNumSamples());
     midi.clear();
     midi_.writeBlock (midi, 0, true, false);
+    hits_.writeBlock (midi, 0, true);
 }
 
 // ----- worker thread ----------------------------------------------------------------------------
@@ -215,7 +233,8 @@ void SonotypeProcessor::processBlockBypassed (juce::AudioBuffer<float>&, juce::M
 void SonotypeProcessor::onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info)
 {
     const auto& enabled = classes_.workerMask (info);
-    midi_.queueEvents (result, info, enabled);
+    if (! hits_.isOn()) // (per-hit mode: the hits' notes instead)
+        midi_.queueEvents (result, info, enabled);
     const int numClasses = static_cast<int> (result.probabilities.size());
     osc_.send (result, info, runtime::topEnabledClass (result.probabilities.data(), numClasses, enabled), enabled);
     history_.add (result, info, detectionThreshold());
@@ -288,9 +307,53 @@ void SonotypeProcessor::updateFileAnalysis()
     }
 }
 
+void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
+{
+    std::optional<dsp::OnsetSettings> wanted;
+    if (hits_.isOn())
+        wanted = hits_.onsetSettings();
+    if (wanted != appliedOnsets_)
+    {
+        appliedOnsets_ = wanted;
+        try
+        {
+            runtime_->setHitAnalysis (wanted);
+        }
+        catch (const std::exception& e)
+        {
+            setStatus ("Could not apply the onset settings: " + juce::String::fromUTF8 (e.what()), true);
+        }
+    }
+    // The latency: the running model's hits at this rate (none when off).
+    const auto model = runtime_->info()->model;
+    int64_t latency = 0;
+    if (wanted.has_value() && sampleRate > 0.0)
+        try
+        {
+            latency = runtime::HitAnalyzer::latencySamples (*model, sampleRate, runtime::hitSettingsFor (*model, *wanted));
+        }
+        catch (const std::exception&)
+        {
+            // A rate the detector cannot work at: the analysis says why; nothing to wait for.
+        }
+    if (! hits_.isPrepared() || (! force && latency == appliedHitLatency_))
+        return; // (before prepareToPlay: it sets the latency)
+    appliedHitLatency_ = latency;
+    setLatencySamples (hits_.setLatency (latency));
+    const auto shortfall = hits_.latencyShortfall();
+    if (std::exchange (hitShortfallShown_, shortfall > 0) && shortfall == 0)
+        clearStatus(); // the message below is out of date
+    if (shortfall > 0)
+        setStatus ("Per-hit MIDI: this model's hits are known " + juce::String (static_cast<double> (latency) / sampleRate, 2)
+                       + " s after their onset, more than the plugin delays its audio (" + juce::String (HitMode::kMaxLatencySeconds, 1)
+                       + " s): their notes land " + juce::String (static_cast<double> (shortfall) / sampleRate * 1000.0, 0) + " ms late in a bounce.",
+                   true);
+}
+
 void SonotypeProcessor::applyAnalysisParameters()
 {
     const std::lock_guard<std::mutex> lock (parameterMutex_);
+    applyHitParameters (getSampleRate(), false);
     const float hop = hop_->load(), smoothing = smoothing_->load();
     if (hop == appliedHop_ && smoothing == appliedSmoothing_)
         return;
@@ -321,6 +384,8 @@ LiveSnapshot SonotypeProcessor::snapshot() const
         snapshot.topClass = runtime::topEnabledClass (snapshot.result.probabilities.data(),
                                                       static_cast<int> (snapshot.result.probabilities.size()), mask);
     }
+    snapshot.hits = hits_.status (*snapshot.info->model, getSampleRate());
+    snapshot.hits.hits = snapshot.stats.hits;
     return snapshot;
 }
 

@@ -1,13 +1,15 @@
 // The Sonotype plugin's audio processor: an analyzer. Audio passes through bit-exactly with zero
 // latency; processBlock() only pushes the block into the streaming runtime, whose worker thread
 // classifies it; detections go out as MIDI (through a lock-free queue back to the audio thread) and,
-// optionally, OSC. The GUI reads lock-free snapshots (see snapshot()).
+// optionally, OSC. The GUI reads lock-free snapshots (see snapshot()). In per-hit mode (HitMode)
+// each hit is a note instead, and the plugin reports a latency and delays its pass-through by it.
 //
 // The processor keeps the juce::AudioProcessor duties (pass-through, the input meter, the
 // transport, prepare/release), the parameters, the status message and the saved state; the rest
 // lives in parts split by the thread that owns them, and the processor delegates to them:
 // - runtime::StreamingRuntime: the analysis (audio thread's inlet, worker thread);
 // - MidiScheduler: detections to MIDI (worker thread queues, audio thread writes);
+// - HitMode: the per-hit mode's notes and pass-through delay (worker thread queues, audio thread writes);
 // - ClassFilter: the classes the user disabled (message thread; the worker's cached mask);
 // - ModelLoader: model files, on its own juce::Thread;
 // - OscOutput (worker thread sends) and FilePlayer (its own juce::Thread reads, audio thread plays);
@@ -38,6 +40,7 @@
 #include "plugin/ClassFilter.h"
 #include "plugin/FileAnalyzer.h"
 #include "plugin/FilePlayer.h"
+#include "plugin/HitMode.h"
 #include "plugin/InputRecorder.h"
 #include "plugin/MidiScheduler.h"
 #include "plugin/ModelLoader.h"
@@ -51,6 +54,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 
 namespace sonotype::plugin
 {
@@ -64,6 +68,7 @@ struct LiveSnapshot
     int topClass = -1; // the most probable enabled class, or -1
     runtime::RuntimeStats stats;
     std::shared_ptr<const runtime::AnalysisInfo> info;
+    HitStatus hits;
 };
 
 class SonotypeProcessor : public juce::AudioProcessor, private juce::Timer
@@ -158,8 +163,12 @@ public:
     /** Peak input level since the last call (linear), for the meter. */
     float takeInputPeak() noexcept { return inputPeak_.exchange (0.0f, std::memory_order_relaxed); }
 
-    /** Applies changed hop/smoothing parameters now (also done 10 times a second by a timer). */
+    /** Applies changed hop/smoothing parameters now (also done 10 times a second by a timer), and
+        the per-hit mode's (its onset settings, and the latency it reports). */
     void applyAnalysisParameters();
+
+    /** The per-hit mode (its latency, the delay of its last note). */
+    const HitMode& hitMode() const noexcept { return hits_; }
 
 protected:
     /** Reads and validates a model file (engine::Model::load), on the loader thread; throws
@@ -172,6 +181,7 @@ private:
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
     FileAnalyzer::Settings fileAnalysisSettings() const;
     void updateFileAnalysis(); // message thread: files follow the live analysis' settings
+    void applyHitParameters (double sampleRate, bool force); // under parameterMutex_
 
     std::unique_ptr<runtime::StreamingRuntime> runtime_;
     std::atomic<float>* hop_ = nullptr;
@@ -179,6 +189,9 @@ private:
     bool analysisRateRefused_ = false; // prepareToPlay's thread: the last rate was refused
     std::mutex parameterMutex_; // the message thread's timer and a device thread's prepareToPlay, never the audio thread
     float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f; // guarded by parameterMutex_
+    std::optional<dsp::OnsetSettings> appliedOnsets_;    // the same: the per-hit analysis asked of the runtime (none: off)
+    int64_t appliedHitLatency_ = 0;                      // the same: the latency reported
+    bool hitShortfallShown_ = false;                     // the same: the status says the latency is short
 
     // Audio thread (prepareToPlay too: the host never runs both at once).
     bool wasPlaying_ = false;
@@ -195,6 +208,7 @@ private:
 
     ClassFilter classes_;
     MidiScheduler midi_;
+    HitMode hits_;
     OscOutput osc_;
     FilePlayer player_;
     FileAnalyzer files_;

@@ -107,6 +107,8 @@ void AnalysisWorker::prepare (double hostSampleRate)
     analyzedThrough_.store (0, std::memory_order_relaxed);
     readyDelay_ = resamplerDelay (hostSampleRate, analyzer_->settings().sampleRate);
     chunk_.resize (8192);
+    hitsFound_.store (0, std::memory_order_relaxed);
+    applyHitRequest (true); // a new stream: the hits from its start
 }
 
 void AnalysisWorker::request (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds)
@@ -120,6 +122,15 @@ void AnalysisWorker::request (std::shared_ptr<const engine::Model> model, double
         pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds, modelChanged });
     }
     hasPending_.store (true, std::memory_order_release);
+}
+
+void AnalysisWorker::requestHits (std::optional<dsp::OnsetSettings> onsets)
+{
+    {
+        const std::lock_guard<std::mutex> lock (hitMutex_);
+        hitRequest_ = onsets;
+    }
+    hasHitRequest_.store (true, std::memory_order_release);
 }
 
 void AnalysisWorker::applyPending()
@@ -175,6 +186,7 @@ void AnalysisWorker::applyPending()
             generation_ = next;
         }
         workerGeneration_ = std::move (next);
+        restartHits(); // the new model's hits (and its clip) from here on
     }
     catch (const std::exception& e)
     {
@@ -188,6 +200,8 @@ bool AnalysisWorker::processPending()
 {
     if (hasPending_.load (std::memory_order_acquire))
         applyPending();
+    if (hasHitRequest_.load (std::memory_order_acquire))
+        applyHitRequest (false);
     bool didSomething = false;
     for (;;)
     {
@@ -200,6 +214,8 @@ bool AnalysisWorker::processPending()
             inlet_.takeGap();
             analyzeReady(); // the windows complete before the gap
             windowsSkipped_.fetch_add (analyzer_->skip (gap.count), std::memory_order_relaxed);
+            if (hits_ != nullptr)
+                restartHits(); // after the gap (what it dropped is no hit's clip)
             didSomething = true;
             continue;
         }
@@ -211,6 +227,7 @@ bool AnalysisWorker::processPending()
         const auto count = inlet_.read (chunk_.data(), want);
         fifoRead_ += static_cast<int64_t> (count);
         analyzer_->push (chunk_.data(), count);
+        pushHits (chunk_.data(), count);
         didSomething = true;
     }
     inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
@@ -260,6 +277,62 @@ void AnalysisWorker::analyzeWindow (int64_t k)
         listener_ (result_, workerGeneration_->info);
 }
 
+void AnalysisWorker::applyHitRequest (bool restart)
+{
+    if (hasHitRequest_.load (std::memory_order_acquire))
+    {
+        std::optional<dsp::OnsetSettings> request;
+        {
+            const std::lock_guard<std::mutex> lock (hitMutex_);
+            request = hitRequest_;
+            hasHitRequest_.store (false, std::memory_order_release);
+        }
+        restart = restart || request != hitOnsets_ || hits_ == nullptr; // (the same settings: the hits pending go on)
+        hitOnsets_ = request;
+    }
+    if (restart)
+        restartHits();
+}
+
+void AnalysisWorker::restartHits()
+{
+    hits_.reset();
+    if (! hitOnsets_.has_value() || analyzer_ == nullptr)
+        return;
+    hitStartSample_ = generationStartSample_ + analyzer_->numInputSamples();
+    try
+    {
+        const auto& model = workerGeneration_->info.model;
+        hits_ = std::make_unique<HitAnalyzer> (model, hostSampleRate_.load (std::memory_order_relaxed), hitSettingsFor (*model, *hitOnsets_));
+    }
+    catch (const std::exception& e)
+    {
+        setError ("no per-hit analysis: ", e.what());
+    }
+}
+
+void AnalysisWorker::pushHits (const float* samples, std::size_t count)
+{
+    if (hits_ == nullptr)
+        return;
+    try
+    {
+        if (classSelector_)
+            hits_->setClassesInPlay (classSelector_ (workerGeneration_->info));
+        hits_->push (samples, count, [this] (const HitResult& hit) {
+            hitsFound_.fetch_add (1, std::memory_order_relaxed);
+            if (hitListener_)
+                hitListener_ (hit, hitStartSample_ + hit.onset, workerGeneration_->info);
+        });
+    }
+    catch (const std::exception& e)
+    {
+        // The windows go on; the hits stop until the next request, model or rate.
+        hits_.reset();
+        setError ("the per-hit analysis stopped: ", e.what());
+    }
+}
+
 void AnalysisWorker::setError (const char* prefix, const char* what) noexcept
 {
     try
@@ -306,6 +379,7 @@ void AnalysisWorker::readStats (RuntimeStats& stats) const
     stats.generation = generation->info.generation;
     stats.windowsRun = windowsRun_.load (std::memory_order_relaxed);
     stats.windowsSkipped = windowsSkipped_.load (std::memory_order_relaxed);
+    stats.hits = hitsFound_.load (std::memory_order_relaxed);
     stats.nonFiniteSamples = nonFinite_.load (std::memory_order_relaxed);
     stats.lastInferenceMs = lastMs_.load (std::memory_order_relaxed);
     stats.maxInferenceMs = maxMs_.load (std::memory_order_relaxed);

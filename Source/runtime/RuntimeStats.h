@@ -13,6 +13,7 @@ struct RuntimeStats
     double lastInferenceMs = 0.0, meanInferenceMs = 0.0, maxInferenceMs = 0.0;
     double workerLoad = 0.0;       // mean inference time / hop: the share of one core the analysis takes
     int64_t windowsRun = 0, windowsSkipped = 0;
+    int64_t hits = 0;              // hits the per-hit analysis classified since prepare()
     int64_t fifoOverruns = 0;      // samples the audio thread had to drop
     int64_t nonFiniteSamples = 0;  // NaN/Inf samples replaced by 0
     int64_t pushedSamples = 0;     // host-rate samples the audio thread has pushed since prepare()

@@ -89,6 +89,22 @@ void StreamingRuntime::setClassSelector (AnalysisWorker::ClassSelector selector)
     worker_.setClassSelector (std::move (selector));
 }
 
+void StreamingRuntime::setHitListener (AnalysisWorker::HitListener listener)
+{
+    const std::lock_guard<std::mutex> control (controlMutex_);
+    if (workerStarted_)
+        throw std::logic_error ("setHitListener() while the worker runs");
+    worker_.setHitListener (std::move (listener));
+}
+
+void StreamingRuntime::setHitAnalysis (std::optional<dsp::OnsetSettings> onsets)
+{
+    if (onsets.has_value())
+        dsp::OnsetDetector::checkSettings (*onsets); // throws for settings out of range
+    const std::lock_guard<std::mutex> control (controlMutex_);
+    worker_.requestHits (onsets);
+}
+
 // ----- audio thread -----------------------------------------------------------------------------
 
 void StreamingRuntime::push (const float* const* channels, int numChannels, int numSamples) noexcept

@@ -71,6 +71,17 @@ public:
         the answer is renormalised over these). */
     void setClassSelector (AnalysisWorker::ClassSelector selector);
 
+    /** Control thread, while the worker is stopped: called on the worker for each hit of the
+        per-hit analysis (setHitAnalysis()) as soon as it is classified. */
+    void setHitListener (AnalysisWorker::HitListener listener);
+    /** Control thread, any time: the per-hit analysis on, with these onset settings (the clip is
+        the running model's, as classify --onsets takes it: hitSettingsFor()), alongside the
+        windows; or off (nullopt). Throws std::invalid_argument for onset settings out of range,
+        without changing anything. In non-real-time mode, waitUntilAnalyzed() also waits for the
+        hits: every hit whose onset lies latencySamples() before the end of the audio pushed so
+        far has been heard by the listener. */
+    void setHitAnalysis (std::optional<dsp::OnsetSettings> onsets);
+
     /** Audio thread: copies a block (any channel count, any length) in. Never blocks, allocates or
         makes a system call; O(numChannels * numSamples). Before prepare(), does nothing.
         In non-real-time mode (below) it waits for room in the FIFO instead of dropping samples. */

@@ -233,8 +233,7 @@ void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, 
     const auto started = std::chrono::steady_clock::now();
     // Only what one window needs (and the resampler's margin) is resampled: the rest would be cut.
     const double inputRate = resampler_->inputRate();
-    const auto needed = static_cast<std::size_t> (std::ceil (windowSeconds() * inputRate)) + 256;
-    scratch_.assign (samples, samples + std::min (numSamples, needed));
+    scratch_.assign (samples, samples + std::min (numSamples, clipSamplesUsed()));
     for (auto& sample : scratch_)
         if (! std::isfinite (sample))
             sample = 0.0f;
@@ -256,6 +255,11 @@ void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, 
     result.startSeconds = 0.0;
     result.endSeconds = static_cast<double> (numSamples) / inputRate;
     result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+}
+
+std::size_t WindowAnalyzer::clipSamplesUsed (const engine::FrontendSettings& settings, double inputRate) noexcept
+{
+    return static_cast<std::size_t> (std::ceil (settings.windowSamples / settings.sampleRate * inputRate)) + 256;
 }
 
 int WindowAnalyzer::topClassInPlay (const std::vector<float>& probabilities) const noexcept

@@ -88,6 +88,10 @@ public:
         it as a short file is, no smoothing, the classes in play applied. startSeconds 0, endSeconds
         the clip's length. The stream's state is untouched. */
     void analyzeClip (const float* samples, std::size_t numSamples, WindowResult& result);
+    /** How many of a clip's first samples analyzeClip() uses (one window and the resampler's
+        margin): samples after them change nothing. */
+    std::size_t clipSamplesUsed() const noexcept { return clipSamplesUsed (settings_, resampler_->inputRate()); }
+    static std::size_t clipSamplesUsed (const engine::FrontendSettings& settings, double inputRate) noexcept;
     /** After finish(), for a stream shorter than one window: window 0, zero-padded. False if the
         stream was empty or window 0 was already analyzed. */
     bool analyzePaddedFirstWindow (WindowResult& result);

@@ -1,12 +1,12 @@
-// The per-hit mode over a whole file: an onset detector (dsp::OnsetDetector) finds each hit, and
-// each hit is classified once, from a clip starting at its onset (WindowAnalyzer::analyzeClip: the
-// clip's first moments, zero-padded to the model's window as a short file is), with the hit's level.
-// `sonotype classify --onsets` runs it; one row, label or MIDI note per hit.
+// The per-hit mode over a whole file: runtime::HitAnalyzer (an onset detector finds each hit, and
+// each hit is classified once, from a clip starting at its onset, with the hit's level) over the
+// file's mono samples. `sonotype classify --onsets` runs it; one row, label or MIDI note per hit.
+// The plugin's live per-hit mode runs the same HitAnalyzer on the stream it receives.
 // One thread per call; memory bounded whatever the file's length (blocks of at most 2 s, and only
 // the samples a pending hit still needs are kept).
 #pragma once
 
-#include "dsp/OnsetDetector.h"
+#include "runtime/HitAnalyzer.h"
 
 #include <functional>
 #include <memory>
@@ -25,7 +25,7 @@ namespace sonotype::timeline
 struct HitAnalysisSettings
 {
     dsp::OnsetSettings onsets;
-    double clipSeconds = 0.25;    // of audio from the onset that a hit is classified from
+    double clipSeconds = runtime::kDefaultHitClipSeconds; // of audio from the onset that a hit is classified from
     double preRollSeconds = 0.01; // the clip starts this much before the onset (an onset is known to about 5 ms)
     std::vector<std::string> classes; // in play (empty: all), as FileAnalysisSettings::classes
 };

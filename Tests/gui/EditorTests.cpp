@@ -1,7 +1,9 @@
 // The editor under a real (virtual) display: it shows what the processor publishes, renders at any
 // size, loads models by drag-and-drop, reports bad files inline, and can be closed and reopened
 // while audio runs. Writes the screenshot used in README (build/screenshots/editor.png).
+#include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
+#include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
 #include "support/MessageLoop.h"
 #include "support/Screenshots.h"
@@ -206,4 +208,30 @@ TEST_CASE ("legibility: five classes at 100%, an uncertain top class, a long mod
     CHECK (view.history().getBounds() == historyBounds);
     saveScreenshot (view.createComponentSnapshot (view.getLocalBounds()), "editor-error.png");
     bad.deleteFile();
+}
+
+TEST_CASE ("the editor shows the per-hit controls, the latency and how late the last note came (screenshot)", "[gui][hits]")
+{
+    TestProcessor processor;
+    auto* hitMode = processor.parameters.getParameter (plugin::ParameterIds::hitMode);
+    hitMode->setValueNotifyingHost (1.0f);
+    std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditorIfNeeded());
+    auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
+    view.addToDesktop (0);
+    view.setVisible (true);
+    {
+        ProcessorDriver driver (processor, 44100.0, 2, 512);
+        formats::AudioFileReader reader (fixturePath ("kit/pattern.wav"));
+        auto signal = readAll (reader);
+        signal.resize (std::min<std::size_t> (signal.size(), 12 * 44100)); // (the pattern's last hit, not the silence after it)
+        driver.play (signal);
+        pumpMessages (50);
+        view.refresh();
+        const auto status = processor.snapshot().hits;
+        CHECK (status.on);
+        CHECK (status.notes >= 30);
+        CHECK (status.lastDelaySeconds >= status.latencySeconds);
+        const auto image = view.createComponentSnapshot (view.getLocalBounds());
+        CHECK (saveScreenshot (image, "editor-hits.png").getSize() > 10000);
+    }
 }

@@ -1,9 +1,12 @@
 // processBlock() is real-time safe: across 10^5 blocks of random size and channel count, with the
-// worker busy and MIDI notes coming back, the audio thread allocates, frees and locks nothing.
+// worker busy and MIDI notes coming back, the audio thread allocates, frees and locks nothing; in
+// the per-hit mode too (its notes, its pass-through delay).
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "support/AllocationCounter.h"
+#include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
+#include "support/Fixtures.h"
 
 #include <catch2/catch.hpp>
 
@@ -21,6 +24,14 @@ void processCounted (plugin::SonotypeProcessor& processor, juce::AudioBuffer<flo
     counts.allocations += c.allocations;
     counts.frees += c.frees;
     counts.locks += c.locks;
+}
+/** Sets `buffer` to n samples on 2 channels: `signal` from `position` on, looped. */
+void fillLooped (juce::AudioBuffer<float>& buffer, int n, const std::vector<float>& signal, int64_t position)
+{
+    buffer.setSize (2, n, false, false, true);
+    for (int c = 0; c < 2; ++c)
+        for (int i = 0; i < n; ++i)
+            buffer.setSample (c, i, signal[static_cast<std::size_t> ((position + i) % static_cast<int64_t> (signal.size()))]);
 }
 } // namespace
 
@@ -50,10 +61,7 @@ TEST_CASE ("processBlock allocates, frees and locks nothing over 1e5 blocks", "[
     for (std::size_t block = 0; block < sizes.size(); ++block)
     {
         const int n = sizes[block];
-        buffer.setSize (2, n, false, false, true);
-        for (int c = 0; c < 2; ++c)
-            for (int i = 0; i < n; ++i)
-                buffer.setSample (c, i, signal[static_cast<std::size_t> ((position + i) % static_cast<int64_t> (signal.size()))]);
+        fillLooped (buffer, n, signal, position);
         midi.clear();
         processCounted (processor, buffer, midi, counts);
         midiEvents += midi.getNumEvents();
@@ -151,4 +159,66 @@ TEST_CASE ("recording an example from the input and running taught classes alloc
     CHECK (counts.allocations == 0);
     CHECK (counts.frees == 0);
     CHECK (counts.locks == 0);
+}
+
+TEST_CASE ("per-hit mode: processBlock allocates, frees and locks nothing, live or offline, while notes go out and settings change", "[plugin][realtime][hits]")
+{
+    const bool offline = GENERATE (false, true);
+    INFO ((offline ? "offline" : "real time"));
+    TestProcessor processor;
+    auto set = [&] (const char* id, float value) {
+        auto* parameter = processor.parameters.getParameter (id);
+        parameter->setValueNotifyingHost (parameter->convertTo0to1 (value));
+        processor.applyAnalysisParameters(); // as the timer would, between two blocks
+    };
+    set (plugin::ParameterIds::hitMode, 1.0f);
+    processor.setNonRealtime (offline);
+    constexpr double rate = 44100.0;
+    constexpr int maxBlock = 1024;
+    processor.setPlayConfigDetails (2, 2, rate, maxBlock);
+    processor.prepareToPlay (rate, maxBlock);
+    REQUIRE (processor.getLatencySamples() > 0);
+
+    // The drum pattern (the fixture step renders it), played over and over.
+    formats::AudioFileReader reader (fixturePath ("kit/pattern.wav"));
+    const auto signal = readAll (reader);
+    REQUIRE (signal.size() > 44100);
+    juce::AudioBuffer<float> buffer (2, maxBlock);
+    juce::MidiBuffer midi;
+    midi.ensureSize (4096);
+    std::mt19937 random (13);
+    AllocationCounts counts;
+    int64_t notes = 0, position = 0, sincePause = 0;
+    const int blocks = offline ? 20000 : 50000;
+    for (int block = 0; block < blocks; ++block)
+    {
+        if (block == blocks / 3)
+            set (plugin::ParameterIds::onsetThreshold, 2.0f); // a new detector on the worker
+        if (block == blocks / 2)
+            set (plugin::ParameterIds::hitMode, 0.0f); // the windows' notes, no latency
+        if (block == 2 * blocks / 3)
+            set (plugin::ParameterIds::hitMode, 1.0f);
+        const int n = block == 100 ? maxBlock : std::uniform_int_distribution<int> (1, 256) (random);
+        fillLooped (buffer, n, signal, position);
+        midi.clear();
+        processCounted (processor, buffer, midi, counts);
+        for (const auto metadata : midi)
+            notes += metadata.getMessage().isNoteOn() ? 1 : 0;
+        position += n;
+        sincePause += n;
+        if (! offline && sincePause > static_cast<int64_t> (rate / 20)) // live: let the worker keep up
+        {
+            REQUIRE (ProcessorDriver::waitForAnalysis (processor));
+            sincePause = 0;
+        }
+    }
+    const auto stats = processor.analysis().stats();
+    processor.releaseResources();
+    CHECK (counts.allocations == 0);
+    CHECK (counts.frees == 0);
+    if (! offline)
+        CHECK (counts.locks == 0);
+    INFO ("note-ons during the counted blocks: " << notes << ", hits " << stats.hits);
+    CHECK (stats.hits >= 100);
+    CHECK (notes >= 100);
 }

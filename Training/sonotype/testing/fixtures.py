@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from ..export import export_model
+from ..hits.kit import render_kit
 from ..frontend import LogMelFrontend
 from ..models.audio_transformer import AudioTransformer
 
@@ -83,6 +84,9 @@ def write_fixtures(out_dir: str) -> None:
         np.save(os.path.join(out_dir, f"{name}.input.npy"), x.numpy())
         np.save(os.path.join(out_dir, f"{name}.expected.npy"), y.numpy())
         print(f"fixture {name}: input {tuple(shape)} -> output {tuple(y.shape)}")
+    # Drum material for the plugin's per-hit tests: a FluidR3 kit's pieces and a 12 s pattern.
+    hits = render_kit(os.path.join(out_dir, "kit"), "FluidR3")
+    print(f"fixture kit: kick/, snare/, hat/ and pattern.wav ({len(hits)} hits), FluidR3")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,219 @@
+#include "plugin/HitMode.h"
+
+#include "plugin/PluginParameters.h"
+#include "runtime/Detector.h"
+#include "timeline/HitAnalysis.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sonotype::plugin
+{
+namespace
+{
+    constexpr int kDelayChunk = 1024; // the delay line is written and read in steps of at most this
+
+    /** As MidiScheduler's: an event JUCE cannot store without allocating more than the host gave
+        is lost rather than let std::bad_alloc out of a noexcept function. */
+    void addMidi (juce::MidiBuffer& midi, const juce::MidiMessage& message, int position) noexcept
+    {
+        try
+        {
+            midi.addEvent (message, position);
+        }
+        catch (...)
+        {
+        }
+    }
+
+    /** A parameter's float as the number typed at the command line: rounded to `decimals`. */
+    double typed (float value, int decimals) noexcept
+    {
+        const double scale = std::pow (10.0, decimals);
+        return std::round (static_cast<double> (value) * scale) / scale;
+    }
+} // namespace
+
+HitMode::HitMode (juce::AudioProcessorValueTreeState& parameters)
+    : hitMode_ (*parameters.getRawParameterValue (ParameterIds::hitMode)), midiOut_ (*parameters.getRawParameterValue (ParameterIds::midiOut)),
+      baseNote_ (*parameters.getRawParameterValue (ParameterIds::baseNote)),
+      threshold_ (*parameters.getRawParameterValue (ParameterIds::onsetThreshold)),
+      gap_ (*parameters.getRawParameterValue (ParameterIds::onsetGap)), silence_ (*parameters.getRawParameterValue (ParameterIds::onsetSilence))
+{
+    offAt_.fill (-1);
+}
+
+// ----- message thread ---------------------------------------------------------------------------
+
+bool HitMode::isOn() const noexcept
+{
+    return hitMode_.load (std::memory_order_relaxed) >= 0.5f;
+}
+
+dsp::OnsetSettings HitMode::onsetSettings() const noexcept
+{
+    dsp::OnsetSettings settings;
+    settings.threshold = typed (threshold_.load (std::memory_order_relaxed), 2); // steps of 0.05
+    settings.minGapSeconds = typed (gap_.load (std::memory_order_relaxed), 3);  // steps of 5 ms
+    settings.silenceDb = typed (silence_.load (std::memory_order_relaxed), 0);  // whole dB
+    return settings;
+}
+
+void HitMode::prepare (double sampleRate, int numChannels)
+{
+    const int capacity = static_cast<int> (std::ceil (kMaxLatencySeconds * sampleRate)) + kDelayChunk;
+    delayLines_.assign (static_cast<std::size_t> (std::max (numChannels, 0)), std::vector<float> (static_cast<std::size_t> (capacity), 0.0f));
+    capacity_.store (capacity - kDelayChunk, std::memory_order_relaxed);
+    delayWrite_ = 0;
+    rate_.store (sampleRate, std::memory_order_relaxed);
+    noteSamples_ = std::max<int64_t> (1, std::llround (kNoteSeconds * sampleRate));
+    HitEvent stale;
+    while (queue_.read (&stale, 1) == 1)
+    {
+    }
+    numHeld_ = 0;
+    streamPosition_ = 0;
+    closeAll_ = numSounding_ > 0;
+    lastDelay_.store (-1, std::memory_order_relaxed);
+}
+
+int HitMode::setLatency (int64_t samples) noexcept
+{
+    const auto room = static_cast<int64_t> (capacity_.load (std::memory_order_relaxed));
+    const auto latency = std::clamp<int64_t> (samples, 0, room);
+    shortfall_.store (std::max<int64_t> (0, samples - room), std::memory_order_relaxed);
+    latency_.store (static_cast<int> (latency), std::memory_order_relaxed);
+    return static_cast<int> (latency);
+}
+
+// ----- worker thread ----------------------------------------------------------------------------
+
+void HitMode::queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled) noexcept
+{
+    if (! isOn() || midiOut_.load (std::memory_order_relaxed) < 0.5f)
+        return;
+    const auto& probabilities = hit.result.probabilities;
+    const int top = runtime::topEnabledClass (probabilities.data(), static_cast<int> (probabilities.size()), enabled);
+    const int note = juce::roundToInt (baseNote_.load (std::memory_order_relaxed)) + top;
+    if (top < 0 || note < 0 || note > 127)
+        return;
+    const HitEvent event { onsetSample, note, timeline::hitVelocity (hit.levelDb) };
+    queue_.write (&event, 1); // (full: the audio thread is not taking them; the hit is lost)
+}
+
+// ----- audio thread -----------------------------------------------------------------------------
+
+void HitMode::delayAudio (juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept
+{
+    const int channels = std::min ({ numChannels, buffer.getNumChannels(), static_cast<int> (delayLines_.size()) });
+    if (delayLines_.empty())
+        return;
+    const int size = static_cast<int> (delayLines_.front().size());
+    const int latency = latency_.load (std::memory_order_relaxed);
+    for (int start = 0; start < numSamples; start += kDelayChunk)
+    {
+        // In steps of at most kDelayChunk, so that the line (latency + a step) never overwrites
+        // what a step still reads.
+        const int count = std::min (kDelayChunk, numSamples - start);
+        const int read = (delayWrite_ - latency + size) % size;
+        for (int c = 0; c < channels; ++c)
+        {
+            auto* line = delayLines_[static_cast<std::size_t> (c)].data();
+            auto* samples = buffer.getWritePointer (c, start);
+            const int first = std::min (count, size - delayWrite_);
+            std::copy_n (samples, first, line + delayWrite_);
+            std::copy_n (samples + first, count - first, line);
+            if (latency > 0)
+            {
+                const int firstOut = std::min (count, size - read);
+                std::copy_n (line + read, firstOut, samples);
+                std::copy_n (line, count - firstOut, samples + firstOut);
+            }
+        }
+        delayWrite_ = (delayWrite_ + count) % size;
+    }
+}
+
+void HitMode::writeBlock (juce::MidiBuffer& midi, int numSamples, bool stopEverything) noexcept
+{
+    const int64_t blockStart = streamPosition_, blockEnd = streamPosition_ + numSamples;
+    const int last = std::max (numSamples - 1, 0);
+    stopEverything = stopEverything || ! isOn() || midiOut_.load (std::memory_order_relaxed) < 0.5f;
+    if (std::exchange (closeAll_, false) || stopEverything)
+    {
+        // Every sounding note ends at the block's start; nothing queued is played.
+        for (int note = 0; note < 128 && numSounding_ > 0; ++note)
+            if (offAt_[static_cast<std::size_t> (note)] >= 0)
+            {
+                addMidi (midi, juce::MidiMessage::noteOff (1, note), 0);
+                offAt_[static_cast<std::size_t> (note)] = -1;
+                --numSounding_;
+            }
+    }
+    HitEvent event;
+    while (numHeld_ < static_cast<int> (held_.size()) && queue_.read (&event, 1) == 1)
+        held_[static_cast<std::size_t> (numHeld_++)] = event;
+    if (stopEverything)
+        numHeld_ = 0;
+
+    // Each note on its sample, onset + latency, or at the block's start when that has passed
+    // (live, the result came later); the ones for later blocks wait.
+    const int latency = latency_.load (std::memory_order_relaxed);
+    int kept = 0;
+    for (int i = 0; i < numHeld_; ++i)
+    {
+        const auto& hit = held_[static_cast<std::size_t> (i)];
+        const int64_t due = hit.onset + latency;
+        if (due >= blockEnd)
+        {
+            held_[static_cast<std::size_t> (kept++)] = hit;
+            continue;
+        }
+        const int position = static_cast<int> (std::clamp<int64_t> (due - blockStart, 0, last));
+        auto& offAt = offAt_[static_cast<std::size_t> (hit.note)];
+        if (offAt >= 0)
+            addMidi (midi, juce::MidiMessage::noteOff (1, hit.note), static_cast<int> (std::clamp<int64_t> (offAt - blockStart, 0, position))); // the same note again: this one ends
+        else
+            ++numSounding_;
+        addMidi (midi, juce::MidiMessage::noteOn (1, hit.note, static_cast<juce::uint8> (hit.velocity)), position);
+        offAt = blockStart + position + noteSamples_;
+        lastDelay_.store (blockStart + position - hit.onset, std::memory_order_relaxed);
+        notesSent_.fetch_add (1, std::memory_order_relaxed);
+    }
+    numHeld_ = kept;
+    // The notes whose time is up in this block end.
+    for (int note = 0; note < 128 && numSounding_ > 0; ++note)
+    {
+        auto& offAt = offAt_[static_cast<std::size_t> (note)];
+        if (offAt >= 0 && offAt < blockEnd)
+        {
+            addMidi (midi, juce::MidiMessage::noteOff (1, note), static_cast<int> (std::clamp<int64_t> (offAt - blockStart, 0, last)));
+            offAt = -1;
+            --numSounding_;
+        }
+    }
+    streamPosition_ = blockEnd;
+}
+
+// ----- any thread -------------------------------------------------------------------------------
+
+HitStatus HitMode::status (const engine::Model& model, double sampleRate) const
+{
+    HitStatus status;
+    status.on = isOn();
+    status.clipSeconds = runtime::hitClipSeconds (model);
+    status.taughtClip = runtime::hitClipSeconds (model, -1.0) > 0.0;
+    status.latencySeconds = sampleRate > 0.0 ? latency() / sampleRate : 0.0;
+    status.lastDelaySeconds = lastDelaySeconds();
+    status.notes = notesSent();
+    return status;
+}
+
+double HitMode::lastDelaySeconds() const noexcept
+{
+    const auto delay = lastDelay_.load (std::memory_order_relaxed);
+    const double rate = rate_.load (std::memory_order_relaxed);
+    return delay < 0 || rate <= 0.0 ? -1.0 : static_cast<double> (delay) / rate;
+}
+
+} // namespace sonotype::plugin
