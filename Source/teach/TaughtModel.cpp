@@ -62,6 +62,9 @@ std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFil
     }
     if (head.hitClipSeconds > 0.0)
         taught["onset_window"] = head.hitClipSeconds; // classify --onsets classifies hits as they were taught
+    if (const auto hitEmbedding = metadata.find ("hit_embedding"); hitEmbedding != metadata.end() && hitEmbedding->is_string())
+        if (auto described = Json::parse (hitEmbedding->get<std::string>(), nullptr, false); ! described.is_discarded())
+            taught["embedding"] = std::move (described); // what hits are embedded from (HitEmbedding.h)
     edit.graph["outputs"] = { scores, embedding };
     metadata["labels"] = Json (head.labels).dump();
     metadata["embedding_output"] = "1";
