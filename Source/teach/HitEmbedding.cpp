@@ -103,7 +103,8 @@ std::optional<std::vector<std::uint8_t>> hitEmbeddingModelFile (std::span<const 
     metadata["hit_embedding"] = Json { { "from", "the token sequence (graph value " + std::to_string (tokens) + ")" },
                                        { "tokens", { from, to } },
                                        { "of", count },
-                                       { "seconds", { static_cast<double> (from) / perSecond, static_cast<double> (to) / perSecond } } }
+                                       { "seconds", { std::round (1000.0 * static_cast<double> (from) / perSecond) / 1000.0,
+                                                      std::round (1000.0 * static_cast<double> (to) / perSecond) / 1000.0 } } }
                                     .dump();
     return edit.bytes();
 }
