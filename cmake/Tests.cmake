@@ -37,6 +37,7 @@ add_executable(sonotype_tests
     Tests/runtime/SegmenterTests.cpp
     Tests/runtime/SpscFifoTests.cpp
     Tests/runtime/WaveformModelTests.cpp
+    Tests/teach/HitEmbeddingTests.cpp
     Tests/teach/TeacherTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/TimelineExportTests.cpp)

@@ -16,7 +16,6 @@ import torch.nn as nn
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "Training"))
 
-from sonotype.export.safetensors_io import read_safetensors  # noqa: E402
 from sonotype.models.audio_transformer import AudioTransformer, SpectrogramStem  # noqa: E402
 
 BUILTIN_MODEL = os.path.join(ROOT, "Resources", "models", "default.safetensors")
@@ -43,35 +42,7 @@ class BenchModel:
 
 # ----- the built-in model: rebuilt from the committed file's weights ------------------------------
 
-def builtin_model() -> nn.Module:
-    """AudioTransformer with the built-in model's configuration (docs/MODEL.md, Training/sonotype/train.py
-    MODEL_CONFIG) and the weights of Resources/models/default.safetensors. The file stores the exported
-    graph's constants under the names of the ops that made them ("cls_token.expand", "...pe.slice");
-    the sinusoidal positional table is not a weight (the exported slice is checked against it)."""
-    from sonotype.train import MODEL_CONFIG
-    tensors, metadata = read_safetensors(BUILTIN_MODEL)
-    if metadata.get("model_class") != "AudioTransformer":
-        raise ValueError(f"{BUILTIN_MODEL}: model_class {metadata.get('model_class')}, expected AudioTransformer")
-    model = AudioTransformer(**MODEL_CONFIG)
-    state = model.state_dict()
-    loaded = {}
-    for name, value in tensors.items():
-        if name.startswith("frontend."):
-            continue
-        target = {"cls_token.expand": "cls_token"}.get(name, name)
-        if target == "positional_encoder.pe.slice":
-            pe = state["positional_encoder.pe"]
-            if not torch.allclose(pe[: value.shape[0]], torch.as_tensor(value), atol=1e-6):
-                raise ValueError("the built-in model's positional table is not the sinusoidal one")
-            continue
-        if target not in state:
-            raise ValueError(f"{BUILTIN_MODEL}: tensor {name} has no counterpart in AudioTransformer")
-        loaded[target] = torch.as_tensor(value).reshape(state[target].shape)
-    missing = [k for k in state if k not in loaded and not k.endswith("num_batches_tracked") and k != "positional_encoder.pe"]
-    if missing:
-        raise ValueError(f"{BUILTIN_MODEL}: no weights for {missing}")
-    model.load_state_dict(loaded, strict=False)
-    return model
+from sonotype.models.builtin import builtin_model  # noqa: E402,F401  (BenchModel "builtin" below)
 
 
 # ----- the seed-000 model (Training/tests/test_parity_seed_models.py) ------------------------------

@@ -6,12 +6,16 @@
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
+#include "teach/HitEmbedding.h"
 #include "teach/TaughtModel.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 
 namespace sonotype::cli
 {
@@ -19,7 +23,8 @@ namespace
 {
     constexpr const char* kDescription = R"(Learns classes from examples: each --class NAME is followed by its example files or folders
 (searched recursively). Every file is one example: the model's embedding of its windows, averaged
-(with --hits, every hit in it is one example: drum-to-MIDI from your own kit). A class is the mean
+(with --hits, every hit in it is one example: drum-to-MIDI from your own kit; a hit is embedded from
+the model's token sequence, before its transformer, when it has one). A class is the mean
 of its examples; a window is scored by its closeness (cosine) to each class's mean, and is
 "unknown" when no class is close enough (--unknown-below). When every class is one of the base
 model's own (e.g. piano, guitar, drums), the rule combines the model's own head over those classes
@@ -52,7 +57,37 @@ examples. The result is one model file, the base model plus what was learned: gi
             throw UsageError ("learn needs at least one --class NAME PATH... (see sonotype learn --help)");
         if (options.output.empty())
             throw UsageError ("learn needs -o FILE: where to write the taught model");
-        const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
+        auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
+        std::vector<std::uint8_t> base; // the file the taught model extends
+        if (options.model.empty())
+        {
+            const auto bytes = resources::builtinModelFile();
+            base.assign (bytes.begin(), bytes.end());
+        }
+        else
+        {
+            std::ifstream in (options.model, std::ios::binary);
+            base.assign (std::istreambuf_iterator<char> (in), {});
+        }
+        if (options.hits)
+            if (auto tokens = teach::hitEmbeddingModelFile (base)) // hits: from the model's tokens (teach/HitEmbedding.h)
+            {
+                base = std::move (*tokens);
+                model = engine::Model::fromMemory (base.data(), base.size(), model->info().name, options.limits.limits());
+                std::ostringstream which; // (a file taught from hits before keeps its own description, which may say anything)
+                try
+                {
+                    const auto span = nlohmann::json::parse (model->info().metadata.at ("hit_embedding"));
+                    which << ", tokens " << span.at ("tokens").at (0).get<int>() << "-" << span.at ("tokens").at (1).get<int>() << " of "
+                          << span.at ("of").get<int>() << " (" << span.at ("seconds").at (0).get<double>() << "-"
+                          << span.at ("seconds").at (1).get<double>() << " s of each clip)";
+                }
+                catch (const std::exception&)
+                {
+                    which.str ("");
+                }
+                std::cerr << "hits: embedded from the model's token sequence" << which.str() << "\n";
+            }
         if (! model->info().embeddingOutput.has_value())
             throw UsageError (std::string (options.model.empty() ? "the built-in model" : options.model)
                               + " has no embedding output, which learning needs: export it with export_model(..., embedding=...)");
@@ -141,17 +176,6 @@ examples. The result is one model file, the base model plus what was learned: gi
         }
         std::cout << "right: " << confusion.correct << " of " << confusion.total << " examples\n";
 
-        std::vector<std::uint8_t> base;
-        if (options.model.empty())
-        {
-            const auto bytes = resources::builtinModelFile();
-            base.assign (bytes.begin(), bytes.end());
-        }
-        else
-        {
-            std::ifstream in (options.model, std::ios::binary);
-            base.assign (std::istreambuf_iterator<char> (in), {});
-        }
         const auto file = teach::taughtModelFile (base, options.model.empty() ? resources::kBuiltinModelName : options.model, head);
         std::ofstream out (options.output, std::ios::binary | std::ios::trunc);
         out.write (reinterpret_cast<const char*> (file.data()), static_cast<std::streamsize> (file.size()));
