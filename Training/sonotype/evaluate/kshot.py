@@ -62,6 +62,7 @@ QUIET_DB = (10.0, 20.0, 30.0)  # the loud-windows lever: windows this far below 
 STUDY = {1: {"restricted": (82.9, None), "prototypes": (83.2, 6.1), "combined": (87.0, 2.7)},
          3: {"restricted": (88.9, None), "prototypes": (89.0, 3.4), "combined": (90.0, 1.5)},
          5: {"restricted": (88.6, None), "prototypes": (90.5, 2.6), "combined": (90.2, 2.3)}}
+STUDY_CLASSES = ("speech", "drums", "piano", "guitar", "noise")  # the study's: voices, drums, grand piano, guitar, noises
 TARGET = ("B", 3, "combined", 0.88)  # >= 88% of set B's files at k = 3
 BEGIN, END = "<!-- k-shot: begin -->", "<!-- k-shot: end -->"
 _REPO = Path(__file__).resolve().parents[3]
@@ -217,7 +218,7 @@ def leave_one_out_right(example, probabilities, labels, taught, n_classes, weigh
 
 def draw(seed, which, k, r, labels, n_classes):
     """The taught files of draw r: k of each class, at random (seeded by set, k and r)."""
-    rng = np.random.default_rng([seed, sum(map(ord, which)), k, r])
+    rng = np.random.default_rng([seed, sum(map(ord, which)), k, r])  # which: the set's name
     return np.sort(np.concatenate([rng.choice(np.flatnonzero(labels == c), size=k, replace=False) for c in range(n_classes)]))
 
 
@@ -375,6 +376,9 @@ def section(results, command, shots, draws, seed, elapsed):
              "depend on the CPU). Windows of 1 s every 0.25 s. Each cell: the mean ± sd over "
              f"{draws} random draws (seed {seed}) of the k files per class that are taught; every other file of "
              "the set is classified over the set's classes.", ""]
+    lines += ["The engine's passes (`classify --classes ... --embeddings` and `classify`, every window of the set's files, "
+              f"{os.cpu_count()} jobs): " + "; ".join(f"set {which}: {sum(r.files_per_class.values())} files in {r.engine_seconds:.1f} s"
+                                                      for which, r in results.items()) + ".", ""]
     all_classes = list(dict.fromkeys(c for r in results.values() for c in r.classes))
     lines += ["Files per class:", "", "| set | " + " | ".join(all_classes) + " |", "|---" * (len(all_classes) + 1) + "|"]
     for which, r in results.items():
@@ -448,7 +452,7 @@ def section(results, command, shots, draws, seed, elapsed):
     for which, r in results.items():
         for k, chosen in r.loo_weights.items():
             values, counts = np.unique(chosen, return_counts=True)
-            lines.append(f"- set {which}, k = {k}: leave-one-out chose the weight " + ", ".join(f"{v:g} ({c} draws)" for v, c in zip(values, counts)))
+            lines.append(f"- set {which}, k = {k}: leave-one-out chose the weight " + ", ".join(f"{v:g} ({c} draw{'' if c == 1 else 's'})" for v, c in zip(values, counts)))
     lines += ["", END]
     return "\n".join(line for i, line in enumerate(lines) if not (line == "" and i and lines[i - 1] == ""))
 
@@ -499,6 +503,8 @@ def main(argv=None):
     parser.add_argument("--clips", type=int, default=40, help="sets A and B: as python3 -m sonotype.evaluate (the cache's)")
     parser.add_argument("--sets-seed", type=int, default=99, help="sets A and B: as python3 -m sonotype.evaluate")
     parser.add_argument("--cache", default=DEFAULT_CACHE, help="folder of the rendered sets A and B")
+    parser.add_argument("--subset", default=",".join(STUDY_CLASSES),
+                        help="sets A and B: also each set with only these classes (default: the study's five; '' for none)")
     parser.add_argument("--report", default="", help="write the tables into this file, between the k-shot markers")
     parser.add_argument("--json", default="", help="also write every draw's numbers here")
     args = parser.parse_args(argv)
@@ -510,6 +516,12 @@ def main(argv=None):
             sets[manifest.get("title") or folder] = (folder, manifest)
     else:
         sets = {which: entry for which, entry in load_or_build(args.cache, args.clips, args.sets_seed).items() if which in SETS}
+        subset = [c for c in args.subset.split(",") if c]
+        for which, (folder, manifest) in list(sets.items()):
+            if subset:
+                files = {n: e for n, e in manifest["files"].items() if e["class"] in subset}
+                sets[f"{which}, {len(subset)} classes"] = (folder, {**manifest, "files": files,
+                                                                   "title": f"{manifest['title']}: {', '.join(subset)} only"})
     results = run(sets, args.shots, args.draws, args.seed, args.model)
     command = f"python3 -m sonotype.evaluate.kshot --shots {' '.join(map(str, args.shots))} --draws {args.draws} --seed {args.seed}"
     if args.folder:
