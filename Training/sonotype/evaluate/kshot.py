@@ -39,7 +39,6 @@ import csv
 import io
 import json
 import os
-import platform
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from scipy.io import wavfile
 
 from ..data import CLASSES
 from ..engine_cli import cli_path
+from ..hits.evaluate import cpu_name
 from .sets import SETS, load_or_build, parse_name
 
 RULES = ("restricted", "prototypes", "combined")
@@ -65,7 +65,6 @@ STUDY = {1: {"restricted": (82.9, None), "prototypes": (83.2, 6.1), "combined": 
 STUDY_CLASSES = ("speech", "drums", "piano", "guitar", "noise")  # the study's: voices, drums, grand piano, guitar, noises
 TARGET = ("B", 3, "combined", 0.88)  # >= 88% of set B's files at k = 3
 BEGIN, END = "<!-- k-shot: begin -->", "<!-- k-shot: end -->"
-_REPO = Path(__file__).resolve().parents[3]
 
 
 # --- the engine, once per set ------------------------------------------------------------------------
@@ -348,20 +347,6 @@ def run(sets, shots=(1, 3, 5), draws=20, seed=0, model="", verbose=True):
 
 
 # --- the report ---------------------------------------------------------------------------------------
-
-def cpu_name():
-    """The model name, with the family and model numbers (a VM may give only "AMD EPYC")."""
-    fields = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            fields.setdefault(key.strip(), value.strip())
-    except OSError:
-        pass
-    if "model name" not in fields:
-        return platform.processor() or "unknown CPU"
-    return f"{fields['model name']} (family {fields.get('cpu family', '?')}, model {fields.get('model', '?')})"
-
 
 def mean_sd(values):
     v = np.array(values, dtype=float) * 100
