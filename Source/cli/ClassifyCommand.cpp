@@ -61,7 +61,12 @@ windows (the number of windows). Segments then reach the file's end too.
 A folder is searched recursively; each file skipped (an unsupported extension, not a regular file)
 is named on stderr, and after a folder scan stderr gets the totals (classified, skipped, failed).
 --error-rows adds a row for each file or folder that could not be classified: CSV rows get an error
-column last (empty for the files classified), JSON objects {"file": ..., "error": ...}.)";
+column last (empty for the files classified), JSON objects {"file": ..., "error": ...}.
+
+--embeddings adds the model's embedding of each window (the numbers `sonotype learn` averages into
+an example, computed in the same run as the window's scores; the model needs an embedding output):
+CSV columns embedding_0, embedding_1, ... after the others (before --error-rows' error column),
+JSON rows an "embedding" array. For studying teaching rules on your own files; window rows only.)";
 
     constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order
 (--summary: file,label,confidence, then the mean probabilities; --segments: file,start_s,end_s,
@@ -102,6 +107,7 @@ usage.)";
         std::string model;
         double hopSeconds = 0.25, smoothingSeconds = 0.0;
         bool json = false, summary = false, segments = false, toEnd = false, errorRows = false;
+        bool embeddings = false; // --embeddings: each window row gets the model's embedding
         Format format = Format::csv;
         double thresholdPercent = 50.0; // the plugin's "Detection threshold" default
         int baseNote = 36;              // the plugin's "MIDI base note" default
@@ -188,12 +194,23 @@ usage.)";
         return std::isfinite (value) ? number (value, decimals) : "null"; // JSON has no NaN
     }
 
+    /** An embedding's number as the float it is (9 significant digits read back to the same float). */
+    std::string exactNumber (float value, bool json)
+    {
+        if (! std::isfinite (value))
+            return json ? "null" : "nan";
+        char text[32];
+        std::snprintf (text, sizeof text, "%.9g", static_cast<double> (value));
+        return text;
+    }
+
     /** What --to-end adds to a row: a window's padded and tail flags, or a summary's duration and windows. */
     struct RowEnd
     {
         bool padded = false, tail = false;
         double durationSeconds = 0.0;
         int64_t numWindows = 0;
+        std::span<const float> embedding {}; // --embeddings: the window's
     };
 
     std::string formatRow (const Options& options, const std::string& file, const std::vector<std::string>& labels, const double* times,
@@ -214,6 +231,13 @@ usage.)";
                 row += std::string (",\"padded\":") + (end.padded ? "true" : "false") + ",\"tail\":" + (end.tail ? "true" : "false");
             else if (options.toEnd)
                 row += ",\"duration_s\":" + jsonNumber (end.durationSeconds, 3) + ",\"windows\":" + std::to_string (end.numWindows);
+            if (options.embeddings && times != nullptr)
+            {
+                row += ",\"embedding\":[";
+                for (std::size_t i = 0; i < end.embedding.size(); ++i)
+                    row += (i ? "," : "") + exactNumber (end.embedding[i], true);
+                row += "]";
+            }
             return row + "}";
         }
         row = timeline::csvField (file);
@@ -226,6 +250,9 @@ usage.)";
             row += std::string (end.padded ? ",1" : ",0") + (end.tail ? ",1" : ",0");
         else if (options.toEnd)
             row += "," + number (end.durationSeconds, 3) + "," + std::to_string (end.numWindows);
+        if (options.embeddings && times != nullptr)
+            for (const float e : end.embedding)
+                row += "," + exactNumber (e, false);
         return row + "\n";
     }
 
@@ -316,7 +343,7 @@ usage.)";
             if (! options.segments && ! options.summary)
                 callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags flags) {
                     const double times[] = { result.startSeconds, result.endSeconds };
-                    rows.push_back (formatRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail }));
+                    rows.push_back (formatRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail, 0.0, 0, flags.embedding }));
                 };
             const auto analysis = timeline::analyzeFile (path, model, settings, callbacks);
             if (analysis.numNonFiniteSamples > 0)
@@ -419,6 +446,9 @@ CommandRun addClassifyCommand (CLI::App& app)
     command->add_flag ("--to-end", options->toEnd,
                        "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
                        "full window gets a window aligned to the end (tail: 1); --summary: the duration and number of windows");
+    command->add_flag ("--embeddings", options->embeddings,
+                       "csv, json: each window row gets the model's embedding of the window (CSV: columns embedding_0, ...); "
+                       "the model needs an embedding output");
     command->add_flag ("--error-rows", options->errorRows,
                        "csv, json: a file or folder that could not be classified is a row too, with its error (CSV: an error column last)");
     command->add_flag ("--segments", options->segments, "one row per segment (a stretch where one class is detected) instead of per window");
@@ -457,11 +487,18 @@ int classify (Options options)
         throw UsageError ("--summary and segments (--segments, --format audacity|reaper|midi) do not go together");
     if (options.onsets && (options.summary || options.toEnd || options.segments))
         throw UsageError ("--onsets gives one row per hit: --summary, --segments and --to-end do not go with it");
+    if (options.embeddings && (options.summary || options.segments || options.onsets || exporting))
+        throw UsageError ("--embeddings gives window rows: --summary, --segments, --onsets and --format audacity|reaper|midi do not go with it");
     if (options.format == Format::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)
         throw UsageError ("--format midi writes a binary file: give --output FILE or redirect stdout");
 
     const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
     runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
+    const auto& embeddingOutput = model->info().embeddingOutput;
+    if (options.embeddings && ! embeddingOutput.has_value())
+        throw UsageError ("--embeddings: " + (options.model.empty() ? std::string ("the built-in model") : engine::printable (options.model))
+                          + " has no embedding output (export it with export_model(..., embedding=...))");
+    const auto embeddingSize = embeddingOutput.has_value() ? model->info().outputShapes[static_cast<std::size_t> (*embeddingOutput)].numElements() : int64_t { 0 };
     if (options.onsets && options.onsetWindow->count() == 0)
         options.hits.clipSeconds = runtime::hitClipSeconds (*model, options.hits.clipSeconds); // a model taught from hits: the clip it learned them from
     try
@@ -518,6 +555,9 @@ int classify (Options options)
                 header += "," + timeline::csvField (label);
         if (options.toEnd && ! options.segments)
             header += options.summary ? ",duration_s,windows" : ",padded,tail";
+        if (options.embeddings)
+            for (int64_t i = 0; i < embeddingSize; ++i)
+                header += ",embedding_" + std::to_string (i);
         if (errorRows)
             header += ",error";
         numColumns = static_cast<std::size_t> (std::count (header.begin(), header.end(), ',')) + 1;

@@ -41,6 +41,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     bool havePrevious = false;
 
     auto emit = [&] (WindowFlags flags) {
+        flags.embedding = analyzer->embedding();
         ++outcome.numWindows;
         if (! allFinite (result.probabilities))
             ++outcome.numNonFiniteWindows;

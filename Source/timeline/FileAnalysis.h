@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct WindowFlags
 {
     bool padded = false; // the file is shorter than one window: zero-padded (toEnd: ends at the file's end)
     bool tail = false;   // toEnd: the window aligned to the file's end, after the last full window
+    /** The model's embedding of the window (ModelInfo::embeddingOutput, computed in the same run as
+        its scores, never smoothed; empty for a model without one), valid during the callback. */
+    std::span<const float> embedding {};
 };
 
 struct FileAnalysisCallbacks

@@ -1,6 +1,7 @@
 // timeline::analyzeFile, the one file loop of `sonotype classify` and the app: its windows are the
 // window analyzer's for the file's samples, its segments the Segmenter's for those windows; a short
-// file and a tail get their true times; the tail is smoothed with the windows before it; a stop
+// file and a tail get their true times; the tail is smoothed with the windows before it; each
+// window comes with the model's embedding of it (classify --embeddings); a stop
 // request ends the analysis early; a file that is not audio is refused.
 #include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
@@ -40,7 +41,8 @@ namespace
     struct Recorded
     {
         std::vector<runtime::WindowResult> windows;
-        std::vector<timeline::WindowFlags> flags;
+        std::vector<timeline::WindowFlags> flags;        // embedding: cleared (the span lives only during the callback)
+        std::vector<std::vector<float>> embeddings;     // each window's, copied
         timeline::FileAnalysisResult result;
     };
 
@@ -50,6 +52,8 @@ namespace
         timeline::FileAnalysisCallbacks callbacks;
         callbacks.onWindow = [&] (const runtime::WindowResult& window, timeline::WindowFlags flags) {
             recorded.windows.push_back (window);
+            recorded.embeddings.emplace_back (flags.embedding.begin(), flags.embedding.end());
+            flags.embedding = {};
             recorded.flags.push_back (flags);
         };
         recorded.result = timeline::analyzeFile (path, resources::builtinModel(), settings, callbacks);
@@ -73,6 +77,7 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
     runtime::WindowAnalyzer analyzer (resources::builtinModel(), kRate, settings.hopSeconds, settings.smoothingSeconds);
     runtime::Segmenter segmenter (settings.detector);
     std::vector<runtime::WindowResult> expected;
+    std::vector<std::vector<float>> expectedEmbeddings;
     auto analyzeReady = [&] {
         for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
         {
@@ -80,6 +85,7 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
             analyzer.analyze (k, window);
             segmenter.add (window.startSeconds, window.endSeconds, window.probabilities.data(), static_cast<int> (window.probabilities.size()));
             expected.push_back (window);
+            expectedEmbeddings.emplace_back (analyzer.embedding().begin(), analyzer.embedding().end());
         }
     };
     const auto block = static_cast<std::size_t> (kRate);
@@ -98,6 +104,8 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
     {
         CHECK (recorded.windows[i].startSeconds == expected[i].startSeconds);
         CHECK (recorded.windows[i].probabilities == expected[i].probabilities); // the same numbers, bit for bit
+        CHECK (recorded.embeddings[i].size() == 96); // the built-in model's embedding, never smoothed
+        CHECK (recorded.embeddings[i] == expectedEmbeddings[i]);
         CHECK_FALSE (recorded.flags[i].padded);
         CHECK_FALSE (recorded.flags[i].tail);
     }
