@@ -7,11 +7,21 @@ namespace sonotype::gui
 {
 namespace
 {
-    constexpr int kClassHeight = 30, kExampleHeight = 22;
-
     juce::String seconds (double s)
     {
         return juce::String (s, s < 10.0 ? 1 : 0) + " s";
+    }
+
+    juce::String count (int n, const char* one, const char* many)
+    {
+        return juce::String (n) + " " + (n == 1 ? one : many);
+    }
+
+    /** The editor's scale (its width over the design width), from the look-and-feel it set. */
+    float scaleOf (const juce::Component& component)
+    {
+        const auto* look = dynamic_cast<const SonotypeLookAndFeel*> (&component.getLookAndFeel());
+        return look != nullptr ? look->scale() : 1.0f;
     }
 } // namespace
 
@@ -21,6 +31,15 @@ class TeachPanel::ClassList final : public juce::Component
 {
 public:
     explicit ClassList (TeachPanel& owner) : owner_ (owner) {}
+
+    /** Sizes at the editor's scale. */
+    int px (float v) const { return juce::roundToInt (v * owner_.scale_); }
+    int classHeight() const { return px (30.0f); }
+    int exampleHeight() const { return px (22.0f); }
+    int rowsHeight (const plugin::TeachSession::ClassView& c) const
+    {
+        return classHeight() + std::max<int> (1, static_cast<int> (c.examples.size())) * exampleHeight();
+    }
 
     void setView (const plugin::TeachSession::View& view)
     {
@@ -44,8 +63,8 @@ public:
     {
         int h = 0;
         for (const auto& c : view_.classes)
-            h += kClassHeight + std::max<int> (1, static_cast<int> (c.examples.size())) * kExampleHeight + 6;
-        return std::max (h, 40);
+            h += rowsHeight (c) + px (6.0f);
+        return std::max (h, px (40.0f));
     }
 
     /** The class whose rows are at y, or -1. */
@@ -54,7 +73,7 @@ public:
         int top = 0;
         for (int c = 0; c < static_cast<int> (view_.classes.size()); ++c)
         {
-            const int h = kClassHeight + std::max<int> (1, static_cast<int> (view_.classes[static_cast<std::size_t> (c)].examples.size())) * kExampleHeight + 6;
+            const int h = rowsHeight (view_.classes[static_cast<std::size_t> (c)]) + px (6.0f);
             if (y >= top && y < top + h)
                 return c;
             top += h;
@@ -68,63 +87,88 @@ public:
         const int w = getWidth();
         for (const auto& c : view_.classes)
         {
-            buttons_[static_cast<std::size_t> (b++)]->setBounds (w - 262, top + 4, 70, kClassHeight - 8);
-            buttons_[static_cast<std::size_t> (b++)]->setBounds (w - 186, top + 4, 100, kClassHeight - 8);
-            buttons_[static_cast<std::size_t> (b++)]->setBounds (w - 80, top + 4, 76, kClassHeight - 8);
-            int y = top + kClassHeight;
-            for (std::size_t e = 0; e < c.examples.size(); ++e, y += kExampleHeight)
-                buttons_[static_cast<std::size_t> (b++)]->setBounds (w - 28, y + 2, 24, kExampleHeight - 4);
-            top += kClassHeight + std::max<int> (1, static_cast<int> (c.examples.size())) * kExampleHeight + 6;
+            const int buttonTop = top + px (4.0f), buttonHeight = classHeight() - px (8.0f);
+            buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (262.0f), buttonTop, px (70.0f), buttonHeight);
+            buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (186.0f), buttonTop, px (100.0f), buttonHeight);
+            buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (80.0f), buttonTop, px (76.0f), buttonHeight);
+            int y = top + classHeight();
+            for (std::size_t e = 0; e < c.examples.size(); ++e, y += exampleHeight())
+                buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (28.0f), y + px (2.0f), px (24.0f), exampleHeight() - px (4.0f));
+            top += rowsHeight (c) + px (6.0f);
         }
     }
 
     void paint (juce::Graphics& g) override
     {
         int top = 0;
-        const int w = getWidth();
+        const int w = getWidth(), ch = classHeight(), eh = exampleHeight();
+        const float scale = owner_.scale_;
         for (int c = 0; c < static_cast<int> (view_.classes.size()); ++c)
         {
             const auto& taught = view_.classes[static_cast<std::size_t> (c)];
-            const int h = kClassHeight + std::max<int> (1, static_cast<int> (taught.examples.size())) * kExampleHeight;
+            const int h = rowsHeight (taught);
             g.setColour (c == owner_.dropTarget_ ? Colours::accent.withAlpha (0.25f) : Colours::panelEdge.withAlpha (0.5f));
-            g.fillRoundedRectangle (juce::Rectangle<float> (0.0f, static_cast<float> (top), static_cast<float> (w), static_cast<float> (h)), 4.0f);
+            g.fillRoundedRectangle (juce::Rectangle<float> (0.0f, static_cast<float> (top), static_cast<float> (w), static_cast<float> (h)), 4.0f * scale);
             g.setColour (classColour (c));
-            g.fillRect (0, top, 4, h);
+            g.fillRect (0, top, px (4.0f), h);
             g.setColour (Colours::text);
-            g.setFont (juce::Font (15.0f, juce::Font::bold));
-            g.drawText (taught.name, 10, top, 110, kClassHeight, juce::Justification::centredLeft, true);
-            const int count = static_cast<int> (taught.examples.size());
-            juce::String summary = count == 0 ? juce::String ("no examples yet: record, add or drop some")
-                                              : juce::String (count) + (count == 1 ? " example" : " examples");
-            if (count > 1 && taught.examples.front().checked)
-                summary = juce::String (taught.recognised) + "/" + juce::String (count) + " recognised";
-            if (taught.baseClass)
-                summary += " (the model's own)";
+            g.setFont (juce::Font (15.0f * scale, juce::Font::bold));
+            g.drawText (taught.name, px (10.0f), top, px (110.0f), ch, juce::Justification::centredLeft, true);
             g.setColour (Colours::dimText);
-            g.setFont (13.0f);
-            g.drawFittedText (summary, 120, top, w - 120 - 266, kClassHeight, juce::Justification::centredLeft, 1, 0.8f);
-            int y = top + kClassHeight;
+            g.setFont (13.0f * scale);
+            g.drawFittedText (summary (taught), px (120.0f), top, w - px (120.0f + 266.0f), ch, juce::Justification::centredLeft, 1, 0.8f);
+            int y = top + ch;
             for (const auto& example : taught.examples)
             {
                 g.setColour (Colours::text);
-                g.drawText (example.source, 16, y, w / 2 - 16, kExampleHeight, juce::Justification::centredLeft, true);
+                g.drawText (example.source, px (16.0f), y, w / 2 - px (16.0f), eh, juce::Justification::centredLeft, true);
                 g.setColour (Colours::dimText);
-                g.drawText (seconds (example.seconds), w / 2, y, 60, kExampleHeight, juce::Justification::centredLeft, true);
-                if (example.checked && count > 1)
-                {
-                    const bool right = example.heardAs >= 0 && example.heardAs < view_.labels.size() && view_.labels[example.heardAs] == taught.name;
-                    g.setColour (right ? Colours::accent : Colours::warning);
-                    const auto heard = example.heardAs >= 0 && example.heardAs < view_.labels.size() ? view_.labels[example.heardAs] : juce::String ("?");
-                    g.drawText (right ? juce::String ("recognised") : "heard as " + heard, w / 2 + 60, y, w / 2 - 92, kExampleHeight,
-                                juce::Justification::centredLeft, true);
-                }
-                y += kExampleHeight;
+                g.drawText (seconds (example.seconds), w / 2, y, px (60.0f), eh, juce::Justification::centredLeft, true);
+                const auto [check, right] = checkText (taught, example);
+                g.setColour (right ? Colours::accent : Colours::warning);
+                g.drawText (check, w / 2 + px (60.0f), y, w / 2 - px (92.0f), eh, juce::Justification::centredLeft, true);
+                y += eh;
             }
-            top += h + 6;
+            top += h + px (6.0f);
         }
     }
 
 private:
+    /** The class's header line: how many examples (hits), how many the others recognise. */
+    juce::String summary (const plugin::TeachSession::ClassView& taught) const
+    {
+        const int examples = static_cast<int> (taught.examples.size());
+        juce::String text = examples == 0 ? juce::String ("no examples yet: record, add or drop some") : count (examples, "example", "examples");
+        const bool checked = examples > 0 && taught.examples.front().checked;
+        if (view_.hits && checked)
+            text << ", " << count (taught.hits, "hit", "hits") << (taught.hits > 1 ? ": " + juce::String (taught.recognised) + " recognised" : juce::String());
+        else if (examples > 1 && checked)
+            text = juce::String (taught.recognised) + "/" + juce::String (examples) + " recognised";
+        if (taught.baseClass)
+            text += " (the model's own)";
+        return text;
+    }
+
+    /** An example's leave-one-out check, and whether it is all right. */
+    std::pair<juce::String, bool> checkText (const plugin::TeachSession::ClassView& taught, const plugin::TeachSession::ExampleView& example) const
+    {
+        if (! example.checked)
+            return { {}, true };
+        if (view_.hits)
+        {
+            if (example.hits == 0)
+                return { "no hit found in it", false };
+            if (taught.hits < 2)
+                return { count (example.hits, "hit", "hits"), true };
+            return { count (example.hits, "hit", "hits") + ", " + juce::String (example.hitsRecognised) + " recognised", example.hitsRecognised == example.hits };
+        }
+        if (taught.examples.size() < 2)
+            return { {}, true };
+        const bool known = example.heardAs >= 0 && example.heardAs < view_.labels.size();
+        const bool right = known && view_.labels[example.heardAs] == taught.name;
+        return { right ? juce::String ("recognised") : "heard as " + (known ? view_.labels[example.heardAs] : juce::String ("?")), right };
+    }
+
     void addButton (const juce::String& text, const juce::String& tooltip, std::function<void()> onClick)
     {
         auto button = std::make_unique<juce::TextButton> (text);
@@ -151,13 +195,15 @@ TeachPanel::TeachPanel (plugin::SonotypeProcessor& processor) : processor_ (proc
     recordLength_.setTooltip ("How long Record listens");
     enabledToggle_.setTooltip ("On: the taught classes answer (bars, history, MIDI, files). Off: the model's own classes; the examples stay");
     enabledToggle_.onClick = [this] { processor_.teaching().setEnabled (enabledToggle_.getToggleState()); };
+    hitsToggle_.setTooltip ("On: each hit found in an example teaches (kick, snare, hat from your kit), for Per-hit MIDI. Off: each example as a whole");
+    hitsToggle_.onClick = [this] { processor_.teaching().setHits (hitsToggle_.getToggleState()); };
     exportButton_.setTooltip ("Save the taught classes as one model file (with their examples) for sonotype classify, another instance or computer");
     importButton_.setTooltip ("Take the classes and examples of a model file exported here");
     exportButton_.onClick = [this] { chooseExport(); };
     importButton_.onClick = [this] { chooseImport(); };
     viewport_.setViewedComponent (list_.get(), false);
     viewport_.setScrollBarsShown (true, false);
-    for (auto* c : std::initializer_list<juce::Component*> { &name_, &addButton_, &recordLength_, &enabledToggle_, &exportButton_, &importButton_, &viewport_ })
+    for (auto* c : std::initializer_list<juce::Component*> { &name_, &addButton_, &recordLength_, &enabledToggle_, &hitsToggle_, &exportButton_, &importButton_, &viewport_ })
         addAndMakeVisible (c);
     refresh();
 }
@@ -178,6 +224,7 @@ void TeachPanel::refresh()
     }
     auto view = processor_.teaching().view();
     enabledToggle_.setToggleState (view.enabled, juce::dontSendNotification);
+    hitsToggle_.setToggleState (view.hits, juce::dontSendNotification);
     if (view.version != view_.version || view.busy != view_.busy)
     {
         view_ = std::move (view);
@@ -209,23 +256,26 @@ juce::String TeachPanel::statusText() const
         return "Reading " + juce::String (view_.pendingFiles) + " files...";
     if (view_.busy)
         return "Learning...";
-    int examples = 0, recognised = 0, checked = 0;
+    int examples = 0, hits = 0, recognised = 0, checked = 0;
     for (const auto& c : view_.classes)
     {
         examples += static_cast<int> (c.examples.size());
-        if (c.examples.size() > 1)
+        hits += c.hits;
+        const int taught = view_.hits ? c.hits : static_cast<int> (c.examples.size());
+        if (taught > 1)
         {
             recognised += c.recognised;
-            checked += static_cast<int> (c.examples.size());
+            checked += taught;
         }
     }
     if (examples == 0)
         return "Give each class an example";
     juce::String text = "Learned " + juce::String (view_.labels.size() - (view_.labels.contains ("unknown") ? 1 : 0)) + " classes from "
-                        + juce::String (examples) + " examples (" + seconds (view_.storedSeconds) + ") on " + view_.baseName + " in "
-                        + juce::String (juce::roundToInt (view_.learnMilliseconds)) + " ms";
+                        + (view_.hits ? count (hits, "hit", "hits") + " in " : juce::String()) + count (examples, "example", "examples") + " ("
+                        + seconds (view_.storedSeconds) + ") on " + view_.baseName + " in " + juce::String (juce::roundToInt (view_.learnMilliseconds))
+                        + " ms";
     if (checked > 0)
-        text += "; leave one out: " + juce::String (recognised) + " of " + juce::String (checked) + " recognised";
+        text += "; leave one out: " + juce::String (recognised) + " of " + juce::String (checked) + (view_.hits ? " hits" : "") + " recognised";
     return text + (view_.runningTaught ? "" : ". Off: the model's own classes answer");
 }
 
@@ -236,28 +286,36 @@ void TeachPanel::paint (juce::Graphics& g)
     const auto status = statusText();
     const bool isError = view_.error.isNotEmpty() && recordingClass_ < 0;
     g.setColour (isError ? Colours::error : Colours::dimText);
-    g.setFont (13.0f);
-    g.drawFittedText (status, getLocalBounds().reduced (8, 0).withTrimmedTop (66).withHeight (30), juce::Justification::centredLeft, 2);
+    g.setFont (13.0f * scale_);
+    g.drawFittedText (status, statusArea_, juce::Justification::centredLeft, 2);
 }
 
 void TeachPanel::resized()
 {
-    auto area = getLocalBounds().reduced (8, 6);
-    auto row = area.removeFromTop (26);
-    name_.setBounds (row.removeFromLeft (std::max (150, row.getWidth() - 380)));
-    row.removeFromLeft (6);
-    addButton_.setBounds (row.removeFromLeft (84));
-    row.removeFromLeft (6);
-    exportButton_.setBounds (row.removeFromRight (84));
-    row.removeFromRight (6);
-    importButton_.setBounds (row.removeFromRight (84));
-    row.removeFromRight (6);
+    scale_ = scaleOf (*this);
+    auto px = [this] (float v) { return juce::roundToInt (v * scale_); };
+    name_.applyFontToAllText (juce::Font (14.0f * scale_));
+    auto area = getLocalBounds().reduced (px (8.0f), px (6.0f));
+    auto row = area.removeFromTop (px (26.0f));
+    name_.setBounds (row.removeFromLeft (std::max (px (150.0f), row.getWidth() - px (380.0f))));
+    row.removeFromLeft (px (6.0f));
+    addButton_.setBounds (row.removeFromLeft (px (84.0f)));
+    row.removeFromLeft (px (6.0f));
+    exportButton_.setBounds (row.removeFromRight (px (84.0f)));
+    row.removeFromRight (px (6.0f));
+    importButton_.setBounds (row.removeFromRight (px (84.0f)));
+    row.removeFromRight (px (6.0f));
     recordLength_.setBounds (row);
-    area.removeFromTop (6);
-    enabledToggle_.setBounds (area.removeFromTop (24).removeFromLeft (240));
-    area.removeFromTop (34); // the status line (painted)
+    area.removeFromTop (px (6.0f));
+    auto toggles = area.removeFromTop (px (24.0f));
+    enabledToggle_.setBounds (toggles.removeFromLeft (px (230.0f)));
+    toggles.removeFromLeft (px (12.0f));
+    hitsToggle_.setBounds (toggles.removeFromLeft (px (330.0f)));
+    statusArea_ = area.removeFromTop (px (34.0f)); // the status line (painted)
     viewport_.setBounds (area);
-    list_->setSize (std::max (300, viewport_.getWidth() - viewport_.getScrollBarThickness()), list_->preferredHeight());
+    viewport_.setScrollBarThickness (px (10.0f));
+    list_->setSize (std::max (px (300.0f), viewport_.getWidth() - viewport_.getScrollBarThickness()), list_->preferredHeight());
+    list_->resized();
 }
 
 bool TeachPanel::isInterestedInFileDrag (const juce::StringArray&)

@@ -3,7 +3,8 @@
 // analysis hears, add audio files or folders (the buttons, or drop them on the class), or teach a
 // segment of an analysed file (the Files view's right-click menu). Each example shows its length
 // and the leave-one-out check (whether the other examples recognise it, else what they hear it
-// as) and can be removed. Learning happens on the teacher thread (plugin::TeachSession); the class
+// as) and can be removed. With "Examples are hits" each hit found in an example teaches (drum
+// pieces from the user's kit, for per-hit MIDI), and each example shows its hits. Learning happens on the teacher thread (plugin::TeachSession); the class
 // bars beside show the taught classes live. Export writes one model file (the base model plus what
 // was learned, with its examples) that the CLI and other instances run; Import takes one back.
 // Message thread only; refresh() is called by the editor's timer.
@@ -53,6 +54,9 @@ private:
     juce::TextButton addButton_ { "Add class" }, exportButton_ { "Export..." }, importButton_ { "Import..." };
     juce::ComboBox recordLength_;
     juce::ToggleButton enabledToggle_ { "Answer with taught classes" };
+    juce::ToggleButton hitsToggle_ { "Examples are hits (drum pieces, for per-hit MIDI)" };
+    juce::Rectangle<int> statusArea_;
+    float scale_ = 1.0f; // the editor's (SonotypeLookAndFeel::scale)
     std::unique_ptr<ClassList> list_;
     juce::Viewport viewport_;
     std::unique_ptr<juce::FileChooser> chooser_;

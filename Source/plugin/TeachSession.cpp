@@ -5,6 +5,7 @@
 #include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
+#include "teach/HitEmbedding.h"
 #include "teach/TaughtModel.h"
 
 #include <algorithm>
@@ -191,6 +192,17 @@ bool TeachSession::isEnabled() const
     return enabled_;
 }
 
+void TeachSession::setHits (bool hits)
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    if (hits_ == hits)
+        return;
+    hits_ = hits;
+    embedded_.clear(); // embedded the other way
+    heardAs_.clear();
+    edited();
+}
+
 void TeachSession::setUnknownBelow (double threshold)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
@@ -241,6 +253,7 @@ TeachSession::View TeachSession::view() const
     View v;
     v.version = version_;
     v.enabled = enabled_;
+    v.hits = hits_;
     v.pendingFiles = static_cast<int> (jobs_.size());
     v.busy = learning_ || waitingForBase_ || ! jobs_.empty() || learnedEdits_ != edits_ || learnedGeneration_ != baseGeneration_;
     v.runningTaught = runningTaught_;
@@ -268,8 +281,17 @@ TeachSession::View TeachSession::view() const
             if (const auto heard = heardAs_.find (example.id); heard != heardAs_.end())
             {
                 e.checked = true;
-                e.heardAs = heard->second;
-                c.recognised += v.labels[e.heardAs] == c.name ? 1 : 0;
+                for (const int label : heard->second)
+                {
+                    const bool right = label >= 0 && label < v.labels.size() && v.labels[label] == c.name;
+                    e.hitsRecognised += right ? 1 : 0;
+                    if (! hits_)
+                        e.heardAs = label;
+                }
+                if (hits_)
+                    e.hits = static_cast<int> (heard->second.size());
+                c.recognised += e.hitsRecognised;
+                c.hits += e.hits;
             }
             c.examples.push_back (e);
         }
@@ -286,10 +308,10 @@ juce::String TeachSession::exportModel (const juce::File& file) const
     std::string baseName;
     {
         const std::lock_guard<std::mutex> lock (mutex_);
-        if (! head_.has_value() || baseBytes_ == nullptr)
+        if (! head_.has_value() || headBytes_ == nullptr)
             return "Nothing taught yet: give a class an example first";
         head = *head_;
-        baseBytes = baseBytes_;
+        baseBytes = headBytes_;
         baseName = baseDescription_.name.toStdString();
     }
     try
@@ -328,6 +350,7 @@ teach::ExampleSet TeachSession::examples() const
     teach::ExampleSet set;
     set.sampleRate = sampleRate_;
     set.unknownBelow = unknownBelow_;
+    set.hits = hits_;
     set.learnedOn = learnedOn_;
     for (const auto& taught : classes_)
     {
@@ -355,6 +378,8 @@ void TeachSession::restore (teach::ExampleSet set, bool enabled, bool waitForBas
     heardAs_.clear();
     sampleRate_ = set.classes.empty() && base_ != nullptr ? storageRateFor (*base_) : set.sampleRate;
     unknownBelow_ = set.unknownBelow;
+    hits_ = set.hits;
+    embedded_.clear();
     learnedOn_ = set.learnedOn;
     enabled_ = enabled;
     error_.clear();
@@ -514,8 +539,9 @@ void TeachSession::learn()
     bool enabled = true, wasRunningTaught = false;
     double rate = 16000.0, unknownBelow = 0.5;
     std::string learnedOn;
-    std::map<uint64_t, teach::Example> embedded;
+    std::map<uint64_t, std::vector<teach::Example>> embedded;
     std::shared_ptr<const std::vector<std::uint8_t>> baseBytes;
+    bool hits = false;
     {
         const std::lock_guard<std::mutex> lock (mutex_);
         classes = classes_;
@@ -528,6 +554,7 @@ void TeachSession::learn()
         unknownBelow = unknownBelow_;
         learnedOn = learnedOn_;
         wasRunningTaught = runningTaught_;
+        hits = hits_;
         if (embeddedGeneration_ == generation)
             embedded = embedded_;
         if (bytesGeneration_ == generation)
@@ -576,33 +603,6 @@ void TeachSession::learn()
     }
     try
     {
-        // Each new example's embedding on the base model (examples already embedded on it are kept).
-        std::vector<teach::TaughtClass> taught;
-        std::vector<std::vector<uint64_t>> ids;
-        for (const auto& c : classes)
-        {
-            if (c.examples.empty())
-                continue;
-            teach::TaughtClass t { c.name, {} };
-            ids.emplace_back();
-            for (const auto& example : c.examples)
-            {
-                auto found = embedded.find (example.id);
-                if (found == embedded.end())
-                {
-                    auto e = teach::exampleOfSamples (example.sound.samples, rate, "example " + std::to_string (example.id), base);
-                    found = embedded.emplace (example.id, std::move (e)).first;
-                }
-                t.examples.push_back (found->second);
-                ids.back().push_back (example.id);
-            }
-            taught.push_back (std::move (t));
-            if (threadShouldExit())
-                return;
-        }
-        const auto baseLabels = runtime::classLabels (*base);
-        const auto head = teach::learn (taught, baseLabels, unknownBelow);
-        const auto confusion = teach::leaveOneFileOut (taught, baseLabels, unknownBelow);
         if (baseBytes == nullptr)
         {
             if (description.builtin)
@@ -619,7 +619,67 @@ void TeachSession::learn()
                 baseBytes = std::make_shared<const std::vector<std::uint8_t>> (data, data + block.getSize());
             }
         }
-        const auto built = teach::buildTaughtModel (*baseBytes, description.name.toStdString(), head);
+        // Hits are embedded as `sonotype learn --hits` embeds them: from the model's token sequence
+        // where it has one (teach/HitEmbedding.h), and the taught model extends that file.
+        auto headBytes = baseBytes;
+        auto embedder = base;
+        teach::ExampleSettings settings;
+        settings.hits = hits;
+        if (hits)
+            if (auto tokens = teach::hitEmbeddingModelFile (*baseBytes))
+            {
+                headBytes = std::make_shared<const std::vector<std::uint8_t>> (std::move (*tokens));
+                embedder = engine::Model::fromMemory (headBytes->data(), headBytes->size(), base->info().name);
+            }
+
+        // Each new example's embedding (hits mode: each of its hits') on the base model; the
+        // examples already embedded on it are kept.
+        std::vector<teach::TaughtClass> taught;
+        std::vector<std::vector<uint64_t>> ids; // per taught class, the example each of its examples came from
+        for (const auto& c : classes)
+        {
+            teach::TaughtClass t { c.name, {} };
+            std::vector<uint64_t> from;
+            for (const auto& example : c.examples)
+            {
+                auto found = embedded.find (example.id);
+                if (found == embedded.end())
+                {
+                    const auto source = "example " + std::to_string (example.id);
+                    auto e = hits ? teach::hitExamplesOfSamples (example.sound.samples, rate, source, embedder, settings)
+                                  : std::vector<teach::Example> { teach::exampleOfSamples (example.sound.samples, rate, source, embedder) };
+                    found = embedded.emplace (example.id, std::move (e)).first;
+                }
+                for (const auto& e : found->second)
+                {
+                    t.examples.push_back (e);
+                    from.push_back (example.id);
+                }
+            }
+            if (threadShouldExit())
+                return;
+            if (t.examples.empty())
+                continue; // no examples yet, or (hits) no hit found in them: the view says so
+            taught.push_back (std::move (t));
+            ids.push_back (std::move (from));
+        }
+        if (taught.empty())
+        {
+            const juce::String error = "No hits found in the examples: record or add sounds with clear attacks, or switch off \"Examples are hits\"";
+            {
+                const std::lock_guard<std::mutex> lock (mutex_);
+                if (edits == edits_ && generation == baseGeneration_)
+                    heardAs_.clear(), learnedLabels_.clear(), head_.reset();
+            }
+            finish (error, nullptr);
+            return;
+        }
+        const auto baseLabels = runtime::classLabels (*base);
+        auto head = teach::learn (taught, baseLabels, unknownBelow);
+        if (hits)
+            head.hitClipSeconds = settings.clipSeconds; // the per-hit mode classifies hits as they were taught
+        const auto confusion = teach::leaveOneFileOut (taught, baseLabels, unknownBelow);
+        const auto built = teach::buildTaughtModel (*headBytes, description.name.toStdString(), head);
         const auto identity = teach::modelIdentity (description.name.toStdString(), baseBytes->data(), baseBytes->size());
         {
             const std::lock_guard<std::mutex> lock (mutex_);
@@ -628,10 +688,14 @@ void TeachSession::learn()
             heardAs_.clear();
             for (std::size_t c = 0; c < ids.size(); ++c)
                 for (std::size_t i = 0; i < ids[c].size(); ++i)
-                    heardAs_[ids[c][i]] = confusion.predicted[c][i];
+                    heardAs_[ids[c][i]].push_back (confusion.predicted[c][i]);
+            for (const auto& c : classes)
+                for (const auto& example : c.examples)
+                    heardAs_.try_emplace (example.id); // checked, no hit found in it
             learnedLabels_ = head.labels;
             head_ = head;
             baseBytes_ = baseBytes;
+            headBytes_ = headBytes;
             bytesGeneration_ = generation;
             learnedOn_ = identity;
         }

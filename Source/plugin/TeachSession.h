@@ -51,13 +51,16 @@ public:
         double seconds = 0.0;
         int heardAs = -1;   // leave one out: the class (index) this example got from the others; -1: not checked yet
         bool checked = false;
+        int hits = 0;       // hits mode: the hits found in it (each one example), and how many the others recognise
+        int hitsRecognised = 0;
     };
     struct ClassView
     {
         juce::String name;
         bool baseClass = false; // one of the base model's classes (adapted), else new
         std::vector<ExampleView> examples;
-        int recognised = 0;     // examples the others recognise (leave one out)
+        int recognised = 0;     // examples (hits mode: hits) the others recognise (leave one out)
+        int hits = 0;           // hits mode: the hits found in its examples
     };
     struct View
     {
@@ -65,6 +68,7 @@ public:
         std::vector<ClassView> classes;
         juce::StringArray labels; // what a checked example can be heard as: the classes, then "unknown" when there is one
         bool enabled = true;
+        bool hits = false;      // each hit of an example teaches (drum pieces, for per-hit MIDI)
         bool busy = false;      // reading files or learning
         bool runningTaught = false;
         int pendingFiles = 0;
@@ -90,6 +94,9 @@ public:
     /** Taught classes answer (true) or the base model does (false); the examples stay. */
     void setEnabled (bool enabled);
     bool isEnabled() const;
+    /** Each hit found in an example is one example (true: drum pieces, learned as `sonotype learn
+        --hits` learns them, for the per-hit mode) or each example as a whole (false). */
+    void setHits (bool hits);
     /** The threshold under which a new class's answer is "unknown" (cosine, -1..1; -1: never). */
     void setUnknownBelow (double threshold);
 
@@ -159,13 +166,16 @@ private:
     std::shared_ptr<const engine::Model> base_;
     ModelDescription baseDescription_;
     uint64_t baseGeneration_ = 0, learnedGeneration_ = 0;
-    std::map<uint64_t, teach::Example> embedded_; // by example id, on base generation embeddedGeneration_
+    bool hits_ = false;
+    // By example id, on base generation embeddedGeneration_: its embedding (hits mode: one per hit).
+    std::map<uint64_t, std::vector<teach::Example>> embedded_;
     uint64_t embeddedGeneration_ = 0;
-    std::map<uint64_t, int> heardAs_;             // leave one out, by example id
+    std::map<uint64_t, std::vector<int>> heardAs_; // leave one out, by example id (hits mode: one per hit)
     std::vector<std::string> learnedLabels_;
     std::optional<teach::Head> head_;             // the last head learned (export builds the file again, with the examples)
     std::shared_ptr<const std::vector<std::uint8_t>> baseBytes_; // the base model's file, on base generation bytesGeneration_
     uint64_t bytesGeneration_ = 0;
+    std::shared_ptr<const std::vector<std::uint8_t>> headBytes_; // the file head_ extends: the base, or its hit embedding (teach/HitEmbedding.h)
     bool runningTaught_ = false;
     double learnMilliseconds_ = 0.0;
     juce::String error_;

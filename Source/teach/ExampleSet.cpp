@@ -43,7 +43,8 @@ std::string encodeExampleSet (const ExampleSet& set)
         }
         classes.push_back ({ { "name", taught.name }, { "examples", std::move (examples) } });
     }
-    const nlohmann::json json = { { "sample_rate", set.sampleRate }, { "unknown_below", set.unknownBelow }, { "learned_on", set.learnedOn },
+    const nlohmann::json json = { { "sample_rate", set.sampleRate }, { "unknown_below", set.unknownBelow }, { "hits", set.hits },
+                                  { "learned_on", set.learnedOn },
                                   { "classes", std::move (classes) } };
     return json.dump (-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -74,6 +75,8 @@ ExampleSet decodeExampleSet (std::string_view text)
         set.unknownBelow = json.at ("unknown_below").asNumber();
         if (! (set.unknownBelow >= -1.0 && set.unknownBelow <= 1.0))
             throw std::invalid_argument ("the taught examples' unknown threshold is outside -1..1");
+        if (const auto* hits = json.find ("hits")) // absent in sets written before examples could be hits
+            set.hits = hits->asBool();
         set.learnedOn = json.at ("learned_on").asString();
         if (! set.learnedOn.empty())
             engine::checkDisplayText (set.learnedOn, 1024, "base model identity");

@@ -37,6 +37,7 @@ struct ExampleSet
 
     double sampleRate = 16000.0;
     double unknownBelow = 0.5;
+    bool hits = false;     // each hit in an example is one example (drum pieces, for per-hit MIDI), not the whole sound
     std::string learnedOn; // the identity of the base model the classes were last learned on (empty: never learned)
     std::vector<ClassSounds> classes;
 

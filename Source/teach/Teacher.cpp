@@ -102,6 +102,15 @@ namespace
             mean.add (analyzer.embedding(), result.probabilities);
         return mean.example (source);
     }
+
+    Example hitExample (const std::string& source, double seconds, std::span<const float> embedding, const std::vector<float>& probabilities)
+    {
+        Mean mean;
+        mean.add (embedding, probabilities);
+        char time[32];
+        std::snprintf (time, sizeof time, "%.3f", seconds);
+        return mean.example (source + "@" + time);
+    }
 } // namespace
 
 std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings)
@@ -114,11 +123,7 @@ std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<
         timeline::HitAnalysisSettings hitSettings;
         hitSettings.clipSeconds = settings.clipSeconds;
         timeline::analyzeHits (path, model, hitSettings, [&] (const timeline::Hit& hit, std::span<const float> embedding) {
-            Mean mean;
-            mean.add (embedding, hit.probabilities);
-            char time[32];
-            std::snprintf (time, sizeof time, "%.3f", hit.seconds);
-            examples.push_back (mean.example (path + "@" + time));
+            examples.push_back (hitExample (path, hit.seconds, embedding, hit.probabilities));
         });
         return examples;
     }
@@ -139,6 +144,26 @@ Example exampleOfSamples (std::span<const float> samples, double sampleRate, con
         position += count;
         return count;
     });
+}
+
+std::vector<Example> hitExamplesOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,
+                                           const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings,
+                                           const dsp::OnsetSettings& onsets)
+{
+    checkEmbedding (*model);
+    runtime::HitSettings hitSettings;
+    hitSettings.onsets = onsets;
+    hitSettings.clipSeconds = settings.clipSeconds;
+    runtime::HitAnalyzer analyzer (model, sampleRate, hitSettings);
+    std::vector<Example> examples;
+    const auto report = [&] (const runtime::HitResult& hit) {
+        examples.push_back (hitExample (source, static_cast<double> (hit.onset) / sampleRate, hit.embedding, hit.result.probabilities));
+    };
+    constexpr std::size_t kBlock = 8192;
+    for (std::size_t at = 0; at < samples.size(); at += kBlock)
+        analyzer.push (samples.data() + at, std::min (kBlock, samples.size() - at), report);
+    analyzer.finish (report);
+    return examples;
 }
 
 Head learn (const std::vector<TaughtClass>& classes, const std::vector<std::string>& baseLabels, double unknownBelow)

@@ -15,6 +15,7 @@
 // No JUCE, no threads of its own: the CLI and the plugin's worker call it.
 #pragma once
 
+#include "dsp/OnsetDetector.h"
 #include "engine/Model.h"
 
 #include <memory>
@@ -51,6 +52,13 @@ std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<
     plugin's input): the same windows and mean as a file of those samples. Throws as examplesOf. */
 Example exampleOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,
                           const std::shared_ptr<const engine::Model>& model, double hopSeconds = 0.25);
+
+/** The examples a sound in memory gives in the per-hit mode: one per hit the onset detector finds
+    in it (runtime::HitAnalyzer with `onsets` and settings.clipSeconds, as classify --onsets),
+    each with source "<source>@<onset seconds>"; none when it finds no hit. Throws as examplesOf. */
+std::vector<Example> hitExamplesOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,
+                                           const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings,
+                                           const dsp::OnsetSettings& onsets = {});
 
 struct TaughtClass
 {

@@ -7,6 +7,7 @@
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "resources/BuiltinModel.h"
+#include "teach/HitEmbedding.h"
 #include "teach/TaughtModel.h"
 #include "timeline/HitAnalysis.h"
 #include "support/EncodedAudio.h"
@@ -38,14 +39,18 @@ std::vector<float> readMono (const std::string& path, double& rate)
 /** kick, snare and hat taught from 5 hits each of the kit's pieces, as `sonotype learn --hits` does. */
 juce::File teachKit()
 {
+    const auto base = resources::builtinModelFile();
+    const auto tokens = teach::hitEmbeddingModelFile (base); // hits are embedded from the stem's tokens
+    REQUIRE (tokens.has_value());
+    const auto embedder = engine::Model::fromMemory (tokens->data(), tokens->size(), "built-in");
     std::vector<teach::TaughtClass> classes;
     teach::ExampleSettings settings;
     settings.hits = true;
     for (const auto* piece : { "kick", "snare", "hat" })
-        classes.push_back ({ piece, teach::examplesOf (kitFile (std::string (piece) + "/" + piece + ".wav"), resources::builtinModel(), settings) });
-    auto head = teach::learn (classes, resources::builtinModel()->info().labels, 0.5);
+        classes.push_back ({ piece, teach::examplesOf (kitFile (std::string (piece) + "/" + piece + ".wav"), embedder, settings) });
+    auto head = teach::learn (classes, embedder->info().labels, 0.5);
     head.hitClipSeconds = settings.clipSeconds;
-    const auto bytes = teach::taughtModelFile (resources::builtinModelFile(), "built-in", head);
+    const auto bytes = teach::taughtModelFile (*tokens, "built-in", head);
     const auto file = juce::File::getSpecialLocation (juce::File::tempDirectory).getNonexistentChildFile ("taught_kit", ".safetensors");
     REQUIRE (file.replaceWithData (bytes.data(), bytes.size()));
     return file;

@@ -2,15 +2,20 @@
 // from files and regions of files, learned on the teacher thread into a model that runs in the base
 // model's place; kept in the saved state (and learned again, the user told, on another base model);
 // exported as an ordinary model file that carries its examples and is imported back.
+#include "formats/AudioFileReader.h"
 #include "plugin/ProcessorDriver.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
+#include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
+#include "support/Fixtures.h"
 #include "teach/TaughtModel.h"
+#include "timeline/HitAnalysis.h"
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <fstream>
 
 namespace sonotype::testing
 {
@@ -221,6 +226,82 @@ TEST_CASE ("learning from 50 examples takes well under a second on the teacher t
     // The figure docs/TEACH.md reports (every example embedded, learned, checked, the model built and loaded).
     std::cout << "learned 5 classes from 50 examples of 1 s in " << view.learnMilliseconds << " ms\n";
     CHECK (view.learnMilliseconds > 0.0);
+}
+
+TEST_CASE ("taught from the hits of a recording of each drum piece, the Teach view's classes name a pattern's hits as classify --onsets does",
+           "[plugin][teach][hits]")
+{
+    // The fixture kit (FluidR3, rendered by sonotype.hits.kit): one recording per piece, several hits each.
+    TestProcessor processor;
+    auto& teach = processor.teaching();
+    teach.setHits (true);
+    const std::vector<std::string> pieces { "kick", "snare", "hat" };
+    for (std::size_t c = 0; c < pieces.size(); ++c)
+    {
+        REQUIRE (teach.addClass (pieces[c]).isEmpty());
+        formats::AudioFileReader reader (fixturePath ("kit/" + pieces[c] + "/" + pieces[c] + ".wav"));
+        REQUIRE (teach.addSound (static_cast<int> (c), readAll (reader), reader.sampleRate(), "input " + juce::String (c + 1)).isEmpty());
+    }
+    // A sound with no hit in it (silence) says so, and teaches nothing.
+    REQUIRE (teach.addSound (2, std::vector<float> (48000, 0.0f), kRate, "silence").isEmpty());
+    REQUIRE (teach.waitUntilIdle (20000));
+    const auto view = teach.view();
+    REQUIRE (view.error.isEmpty());
+    CHECK (view.hits);
+    CHECK (view.labels == juce::StringArray { "kick", "snare", "hat", "unknown" });
+    for (const auto& c : view.classes)
+    {
+        INFO (c.name);
+        CHECK (c.examples[0].checked);
+        CHECK (c.hits >= 5);
+        CHECK (c.examples[0].hits == c.hits); // the silence (hat's second example) adds none
+        CHECK (c.recognised == c.hits); // each hit recognised from the others of its kit
+    }
+    CHECK (view.classes[2].examples[1].checked);
+    CHECK (view.classes[2].examples[1].hits == 0);
+    CHECK (processor.modelDescription().name == "built-in + taught");
+
+    // The taught model classifies hits as they were taught (its 0.12 s clip) from the hit embedding,
+    // and names the kit's pattern (never taught) as rendered.
+    const auto file = juce::File::createTempFile ("safetensors");
+    REQUIRE (teach.exportModel (file).isEmpty());
+    const auto model = engine::Model::load (file.getFullPathName().toStdString());
+    CHECK (runtime::hitClipSeconds (*model) == Approx (0.12));
+    CHECK (model->info().metadata.at ("taught").find ("\"embedding\"") != std::string::npos); // the stem's tokens (teach/HitEmbedding.h)
+    timeline::HitAnalysisSettings settings;
+    settings.clipSeconds = runtime::hitClipSeconds (*model);
+    const auto hits = timeline::analyzeHits (fixturePath ("kit/pattern.wav"), model, settings);
+    std::ifstream truthFile (fixturePath ("kit/pattern.txt"));
+    std::vector<std::pair<double, std::string>> truth;
+    for (std::pair<double, std::string> row; truthFile >> row.first >> row.second;)
+        truth.push_back (row);
+    int named = 0;
+    for (const auto& hit : hits.hits)
+        for (const auto& [seconds, piece] : truth)
+            named += std::abs (hit.seconds - seconds) < 0.025 && hits.labels[static_cast<std::size_t> (hit.classIndex)] == piece;
+    INFO (named << " of " << hits.hits.size() << " hits named as rendered");
+    REQUIRE (hits.hits.size() >= 30);
+    CHECK (named >= static_cast<int> (0.9 * static_cast<double> (hits.hits.size())));
+
+    // The saved session keeps the mode: reopened, the same model.
+    juce::MemoryBlock state;
+    processor.getStateInformation (state);
+    TestProcessor reopened;
+    reopened.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
+    REQUIRE (reopened.teaching().waitUntilIdle (20000));
+    CHECK (reopened.teaching().view().hits);
+    const auto again = juce::File::createTempFile ("safetensors");
+    REQUIRE (reopened.teaching().exportModel (again).isEmpty());
+    CHECK (again.hasIdenticalContentTo (file));
+
+    // Switched back to whole sounds: one example each again, the model's embedding output.
+    teach.setHits (false);
+    REQUIRE (teach.waitUntilIdle (20000));
+    CHECK_FALSE (teach.view().hits);
+    CHECK (teach.view().classes[0].hits == 0);
+    CHECK (teach.view().classes[0].examples[0].heardAs >= 0);
+    file.deleteFile();
+    again.deleteFile();
 }
 
 } // namespace sonotype::testing

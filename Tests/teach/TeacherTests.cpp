@@ -2,9 +2,12 @@
 // file, whose engine output must be what the rule computes (the check people read before writing
 // a model has to describe the model written).
 #include "engine/Model.h"
+#include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
+#include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
+#include "support/Fixtures.h"
 #include "teach/ExampleSet.h"
 #include "teach/TaughtModel.h"
 
@@ -164,11 +167,15 @@ TEST_CASE ("taught examples round-trip through their JSON, and hostile text is r
 {
     teach::ExampleSet set;
     set.learnedOn = "built-in#0011223344556677";
+    set.hits = true;
     set.classes.push_back ({ "kick", { { "input 1", { 0.5f, -0.25f, 1.0f, -1.0f, 0.0f } } } });
     set.classes.push_back ({ "snare", {} });
     const auto back = teach::decodeExampleSet (teach::encodeExampleSet (set));
     REQUIRE (back.classes.size() == 2);
     CHECK (back.learnedOn == set.learnedOn);
+    CHECK (back.hits);
+    // A set written before examples could be hits has no "hits": its examples are whole sounds.
+    CHECK_FALSE (teach::decodeExampleSet (R"({"sample_rate":16000,"unknown_below":0.5,"learned_on":"","classes":[]})").hits);
     CHECK (back.classes[0].examples[0].source == "input 1");
     REQUIRE (back.classes[0].examples[0].samples.size() == 5);
     for (std::size_t i = 0; i < 5; ++i)
@@ -194,7 +201,29 @@ TEST_CASE ("taught examples round-trip through their JSON, and hostile text is r
     CHECK_THAT (refused (head + R"([{"name":"kick","examples":[{"source":"a","pcm16":"AA=="}]}]})"), Catch::Contains ("no 16-bit samples")); // one byte: half a sample
     CHECK_THAT (refused (head + R"([{"name":"","examples":[]}]})"), Catch::Contains ("class name"));
     CHECK_THAT (refused (head + R"([{"name":"kick"}]})"), Catch::Contains ("missing key 'examples'"));
+    CHECK_THAT (refused (R"({"sample_rate":16000,"unknown_below":0.5,"hits":1,"learned_on":"","classes":[]})"), Catch::Contains ("expected a boolean"));
     // An example over 10 s is refused before it is decoded.
     const std::string longExample (static_cast<std::size_t> (16000 * 11 * 2 / 3 * 4), 'A');
     CHECK_THAT (refused (head + R"([{"name":"kick","examples":[{"source":"a","pcm16":")" + longExample + R"("}]}]})"), Catch::Contains ("longer than 10 s"));
+}
+
+TEST_CASE ("teach: a sound in memory gives the hits a file of it gives, each its own example", "[teach][hits]")
+{
+    const auto path = sonotype::testing::fixturePath ("kit/snare/snare.wav");
+    teach::ExampleSettings settings;
+    settings.hits = true;
+    const auto fromFile = teach::examplesOf (path, resources::builtinModel(), settings);
+    formats::AudioFileReader reader (path);
+    const auto samples = sonotype::testing::readAll (reader);
+    const auto fromMemory = teach::hitExamplesOfSamples (samples, reader.sampleRate(), "input 1", resources::builtinModel(), settings);
+    REQUIRE (fromFile.size() >= 5);
+    REQUIRE (fromMemory.size() == fromFile.size());
+    for (std::size_t i = 0; i < fromFile.size(); ++i)
+    {
+        CHECK (fromMemory[i].source.substr (0, 8) == "input 1@");
+        CHECK (fromMemory[i].source.substr (8) == fromFile[i].source.substr (path.size() + 1)); // the same onset
+        CHECK (fromMemory[i].embedding == fromFile[i].embedding);
+        CHECK (fromMemory[i].probabilities == fromFile[i].probabilities);
+    }
+    CHECK (teach::hitExamplesOfSamples (std::vector<float> (16000, 0.0f), 16000.0, "silence", resources::builtinModel(), settings).empty());
 }
