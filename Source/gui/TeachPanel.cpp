@@ -9,7 +9,7 @@ namespace
 {
     juce::String seconds (double s)
     {
-        return juce::String (s, s < 10.0 ? 1 : 0) + " s";
+        return (s < 10.0 ? juce::String (s, 1) : juce::String (juce::roundToInt (s))) + " s";
     }
 
     juce::String count (int n, const char* one, const char* many)
@@ -141,7 +141,7 @@ private:
         juce::String text = examples == 0 ? juce::String ("no examples yet: record, add or drop some") : count (examples, "example", "examples");
         const bool checked = examples > 0 && taught.examples.front().checked;
         if (view_.hits && checked)
-            text << ", " << count (taught.hits, "hit", "hits") << (taught.hits > 1 ? ": " + juce::String (taught.recognised) + " recognised" : juce::String());
+            text = taught.hits > 1 ? juce::String (taught.recognised) + "/" + juce::String (taught.hits) + " hits recognised" : count (taught.hits, "hit", "hits");
         else if (examples > 1 && checked)
             text = juce::String (taught.recognised) + "/" + juce::String (examples) + " recognised";
         if (taught.baseClass)
@@ -185,7 +185,7 @@ private:
 
 TeachPanel::TeachPanel (plugin::SonotypeProcessor& processor) : processor_ (processor), list_ (std::make_unique<ClassList> (*this))
 {
-    name_.setTextToShowWhenEmpty ("new class (kick) or the model's (piano)", Colours::dimText);
+    name_.setTextToShowWhenEmpty ("class name: kick, or piano", Colours::dimText);
     name_.setTooltip ("A new class, or one of the model's own classes to adapt it to your sounds");
     name_.onReturnKey = [this] { addClassFromField(); };
     addButton_.onClick = [this] { addClassFromField(); };

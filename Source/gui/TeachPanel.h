@@ -36,6 +36,7 @@ public:
     /** Adds a class named as the name field says (the Add button, or Return in the field). */
     void addClassFromField();
     juce::TextEditor& nameField() noexcept { return name_; }
+    juce::ToggleButton& hitsToggle() noexcept { return hitsToggle_; }
 
     /** The status line's text (tests, screenshots). */
     juce::String statusText() const;

@@ -52,6 +52,21 @@ juce::Font SonotypeLookAndFeel::getTextButtonFont (juce::TextButton&, int button
     return juce::Font (std::min (15.0f * scale_, static_cast<float> (buttonHeight) * 0.6f));
 }
 
+void SonotypeLookAndFeel::drawToggleButton (juce::Graphics& g, juce::ToggleButton& button, bool highlighted, bool down)
+{
+    // LookAndFeel_V4's, with the text at the editor's scale rather than at most 15 px.
+    const float fontSize = std::min (15.0f * scale_, static_cast<float> (button.getHeight()) * 0.75f);
+    const float tickWidth = fontSize * 1.1f;
+    drawTickBox (g, button, 4.0f, (static_cast<float> (button.getHeight()) - tickWidth) * 0.5f, tickWidth, tickWidth, button.getToggleState(),
+                 button.isEnabled(), highlighted, down);
+    g.setColour (button.findColour (juce::ToggleButton::textColourId));
+    g.setFont (fontSize);
+    if (! button.isEnabled())
+        g.setOpacity (0.5f);
+    g.drawFittedText (button.getButtonText(), button.getLocalBounds().withTrimmedLeft (juce::roundToInt (tickWidth) + 10).withTrimmedRight (2),
+                      juce::Justification::centredLeft, 10);
+}
+
 void SonotypeLookAndFeel::drawLinearSlider (juce::Graphics& g, int x, int y, int width, int height, float sliderPos, float, float,
                                             juce::Slider::SliderStyle style, juce::Slider& slider)
 {

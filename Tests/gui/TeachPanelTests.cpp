@@ -4,6 +4,7 @@
 // the built CLI. Writes the screenshot README shows (build/screenshots/teach.png).
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
+#include "support/Fixtures.h"
 #include "support/MessageLoop.h"
 #include "support/Screenshots.h"
 
@@ -111,4 +112,37 @@ TEST_CASE ("teach three classes in the Teach view from the input and a file's se
     CHECK (out.contains (",beat,"));
     CHECK (out.contains (",strum,"));
     folder.deleteRecursively();
+}
+
+TEST_CASE ("teach drum pieces from their hits in the Teach view of a larger editor: every size follows the editor's", "[gui][teach][hits]")
+{
+    TestProcessor processor;
+    gui::SonotypeEditor view (processor, false);
+    view.setSize (gui::SonotypeEditor::kBaseWidth * 3 / 2, gui::SonotypeEditor::kBaseHeight * 3 / 2);
+    view.showTeach (true);
+    auto& panel = view.teachPanel();
+    CHECK (panel.nameField().getHeight() == 39); // 26 px at the design size
+    panel.hitsToggle().triggerClick();
+    pumpMessages (50);
+    CHECK (processor.teaching().view().hits);
+    for (const auto* piece : { "kick", "snare", "hat" })
+    {
+        panel.nameField().setText (piece);
+        panel.addClassFromField();
+        view.refresh();
+    }
+    for (int c = 0; c < 3; ++c)
+    {
+        const auto piece = processor.teaching().view().classes[static_cast<std::size_t> (c)].name;
+        REQUIRE (processor.teaching().addFiles (c, { juce::File (fixturePath ("kit/" + piece.toStdString())) }).isEmpty()); // a folder
+    }
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    view.refresh();
+    const auto status = panel.statusText();
+    INFO (status);
+    CHECK (status.startsWith ("Learned 3 classes from "));
+    CHECK (status.contains (" hits in 3 examples"));
+    CHECK (status.contains (" hits recognised"));
+    CHECK (processor.modelDescription().name == "built-in + taught");
+    saveScreenshot (view, "teach-hits.png");
 }
