@@ -5,11 +5,15 @@ Every seed is small (a few KB) so that libFuzzer mutates it quickly; the models 
 project's own exporter, so the engine target starts from files that pass validation and run.
 """
 
+import base64
 import io
+import json
+import math
 import os
 import struct
 import sys
 import wave
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 import torch
@@ -217,10 +221,24 @@ def write_audio() -> None:
 
 
 # ----- plugin state ------------------------------------------------------------------------------
-def state_xml(model_path: str = "", disabled: str = "", osc: bool = False) -> str:
+def taught_examples(hits: bool) -> str:
+    """A Teach view's classes as the state keeps them (teach::encodeExampleSet): two classes, each
+    one short example of 16-bit samples (a decaying click, so that hits mode finds a hit)."""
+    rate = 8000  # the lowest a set keeps, and a quarter second: a seed of a few KB
+    classes = []
+    for name, period in (("kick", 40), ("hat", 3)):
+        samples = [int(20000 * math.exp(-(i - 400) / 200) * math.sin(2 * math.pi * i / period)) if i >= 400 else 0 for i in range(rate // 4)]
+        pcm = base64.b64encode(struct.pack(f"<{len(samples)}h", *samples)).decode()
+        classes.append({"name": name, "examples": [{"source": "input 1", "pcm16": pcm}]})
+    return json.dumps({"sample_rate": rate, "unknown_below": 0.5, "hits": hits, "learned_on": "built-in#0123456789abcdef",
+                       "classes": classes}, separators=(",", ":"))
+
+
+def state_xml(model_path: str = "", disabled: str = "", osc: bool = False, taught: str = "") -> str:
+    taught_attributes = f' taught={quoteattr(taught)} taughtEnabled="1"' if taught else ""
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<SonotypeState modelPath="{model_path}" disabledClasses="{disabled}" oscEnabled="{int(osc)}" '
-            'oscHost="127.0.0.1" oscPort="9000">\n'
+            f'oscHost="127.0.0.1" oscPort="9000"{taught_attributes}>\n'
             '  <PARAM id="hop" value="0.25"/>\n  <PARAM id="smoothing" value="0.25"/>\n'
             '  <PARAM id="threshold" value="50.0"/>\n  <PARAM id="midiOut" value="1.0"/>\n'
             '  <PARAM id="baseNote" value="36.0"/>\n</SonotypeState>\n')
@@ -239,6 +257,8 @@ def write_states() -> None:
         "osc": state_xml(osc=True),
         "missing_model": state_xml(model_path="/nonexistent/model.safetensors"),
         "tiny_model": state_xml(model_path="Tests/fuzz/corpus/engine/mlp.safetensors"),
+        "taught": state_xml(taught=taught_examples(hits=False)),
+        "taught_hits": state_xml(taught=taught_examples(hits=True)),
     }
     for name, xml in states.items():
         # The harness passes each input as it is and, wrapped as above, as XML text: both forms seed.
