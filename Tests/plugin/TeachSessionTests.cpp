@@ -3,6 +3,7 @@
 // model's place; kept in the saved state (and learned again, the user told, on another base model);
 // exported as an ordinary model file that carries its examples and is imported back.
 #include "formats/AudioFileReader.h"
+#include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -282,6 +283,46 @@ TEST_CASE ("taught from the hits of a recording of each drum piece, the Teach vi
     INFO (named << " of " << hits.hits.size() << " hits named as rendered");
     REQUIRE (hits.hits.size() >= 30);
     CHECK (named >= static_cast<int> (0.9 * static_cast<double> (hits.hits.size())));
+
+    // Per-hit MIDI from the kit's pattern, in an offline bounce of the processor that was taught:
+    // one note per hit, on its class's note (C1 + class), at its onset plus the reported latency.
+    {
+        auto* hitMode = processor.parameters.getParameter (plugin::ParameterIds::hitMode);
+        hitMode->setValueNotifyingHost (1.0f);
+        formats::AudioFileReader reader (fixturePath ("kit/pattern.wav"));
+        const auto signal = readAll (reader);
+        const double rate = reader.sampleRate();
+        constexpr int kBlock = 256;
+        processor.setNonRealtime (true);
+        processor.setPlayConfigDetails (2, 2, rate, kBlock);
+        processor.prepareToPlay (rate, kBlock);
+        const auto latency = processor.getLatencySamples();
+        CHECK (latency == std::llround (0.11 * rate)); // the taught clip, less its 10 ms before the onset
+        juce::AudioBuffer<float> buffer (2, kBlock);
+        juce::MidiBuffer midi;
+        std::vector<std::pair<double, int>> notes; // seconds of the hit, note
+        for (int64_t position = 0; position < static_cast<int64_t> (signal.size()) + latency + static_cast<int64_t> (rate); position += kBlock)
+        {
+            for (int c = 0; c < 2; ++c)
+                for (int i = 0; i < kBlock; ++i)
+                    buffer.setSample (c, i, position + i < static_cast<int64_t> (signal.size()) ? signal[static_cast<std::size_t> (position + i)] : 0.0f);
+            midi.clear();
+            processor.processBlock (buffer, midi);
+            for (const auto metadata : midi)
+                if (metadata.getMessage().isNoteOn())
+                    notes.emplace_back (static_cast<double> (position + metadata.samplePosition - latency) / rate, metadata.getMessage().getNoteNumber());
+        }
+        processor.releaseResources();
+        int right = 0;
+        for (const auto& [seconds, note] : notes)
+            for (const auto& [truthSeconds, piece] : truth)
+                right += std::abs (seconds - truthSeconds) < 0.025 && note == 36 + static_cast<int> (std::find (pieces.begin(), pieces.end(), piece) - pieces.begin());
+        std::cout << "per-hit MIDI from the Teach view's kit: " << notes.size() << " notes for " << truth.size() << " hits rendered, " << right
+                  << " on the right note within 25 ms\n";
+        CHECK (notes.size() == hits.hits.size());
+        CHECK (right >= static_cast<int> (0.9 * static_cast<double> (truth.size())));
+        hitMode->setValueNotifyingHost (0.0f);
+    }
 
     // The saved session keeps the mode: reopened, the same model.
     juce::MemoryBlock state;
