@@ -1,15 +1,21 @@
 // The built VST3, loaded through JUCE's hosting API as a DAW would: 30 s of known clips in random
 // block sizes at 44.1 and 48 kHz; audio comes back bit-exactly, MIDI notes name the clips, state
 // survives a save/restore into a fresh instance.
+#include "formats/AudioFileReader.h"
+#include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
+#include "support/Fixtures.h"
+#include "support/MessageLoop.h"
 
 #include <catch2/catch.hpp>
 
 #include <juce_audio_processors/juce_audio_processors.h>
 
+#include <fstream>
 #include <random>
 #include <thread>
 
+using namespace sonotype;
 using namespace sonotype::testing;
 
 namespace
@@ -205,4 +211,60 @@ TEST_CASE ("VST3 offline bounce: MIDI naming every clip, on the same samples in 
         CHECK (other == reference);
     }
     CHECK (mismatches == 0);
+}
+
+TEST_CASE ("VST3: per-hit MIDI reports its latency to the host, and in an offline bounce each note lands on its hit once compensated",
+           "[host][offline][hits]")
+{
+    formats::AudioFileReader reader (fixturePath ("kit/pattern.wav")); // FluidR3, hits at known times
+    const auto signal = readAll (reader);
+    const double rate = reader.sampleRate();
+    constexpr int kBlock = 512;
+    auto plugin = loadPlugin (rate, kBlock);
+    plugin->setNonRealtime (true);
+    plugin->prepareToPlay (rate, kBlock);
+    CHECK (plugin->getLatencySamples() == 0); // fixed-hop MIDI: no latency
+    auto* perHit = findParameter (*plugin, "Per-hit MIDI");
+    REQUIRE (perHit != nullptr);
+    perHit->setValueNotifyingHost (1.0f);
+    // The plugin sets its latency on its message thread; the VST3 wrapper tells the host
+    // (restartComponent(kLatencyChanged)) and the host reads it back through the VST3 interface.
+    const auto deadline = juce::Time::getMillisecondCounter() + 5000u;
+    while (plugin->getLatencySamples() == 0 && juce::Time::getMillisecondCounter() < deadline)
+        pumpMessages (10);
+    const auto latency = plugin->getLatencySamples();
+    CHECK (latency == static_cast<int> (std::lround (0.24 * rate))); // the built-in model's clip, less its 10 ms before the onset
+    plugin->releaseResources(); // a host re-prepares after a latency change
+    plugin->prepareToPlay (rate, kBlock);
+
+    juce::AudioBuffer<float> buffer (2, kBlock);
+    juce::MidiBuffer midi;
+    std::vector<double> noteSeconds; // each note-on, less the reported latency
+    int otherNotes = 0;
+    for (int64_t position = 0; position < static_cast<int64_t> (signal.size()) + latency + static_cast<int64_t> (rate); position += kBlock)
+    {
+        for (int c = 0; c < 2; ++c)
+            for (int i = 0; i < kBlock; ++i)
+                buffer.setSample (c, i, position + i < static_cast<int64_t> (signal.size()) ? signal[static_cast<std::size_t> (position + i)] : 0.0f);
+        midi.clear();
+        plugin->processBlock (buffer, midi);
+        for (const auto metadata : midi)
+            if (metadata.getMessage().isNoteOn())
+            {
+                noteSeconds.push_back (static_cast<double> (position + metadata.samplePosition - latency) / rate);
+                otherNotes += metadata.getMessage().getNoteNumber() == classNote ("drums") ? 0 : 1; // the built-in model: every hit is drums
+            }
+    }
+    plugin->releaseResources();
+    std::ifstream truthFile (fixturePath ("kit/pattern.txt"));
+    std::vector<double> truth;
+    for (std::pair<double, std::string> row; truthFile >> row.first >> row.second;)
+        truth.push_back (row.first);
+    int onTime = 0;
+    for (const double hit : truth)
+        onTime += std::any_of (noteSeconds.begin(), noteSeconds.end(), [hit] (double s) { return std::abs (s - hit) < 0.025; }) ? 1 : 0;
+    INFO (noteSeconds.size() << " notes, " << onTime << " of " << truth.size() << " hits with a note within 25 ms");
+    CHECK (noteSeconds.size() == truth.size());
+    CHECK (onTime == static_cast<int> (truth.size()));
+    CHECK (otherNotes == 0);
 }
