@@ -31,6 +31,7 @@ from .data.catalogue import expand
 from .export import export_model
 from .frontend import LogMelFrontend
 from .models.audio_transformer import AudioTransformer
+from .windows import WindowFile, open_split
 
 MODEL_CONFIG = dict(n_mels=64, d_model=96, n_head=4, n_layers=3, n_classes=len(CLASSES), max_tokens=64, stem="conv2d",
                     stem_channels=32, stem_activation="relu")
@@ -63,17 +64,61 @@ def spec_augment(x, generator):
     return x
 
 
-def evaluate(model, features, labels, batch=256):
+def logits_of(model, features, batch=256):
     model.eval()
-    predictions = []
     with torch.no_grad():
-        for start in range(0, len(features), batch):
-            predictions.append(model(features[start:start + batch]).argmax(-1))
-    predictions = torch.cat(predictions)
+        return torch.cat([model(features[start:start + batch]).float() for start in range(0, len(features), batch)])
+
+
+def evaluate(model, features, labels, batch=256):
+    predictions = logits_of(model, features, batch).argmax(-1)
     confusion = np.zeros((len(CLASSES), len(CLASSES)), dtype=np.int64)
     for truth, guess in zip(labels.tolist(), predictions.tolist()):
         confusion[truth, guess] += 1
     return float((predictions == labels).float().mean()), confusion
+
+
+def expected_calibration_error(logits, labels, temperature=1.0, bins=15):
+    """ECE: the gap between confidence and accuracy, averaged over `bins` equal-width confidence bins
+    weighted by their share of the windows."""
+    probabilities = torch.softmax(logits / temperature, dim=-1)
+    confidence, predicted = probabilities.max(dim=-1)
+    right = (predicted == labels).float()
+    error = 0.0
+    edges = torch.linspace(0, 1, bins + 1)
+    for low, high in zip(edges[:-1], edges[1:]):
+        inside = (confidence > low) & (confidence <= high)
+        if inside.any():
+            error += float(inside.float().mean()) * abs(float(confidence[inside].mean()) - float(right[inside].mean()))
+    return error
+
+
+def fit_temperature(logits, labels):
+    """The temperature T minimising the negative log-likelihood of softmax(logits / T) (a search over
+    log T, fine enough for two decimals)."""
+    best, best_loss = 1.0, float("inf")
+    for t in np.exp(np.linspace(np.log(0.25), np.log(8.0), 301)):
+        loss = float(torch.nn.functional.cross_entropy(logits / float(t), labels))
+        if loss < best_loss:
+            best, best_loss = float(t), loss
+    return best
+
+
+def per_source_accuracy(logits, labels, sources, names):
+    """{source name: (right, windows)} over the windows of each source."""
+    right = (logits.argmax(-1) == labels)
+    out = {}
+    for index in sorted(set(sources.tolist())):
+        inside = sources == index
+        out[names[index]] = (int(right[inside].sum()), int(inside.sum()))
+    return out
+
+
+def model_config(window_frames, **overrides):
+    """MODEL_CONFIG for windows of `window_frames`, with `overrides` (band_norm, widths, ...)."""
+    config = dict(MODEL_CONFIG, **overrides)
+    config["max_tokens"] = max(config["max_tokens"], (window_frames + 1) // 2)
+    return config
 
 
 def keep_freed_memory():
@@ -107,12 +152,18 @@ def cpu_has_bf16():
 PRECISIONS = ("fp32", "bf16")
 
 
-def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32", without=(), per_class=None):
+def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32", without=(), per_class=None, config=None,
+          window_seconds=None, mixup=0.0, validate_on=(), crops_per_clip=3):
     """precision "bf16": the training forward pass runs its convolutions and matrix products in bfloat16
     (torch.autocast; the weights, their gradients, the optimizer state and evaluation stay float32).
     `without`: training windows of these sources are left out (ablation); validation keeps them all.
     `per_class`: train on at most this many windows per class, a seeded random choice (equal-sized, balanced
-    ablation runs)."""
+    ablation runs).
+    `window_seconds`: windows of this length, cut anew each epoch (`crops_per_clip` per clip) from data made
+    with --store clips (None: the data's ready-cut 1 s windows). `config`: the model's (default
+    MODEL_CONFIG, sized for the windows). `mixup`: the Beta(a, a) parameter of mixup between the windows of
+    a batch (0: none). `validate_on`: sources left out of training and scored apart ("loso": leave one
+    source out), from the windows of the train and random splits."""
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, not {epochs}")
     if precision not in PRECISIONS:
@@ -121,38 +172,67 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32",
     torch.manual_seed(seed)
     np.random.seed(seed)
     torch.set_num_threads(os.cpu_count() or 1)
-    train_x, train_y = load(os.path.join(data, "train.npz"), without)
-    if per_class is not None:
-        order = torch.randperm(len(train_x), generator=torch.Generator().manual_seed(seed + 1))
-        keep = torch.cat([order[train_y[order] == c][:per_class] for c in range(len(CLASSES))]).sort().values
-        train_x, train_y = train_x[keep], train_y[keep]
-    val_x, val_y = load(os.path.join(data, "val.npz"))
-    held_x, held_y = load(os.path.join(data, "heldout.npz"))
+    frames = None if window_seconds is None else int(round(window_seconds * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
+    train_set = open_split(data, "train", frames, tuple(without) + tuple(validate_on))
+    crops = np.random.default_rng(seed + 2)
+
+    def fixed(split, per_clip, draw_seed, **kw):
+        windows = open_split(data, split, frames, **kw)
+        x, y, src = windows.gather(windows.draw(np.random.default_rng(draw_seed), per_clip))
+        return x, y, src, windows.source_names
+
+    val = fixed("val", 2, seed + 1000)
+    held = fixed("heldout", 1, seed + 1001)
+    loso = None
+    if validate_on:
+        parts = [fixed(split, 1, seed + 1002 + k, only=tuple(validate_on)) for k, split in enumerate(("train", "val"))]
+        loso = tuple(torch.cat([p[i] for p in parts]) for i in range(3)) + (parts[0][3],)
+
+    def epoch_pairs():
+        pairs = train_set.draw(crops, crops_per_clip)
+        if per_class is not None:
+            labels = train_set.labels[torch.as_tensor(pairs[:, 0])]
+            order = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed + 1))
+            keep = torch.cat([order[labels[order] == c][:per_class] for c in range(len(CLASSES))]).sort().values
+            pairs = pairs[keep.numpy()]
+        return pairs
+
+    # The ready-cut windows are one fixed set (drawn once: the subset per_class keeps stays the same).
+    fixed_pairs = epoch_pairs() if isinstance(train_set, WindowFile) else None
+    config = config or model_config(train_set.window)
     # channels_last lets oneDNN run the convolutions about twice as fast on CPU (same outputs to float rounding).
-    model = AudioTransformer(**MODEL_CONFIG).to(memory_format=torch.channels_last)
+    model = AudioTransformer(**config).to(memory_format=torch.channels_last)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
-    steps = epochs * ((len(train_x) + batch_size - 1) // batch_size)
+    per_epoch = len(fixed_pairs) if fixed_pairs is not None else len(epoch_pairs())
+    crops = np.random.default_rng(seed + 2)  # (the draw above only measured an epoch)
+    steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     generator = torch.Generator().manual_seed(seed)
+    mixing = torch.distributions.Beta(mixup, mixup) if mixup > 0 else None
     # An exponential moving average of the weights (when ema > 0) is what gets evaluated and exported.
     averaged = copy.deepcopy(model) if ema > 0 else model
     history = []
     for epoch in range(epochs):
         model.train()
-        order = torch.randperm(len(train_x), generator=generator)
+        pairs = fixed_pairs if fixed_pairs is not None else epoch_pairs()
+        order = torch.randperm(len(pairs), generator=generator)
         total, correct, loss_sum, skipped = 0, 0, 0.0, 0
         bar = tqdm(range(0, len(order), batch_size), desc=f"epoch {epoch + 1}/{epochs}", leave=False, disable=not sys.stderr.isatty())
         for start in bar:
             idx = order[start:start + batch_size]
-            x = spec_augment(train_x[idx], generator)
+            x, y, _ = train_set.gather(pairs[idx.numpy()])
+            x = spec_augment(x, generator)
             # A little feature noise: digital silence gives exactly constant log-mel windows, whose
             # zero variance makes BatchNorm's training-mode gradients blow up.
             x = x + 0.05 * torch.randn(x.shape, generator=generator)
-            y = train_y[idx]
+            if mixing is not None:
+                share = float(mixing.sample())
+                partner = torch.randperm(len(idx), generator=generator)
+                x = share * x + (1 - share) * x[partner]
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
                 logits = model(x).float()
-            loss = loss_fn(logits, y)
+            loss = loss_fn(logits, y) if mixing is None else share * loss_fn(logits, y) + (1 - share) * loss_fn(logits, y[partner])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             # Adam is scale-invariant: clip only against blow-ups, and skip a step whose gradient
@@ -173,19 +253,46 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32",
             correct += int((logits.argmax(-1) == y).sum())
             total += len(idx)
             bar.set_postfix(loss=f"{loss_sum / total:.3f}", acc=f"{correct / total:.3f}")
-        val_acc, val_confusion = evaluate(averaged, val_x, val_y)
-        held_acc, held_confusion = evaluate(averaged, held_x, held_y)
-        history.append({"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total, "val_acc": val_acc,
-                        "heldout_acc": held_acc})
+        val_acc, val_confusion = evaluate(averaged, val[0], val[1])
+        held_acc, held_confusion = evaluate(averaged, held[0], held[1])
+        entry = {"epoch": epoch + 1, "loss": loss_sum / total, "train_acc": correct / total, "val_acc": val_acc, "heldout_acc": held_acc}
+        if loso is not None:
+            entry["loso_acc"] = evaluate(averaged, loso[0], loso[1])[0]
+        history.append(entry)
         print(f"epoch {epoch + 1:2d}: loss {loss_sum / total:.3f}  train {correct / total:.3f}  val {val_acc:.3f}  held-out {held_acc:.3f}"
+              + (f"  left-out sources {entry['loso_acc']:.3f}" if loso is not None else "")
               + (f"  ({skipped} steps skipped: gradient overflow)" if skipped else ""), flush=True)
     model = averaged.to(memory_format=torch.contiguous_format).eval()
-    return model, history, {"val": (val_acc, val_confusion), "heldout": (held_acc, held_confusion)}, \
-        {"train": len(train_x), "val": len(val_x), "heldout": len(held_x)}
+    results = {"val": (val_acc, val_confusion), "heldout": (held_acc, held_confusion)}
+    # Calibration: the temperature that makes the random split's confidences honest, and what it does on
+    # the held-out split (and the left-out sources).
+    val_logits, held_logits = logits_of(model, val[0]), logits_of(model, held[0])
+    temperature = fit_temperature(val_logits, val[1])
+    calibration = {"temperature": temperature,
+                   "heldout_ece": expected_calibration_error(held_logits, held[1]),
+                   "heldout_ece_calibrated": expected_calibration_error(held_logits, held[1], temperature)}
+    results["per_source"] = {"val": per_source_accuracy(val_logits, val[1], val[2], val[3]),
+                             "heldout": per_source_accuracy(held_logits, held[1], held[2], held[3])}
+    if loso is not None:
+        loso_logits = logits_of(model, loso[0])
+        results["loso"] = (history[-1]["loso_acc"], evaluate(model, loso[0], loso[1])[1])
+        results["per_source"]["loso"] = per_source_accuracy(loso_logits, loso[1], loso[2], loso[3])
+        calibration["loso_ece"] = expected_calibration_error(loso_logits, loso[1])
+        calibration["loso_ece_calibrated"] = expected_calibration_error(loso_logits, loso[1], temperature)
+    results["calibration"] = calibration
+    return model, history, results, {"train": per_epoch, "val": len(val[1]), "heldout": len(held[1])}
+
+
+def calibration_rows(calibration):
+    """The report's rows on calibration (when the run measured it)."""
+    if not calibration:
+        return []
+    return [f"| expected calibration error, held-out split | {calibration['heldout_ece']:.3f} (with the temperature "
+            f"{calibration['temperature']:.2f} fitted on the random split: {calibration['heldout_ece_calibrated']:.3f}) |"]
 
 
 def write_report(path, figures, history, results, sizes, seconds, inference_ms, weights_bytes, seed, precision, data=None,
-                 extra=()):
+                 extra=(), config=None, window_seconds=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -207,7 +314,7 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
     relative = os.path.relpath(figures, os.path.dirname(path))
     lines = ["# The built-in model", "",
              "Written by `python3 -m sonotype.train` (do not edit by hand). The model is the seed-000 audio "
-             f"transformer (`{json.dumps(MODEL_CONFIG)}`) over 1 s windows of 64 log-mel bands at 16 kHz.", "",
+             f"transformer (`{json.dumps(config or MODEL_CONFIG)}`) over {window_seconds or 1:g} s windows of 64 log-mel bands at 16 kHz.", "",
              "| | |", "|---|---|",
              f"| windows: train / random split / held-out | {sizes['train']} / {sizes['val']} / {sizes['heldout']} |",
              f"| window accuracy, random split | {results['val'][0] * 100:.1f}% |",
@@ -215,6 +322,7 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
              *[f"| window accuracy, {title} | {accuracy * 100:.1f}% |" for title, accuracy in extra],
              f"| training time (2 cores) | {seconds / 60:.1f} min ({len(history)} epochs, seed {seed}, {precision}) |",
              f"| weights | {weights_bytes / 1e6:.2f} MB |",
+             *calibration_rows(results.get("calibration")),
              f"| one inference with Sonotype's engine (one core of an {cpu_name()}) | {inference_ms[0]:.2f} ms"
              + (f" (the model it replaced: {inference_ms[1]:.2f} ms, timed in the same run)" if inference_ms[1] else "") + " |", "",
              f"![training curves]({relative}/training.png)", "", "## Per class", "",
@@ -298,6 +406,30 @@ def engine_inference_ms(model_paths, rounds=5):
     return best
 
 
+def fold_temperature(model, temperature):
+    """Divides the model's logits by `temperature`, in its last Linear layer's weights and bias."""
+    with torch.no_grad():
+        model.class_mlp[-1].weight /= temperature
+        model.class_mlp[-1].bias /= temperature
+
+
+def frontend_for(window_seconds=None):
+    """FRONTEND, with windows of `window_seconds` (None: its 1 s)."""
+    settings = dict(FRONTEND)
+    if window_seconds is not None:
+        settings["window_samples"] = int(round(window_seconds * FRONTEND["sample_rate"]))
+    return settings
+
+
+def export_builtin(model, path, window_seconds=None):
+    """Exports a model of the built-in family with its front end (windows of `window_seconds`) and its
+    embedding: the CLS token after the last LayerNorm, as the classifier head reads it (flattened)."""
+    frontend = frontend_for(window_seconds)
+    frames = 1 + frontend["window_samples"] // frontend["hop_length"]
+    return export_model(model, torch.zeros(1, FRONTEND["n_mels"], frames), path, labels=CLASSES, frontend=LogMelFrontend(**frontend),
+                        embedding=model.class_mlp[0])
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
@@ -324,22 +456,37 @@ def main():
                         help="also report the window accuracy on another split of generated data (e.g. one made without augmentation)")
     parser.add_argument("--report-only", action="store_true",
                         help="do not train: export, time and report the model kept in --state")
+    parser.add_argument("--window-seconds", type=float, default=None,
+                        help="windows of this length (up to 3 s), cut each epoch from data made with --store clips")
+    parser.add_argument("--band-norm", choices=("mean", "meanvar"), default=None,
+                        help="each mel band less its mean over the window (and / its spread) before the network")
+    parser.add_argument("--mixup", type=float, default=0.0, help="mixup's Beta(a, a) parameter (0: off)")
+    parser.add_argument("--validate-on", action="append", default=[], metavar="NAME",
+                        help="leave a source out of training and score it apart (leave-one-source-out validation)")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="divide the exported logits by the temperature fitted on the random split")
     args = parser.parse_args()
     precision = args.precision if args.precision != "auto" else ("bf16" if cpu_has_bf16() else "fp32")
-    model = AudioTransformer(**MODEL_CONFIG)
     if args.report_only:
         state = torch.load(args.state)
+        model = AudioTransformer(**state.get("config", MODEL_CONFIG))
         model.load_state_dict(state["weights"])
         model.eval()
     else:
         print(f"training in {precision}", flush=True)
         started = time.time()
+        frames = None if args.window_seconds is None else int(round(args.window_seconds * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
+        config = model_config(frames or 101, band_norm=args.band_norm)
         model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
-                                              without=tuple(args.without))
+                                              without=tuple(args.without), config=config, window_seconds=args.window_seconds,
+                                              mixup=args.mixup, validate_on=tuple(args.validate_on))
         os.makedirs(os.path.dirname(args.state) or ".", exist_ok=True)
         state = {"weights": model.state_dict(), "history": history, "results": results, "sizes": sizes,
-                 "seconds": time.time() - started, "seed": args.seed, "precision": precision}
+                 "seconds": time.time() - started, "seed": args.seed, "precision": precision, "config": config,
+                 "window_seconds": args.window_seconds}
         torch.save(state, args.state)
+    if args.calibrate:
+        fold_temperature(model, state["results"]["calibration"]["temperature"])
     history, results, sizes, seconds = state["history"], state["results"], state["sizes"], state["seconds"]
     extra = []
     for item in args.also_score:
@@ -355,13 +502,12 @@ def main():
         if previous:
             shutil.copyfile(args.out, previous)
         # The embedding: the CLS token after the last LayerNorm, as the classifier head reads it (flattened).
-        summary = export_model(model, torch.zeros(1, 64, 101), args.out, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND),
-                               embedding=model.class_mlp[0])
+        summary = export_builtin(model, args.out, state.get("window_seconds"))
         times = engine_inference_ms([args.out] + ([previous] if previous else []))
     weights_bytes = summary["num_parameters"] * 4
     inference_ms = (times[args.out], times.get(previous))
     write_report(args.report, os.path.join(os.path.dirname(args.report), "model"), history, results, sizes, seconds, inference_ms,
-                 weights_bytes, state["seed"], state["precision"], args.data, extra)
+                 weights_bytes, state["seed"], state["precision"], args.data, extra, state.get("config"), state.get("window_seconds"))
     print(f"random split {results['val'][0]:.3f}, held-out {results['heldout'][0]:.3f}, {seconds / 60:.1f} min, "
           f"{inference_ms[0]:.2f} ms per inference; wrote {args.out} and {args.report}")
 

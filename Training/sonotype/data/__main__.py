@@ -11,6 +11,11 @@ Writes train.npz, val.npz (a random split of the same distribution) and heldout.
 phrases and clips, and speech voices kept out of training), each with log-mel `features`
 [N, n_mels, frames] (float16) of 1 s windows cut at random from 3 s clips, and `labels`; sources.json
 (how many clips each source gave); and a few 2 s example clips as WAV.
+
+`--store clips` writes the whole clips instead (train_clips.npz, val_clips.npz, heldout_clips.npz):
+the log-mel of each 3 s clip [N, n_mels, 301] with each frame's peak and RMS level in dBFS
+(`frame_peak_db`, `frame_rms_db` [N, 301]), from which training cuts windows of any length up to 3 s
+each epoch (`sonotype.windows`), with the same rules for quiet crops as here.
 """
 
 import argparse
@@ -73,6 +78,31 @@ def random_crop(rng, clip, window, quiet_allowed, attempts=10):
     return None
 
 
+def frame_levels(clip, frames, hop):
+    """Each log-mel frame's peak and RMS level (dBFS) over the samples it centres on (hop samples around
+    frame * hop), floored at -120 dB: what the quiet-crop rules read without the samples."""
+    padded = np.pad(clip.astype(np.float64), (hop // 2, frames * hop))
+    blocks = padded[: frames * hop].reshape(frames, hop)
+    peak = np.maximum(np.abs(blocks).max(axis=1), 1e-6)
+    rms = np.maximum(np.sqrt(np.mean(np.square(blocks), axis=1)), 1e-6)
+    return 20 * np.log10(peak), 20 * np.log10(rms)
+
+
+def featurise_clips(clips, labels, tags):
+    """Log-mel features of the whole clips, their frames' levels, labels and tags (sources)."""
+    frontend = LogMelFrontend(**FRONTEND)
+    hop = FRONTEND["hop_length"]
+    features, peaks, rmss = [], [], []
+    with torch.no_grad():
+        for clip in clips:
+            f = frontend(torch.from_numpy(np.ascontiguousarray(clip, dtype=np.float32))).numpy()
+            peak, rms = frame_levels(clip, f.shape[-1], hop)
+            features.append(f.astype(np.float16))
+            peaks.append(peak.astype(np.float16))
+            rmss.append(rms.astype(np.float16))
+    return np.stack(features), np.stack(peaks), np.stack(rmss), np.array(labels, dtype=np.int64), np.array(tags, dtype=np.int16)
+
+
 def featurise(clips, labels, rng, crops_per_clip, tags=None):
     """Log-mel features of `crops_per_clip` random 1 s crops per clip, and their labels (and, with `tags`,
     each crop's tag: the source of its clip)."""
@@ -117,13 +147,16 @@ def recorded(seed, split, index):
 
 
 def augment_job(job):
-    seed, split, indices, crops, keep = job
+    seed, split, indices, crops, keep, store = job
     torch.set_num_threads(1)
     rng = _seed(seed, 8, split, indices[0] if len(indices) else 0)
     clips = [recorded(seed, split, i) for i in indices]
     labels = [_RAW["labels"][i] for i in indices]
-    features, targets, tags = featurise(clips, labels, rng, crops, tags=[_RAW["sources"][i] for i in indices])
-    return features, targets, tags, (clips if keep else []), labels
+    tags = [_RAW["sources"][i] for i in indices]
+    if store == "clips":
+        return featurise_clips(clips, labels, tags), (clips if keep else []), labels
+    features, targets, tags = featurise(clips, labels, rng, crops, tags=tags)
+    return (features, targets, tags), (clips if keep else []), labels
 
 
 def split_voices():
@@ -134,7 +167,9 @@ def split_voices():
 
 
 def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip=3, without=(), augment_settings=None,
-             verbose=True):
+             verbose=True, store="windows"):
+    if store not in ("windows", "clips"):
+        raise ValueError(f"store must be windows or clips, not {store!r}")
     if clips_per_class < 1 or heldout_per_class < 1:
         raise ValueError(f"clips per class must be at least 1 (train {clips_per_class}, held-out {heldout_per_class})")
     os.makedirs(out, exist_ok=True)
@@ -172,18 +207,21 @@ def generate(out, seed, clips_per_class, heldout_per_class, jobs, crops_per_clip
         else:
             parts = (("heldout", order, 1),)
         for name, indices, crops in parts:
-            chunks = [(seed, split_index, indices[i:i + CHUNK], crops, name == "heldout") for i in range(0, len(indices), CHUNK)]
-            features, targets, crop_tags = [], [], []
+            chunks = [(seed, split_index, indices[i:i + CHUNK], crops, name == "heldout", store) for i in range(0, len(indices), CHUNK)]
+            arrays = []
             with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for f, t, g, augmented, clip_labels in pool.map(augment_job, chunks):
-                    features.append(f)
-                    targets.append(t)
-                    crop_tags.append(g)
+                for result, augmented, clip_labels in pool.map(augment_job, chunks):
+                    arrays.append(result)
                     if name == "heldout":
                         for clip, label in zip(augmented, clip_labels):
                             examples.setdefault(CLASSES[label], clip)
-            np.savez(os.path.join(out, f"{name}.npz"), features=np.concatenate(features), labels=np.concatenate(targets),
-                     sources=np.concatenate(crop_tags), source_names=np.array(source_names))
+            joined = [np.concatenate(column) for column in zip(*arrays)]
+            if store == "clips":
+                np.savez(os.path.join(out, f"{name}_clips.npz"), features=joined[0], frame_peak_db=joined[1], frame_rms_db=joined[2],
+                         labels=joined[3], sources=joined[4], source_names=np.array(source_names))
+            else:
+                np.savez(os.path.join(out, f"{name}.npz"), features=joined[0], labels=joined[1], sources=joined[2],
+                         source_names=np.array(source_names))
         if verbose:
             print(f"{split}: augmented and featurised in {time.time() - started:.0f} s", flush=True)
     _RAW["clips"], _RAW["labels"], _RAW["sources"] = [], [], []
@@ -207,13 +245,16 @@ def main():
     parser.add_argument("--heldout-clips", type=int, default=120, help="held-out clips per class")
     parser.add_argument("--crops", type=int, default=3, help="1 s windows cut from each 3 s training clip")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--store", choices=("windows", "clips"), default="windows",
+                        help="windows: 1 s log-mel windows cut now; clips: the whole 3 s clips' log-mel and frame levels")
     parser.add_argument("--without", action="append", default=[], metavar="NAME",
                         help=f"leave out a source or kind of source (ablation): {', '.join(catalogue.names())}")
     parser.add_argument("--augment-without", action="append", default=[], metavar="STAGE",
                         help="switch an augmentation stage or group off (ablation): " + ", ".join(list(GROUPS) + list(AUGMENT_DEFAULTS)))
     args = parser.parse_args()
     settings = augment_without(*args.augment_without) if args.augment_without else None
-    generate(args.out, args.seed, args.clips, args.heldout_clips, args.jobs, args.crops, tuple(args.without), settings)
+    generate(args.out, args.seed, args.clips, args.heldout_clips, args.jobs, args.crops, tuple(args.without), settings,
+             store=args.store)
 
 
 if __name__ == "__main__":

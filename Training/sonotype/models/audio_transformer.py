@@ -107,18 +107,43 @@ class SpectrogramStem(nn.Module):
         return self.project(x.reshape(B, C * M, T))
 
 
+class BandNormalization(nn.Module):
+    """Each mel band less its mean over the window ("mean"), and divided by its spread ("meanvar"):
+    a fixed coloration (a microphone's or a room's response, an EQ) adds a constant to a band of a
+    log-mel spectrogram, and this removes it, along with the level. What stays is how each band moves
+    in time, and (for "mean") how much. A learned per-band weight puts back the share of the absolute
+    spectral shape that training finds useful: 0 removes the band's mean entirely, 1 keeps it all.
+    [B, n_mels, frames] -> the same."""
+
+    def __init__(self, n_mels: int, mode: str = "mean"):
+        super().__init__()
+        if mode not in ("mean", "meanvar"):
+            raise ValueError(f"band normalization must be mean or meanvar, not {mode!r}")
+        self.mode = mode
+        self.keep = nn.Parameter(torch.zeros(n_mels, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mean = x.mean(dim=-1, keepdim=True)
+        y = x - mean
+        if self.mode == "meanvar":
+            y = y / torch.sqrt(y.pow(2).mean(dim=-1, keepdim=True) + 1e-2)
+        return y + self.keep * mean
+
+
 class AudioTransformer(nn.Module):
     """log-mel [B, n_mels, frames] -> class logits [B, n_classes].
 
     stem "conv1d": a 1-d CNN over time with the mel bands as channels (the seed's minimal completion);
-    "conv2d": SpectrogramStem, the built-in model's, with `stem_channels` and `stem_activation`."""
+    "conv2d": SpectrogramStem, the built-in model's, with `stem_channels` and `stem_activation`.
+    band_norm "mean" or "meanvar": BandNormalization first (None: the log-mel as it comes)."""
 
     def __init__(self, n_mels: int = 64, d_model: int = 64, n_head: int = 4, n_layers: int = 2,
                  n_classes: int = 12, max_tokens: int = 512, positional: str = "sinusoidal",
                  batch_first: bool = True, stem: str = "conv1d", stem_channels: int = 32,
-                 stem_activation: str = "gelu"):
+                 stem_activation: str = "gelu", band_norm=None):
         super().__init__()
         self.batch_first = batch_first
+        self.band_norm = BandNormalization(n_mels, band_norm) if band_norm else None
         if stem == "conv2d":
             self.expand = SpectrogramStem(n_mels, d_model, stem_channels, stem_activation)
         else:
@@ -152,6 +177,8 @@ class AudioTransformer(nn.Module):
 
     def forward(self, x: torch.Tensor):
         # Initial: x is [batch_size, n_mels, frames]
+        if self.band_norm is not None:
+            x = self.band_norm(x)
         x = self.expand(x)                 # [batch_size, d_model, num_tokens]
         x = self.concat_cls_token(x)       # [batch_size, d_model, num_tokens+1]
         if self.batch_first:
