@@ -56,6 +56,8 @@ DESIGNS = [
     ("2 s windows", 2.0, None, 0.0),
     ("3 s windows", 3.0, None, 0.0),
     ("1 s, mixup 0.4", 1.0, None, 0.4),
+    ("1 s, level and tilt removed (2 components)", 1.0, "tilt2", 0.0),
+    ("1 s, broad coloration removed (4 components)", 1.0, "tilt4", 0.0),
 ]
 
 

@@ -458,8 +458,8 @@ def main():
                         help="do not train: export, time and report the model kept in --state")
     parser.add_argument("--window-seconds", type=float, default=None,
                         help="windows of this length (up to 3 s), cut each epoch from data made with --store clips")
-    parser.add_argument("--band-norm", choices=("mean", "meanvar"), default=None,
-                        help="each mel band less its mean over the window (and / its spread) before the network")
+    parser.add_argument("--band-norm", default=None, metavar="MODE",
+                        help="mean, meanvar or tilt<N>: the window's coloration taken out before the network (models/audio_transformer.py)")
     parser.add_argument("--mixup", type=float, default=0.0, help="mixup's Beta(a, a) parameter (0: off)")
     parser.add_argument("--validate-on", action="append", default=[], metavar="NAME",
                         help="leave a source out of training and score it apart (leave-one-source-out validation)")

@@ -111,3 +111,23 @@ def test_clips_give_windows_of_any_length_with_band_normalisation_mixup_and_a_le
     with torch.no_grad():
         expected = model(x).numpy()
     assert np.abs(run_model(path, x.numpy()) - expected).max() < 1e-4
+
+
+@pytest.mark.parametrize("band_norm", ["mean", "meanvar", "tilt2", "tilt4"])
+def test_band_normalisation_runs_in_the_engine_as_in_pytorch(tmp_path, band_norm):
+    from sonotype.models.audio_transformer import AudioTransformer, BandNormalization
+    from sonotype.train import export_builtin, model_config
+
+    torch.manual_seed(0)
+    model = AudioTransformer(**model_config(101, band_norm=band_norm)).eval()
+    path = str(tmp_path / "model.safetensors")
+    export_builtin(model, path)
+    x = torch.randn(1, FRONTEND["n_mels"], 101) * 2
+    with torch.no_grad():
+        expected = model(x).numpy()
+    assert np.abs(run_model(path, x.numpy()) - expected).max() < 1e-4
+    if band_norm.startswith("tilt"):
+        # A coloration of the window (a level and a tilt over the bands) is taken out exactly.
+        colour = (torch.linspace(-1, 1, FRONTEND["n_mels"]) * 10 + 5).reshape(1, -1, 1)
+        normalise = BandNormalization(FRONTEND["n_mels"], band_norm)
+        assert torch.allclose(normalise(x + colour), normalise(x), atol=1e-4)

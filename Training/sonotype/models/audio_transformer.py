@@ -108,22 +108,34 @@ class SpectrogramStem(nn.Module):
 
 
 class BandNormalization(nn.Module):
-    """Each mel band less its mean over the window ("mean"), and divided by its spread ("meanvar"):
-    a fixed coloration (a microphone's or a room's response, an EQ) adds a constant to a band of a
-    log-mel spectrogram, and this removes it, along with the level. What stays is how each band moves
-    in time, and (for "mean") how much. A learned per-band weight puts back the share of the absolute
-    spectral shape that training finds useful: 0 removes the band's mean entirely, 1 keeps it all.
+    """A fixed coloration (a microphone's or a room's response, an EQ) and the level add a constant to
+    each band of a log-mel spectrogram; this takes the window's such constants out, in one of three ways:
+    - "mean": each band less its mean over the window; what stays is how each band moves in time. A
+      learned per-band weight (from 0) puts back the share of the band's mean training finds useful.
+    - "meanvar": the same, divided by the band's spread over the window.
+    - "tiltN": only the smooth part of the window's mean spectrum, a polynomial of degree N - 1 over
+      the bands (level, tilt, broad curvature: what microphones, rooms and EQs change), is taken out;
+      the finer spectral shape that tells instruments apart (formants, the spacing of harmonics) stays.
     [B, n_mels, frames] -> the same."""
 
     def __init__(self, n_mels: int, mode: str = "mean"):
         super().__init__()
-        if mode not in ("mean", "meanvar"):
-            raise ValueError(f"band normalization must be mean or meanvar, not {mode!r}")
         self.mode = mode
-        self.keep = nn.Parameter(torch.zeros(n_mels, 1))
+        if mode.startswith("tilt"):
+            components = int(mode[4:])
+            bands = torch.linspace(-1.0, 1.0, n_mels, dtype=torch.float64)
+            powers = torch.stack([bands ** k for k in range(components)], dim=1)  # [mels, N]: 1, b, b^2, ...
+            basis, _ = torch.linalg.qr(powers)                                   # orthonormal columns
+            self.register_buffer("smooth", (basis @ basis.T).float())           # projection onto the smooth part [mels, mels]
+        elif mode in ("mean", "meanvar"):
+            self.keep = nn.Parameter(torch.zeros(n_mels, 1))
+        else:
+            raise ValueError(f"band normalization must be mean, meanvar or tilt<N>, not {mode!r}")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         mean = x.mean(dim=-1, keepdim=True)
+        if self.mode.startswith("tilt"):
+            return x - torch.matmul(self.smooth, mean)
         y = x - mean
         if self.mode == "meanvar":
             y = y / torch.sqrt(y.pow(2).mean(dim=-1, keepdim=True) + 1e-2)
