@@ -29,7 +29,7 @@ from .digest import files_digest
 from .evaluate import evaluate as evaluate_unseen
 from .export import export_model
 from .frontend import LogMelFrontend
-from .train import PRECISIONS, cpu_has_bf16, export_builtin, model_config, train
+from .train import PRECISIONS, cpu_has_bf16, engine_inference_ms, export_builtin, model_config, train
 
 BEGIN, END = "<!-- ablation: begin -->", "<!-- ablation: end -->"
 DESIGN_BEGIN, DESIGN_END = "<!-- design: begin -->", "<!-- design: end -->"
@@ -48,7 +48,7 @@ VARIANTS = [
 # The design suite's left-out sources: a whole soundfont and its players (sf_GMbank), the packaged
 # recordings (LMMS), one speech engine (espeak): a source of each kind the unseen sets bring.
 LEFT_OUT = ("sf-gmbank", "lmms", "espeak")
-# (title, window seconds, band normalisation, mixup)
+# (title, window seconds, band normalisation, mixup[, the network's other settings[, windows per class, times --per-class]])
 DESIGNS = [
     ("1 s windows (today's)", 1.0, None, 0.0),
     ("1 s, band mean removed", 1.0, "mean", 0.0),
@@ -58,6 +58,8 @@ DESIGNS = [
     ("1 s, mixup 0.4", 1.0, None, 0.4),
     ("1 s, level and tilt removed (2 components)", 1.0, "tilt2", 0.0),
     ("1 s, broad coloration removed (4 components)", 1.0, "tilt4", 0.0),
+    ("1 s, wider (d 128, 4 layers, stem 48)", 1.0, None, 0.0, {"d_model": 128, "n_layers": 4, "stem_channels": 48}),
+    ("1 s, 3 times the windows (the 3 s row's audio and compute)", 1.0, None, 0.0, {}, 3),
 ]
 
 
@@ -78,18 +80,23 @@ def run_variant(data, without, epochs, per_class, seed, precision):
                        for k, v in unseen.items()}}
 
 
-def run_design(data, window_seconds, band_norm, mixup, epochs, per_class, seed, precision):
+def run_design(data, window_seconds, band_norm, mixup, network, epochs, per_class, seed, precision, crops_per_clip=3):
     frames = int(round(window_seconds * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
     started = time.time()
     model, history, results, sizes = train(data, epochs, seed, precision=precision, per_class=per_class,
-                                           config=model_config(frames, band_norm=band_norm), window_seconds=window_seconds,
-                                           mixup=mixup, validate_on=LEFT_OUT)
+                                           config=model_config(frames, band_norm=band_norm, **network), window_seconds=window_seconds,
+                                           mixup=mixup, validate_on=LEFT_OUT, crops_per_clip=crops_per_clip)
     minutes = (time.time() - started) / 60
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.safetensors")
         export_builtin(model, path, window_seconds)
         unseen = evaluate_unseen(path)
+        # Inference against the shipped model, timed in the same run (the engine, one core).
+        shipped = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "Resources", "models",
+                               "default.safetensors")
+        times = engine_inference_ms([path, shipped], rounds=3)
     return {"val": results["val"][0], "heldout": results["heldout"][0], "loso": results["loso"][0], "train_windows": sizes["train"],
+            "parameters": sum(p.numel() for p in model.parameters()), "inference_ms": times[path], "shipped_ms": times[shipped],
             "loso_sources": {k: v for k, v in results["per_source"]["loso"].items()}, "calibration": results["calibration"],
             "train_minutes": minutes,
             "unseen": {k: {"file_accuracy": v["file_accuracy"], "window_accuracy": v["window_accuracy"], "title": v["title"]}
@@ -100,18 +107,20 @@ def design_section(rows, epochs, per_class, seed, precision):
     sets = sorted({k for row in rows for k in row["result"]["unseen"]})
     lines = [DESIGN_BEGIN, "## Design: context, band normalisation, mixup", "",
              f"Written by `python3 -m sonotype.ablation --suite design`: each row trains the model for {epochs} epochs on "
-             f"{per_class} windows per class cut from the clips of the training data (seed {seed}, {precision}), without the "
+             f"{per_class} windows per class (unless it says otherwise) cut from the clips of the training data (seed {seed}, "
+             f"{precision}), without the "
              f"sources {', '.join(LEFT_OUT)}, and is chosen by its window accuracy on those sources (\"left out\"). The "
              "unseen columns (file accuracy on the sets above) are reported, not used to choose. ECE: expected calibration "
              "error on the left-out sources, before and after the temperature fitted on the random split.", "",
-             "| design | left out | held-out | " + " | ".join(f"unseen {k}" for k in sets) + " | ECE (T) | training |",
-             "|---" * (5 + len(sets)) + "|"]
+             "| design | left out | held-out | " + " | ".join(f"unseen {k}" for k in sets) + " | ECE (T) | training | inference |",
+             "|---" * (6 + len(sets)) + "|"]
     for row in rows:
         r = row["result"]
         c = r["calibration"]
-        lines.append(f"| {row['title']} | {r['loso'] * 100:.1f}% | {r['heldout'] * 100:.1f}% | "
+        lines.append(f"| {row['title']} ({r['train_windows']} windows) | {r['loso'] * 100:.1f}% | {r['heldout'] * 100:.1f}% | "
                      + " | ".join(f"{r['unseen'][k]['file_accuracy'] * 100:.1f}%" if k in r["unseen"] else "–" for k in sets)
-                     + f" | {c['loso_ece']:.3f} → {c['loso_ece_calibrated']:.3f} (T {c['temperature']:.2f}) | {r['train_minutes']:.1f} min |")
+                     + f" | {c['loso_ece']:.3f} → {c['loso_ece_calibrated']:.3f} (T {c['temperature']:.2f}) | {r['train_minutes']:.1f} min | "
+                     + (f"{r['inference_ms'] / r['shipped_ms']:.2f}x |" if "inference_ms" in r else "– |"))
     lines += ["", DESIGN_END]
     return "\n".join(lines)
 
@@ -198,14 +207,18 @@ def run_designs(args, precision):
     results = args.results if args.results != "build/ablation.json" else "build/design.json"
     done = json.load(open(results)) if os.path.exists(results) else {}
     rows = []
-    for title, window_seconds, band_norm, mixup in DESIGNS:
+    for title, window_seconds, band_norm, mixup, *rest in DESIGNS:
+        network = rest[0] if rest else {}
+        more = rest[1] if len(rest) > 1 else 1
+        per_class = args.per_class * more
         if args.only and not any(o in title for o in args.only):
             continue
-        settings = {"data": os.path.abspath(args.data), "epochs": args.epochs, "per_class": args.per_class, "seed": args.seed,
+        settings = {"data": os.path.abspath(args.data), "epochs": args.epochs, "per_class": per_class, "seed": args.seed,
                     "precision": precision, "window_seconds": window_seconds, "band_norm": band_norm, "mixup": mixup,
-                    "left_out": list(LEFT_OUT), "generator": generator_version()}
+                    "left_out": list(LEFT_OUT), "generator": generator_version(), **({"network": network} if network else {})}
         if done.get(title, {}).get("settings") != settings:
-            done[title] = run_design(args.data, window_seconds, band_norm, mixup, args.epochs, args.per_class, args.seed, precision)
+            done[title] = run_design(args.data, window_seconds, band_norm, mixup, network, args.epochs, per_class, args.seed,
+                                     precision, crops_per_clip=3 * more)
             done[title]["settings"] = settings
             os.makedirs(os.path.dirname(results) or ".", exist_ok=True)
             with open(results, "w") as f:

@@ -100,6 +100,7 @@ def test_clips_give_windows_of_any_length_with_band_normalisation_mixup_and_a_le
     assert set(results["per_source"]["loso"]) == {left_out}
     calibration = results["calibration"]
     assert 0.25 <= calibration["temperature"] <= 8.0 and 0.0 <= calibration["heldout_ece"] <= 1.0
+    assert 0.25 <= calibration["temperature_left_out"] <= 8.0 and 0.0 <= calibration["left_out_half_ece_calibrated"] <= 1.0
     # Reproducible in this mode too.
     _, again, _, _ = train(str(data), epochs=1, seed=0, config=config, window_seconds=2.0, mixup=0.4, validate_on=(left_out,))
     assert again == history
