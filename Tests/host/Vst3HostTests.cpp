@@ -4,14 +4,13 @@
 #include "formats/AudioFileReader.h"
 #include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
-#include "support/Fixtures.h"
+#include "support/KitPattern.h"
 #include "support/MessageLoop.h"
 
 #include <catch2/catch.hpp>
 
 #include <juce_audio_processors/juce_audio_processors.h>
 
-#include <fstream>
 #include <random>
 #include <thread>
 
@@ -256,13 +255,10 @@ TEST_CASE ("VST3: per-hit MIDI reports its latency to the host, and in an offlin
             }
     }
     plugin->releaseResources();
-    std::ifstream truthFile (fixturePath ("kit/pattern.txt"));
-    std::vector<double> truth;
-    for (std::pair<double, std::string> row; truthFile >> row.first >> row.second;)
-        truth.push_back (row.first);
+    const auto truth = kitPattern();
     int onTime = 0;
-    for (const double hit : truth)
-        onTime += std::any_of (noteSeconds.begin(), noteSeconds.end(), [hit] (double s) { return std::abs (s - hit) < 0.025; }) ? 1 : 0;
+    for (const auto& hit : truth)
+        onTime += std::any_of (noteSeconds.begin(), noteSeconds.end(), [&hit] (double s) { return std::abs (s - hit.seconds) < 0.025; }) ? 1 : 0;
     INFO (noteSeconds.size() << " notes, " << onTime << " of " << truth.size() << " hits with a note within 25 ms");
     CHECK (noteSeconds.size() == truth.size());
     CHECK (onTime == static_cast<int> (truth.size()));

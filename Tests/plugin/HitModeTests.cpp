@@ -12,10 +12,10 @@
 #include "timeline/HitAnalysis.h"
 #include "support/EncodedAudio.h"
 #include "support/Fixtures.h"
+#include "support/KitPattern.h"
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <random>
 
 using namespace sonotype;
@@ -185,14 +185,7 @@ TEST_CASE ("per-hit offline bounce: a note per hit on the CLI's onset sample aft
     CHECK (latency == std::llround (0.11 * rate)); // the clip (less its 10 ms before the onset)
 
     // The taught classes name the kit's own pattern (the rendered hits' pieces).
-    std::ifstream truthFile (kitFile ("pattern.txt"));
-    std::vector<std::pair<double, std::string>> truth;
-    for (std::pair<double, std::string> row; truthFile >> row.first >> row.second;)
-        truth.push_back (row);
-    int named = 0;
-    for (const auto& hit : hits.hits)
-        for (const auto& [seconds, piece] : truth)
-            named += std::abs (hit.seconds - seconds) < 0.025 && hits.labels[static_cast<std::size_t> (hit.classIndex)] == piece;
+    const int named = hitsNamedAsRendered (hits, kitPattern());
     INFO (named << " of " << hits.hits.size() << " hits named as rendered");
     CHECK (named >= static_cast<int> (0.9 * static_cast<double> (hits.hits.size())));
 

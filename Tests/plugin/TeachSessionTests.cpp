@@ -10,13 +10,13 @@
 #include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
+#include "support/KitPattern.h"
 #include "teach/TaughtModel.h"
 #include "timeline/HitAnalysis.h"
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <fstream>
 
 namespace sonotype::testing
 {
@@ -272,14 +272,8 @@ TEST_CASE ("taught from the hits of a recording of each drum piece, the Teach vi
     timeline::HitAnalysisSettings settings;
     settings.clipSeconds = runtime::hitClipSeconds (*model);
     const auto hits = timeline::analyzeHits (fixturePath ("kit/pattern.wav"), model, settings);
-    std::ifstream truthFile (fixturePath ("kit/pattern.txt"));
-    std::vector<std::pair<double, std::string>> truth;
-    for (std::pair<double, std::string> row; truthFile >> row.first >> row.second;)
-        truth.push_back (row);
-    int named = 0;
-    for (const auto& hit : hits.hits)
-        for (const auto& [seconds, piece] : truth)
-            named += std::abs (hit.seconds - seconds) < 0.025 && hits.labels[static_cast<std::size_t> (hit.classIndex)] == piece;
+    const auto truth = kitPattern();
+    const int named = hitsNamedAsRendered (hits, truth);
     INFO (named << " of " << hits.hits.size() << " hits named as rendered");
     REQUIRE (hits.hits.size() >= 30);
     CHECK (named >= static_cast<int> (0.9 * static_cast<double> (hits.hits.size())));
@@ -315,8 +309,9 @@ TEST_CASE ("taught from the hits of a recording of each drum piece, the Teach vi
         processor.releaseResources();
         int right = 0;
         for (const auto& [seconds, note] : notes)
-            for (const auto& [truthSeconds, piece] : truth)
-                right += std::abs (seconds - truthSeconds) < 0.025 && note == 36 + static_cast<int> (std::find (pieces.begin(), pieces.end(), piece) - pieces.begin());
+            for (const auto& rendered : truth)
+                right += std::abs (seconds - rendered.seconds) < 0.025
+                         && note == 36 + static_cast<int> (std::find (pieces.begin(), pieces.end(), rendered.piece) - pieces.begin());
         std::cout << "per-hit MIDI from the Teach view's kit: " << notes.size() << " notes for " << truth.size() << " hits rendered, " << right
                   << " on the right note within 25 ms\n";
         CHECK (notes.size() == hits.hits.size());

@@ -1,6 +1,8 @@
 """CI does not train: a smoke test of the data generator and of one short training run."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -67,8 +69,11 @@ def test_clips_give_windows_of_any_length_with_band_normalisation_mixup_and_a_le
     from sonotype.train import export_builtin, model_config
     from sonotype.windows import ClipWindows, valid_starts
 
+    # In a process of its own: the generator's workers are forked, and a fork of this process, whose
+    # PyTorch thread pool an earlier test started, can hang in the child.
     data = tmp_path / "data"
-    generate(str(data), seed=5, clips_per_class=3, heldout_per_class=1, jobs=2, verbose=False, store="clips")
+    subprocess.run([sys.executable, "-m", "sonotype.data", "--out", str(data), "--seed", "5", "--clips", "3", "--heldout-clips", "1",
+                    "--jobs", "2", "--store", "clips"], check=True, capture_output=True)
     clips = np.load(data / "train_clips.npz")
     assert clips["features"].shape[1:] == (FRONTEND["n_mels"], 301)  # whole 3 s clips
     assert clips["frame_peak_db"].shape == clips["frame_rms_db"].shape == clips["features"].shape[:1] + (301,)
