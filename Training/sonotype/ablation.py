@@ -113,12 +113,12 @@ def design_section(rows, epochs, per_class, seed, precision):
              f"sources {', '.join(LEFT_OUT)}, and is chosen by its window accuracy on those sources (\"left out\"). The "
              "unseen columns (file accuracy on the sets above) are reported, not used to choose. ECE: expected calibration "
              "error on the left-out sources, before and after the temperature fitted on the random split.", "",
-             "| design | left out | held-out | " + " | ".join(f"unseen {k}" for k in sets) + " | ECE (T) | training | inference |",
-             "|---" * (6 + len(sets)) + "|"]
+             "| design | windows | left out | held-out | " + " | ".join(f"unseen {k}" for k in sets) + " | ECE (T) | training | inference |",
+             "|---" * (7 + len(sets)) + "|"]
     for row in rows:
         r = row["result"]
         c = r["calibration"]
-        lines.append(f"| {row['title']} ({r['train_windows']} windows) | {r['loso'] * 100:.1f}% | {r['heldout'] * 100:.1f}% | "
+        lines.append(f"| {row['title']} | {r['train_windows']} | {r['loso'] * 100:.1f}% | {r['heldout'] * 100:.1f}% | "
                      + " | ".join(f"{r['unseen'][k]['file_accuracy'] * 100:.1f}%" if k in r["unseen"] else "–" for k in sets)
                      + f" | {c['loso_ece']:.3f} → {c['loso_ece_calibrated']:.3f} (T {c['temperature']:.2f}) | {r['train_minutes']:.1f} min | "
                      + (f"{r['inference_ms'] / r['shipped_ms']:.2f}x |" if "inference_ms" in r else "– |"))
