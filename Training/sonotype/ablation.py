@@ -61,6 +61,7 @@ DESIGNS = [
     ("1 s, wider (d 128, 4 layers, stem 48)", 1.0, None, 0.0, {"d_model": 128, "n_layers": 4, "stem_channels": 48}),
     ("1 s, 3 times the windows (the 3 s row's audio and compute)", 1.0, None, 0.0, {}, 3),
     ("1 s, 3 times the windows, mixup 0.4", 1.0, None, 0.4, {}, 3),
+    ("1 s, 3 times the windows, wider (d 128, 4 layers, stem 48)", 1.0, None, 0.0, {"d_model": 128, "n_layers": 4, "stem_channels": 48}, 3),
 ]
 
 
