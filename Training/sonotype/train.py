@@ -26,6 +26,7 @@ import torch
 from tqdm import tqdm
 
 from . import confusion as confusions
+from .calibration import calibration_error
 from .data import CLASSES, FRONTEND
 from .data.catalogue import expand
 from .export import export_model
@@ -79,18 +80,9 @@ def evaluate(model, features, labels, batch=256):
 
 
 def expected_calibration_error(logits, labels, temperature=1.0, bins=15):
-    """ECE: the gap between confidence and accuracy, averaged over `bins` equal-width confidence bins
-    weighted by their share of the windows."""
-    probabilities = torch.softmax(logits / temperature, dim=-1)
-    confidence, predicted = probabilities.max(dim=-1)
-    right = (predicted == labels).float()
-    error = 0.0
-    edges = torch.linspace(0, 1, bins + 1)
-    for low, high in zip(edges[:-1], edges[1:]):
-        inside = (confidence > low) & (confidence <= high)
-        if inside.any():
-            error += float(inside.float().mean()) * abs(float(confidence[inside].mean()) - float(right[inside].mean()))
-    return error
+    """ECE of softmax(logits / temperature) against the labels (calibration.calibration_error)."""
+    confidence, predicted = torch.softmax(logits / temperature, dim=-1).max(dim=-1)
+    return calibration_error(confidence.numpy(), (predicted == labels).numpy(), bins)
 
 
 def fit_temperature(logits, labels):
@@ -346,16 +338,24 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
 
 
 TRIED_BEGIN, TRIED_END = "<!-- tried: begin -->", "<!-- tried: end -->"
+# Sections of the report that other runs write (between "<!-- NAME: begin -->" and "<!-- NAME: end -->")
+# and that a new report keeps, in this order: the ablation suites' tables (their own runs, not this model's)
+# and the hand-written "tried" section (the targets missed, by how much, and the recipes tried and not
+# shipped). The unseen-source section belongs to the model it scored: `python3 -m sonotype.evaluate`
+# writes it anew for the new one.
+KEPT_SECTIONS = ("ablation", "design", "tried")
 
 
 def kept_section(path):
-    """The report's hand-written section (between the "tried" markers: the targets missed, by how much, and
-    the recipes tried and not shipped), which a new report keeps; the other sections are written by the runs
-    that measure them."""
+    """The sections of KEPT_SECTIONS the report at `path` has, complete (both markers), in that order."""
     content = open(path).read() if os.path.exists(path) else ""
-    if TRIED_BEGIN not in content or TRIED_END not in content:
-        return ""
-    return "\n" + content[content.index(TRIED_BEGIN):content.index(TRIED_END) + len(TRIED_END)] + "\n"
+    kept = ""
+    for name in KEPT_SECTIONS:
+        begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
+        if begin in content and end in content[content.index(begin):]:
+            start = content.index(begin)
+            kept += "\n" + content[start:content.index(end, start) + len(end)] + "\n"
+    return kept
 
 
 def sources_section(data):
@@ -475,6 +475,8 @@ def main():
     parser.add_argument("--band-norm", default=None, metavar="MODE",
                         help="mean, meanvar or tilt<N>: the window's coloration taken out before the network (models/audio_transformer.py)")
     parser.add_argument("--mixup", type=float, default=0.0, help="mixup's Beta(a, a) parameter (0: off)")
+    parser.add_argument("--crops-per-clip", type=int, default=3, metavar="N",
+                        help="with --window-seconds: windows cut anew from each training clip every epoch")
     parser.add_argument("--validate-on", action="append", default=[], metavar="NAME",
                         help="leave a source out of training and score it apart (leave-one-source-out validation)")
     parser.add_argument("--calibrate", action="store_true",
@@ -493,7 +495,8 @@ def main():
         config = model_config(frames or 101, band_norm=args.band_norm)
         model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
                                               without=tuple(args.without), config=config, window_seconds=args.window_seconds,
-                                              mixup=args.mixup, validate_on=tuple(args.validate_on))
+                                              mixup=args.mixup, validate_on=tuple(args.validate_on),
+                                              crops_per_clip=args.crops_per_clip)
         os.makedirs(os.path.dirname(args.state) or ".", exist_ok=True)
         state = {"weights": model.state_dict(), "history": history, "results": results, "sizes": sizes,
                  "seconds": time.time() - started, "seed": args.seed, "precision": precision, "config": config,

@@ -8,7 +8,7 @@ def test_the_hand_written_tried_section_survives_a_new_report(tmp_path):
     report = tmp_path / "MODEL.md"
     assert kept_section(str(report)) == ""
     tried = f"{TRIED_BEGIN}\n## Tried, not shipped\n\n- a recipe that lost\n{TRIED_END}"
-    report.write_text(f"# The built-in model\n\nold numbers\n\n{tried}\n\n<!-- ablation: begin -->\nrows\n<!-- ablation: end -->\n")
+    report.write_text(f"# The built-in model\n\nold numbers\n\n{tried}\n")
     assert kept_section(str(report)) == "\n" + tried + "\n"
     report.write_text(f"# The built-in model\n\n{TRIED_BEGIN}\nunfinished\n")
     assert kept_section(str(report)) == ""
@@ -29,3 +29,10 @@ def test_ablation_rows_from_another_generator_are_marked_and_explained():
     assert "† Run on training data made by an earlier version of the data generator" in text
     fresh = ablation.section([row("everything", current)], 8, 600, 0, "bf16")
     assert "†" not in fresh
+
+
+def test_a_new_report_keeps_the_ablation_tables_and_drops_the_old_models_unseen_scores(tmp_path):
+    report = tmp_path / "MODEL.md"
+    sections = {name: f"<!-- {name}: begin -->\n## {name}\n<!-- {name}: end -->" for name in ("unseen sources", "ablation", "design", "tried")}
+    report.write_text("# The built-in model\n\n" + "\n\n".join(sections.values()) + "\n")
+    assert kept_section(str(report)) == "".join("\n" + sections[name] + "\n" for name in ("ablation", "design", "tried"))

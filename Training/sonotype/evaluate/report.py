@@ -24,9 +24,11 @@ def section(results, figures_relative, model_name):
              "training or model selection (only the packages reserved for evaluation), classified by `sonotype classify` "
              "(1 s windows every 0.25 s; a file's label = the mean of its windows' probabilities). Sets are rendered once "
              "(`scripts/install-eval-sources.sh` installs the sources) and cached in build/eval-sets/.", ""]
-    lines += ["| set | files | file accuracy | window accuracy |", "|---|---|---|---|"]
+    lines += ["| set | files | file accuracy | window accuracy | calibration error (files) | mean confidence: right / wrong |",
+              "|---|---|---|---|---|---|"]
     for which, r in results.items():
-        lines.append(f"| {which}: {SETS[which]} | {r['files']} | **{r['file_accuracy'] * 100:.1f}%** | {r['window_accuracy'] * 100:.1f}% |")
+        lines.append(f"| {which}: {SETS[which]} | {r['files']} | **{r['file_accuracy'] * 100:.1f}%** | {r['window_accuracy'] * 100:.1f}% | "
+                     f"{r['file_ece']:.3f} | {percent(r['confidence_right'])} / {percent(r['confidence_wrong'])} |")
     lines.append("")
     for which, r in results.items():
         if which in TARGETS:

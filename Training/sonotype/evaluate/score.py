@@ -8,6 +8,7 @@ import subprocess
 
 import numpy as np
 
+from ..calibration import calibration_error
 from ..confusion import per_class
 from ..data import CLASSES
 from ..engine_cli import cli_path
@@ -33,7 +34,7 @@ def score(folder, model=""):
         window_counts[truth][0] += int(row[3] == truth)
         window_counts[truth][1] += 1
     confusion = np.zeros((len(CLASSES), len(CLASSES)), dtype=np.int64)
-    sources, guesses = {}, {}
+    sources, guesses, confidence, right = {}, {}, [], []
     for row in files:
         truth, source = parse_name(row[0])
         confusion[index[truth], index[row[1]]] += 1
@@ -41,6 +42,8 @@ def score(folder, model=""):
         entry[0] += int(row[1] == truth)
         entry[1] += 1
         guesses[os.path.basename(row[0])] = row[1]
+        confidence.append(float(row[2]))
+        right.append(row[1] == truth)
     precision, recall = per_class(confusion)
     present = confusion.sum(axis=1) > 0
     n_windows = sum(n for _, n in window_counts.values())
@@ -48,6 +51,11 @@ def score(folder, model=""):
         "files": int(confusion.sum()),
         "file_accuracy": float(np.trace(confusion) / max(1, confusion.sum())),
         "window_accuracy": float(sum(c for c, _ in window_counts.values()) / max(1, n_windows)),
+        # Calibration of the files' labels: expected calibration error, and the mean confidence of the
+        # files named right and of those named wrong.
+        "file_ece": calibration_error(confidence, right),
+        "confidence_right": float(np.mean([c for c, r in zip(confidence, right) if r])) if any(right) else None,
+        "confidence_wrong": float(np.mean([c for c, r in zip(confidence, right) if not r])) if not all(right) else None,
         "classes": {label: {"files": int(confusion[i].sum()), "file_correct": int(confusion[i, i]),
                             "file_accuracy": float(recall[i]) if present[i] else None,
                             "precision": float(precision[i]) if confusion[:, i].sum() else None,
