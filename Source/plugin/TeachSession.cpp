@@ -540,7 +540,8 @@ void TeachSession::learn()
     double rate = 16000.0, unknownBelow = 0.5;
     std::string learnedOn;
     std::map<uint64_t, std::vector<teach::Example>> embedded;
-    std::shared_ptr<const std::vector<std::uint8_t>> baseBytes;
+    std::shared_ptr<const std::vector<std::uint8_t>> baseBytes, hitBytes;
+    std::shared_ptr<const engine::Model> hitEmbedder;
     bool hits = false;
     {
         const std::lock_guard<std::mutex> lock (mutex_);
@@ -558,7 +559,7 @@ void TeachSession::learn()
         if (embeddedGeneration_ == generation)
             embedded = embedded_;
         if (bytesGeneration_ == generation)
-            baseBytes = baseBytes_;
+            baseBytes = baseBytes_, hitBytes = hitBytes_, hitEmbedder = hitEmbedder_;
     }
     const auto finish = [&] (juce::String error, std::shared_ptr<const engine::Model> taught) {
         {
@@ -621,16 +622,20 @@ void TeachSession::learn()
         }
         // Hits are embedded as `sonotype learn --hits` embeds them: from the model's token sequence
         // where it has one (teach/HitEmbedding.h), and the taught model extends that file.
-        auto headBytes = baseBytes;
-        auto embedder = base;
-        teach::ExampleSettings settings;
-        settings.hits = hits;
-        if (hits)
+        // The hit-embedding file is made once per base model (kept with the base's bytes).
+        if (hits && hitBytes == nullptr)
+        {
+            hitBytes = baseBytes, hitEmbedder = base;
             if (auto tokens = teach::hitEmbeddingModelFile (*baseBytes))
             {
-                headBytes = std::make_shared<const std::vector<std::uint8_t>> (std::move (*tokens));
-                embedder = engine::Model::fromMemory (headBytes->data(), headBytes->size(), base->info().name);
+                hitBytes = std::make_shared<const std::vector<std::uint8_t>> (std::move (*tokens));
+                hitEmbedder = engine::Model::fromMemory (hitBytes->data(), hitBytes->size(), base->info().name);
             }
+        }
+        const auto headBytes = hits ? hitBytes : baseBytes;
+        const auto embedder = hits ? hitEmbedder : base;
+        teach::ExampleSettings settings;
+        settings.hits = hits;
 
         // Each new example's embedding (hits mode: each of its hits') on the base model; the
         // examples already embedded on it are kept.
@@ -696,6 +701,8 @@ void TeachSession::learn()
             head_ = head;
             baseBytes_ = baseBytes;
             headBytes_ = headBytes;
+            hitBytes_ = hitBytes;
+            hitEmbedder_ = hitEmbedder;
             bytesGeneration_ = generation;
             learnedOn_ = identity;
         }

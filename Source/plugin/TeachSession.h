@@ -176,6 +176,10 @@ private:
     std::shared_ptr<const std::vector<std::uint8_t>> baseBytes_; // the base model's file, on base generation bytesGeneration_
     uint64_t bytesGeneration_ = 0;
     std::shared_ptr<const std::vector<std::uint8_t>> headBytes_; // the file head_ extends: the base, or its hit embedding (teach/HitEmbedding.h)
+    // Hits mode, on base generation bytesGeneration_: the base's hit-embedding file and its model (the
+    // base's own where it has no token sequence), made once per base rather than every learning round.
+    std::shared_ptr<const std::vector<std::uint8_t>> hitBytes_;
+    std::shared_ptr<const engine::Model> hitEmbedder_;
     bool runningTaught_ = false;
     double learnMilliseconds_ = 0.0;
     juce::String error_;
