@@ -392,6 +392,9 @@ Bounce bounce (const std::vector<float>& signal, double rate, int maxBlock, bool
 {
     TestProcessor processor;
     processor.setNonRealtime (true);
+    // A detection threshold every clip's class crosses (the built-in model names the piano and guitar
+    // clips at 30-90 % a window): a note for each clip.
+    setParameter (processor, plugin::ParameterIds::threshold, 30.0f);
     processor.setPlayConfigDetails (2, 2, rate, maxBlock);
     processor.prepareToPlay (rate, maxBlock);
     std::mt19937 random (seed);
@@ -509,8 +512,8 @@ TEST_CASE ("every note-on gets exactly its note-off under random automation, re-
                 changedWhileSounding += open >= 0;
                 setParameter (processor, plugin::ParameterIds::baseNote, static_cast<float> (std::uniform_int_distribution<int> (0, 127) (random)));
             }
-            else if (action < 10)
-                setParameter (processor, plugin::ParameterIds::threshold, static_cast<float> (std::uniform_int_distribution<int> (20, 90) (random)));
+            else if (action < 10) // (up to 70 %: thresholds the built-in model's answers on these clips cross)
+                setParameter (processor, plugin::ParameterIds::threshold, static_cast<float> (std::uniform_int_distribution<int> (20, 70) (random)));
             else if (action < 12)
                 setParameter (processor, plugin::ParameterIds::hop, std::uniform_real_distribution<float> (0.05f, 0.5f) (random));
             else if (action < 14)

@@ -87,6 +87,8 @@ TEST_CASE ("offline, processBlock waits for the worker but allocates and frees n
 {
     TestProcessor processor;
     processor.setNonRealtime (true);
+    auto* threshold = processor.parameters.getParameter (plugin::ParameterIds::threshold);
+    threshold->setValueNotifyingHost (threshold->convertTo0to1 (30.0f)); // a note for each clip, piano too
     constexpr double rate = 48000.0;
     processor.setPlayConfigDetails (2, 2, rate, 1024);
     processor.prepareToPlay (rate, 1024);

@@ -1,14 +1,21 @@
 """Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
 
-    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors [--epochs 22]
+    python3 -m sonotype.data --out build/data --store clips --clips 4800     # about 21 min on 2 cores
+    python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors
+
+The defaults are the shipped recipe: 1 s windows cut anew each epoch from the data's 3 s clips (two per
+clip), mixup 0.4 between the windows of a batch, label smoothing 0.05, SpecAugment masks, 16 epochs of
+AdamW under a one-cycle schedule (docs/MODEL.md says why each). Data made without `--store clips` trains
+on its ready-cut 1 s windows.
 
 Seeded and reproducible on CPU (Debian's python3-torch); progress bars with tqdm; the report
 (docs/MODEL.md and PNG plots in docs/model/) holds training curves, accuracy on the random and
 held-out splits, per-class precision/recall and confusion matrices.
 
 `--precision auto` (the default) trains in bfloat16 mixed precision where the CPU has bfloat16
-instructions (AVX512-BF16 or AMX: an epoch takes about 2 min instead of 3.2 min on the 2-core
-development VM) and in float32 elsewhere; the report names the one used. Passing it explicitly selects
+instructions (AVX512-BF16 or AMX: an epoch of 77,748 windows took about 2 min instead of 3.2 min on a
+2-core Intel Xeon VM; the shipped recipe's 103,674 take 3.2 min in bf16 on a 2-core AMD EPYC VM) and in
+float32 elsewhere; the report names the one used. Passing it explicitly selects
 the same arithmetic on another machine (oneDNN's kernels differ per instruction set, so results may
 still differ in rounding, and bf16 without bfloat16 instructions may be much slower than fp32).
 """
@@ -307,7 +314,10 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
     fig.tight_layout()
     fig.savefig(os.path.join(figures, "training.png"), dpi=110)
     plt.close(fig)
-    for split, (_, confusion) in results.items():
+    for split in ("val", "heldout", "loso"):  # the results' (accuracy, confusion) pairs
+        if split not in results:
+            continue
+        confusion = results[split][1]
         confusions.draw(confusion, f"confusion matrix: {split}", os.path.join(figures, f"confusion_{split}.png"))
 
     relative = os.path.relpath(figures, os.path.dirname(path))
@@ -457,7 +467,7 @@ def main():
     parser.add_argument("--data", default="build/data")
     parser.add_argument("--out", default="Resources/models/default.safetensors")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--epochs", type=int, default=22)
+    parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ema", type=float, default=0.0, help="decay of an average of the weights to export (0: off)")
     parser.add_argument("--without", action="append", default=[], metavar="NAME",
@@ -470,12 +480,13 @@ def main():
                         help="also report the window accuracy on another split of generated data (e.g. one made without augmentation)")
     parser.add_argument("--report-only", action="store_true",
                         help="do not train: export, time and report the model kept in --state")
-    parser.add_argument("--window-seconds", type=float, default=None,
-                        help="windows of this length (up to 3 s), cut each epoch from data made with --store clips")
+    parser.add_argument("--window-seconds", type=float, default=1.0,
+                        help="windows of this length (up to 3 s), cut each epoch from data made with --store clips "
+                             "(data made without it: its ready-cut 1 s windows)")
     parser.add_argument("--band-norm", default=None, metavar="MODE",
                         help="mean, meanvar or tilt<N>: the window's coloration taken out before the network (models/audio_transformer.py)")
-    parser.add_argument("--mixup", type=float, default=0.0, help="mixup's Beta(a, a) parameter (0: off)")
-    parser.add_argument("--crops-per-clip", type=int, default=3, metavar="N",
+    parser.add_argument("--mixup", type=float, default=0.4, help="mixup's Beta(a, a) parameter (0: off)")
+    parser.add_argument("--crops-per-clip", type=int, default=2, metavar="N",
                         help="with --window-seconds: windows cut anew from each training clip every epoch")
     parser.add_argument("--validate-on", action="append", default=[], metavar="NAME",
                         help="leave a source out of training and score it apart (leave-one-source-out validation)")

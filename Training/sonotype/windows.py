@@ -13,7 +13,7 @@ import os
 import numpy as np
 import torch
 
-from .data import CLASSES
+from .data import CLASSES, FRONTEND
 from .data.catalogue import expand
 
 QUIET_PEAK_DB = -60.0
@@ -105,11 +105,12 @@ class WindowFile:
 
 def open_split(data, split, window_frames=None, without=(), only=()):
     """The windows of a split ("train", "val", "heldout") of a data folder: cut from its clips when it has
-    them and `window_frames` is given, else its ready-cut windows."""
+    them and `window_frames` is given, else its ready-cut windows (else 1 s windows cut from its clips)."""
     clips = os.path.join(data, f"{split}_clips.npz")
-    if window_frames is not None and os.path.exists(clips):
-        return ClipWindows(clips, window_frames, without, only)
     path = os.path.join(data, f"{split}.npz")
+    if os.path.exists(clips) and (window_frames is not None or not os.path.exists(path)):
+        one_second = FRONTEND["window_samples"] // FRONTEND["hop_length"] + 1
+        return ClipWindows(clips, window_frames or one_second, without, only)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{data} has neither {split}_clips.npz nor {split}.npz (make it with python3 -m sonotype.data)")
     return WindowFile(path, without, only)

@@ -88,6 +88,11 @@ def test_clips_give_windows_of_any_length_with_band_normalisation_mixup_and_a_le
     starts = valid_starts(peak, rms, 101, np.array([False, True]))
     assert starts[0, :50].all() and not starts[0, 150:].any() and starts[1].all()
 
+    # Asked for no window length, data of clips gives 1 s windows (the ablation suites' default).
+    from sonotype.windows import open_split
+    default = open_split(str(data), "train")
+    assert isinstance(default, ClipWindows) and default.window == 101
+
     windows = ClipWindows(str(data / "train_clips.npz"), 201)
     x, y, sources = windows.gather(windows.draw(np.random.default_rng(0), 2))
     assert x.shape[1:] == (FRONTEND["n_mels"], 201) and x.dtype == torch.float32 and len(y) == len(sources) == len(x)
@@ -109,6 +114,14 @@ def test_clips_give_windows_of_any_length_with_band_normalisation_mixup_and_a_le
     # Reproducible in this mode too.
     _, again, _, _ = train(str(data), epochs=1, seed=0, config=config, window_seconds=2.0, mixup=0.4, validate_on=(left_out,))
     assert again == history
+
+    # The report of such a run: its confusion figures (random split, held-out, left-out sources) and tables.
+    from sonotype.train import write_report
+    report = tmp_path / "MODEL.md"
+    write_report(str(report), str(tmp_path / "model"), history, results, sizes, 60.0, (0.5, None), 1000, 0, "fp32",
+                 str(data), config=config, window_seconds=2.0)
+    assert {p.name for p in (tmp_path / "model").iterdir()} >= {"confusion_val.png", "confusion_heldout.png", "confusion_loso.png"}
+    assert "over 2 s windows" in report.read_text() and "| piano |" in report.read_text()
 
     # The engine runs it as PyTorch does, its front end set to 2 s windows.
     path = str(tmp_path / "context.safetensors")

@@ -11,7 +11,7 @@ BEGIN, END = "<!-- unseen sources: begin -->", "<!-- unseen sources: end -->"
 
 
 # The built-in model's targets on sources never heard in training, file accuracy per set.
-TARGETS = {"A": 0.90, "B": 0.80}
+TARGETS = {"A": 0.92, "B": 0.85}
 
 
 def percent(x):
