@@ -1,6 +1,6 @@
 """Trains the built-in model on data from `python3 -m sonotype.data`, writes the report and exports it.
 
-    python3 -m sonotype.data --out build/data --store clips --clips 4800     # about 21 min on 2 cores
+    python3 -m sonotype.data --out build/data --store clips --clips 4800     # about 28 min on 2 cores
     python3 -m sonotype.train --data build/data --out Resources/models/default.safetensors
 
 The defaults are the shipped recipe: 1 s windows cut anew each epoch from the data's 3 s clips (two per
