@@ -9,6 +9,11 @@ data made with `--store clips`: each variant is trained without the sources of L
 its accuracy on them (leave sources out: how it does on a source it never heard); the unseen sets are
 scored and reported, never used to choose. Its table goes between the design markers.
 
+`--suite loso` trains the shipped recipe (1 s windows, mixup 0.4) at the design suite's scale once per
+fold of LOSO_FOLDS, each fold's sources left out of training: its accuracy per class on them, and how
+honest its confidences are there (calibration error, and a temperature fitted on half of the left-out
+windows checked on the other half). Its table goes between the loso markers.
+
 `--plain-data`: data generated with the same seed but every augmentation stage off except the level
 (e.g. `python3 -m sonotype.data --out build/data-plain --clips 260 --augment-without performance --augment-without mix
 --augment-without rooms --augment-without coloration --augment-without dynamics --augment-without degradation`).
@@ -33,6 +38,7 @@ from .train import PRECISIONS, cpu_has_bf16, engine_inference_ms, export_builtin
 
 BEGIN, END = "<!-- ablation: begin -->", "<!-- ablation: end -->"
 DESIGN_BEGIN, DESIGN_END = "<!-- design: begin -->", "<!-- design: end -->"
+LOSO_BEGIN, LOSO_END = "<!-- loso: begin -->", "<!-- loso: end -->"
 OTHER_SOUNDFONTS = ("sf-gmbank", "fluidr3-mono", "opl3", "avl-black-pearl", "avl-red-zeppelin")
 # (title, which data, sources left out)
 VARIANTS = [
@@ -63,6 +69,17 @@ DESIGNS = [
     ("1 s, 3 times the windows, mixup 0.4", 1.0, None, 0.4, {}, 3),
     ("1 s, 3 times the windows, wider (d 128, 4 layers, stem 48)", 1.0, None, 0.0, {"d_model": 128, "n_layers": 4, "stem_channels": 48}, 3),
 ]
+
+
+# The leave-one-source-out suite's folds, besides the design suite's own (LEFT_OUT): (title, sources).
+LOSO_FOLDS = [
+    ("FluidR3 and its mono edition", ("fluidr3", "fluidr3-mono")),
+    ("the code-written voices", ("synths",)),
+    ("OPL3 FM and the AVL drum kits", ("opl3", "avl-black-pearl", "avl-red-zeppelin")),
+    ("the noise generators", ("noises",)),
+]
+# The shipped recipe at the design suite's scale: 1 s windows, mixup 0.4, three times --per-class.
+LOSO_RECIPE = {"window_seconds": 1.0, "mixup": 0.4, "more": 3}
 
 
 def generator_version():
@@ -103,6 +120,42 @@ def run_design(data, window_seconds, band_norm, mixup, network, epochs, per_clas
             "train_minutes": minutes,
             "unseen": {k: {"file_accuracy": v["file_accuracy"], "window_accuracy": v["window_accuracy"], "title": v["title"]}
                        for k, v in unseen.items()}}
+
+
+def run_fold(data, left_out, epochs, per_class, seed, precision):
+    """The shipped recipe trained without the sources `left_out`, scored on them."""
+    frames = int(round(LOSO_RECIPE["window_seconds"] * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
+    started = time.time()
+    model, history, results, sizes = train(data, epochs, seed, precision=precision, per_class=per_class, config=model_config(frames),
+                                           window_seconds=LOSO_RECIPE["window_seconds"], mixup=LOSO_RECIPE["mixup"],
+                                           validate_on=left_out, crops_per_clip=3 * LOSO_RECIPE["more"])
+    accuracy, confusion = results["loso"]
+    confusion = confusion.tolist() if hasattr(confusion, "tolist") else confusion
+    return {"loso": accuracy, "heldout": results["heldout"][0], "train_windows": sizes["train"],
+            "classes": {label: [confusion[i][i], sum(confusion[i])] for i, label in enumerate(CLASSES) if sum(confusion[i])},
+            "calibration": results["calibration"], "train_minutes": (time.time() - started) / 60}
+
+
+def loso_section(rows, epochs, per_class, seed, precision):
+    lines = [LOSO_BEGIN, "## Leave one source out", "",
+             f"Written by `python3 -m sonotype.ablation --suite loso`: the shipped recipe (1 s windows, mixup "
+             f"{LOSO_RECIPE['mixup']}) trained for {epochs} epochs on {per_class * LOSO_RECIPE['more']} windows per class cut from the "
+             f"clips of the training data (seed {seed}, {precision}), once per fold, without the fold's sources, and scored on "
+             "their windows (train and random split): accuracy, per class (right / windows), and calibration there: the "
+             "expected calibration error as the model comes, and on half of the windows with the temperature fitted on the "
+             "other half.", "",
+             "| left out | windows | accuracy | per class | calibration error | with a left-out temperature | held-out |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        r = row["result"]
+        c = r["calibration"]
+        per = ", ".join(f"{label} {right}/{n}" for label, (right, n) in r["classes"].items())
+        windows = sum(n for _, n in r["classes"].values())
+        lines.append(f"| {row['title']} | {windows} | {r['loso'] * 100:.1f}% | {per} | {c['loso_ece']:.3f} | "
+                     f"{c['left_out_half_ece']:.3f} → {c['left_out_half_ece_calibrated']:.3f} (T {c['temperature_left_out']:.2f}) | "
+                     f"{r['heldout'] * 100:.1f}% |")
+    lines += ["", LOSO_END]
+    return "\n".join(lines)
 
 
 def design_section(rows, epochs, per_class, seed, precision):
@@ -176,11 +229,13 @@ def main():
     parser.add_argument("--only", action="append", default=[], help="run only the variants whose title contains this")
     parser.add_argument("--results", default="build/ablation.json", help="results so far (a rerun skips the variants in it)")
     parser.add_argument("--report", default="docs/MODEL.md")
-    parser.add_argument("--suite", choices=("sources", "design"), default="sources")
+    parser.add_argument("--suite", choices=("sources", "design", "loso"), default="sources")
     args = parser.parse_args()
     precision = args.precision if args.precision != "auto" else ("bf16" if cpu_has_bf16() else "fp32")
     if args.suite == "design":
         return run_designs(args, precision)
+    if args.suite == "loso":
+        return run_folds(args, precision)
     done = json.load(open(args.results)) if os.path.exists(args.results) else {}
     rows = []
     for title, which, without in VARIANTS:
@@ -229,6 +284,28 @@ def run_designs(args, precision):
         rows.append({"title": title, "result": done[title]})
     text = design_section(rows, args.epochs, args.per_class, args.seed, precision)
     write_section(args.report, text, DESIGN_BEGIN, DESIGN_END)
+    print(text)
+
+
+def run_folds(args, precision):
+    results = args.results if args.results != "build/ablation.json" else "build/loso.json"
+    done = json.load(open(results)) if os.path.exists(results) else {}
+    rows = []
+    for title, left_out in LOSO_FOLDS + [(f"{', '.join(LEFT_OUT)} (the design suite's)", LEFT_OUT)]:
+        if args.only and not any(o in title for o in args.only):
+            continue
+        settings = {"data": os.path.abspath(args.data), "epochs": args.epochs, "per_class": args.per_class, "seed": args.seed,
+                    "precision": precision, "left_out": list(left_out), "recipe": LOSO_RECIPE, "generator": generator_version()}
+        if done.get(title, {}).get("settings") != settings:
+            done[title] = run_fold(args.data, left_out, args.epochs, args.per_class * LOSO_RECIPE["more"], args.seed, precision)
+            done[title]["settings"] = settings
+            os.makedirs(os.path.dirname(results) or ".", exist_ok=True)
+            with open(results, "w") as f:
+                json.dump(done, f, indent=1)
+        print(title, json.dumps(done[title]), flush=True)
+        rows.append({"title": title, "result": done[title]})
+    text = loso_section(rows, args.epochs, args.per_class, args.seed, precision)
+    write_section(args.report, text, LOSO_BEGIN, LOSO_END)
     print(text)
 
 

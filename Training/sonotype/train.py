@@ -353,7 +353,7 @@ TRIED_BEGIN, TRIED_END = "<!-- tried: begin -->", "<!-- tried: end -->"
 # and the hand-written "tried" section (the targets missed, by how much, and the recipes tried and not
 # shipped). The unseen-source section belongs to the model it scored: `python3 -m sonotype.evaluate`
 # writes it anew for the new one.
-KEPT_SECTIONS = ("ablation", "design", "tried")
+KEPT_SECTIONS = ("ablation", "design", "loso", "tried")
 
 
 def kept_section(path):

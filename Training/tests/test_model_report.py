@@ -36,3 +36,12 @@ def test_a_new_report_keeps_the_ablation_tables_and_drops_the_old_models_unseen_
     sections = {name: f"<!-- {name}: begin -->\n## {name}\n<!-- {name}: end -->" for name in ("unseen sources", "ablation", "design", "tried")}
     report.write_text("# The built-in model\n\n" + "\n\n".join(sections.values()) + "\n")
     assert kept_section(str(report)) == "".join("\n" + sections[name] + "\n" for name in ("ablation", "design", "tried"))
+
+
+def test_the_leave_one_source_out_table_gives_each_folds_classes_and_calibration():
+    result = {"loso": 0.5, "heldout": 0.75, "train_windows": 100, "classes": {"piano": [3, 4], "bass": [1, 4]},
+              "calibration": {"loso_ece": 0.2, "left_out_half_ece": 0.21, "left_out_half_ece_calibrated": 0.05, "temperature_left_out": 1.5}}
+    text = ablation.loso_section([{"title": "FluidR3", "result": result}], 8, 600, 0, "bf16")
+    assert text.startswith(ablation.LOSO_BEGIN) and text.endswith(ablation.LOSO_END)
+    assert "on 1800 windows per class" in text
+    assert "| FluidR3 | 8 | 50.0% | piano 3/4, bass 1/4 | 0.200 | 0.210 → 0.050 (T 1.50) | 75.0% |" in text
