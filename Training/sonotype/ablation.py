@@ -260,6 +260,19 @@ def main():
     print(text)
 
 
+def cached_run(done, results, title, settings, run):
+    """A suite's row: `done[title]` when it was run with these settings, else `run()`'s result, kept in
+    `done` and saved to the file `results` at once (a suite stopped half-way keeps its finished rows)."""
+    if done.get(title, {}).get("settings") != settings:
+        done[title] = run()
+        done[title]["settings"] = settings
+        os.makedirs(os.path.dirname(results) or ".", exist_ok=True)
+        with open(results, "w") as f:
+            json.dump(done, f, indent=1)
+    print(title, json.dumps(done[title]), flush=True)
+    return {"title": title, "result": done[title]}
+
+
 def run_designs(args, precision):
     results = args.results if args.results != "build/ablation.json" else "build/design.json"
     done = json.load(open(results)) if os.path.exists(results) else {}
@@ -273,15 +286,9 @@ def run_designs(args, precision):
         settings = {"data": os.path.abspath(args.data), "epochs": args.epochs, "per_class": per_class, "seed": args.seed,
                     "precision": precision, "window_seconds": window_seconds, "band_norm": band_norm, "mixup": mixup,
                     "left_out": list(LEFT_OUT), "generator": generator_version(), **({"network": network} if network else {})}
-        if done.get(title, {}).get("settings") != settings:
-            done[title] = run_design(args.data, window_seconds, band_norm, mixup, network, args.epochs, per_class, args.seed,
-                                     precision, crops_per_clip=3 * more)
-            done[title]["settings"] = settings
-            os.makedirs(os.path.dirname(results) or ".", exist_ok=True)
-            with open(results, "w") as f:
-                json.dump(done, f, indent=1)
-        print(title, json.dumps(done[title]), flush=True)
-        rows.append({"title": title, "result": done[title]})
+        rows.append(cached_run(done, results, title, settings,
+                               lambda: run_design(args.data, window_seconds, band_norm, mixup, network, args.epochs, per_class,
+                                                  args.seed, precision, crops_per_clip=3 * more)))
     text = design_section(rows, args.epochs, args.per_class, args.seed, precision)
     write_section(args.report, text, DESIGN_BEGIN, DESIGN_END)
     print(text)
@@ -296,14 +303,9 @@ def run_folds(args, precision):
             continue
         settings = {"data": os.path.abspath(args.data), "epochs": args.epochs, "per_class": args.per_class, "seed": args.seed,
                     "precision": precision, "left_out": list(left_out), "recipe": LOSO_RECIPE, "generator": generator_version()}
-        if done.get(title, {}).get("settings") != settings:
-            done[title] = run_fold(args.data, left_out, args.epochs, args.per_class * LOSO_RECIPE["more"], args.seed, precision)
-            done[title]["settings"] = settings
-            os.makedirs(os.path.dirname(results) or ".", exist_ok=True)
-            with open(results, "w") as f:
-                json.dump(done, f, indent=1)
-        print(title, json.dumps(done[title]), flush=True)
-        rows.append({"title": title, "result": done[title]})
+        rows.append(cached_run(done, results, title, settings,
+                               lambda: run_fold(args.data, left_out, args.epochs, args.per_class * LOSO_RECIPE["more"], args.seed,
+                                                precision)))
     text = loso_section(rows, args.epochs, args.per_class, args.seed, precision)
     write_section(args.report, text, LOSO_BEGIN, LOSO_END)
     print(text)
