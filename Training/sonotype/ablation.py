@@ -35,6 +35,7 @@ from .evaluate import evaluate as evaluate_unseen
 from .export import export_model
 from .frontend import LogMelFrontend
 from .train import PRECISIONS, cpu_has_bf16, engine_inference_ms, export_builtin, model_config, train
+from .windows import window_frames
 
 BEGIN, END = "<!-- ablation: begin -->", "<!-- ablation: end -->"
 DESIGN_BEGIN, DESIGN_END = "<!-- design: begin -->", "<!-- design: end -->"
@@ -88,19 +89,21 @@ def generator_version():
 
 
 def run_variant(data, without, epochs, per_class, seed, precision):
+    started = time.time()
     model, history, results, sizes = train(data, epochs, seed, precision=precision, without=without, per_class=per_class)
-    frames = 1 + FRONTEND["window_samples"] // FRONTEND["hop_length"]
+    frames = window_frames()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.safetensors")
         export_model(model, torch.zeros(1, FRONTEND["n_mels"], frames), path, labels=CLASSES, frontend=LogMelFrontend(**FRONTEND))
         unseen = evaluate_unseen(path)
     return {"val": results["val"][0], "heldout": results["heldout"][0], "train_windows": sizes["train"],
             "unseen": {k: {"file_accuracy": v["file_accuracy"], "window_accuracy": v["window_accuracy"], "title": v["title"]}
-                       for k, v in unseen.items()}}
+                       for k, v in unseen.items()},
+            "minutes": (time.time() - started) / 60, "generator": generator_version()}
 
 
 def run_design(data, window_seconds, band_norm, mixup, network, epochs, per_class, seed, precision, crops_per_clip=3):
-    frames = int(round(window_seconds * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
+    frames = window_frames(window_seconds)
     started = time.time()
     model, history, results, sizes = train(data, epochs, seed, precision=precision, per_class=per_class,
                                            config=model_config(frames, band_norm=band_norm, **network), window_seconds=window_seconds,
@@ -124,13 +127,12 @@ def run_design(data, window_seconds, band_norm, mixup, network, epochs, per_clas
 
 def run_fold(data, left_out, epochs, per_class, seed, precision):
     """The shipped recipe trained without the sources `left_out`, scored on them."""
-    frames = int(round(LOSO_RECIPE["window_seconds"] * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
+    frames = window_frames(LOSO_RECIPE["window_seconds"])
     started = time.time()
     model, history, results, sizes = train(data, epochs, seed, precision=precision, per_class=per_class, config=model_config(frames),
                                            window_seconds=LOSO_RECIPE["window_seconds"], mixup=LOSO_RECIPE["mixup"],
                                            validate_on=left_out, crops_per_clip=3 * LOSO_RECIPE["more"])
-    accuracy, confusion = results["loso"]
-    confusion = confusion.tolist() if hasattr(confusion, "tolist") else confusion
+    accuracy, confusion = results["loso"][0], results["loso"][1].tolist()
     return {"loso": accuracy, "heldout": results["heldout"][0], "train_windows": sizes["train"],
             "classes": {label: [confusion[i][i], sum(confusion[i])] for i, label in enumerate(CLASSES) if sum(confusion[i])},
             "calibration": results["calibration"], "train_minutes": (time.time() - started) / 60}
@@ -244,17 +246,8 @@ def main():
             continue
         settings = {"data": os.path.abspath(data), "epochs": args.epochs, "per_class": args.per_class, "seed": args.seed,
                     "precision": precision, "without": list(without)}
-        if done.get(title, {}).get("settings") != settings:
-            started = time.time()
-            done[title] = run_variant(data, without, args.epochs, args.per_class, args.seed, precision)
-            done[title]["minutes"] = (time.time() - started) / 60
-            done[title]["generator"] = generator_version()
-            done[title]["settings"] = settings
-            os.makedirs(os.path.dirname(args.results) or ".", exist_ok=True)
-            with open(args.results, "w") as f:
-                json.dump(done, f, indent=1)
-        print(title, json.dumps(done[title]), flush=True)
-        rows.append({"title": title, "result": done[title]})
+        rows.append(cached_run(done, args.results, title, settings,
+                               lambda: run_variant(data, without, args.epochs, args.per_class, args.seed, precision)))
     text = section(rows, args.epochs, args.per_class, args.seed, precision)
     write_section(args.report, text)
     print(text)

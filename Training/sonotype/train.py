@@ -39,7 +39,7 @@ from .data.catalogue import expand
 from .export import export_model
 from .frontend import LogMelFrontend
 from .models.audio_transformer import AudioTransformer
-from .windows import WindowFile, open_split
+from .windows import WindowFile, open_split, window_frames
 
 MODEL_CONFIG = dict(n_mels=64, d_model=96, n_head=4, n_layers=3, n_classes=len(CLASSES), max_tokens=64, stem="conv2d",
                     stem_channels=32, stem_activation="relu")
@@ -171,7 +171,7 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32",
     torch.manual_seed(seed)
     np.random.seed(seed)
     torch.set_num_threads(os.cpu_count() or 1)
-    frames = None if window_seconds is None else int(round(window_seconds * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
+    frames = None if window_seconds is None else window_frames(window_seconds)
     train_set = open_split(data, "train", frames, tuple(without) + tuple(validate_on))
     crops = np.random.default_rng(seed + 2)
 
@@ -347,7 +347,6 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
         f.write(text)
 
 
-TRIED_BEGIN, TRIED_END = "<!-- tried: begin -->", "<!-- tried: end -->"
 # Sections of the report that other runs write (between "<!-- NAME: begin -->" and "<!-- NAME: end -->")
 # and that a new report keeps, in this order: the ablation suites' tables (their own runs, not this model's)
 # and the hand-written "tried" section (the targets missed, by how much, and the recipes tried and not
@@ -502,8 +501,7 @@ def main():
     else:
         print(f"training in {precision}", flush=True)
         started = time.time()
-        frames = None if args.window_seconds is None else int(round(args.window_seconds * FRONTEND["sample_rate"])) // FRONTEND["hop_length"] + 1
-        config = model_config(frames or 101, band_norm=args.band_norm)
+        config = model_config(window_frames(args.window_seconds), band_norm=args.band_norm)
         model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
                                               without=tuple(args.without), config=config, window_seconds=args.window_seconds,
                                               mixup=args.mixup, validate_on=tuple(args.validate_on),

@@ -103,14 +103,19 @@ class WindowFile:
         return self.features[index].float(), self.labels[index], self.sources[index]
 
 
-def open_split(data, split, window_frames=None, without=(), only=()):
+def window_frames(seconds=None):
+    """Log-mel frames in a window of `seconds` (None: the front end's own 1 s)."""
+    samples = FRONTEND["window_samples"] if seconds is None else int(round(seconds * FRONTEND["sample_rate"]))
+    return samples // FRONTEND["hop_length"] + 1
+
+
+def open_split(data, split, frames=None, without=(), only=()):
     """The windows of a split ("train", "val", "heldout") of a data folder: cut from its clips when it has
-    them and `window_frames` is given, else its ready-cut windows (else 1 s windows cut from its clips)."""
+    them and `frames` (a window's length) is given, else its ready-cut windows (else 1 s windows cut from its clips)."""
     clips = os.path.join(data, f"{split}_clips.npz")
     path = os.path.join(data, f"{split}.npz")
-    if os.path.exists(clips) and (window_frames is not None or not os.path.exists(path)):
-        one_second = FRONTEND["window_samples"] // FRONTEND["hop_length"] + 1
-        return ClipWindows(clips, window_frames or one_second, without, only)
+    if os.path.exists(clips) and (frames is not None or not os.path.exists(path)):
+        return ClipWindows(clips, frames or window_frames(), without, only)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{data} has neither {split}_clips.npz nor {split}.npz (make it with python3 -m sonotype.data)")
     return WindowFile(path, without, only)

@@ -1,7 +1,9 @@
 """The report docs/MODEL.md: what the training run keeps of the old one, and how the ablation marks its rows."""
 
 from sonotype import ablation
-from sonotype.train import TRIED_BEGIN, TRIED_END, kept_section
+from sonotype.train import kept_section
+
+TRIED_BEGIN, TRIED_END = "<!-- tried: begin -->", "<!-- tried: end -->"
 
 
 def test_the_hand_written_tried_section_survives_a_new_report(tmp_path):
