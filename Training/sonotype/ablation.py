@@ -34,7 +34,7 @@ from .digest import files_digest
 from .evaluate import evaluate as evaluate_unseen
 from .export import export_model
 from .frontend import LogMelFrontend
-from .train import PRECISIONS, cpu_has_bf16, engine_inference_ms, export_builtin, model_config, train
+from .train import CNN_CONFIG, PRECISIONS, cpu_has_bf16, engine_inference_ms, export_builtin, model_config, train
 from .windows import window_frames
 
 BEGIN, END = "<!-- ablation: begin -->", "<!-- ablation: end -->"
@@ -55,6 +55,8 @@ VARIANTS = [
 # The design suite's left-out sources: a whole soundfont and its players (sf_GMbank), the packaged
 # recordings (LMMS), one speech engine (espeak): a source of each kind the unseen sets bring.
 LEFT_OUT = ("sf-gmbank", "lmms", "espeak")
+# An all-convolutional network of the family with the record on real recordings (models/audio_cnn.py).
+CNN = CNN_CONFIG
 # (title, window seconds, band normalisation, mixup[, the network's other settings[, windows per class, times --per-class]])
 DESIGNS = [
     ("1 s windows (today's)", 1.0, None, 0.0),
@@ -69,6 +71,8 @@ DESIGNS = [
     ("1 s, 3 times the windows (the 3 s row's audio and compute)", 1.0, None, 0.0, {}, 3),
     ("1 s, 3 times the windows, mixup 0.4", 1.0, None, 0.4, {}, 3),
     ("1 s, 3 times the windows, wider (d 128, 4 layers, stem 48)", 1.0, None, 0.0, {"d_model": 128, "n_layers": 4, "stem_channels": 48}, 3),
+    ("1 s, a CNN (PANNs-style, 24-192 channels)", 1.0, None, 0.0, CNN),
+    ("1 s, 3 times the windows, mixup 0.4, a CNN (PANNs-style, 24-192 channels)", 1.0, None, 0.4, CNN, 3),
 ]
 
 
@@ -162,7 +166,7 @@ def loso_section(rows, epochs, per_class, seed, precision):
 
 def design_section(rows, epochs, per_class, seed, precision):
     sets = sorted({k for row in rows for k in row["result"]["unseen"]})
-    lines = [DESIGN_BEGIN, "## Design: context, band normalisation, mixup", "",
+    lines = [DESIGN_BEGIN, "## Design: context, band normalisation, mixup, network", "",
              f"Written by `python3 -m sonotype.ablation --suite design`: each row trains the model for {epochs} epochs on "
              f"{per_class} windows per class (unless it says otherwise) cut from the clips of the training data (seed {seed}, "
              f"{precision}), without the "

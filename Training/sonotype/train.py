@@ -38,11 +38,15 @@ from .data import CLASSES, FRONTEND
 from .data.catalogue import expand
 from .export import export_model
 from .frontend import LogMelFrontend
+from .models.audio_cnn import AudioCNN
 from .models.audio_transformer import AudioTransformer
 from .windows import WindowFile, open_split, window_frames
 
 MODEL_CONFIG = dict(n_mels=64, d_model=96, n_head=4, n_layers=3, n_classes=len(CLASSES), max_tokens=64, stem="conv2d",
                     stem_channels=32, stem_activation="relu")
+
+# The convolutional alternative (models/audio_cnn.py): PANNs-style blocks, 258k parameters.
+CNN_CONFIG = {"family": "cnn", "channels": [24, 48, 96, 192]}
 
 
 def load(path, without=()):
@@ -111,6 +115,13 @@ def per_source_accuracy(logits, labels, sources, names):
         inside = sources == index
         out[names[index]] = (int(right[inside].sum()), int(inside.sum()))
     return out
+
+
+def build_model(config):
+    """The network a model configuration describes: AudioCNN for family "cnn", else AudioTransformer."""
+    if config.get("family") == "cnn":
+        return AudioCNN(**{k: v for k, v in config.items() if k in AudioCNN.SETTINGS})
+    return AudioTransformer(**{k: v for k, v in config.items() if k != "family"})
 
 
 def model_config(window_frames, **overrides):
@@ -200,7 +211,7 @@ def train(data, epochs, seed, batch_size=32, lr=2e-3, ema=0.0, precision="fp32",
     fixed_pairs = epoch_pairs() if isinstance(train_set, WindowFile) else None
     config = config or model_config(train_set.window)
     # channels_last lets oneDNN run the convolutions about twice as fast on CPU (same outputs to float rounding).
-    model = AudioTransformer(**config).to(memory_format=torch.channels_last)
+    model = build_model(config).to(memory_format=torch.channels_last)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
     per_epoch = len(fixed_pairs) if fixed_pairs is not None else len(epoch_pairs())
     crops = np.random.default_rng(seed + 2)  # (the draw above only measured an epoch)
@@ -484,6 +495,9 @@ def main():
                              "(data made without it: its ready-cut 1 s windows)")
     parser.add_argument("--band-norm", default=None, metavar="MODE",
                         help="mean, meanvar or tilt<N>: the window's coloration taken out before the network (models/audio_transformer.py)")
+    parser.add_argument("--network", choices=("transformer", "cnn"), default="transformer",
+                        help="the built-in transformer (MODEL_CONFIG) or the convolutional network of models/audio_cnn.py "
+                             "(CNN_CONFIG)")
     parser.add_argument("--mixup", type=float, default=0.4, help="mixup's Beta(a, a) parameter (0: off)")
     parser.add_argument("--crops-per-clip", type=int, default=2, metavar="N",
                         help="with --window-seconds: windows cut anew from each training clip every epoch")
@@ -495,13 +509,14 @@ def main():
     precision = args.precision if args.precision != "auto" else ("bf16" if cpu_has_bf16() else "fp32")
     if args.report_only:
         state = torch.load(args.state)
-        model = AudioTransformer(**state.get("config", MODEL_CONFIG))
+        model = build_model(state.get("config", MODEL_CONFIG))
         model.load_state_dict(state["weights"])
         model.eval()
     else:
         print(f"training in {precision}", flush=True)
         started = time.time()
-        config = model_config(window_frames(args.window_seconds), band_norm=args.band_norm)
+        config = model_config(window_frames(args.window_seconds), band_norm=args.band_norm,
+                              **(CNN_CONFIG if args.network == "cnn" else {}))
         model, history, results, sizes = train(args.data, args.epochs, args.seed, ema=args.ema, precision=precision,
                                               without=tuple(args.without), config=config, window_seconds=args.window_seconds,
                                               mixup=args.mixup, validate_on=tuple(args.validate_on),

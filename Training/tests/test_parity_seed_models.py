@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from sonotype.models.audio_cnn import AudioCNN
 from sonotype.models.audio_transformer import AudioTransformer
 from sonotype.testing.parity import assert_parity
 
@@ -104,3 +105,16 @@ def test_audio_transformer_with_spectrogram_stem(activation, d_model, n_layers):
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
     assert_parity(model, torch.randn(1, 64, 101))
+
+
+@pytest.mark.parametrize("channels,convs_per_block,frames", [([24, 48, 96, 192], 1, 101), ([8, 16, 32], 2, 203)])
+def test_audio_cnn(channels, convs_per_block, frames):
+    """The convolutional family (models/audio_cnn.py): Conv2d without bias, BatchNorm2d, AvgPool2d with
+    ceil_mode on odd sizes, the mean over frequency, the max plus the mean over time."""
+    torch.manual_seed(2)
+    model = AudioCNN(n_mels=64, n_classes=12, channels=channels, convs_per_block=convs_per_block)
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    assert_parity(model, torch.randn(1, 64, frames))
