@@ -370,6 +370,27 @@ TEST_CASE ("every kernel path: max pooling rows with strides 1, 2 and 3, NaN win
     }
 }
 
+TEST_CASE ("every kernel path: average pooling's sum rows with strides 1, 2 and 3", "[engine][kernels]")
+{
+    std::mt19937 random (10);
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        for (int64_t stride : { 1, 2, 3 })
+            for (int64_t count : { 1, 7, 16, 17, 33, 50 })
+            {
+                INFO ("stride " << stride << " count " << count);
+                auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
+                auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
+                const auto before = row;
+                path.table->addInto (tap.data(), stride, row.data(), count);
+                for (int64_t i = 0; i < count; ++i) // one float addition per element: exactly what the scalar sum gives
+                    CHECK (row[static_cast<std::size_t> (i)] == before[static_cast<std::size_t> (i)] + tap[static_cast<std::size_t> (i * stride)]);
+                CHECK (row.back() == before.back());
+            }
+    }
+}
+
 TEST_CASE ("every kernel path: the fused ReLU's copy keeps NaN and gives +0 for -0, as the relu op", "[engine][kernels]")
 {
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();

@@ -58,6 +58,8 @@ CASES = {
     "avg_pool2d": (lambda: nn.AvgPool2d(3, stride=2, padding=1), (1, 3, 9, 10)),
     "avg_pool2d_no_pad_count_ceil": (lambda: nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), (1, 2, 10, 9)),
     "avg_pool2d_divisor": (lambda: nn.AvgPool2d(2, divisor_override=3), (1, 2, 6, 6)),
+    "avg_pool2d_wide_rows_ceil": (lambda: nn.AvgPool2d(2, ceil_mode=True), (1, 4, 33, 101)),  # the vectorised interior, an edge column
+    "avg_pool2d_stride1": (lambda: nn.AvgPool2d(3, stride=1, padding=1), (1, 2, 12, 40)),
     "adaptive_avg_pool1d": (lambda: nn.AdaptiveAvgPool1d(5), (1, 3, 17)),
     "adaptive_avg_pool2d": (lambda: nn.AdaptiveAvgPool2d((3, 4)), (1, 3, 10, 9)),
     "adaptive_avg_pool2d_global": (lambda: nn.AdaptiveAvgPool2d(1), (2, 3, 7, 7)),

@@ -102,17 +102,19 @@ namespace
             // Outputs whose whole window lies inside the input need no bounds checks.
             interiorY_ = interior (g_.inH, g_.outH, kH_, sH_, pH_, dH_);
             interiorX_ = interior (g_.inW, g_.outW, kW_, sW_, pW_, dW_);
-            // Max pooling's interior outputs: a vectorised pass per tap over each row's run of them;
-            // every other output: a call and a scalar loop over its taps (a sum in double for avg).
+            // Interior outputs: a vectorised pass per tap over each row's run of them (average
+            // pooling: summed in float in the taps' order, then divided, as torch does; not with a
+            // dilation, which average pooling does not have). Every other output: a call and a
+            // scalar loop over its taps (a sum in double for avg).
+            if (! isMax_ && (dH_ != 1 || dW_ != 1))
+                interiorY_ = { 0, 0 };
             const auto taps = static_cast<double> (kH_) * static_cast<double> (kW_);
             const auto planes = static_cast<double> (g_.planes);
-            const double interiorOutputs = isMax_ ? planes * static_cast<double> (interiorY_.second - interiorY_.first)
-                                                        * static_cast<double> (interiorX_.second - interiorX_.first)
-                                                  : 0.0;
+            const auto interiorRows = planes * static_cast<double> (interiorY_.second - interiorY_.first);
+            const double interiorOutputs = interiorRows * static_cast<double> (interiorX_.second - interiorX_.first);
             const double edgeOutputs = static_cast<double> (computed.numElements()) - interiorOutputs;
-            work_.streamed = 2.0 * interiorOutputs * taps;
-            work_.calls = planes * static_cast<double> (g_.outH) + (isMax_ ? planes * static_cast<double> (interiorY_.second - interiorY_.first) * taps : 0.0)
-                          + edgeOutputs;
+            work_.streamed = 2.0 * interiorOutputs * taps + (isMax_ ? 0.0 : 2.0 * interiorOutputs);
+            work_.calls = planes * static_cast<double> (g_.outH) + interiorRows * taps + edgeOutputs;
             work_.scalar = 2.0 * edgeOutputs * taps;
         }
 
@@ -127,12 +129,12 @@ namespace
                 for (int64_t oy = 0; oy < g_.outH; ++oy)
                 {
                     float* row = y + oy * g_.outW;
-                    const bool inside = isMax_ && oy >= interiorY_.first && oy < interiorY_.second;
+                    const bool inside = oy >= interiorY_.first && oy < interiorY_.second;
                     const int64_t x0 = inside ? interiorX_.first : g_.outW, x1 = inside ? interiorX_.second : g_.outW;
                     for (int64_t ox = 0; ox < x0; ++ox)
                         row[ox] = isMax_ ? maxAt (x, oy, ox) : averageAt (x, oy, ox);
                     if (x0 < x1)
-                        maxInside (x + (oy * sH_ - pH_) * g_.inW, row, x0, x1);
+                        poolInside (x + (oy * sH_ - pH_) * g_.inW, row, x0, x1);
                     for (int64_t ox = std::max (x0, x1); ox < g_.outW; ++ox)
                         row[ox] = isMax_ ? maxAt (x, oy, ox) : averageAt (x, oy, ox);
                 }
@@ -149,18 +151,26 @@ namespace
             return { std::min (first, end), end };
         }
 
-        /** Max pooling of one output row's outputs [x0, x1), all of whose windows are inside: tap
-            by tap over the row, with selects instead of branches (vectorised for stride 1). A NaN
-            wins and stays, as in torch. */
-        void maxInside (const float* top, float* row, int64_t x0, int64_t x1) const noexcept
+        /** Pooling of one output row's outputs [x0, x1), all of whose windows are inside: tap by
+            tap over the row (vectorised for strides 1 and 2). Max: with selects instead of
+            branches, a NaN wins and stays, as in torch. Average: the float sum in the order torch
+            adds the taps, divided by the window's size (or the divisor override). */
+        void poolInside (const float* top, float* row, int64_t x0, int64_t x1) const noexcept
         {
-            std::fill (row + x0, row + x1, -std::numeric_limits<float>::infinity());
+            std::fill (row + x0, row + x1, isMax_ ? -std::numeric_limits<float>::infinity() : 0.0f);
+            const auto into = isMax_ ? kernels_->maxInto : kernels_->addInto;
             for (int64_t ky = 0; ky < kH_; ++ky)
                 for (int64_t kx = 0; kx < kW_; ++kx)
                 {
                     const float* tap = top + ky * dH_ * g_.inW + kx * dW_ - pW_;
-                    kernels_->maxInto (tap + x0 * sW_, sW_, row + x0, x1 - x0);
+                    into (tap + x0 * sW_, sW_, row + x0, x1 - x0);
                 }
+            if (! isMax_)
+            {
+                const auto divisor = static_cast<float> (divisorOverride_ != 0 ? divisorOverride_ : kH_ * kW_);
+                for (int64_t ox = x0; ox < x1; ++ox)
+                    row[ox] /= divisor;
+            }
         }
 
         float maxAt (const float* x, int64_t oy, int64_t ox) const noexcept

@@ -62,6 +62,8 @@ struct KernelTable
     void (*copy) (const float* from, float* to, int64_t count, bool relu) noexcept;
     /** row[i] = max(row[i], tap[i * stride]) for i < count, NaN winning (as torch's max pooling). */
     void (*maxInto) (const float* tap, int64_t stride, float* row, int64_t count) noexcept;
+    /** row[i] += tap[i * stride] for i < count (average pooling's sum, in the taps' order). */
+    void (*addInto) (const float* tap, int64_t stride, float* row, int64_t count) noexcept;
     /** y = gelu(x) with erf (PyTorch's default) or the tanh approximation. */
     void (*geluErf) (const float* x, float* y, int64_t count) noexcept;
     void (*geluTanh) (const float* x, float* y, int64_t count) noexcept;

@@ -32,6 +32,7 @@ namespace
         table.attentionScratchFloats = &attentionScratchFloatsImpl;
         table.attention = &attentionImpl;
         table.maxInto = &maxIntoImpl;
+        table.addInto = &addIntoImpl;
         table.copy = &copyImpl;
         table.geluErf = &geluErfImpl;
         table.geluTanh = &geluTanhImpl;

@@ -151,20 +151,23 @@ namespace
             to[i] = relu && ! (from[i] > 0.0f || from[i] != from[i]) ? 0.0f : from[i];
     }
 
-    inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
+    /** row[i] = combine(row[i], tap[i * stride]) for i < count, `combine` a register op and
+        `scalar` the same on floats: the pooling kernels' pass of one tap over a row of outputs. */
+    template <typename Combine, typename Scalar>
+    inline void combineInto (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count, Combine combine, Scalar scalar) noexcept
     {
         constexpr int W = Vec::width;
         int64_t i = 0;
         if (stride == 1)
             for (; i + W <= count; i += W)
-                Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), Vec::load (tap + i)));
+                Vec::store (row + i, combine (Vec::load (row + i), Vec::load (tap + i)));
         else if (stride == 2) // the even floats of two registers; a last register is read only as far as needed
             for (; i < count; i += W)
             {
                 const int64_t rest = count - i;
                 if (rest > W)
                 {
-                    Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), Vec::evenLanes (Vec::load (tap + 2 * i), Vec::load (tap + 2 * i + W))));
+                    Vec::store (row + i, combine (Vec::load (row + i), Vec::evenLanes (Vec::load (tap + 2 * i), Vec::load (tap + 2 * i + W))));
                     continue;
                 }
                 const int64_t span = 2 * rest - 1; // floats from tap[2 i] to tap[2 (count - 1)]
@@ -172,17 +175,26 @@ namespace
                 const Reg high = span > W ? Vec::loadFirst (tap + 2 * i + W, static_cast<int> (span - W)) : Vec::zero();
                 const Reg taps = Vec::evenLanes (low, high);
                 if (rest == W)
-                    Vec::store (row + i, Vec::maxNaN (Vec::load (row + i), taps));
+                    Vec::store (row + i, combine (Vec::load (row + i), taps));
                 else
-                    Vec::storeFirst (row + i, Vec::maxNaN (Vec::loadFirst (row + i, static_cast<int> (rest)), taps), static_cast<int> (rest));
+                    Vec::storeFirst (row + i, combine (Vec::loadFirst (row + i, static_cast<int> (rest)), taps), static_cast<int> (rest));
                 i = count;
                 break;
             }
         for (; i < count; ++i)
-        {
-            const float v = tap[i * stride];
-            row[i] = (v > row[i] || v != v) ? v : row[i];
-        }
+            row[i] = scalar (row[i], tap[i * stride]);
+    }
+
+    inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
+    {
+        combineInto (tap, stride, row, count, [] (Reg r, Reg t) noexcept { return Vec::maxNaN (r, t); },
+                     [] (float r, float t) noexcept { return (t > r || t != t) ? t : r; });
+    }
+
+    inline void addIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
+    {
+        combineInto (tap, stride, row, count, [] (Reg r, Reg t) noexcept { return Vec::add (r, t); },
+                     [] (float r, float t) noexcept { return r + t; });
     }
 
     inline void geluErfImpl (const float* x, float* y, int64_t count) noexcept
