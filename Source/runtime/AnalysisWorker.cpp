@@ -1,5 +1,6 @@
 #include "runtime/AnalysisWorker.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -236,6 +237,14 @@ bool AnalysisWorker::processPending()
     analyzedSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_release);
     analyzedThrough_.store (fifoRead_, std::memory_order_release);
     return analyzed || didSomething;
+}
+
+double AnalysisWorker::idleSeconds() const noexcept
+{
+    constexpr double shortest = 0.002, longest = 0.02;
+    if (hits_ != nullptr || analyzer_ == nullptr)
+        return shortest;
+    return std::clamp (analyzer_->secondsUntilComplete (analyzer_->nextWindow()), shortest, longest);
 }
 
 bool AnalysisWorker::analyzeReady()

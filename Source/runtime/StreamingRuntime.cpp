@@ -145,11 +145,12 @@ void StreamingRuntime::workerLoop()
         while (running_.load (std::memory_order_acquire))
             if (! worker_.processPending())
             {
-                // Idle. Offline the audio thread waits for us: look again soon.
+                // Idle. Offline the audio thread waits for us: look again soon. Live: about when
+                // the next window is complete.
                 if (nonRealtime_.load (std::memory_order_acquire))
                     std::this_thread::sleep_for (std::chrono::microseconds (50));
                 else
-                    std::this_thread::sleep_for (std::chrono::milliseconds (2));
+                    std::this_thread::sleep_for (std::chrono::duration<double> (worker_.idleSeconds()));
             }
     }
     catch (const std::exception& e)

@@ -173,6 +173,13 @@ int64_t WindowAnalyzer::newestCompleteWindow() const noexcept
     return k;
 }
 
+double WindowAnalyzer::secondsUntilComplete (int64_t k) const noexcept
+{
+    const int64_t end = bufferStart_ + static_cast<int64_t> (samples_.size());
+    const int64_t missing = windowStart (k) + settings_.windowSamples - end;
+    return missing > 0 ? static_cast<double> (missing) / settings_.sampleRate : 0.0;
+}
+
 void WindowAnalyzer::analyze (int64_t k, WindowResult& result)
 {
     const int64_t start = windowStart (k);

@@ -81,6 +81,8 @@ public:
     int64_t newestCompleteWindow() const noexcept;
     /** The first window not analyzed yet (windows before it can no longer be analyzed). */
     int64_t nextWindow() const noexcept { return nextWindow_; }
+    /** Seconds of audio still to come before window k is complete (0 when it is). */
+    double secondsUntilComplete (int64_t k) const noexcept;
     /** Analyses window k (nextWindow() <= k <= newestCompleteWindow()); drops older samples. */
     void analyze (int64_t k, WindowResult& result);
     /** A clip of input-rate samples analysed on its own, outside the stream (the per-hit mode: a
