@@ -33,7 +33,8 @@ namespace
 
 FileAnalyzer::FileAnalyzer() : juce::Thread ("Sonotype file analysis")
 {
-    startThread();
+    // The thread starts with the first files (a DAW full of instances that never analyse a file
+    // has no thread idling for it).
 }
 
 FileAnalyzer::~FileAnalyzer()
@@ -60,6 +61,7 @@ void FileAnalyzer::analyze (const juce::Array<juce::File>& files, Settings setti
         }
         restart (std::move (settings));
     }
+    startThread(); // (once: a no-op while it runs)
     notify();
 }
 
@@ -75,6 +77,7 @@ void FileAnalyzer::reanalyze (Settings settings)
         }
         restart (std::move (settings));
     }
+    startThread(); // (once: a no-op while it runs)
     notify();
 }
 

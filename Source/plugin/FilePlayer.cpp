@@ -15,7 +15,7 @@ namespace
 
 FilePlayer::FilePlayer() : juce::Thread ("Sonotype file reader"), ring_ (1 << 18)
 {
-    startThread();
+    // The thread starts with the first file loaded (a plugin in a DAW never plays one).
 }
 
 FilePlayer::~FilePlayer()
@@ -49,6 +49,7 @@ juce::String FilePlayer::load (const juce::File& file)
         file_ = file;
     }
     lengthSeconds_.store (length);
+    startThread(); // (once: a no-op while it runs)
     requestEpoch (0.0);
     return {};
 }

@@ -17,7 +17,7 @@ namespace
 ModelLoader::ModelLoader (Callbacks callbacks)
     : juce::Thread ("Sonotype model loader"), callbacks_ (std::move (callbacks)), model_ (builtinDescription()), requested_ (model_)
 {
-    startThread();
+    // The thread starts with the first file asked for (the built-in model needs none).
 }
 
 ModelLoader::~ModelLoader()
@@ -39,6 +39,7 @@ void ModelLoader::request (const juce::File& file, LoadKind kind)
         const std::lock_guard<std::mutex> lock (requestMutex_);
         nextLoad_ = LoadRequest { latestRequest_.fetch_add (1) + 1, file, kind };
     }
+    startThread(); // (once: a no-op while it runs)
     notify();
 }
 

@@ -61,7 +61,8 @@ namespace
 
 TeachSession::TeachSession (Callbacks callbacks) : juce::Thread ("Sonotype teacher"), callbacks_ (std::move (callbacks))
 {
-    startThread();
+    // The thread starts with the first class or example (wake()): an instance that is never
+    // taught anything has no thread idling for it.
 }
 
 TeachSession::~TeachSession()
@@ -161,7 +162,7 @@ juce::String TeachSession::addFiles (int classIndex, const juce::Array<juce::Fil
     for (const auto& file : audio)
         jobs_.push_back ({ classes_[static_cast<std::size_t> (classIndex)].name, file, startSeconds, endSeconds });
     ++version_;
-    notify();
+    wake();
     return {};
 }
 
@@ -242,6 +243,12 @@ void TeachSession::edited()
 {
     ++edits_;
     ++version_;
+    wake();
+}
+
+void TeachSession::wake()
+{
+    startThread(); // (once: a no-op while it runs)
     notify();
 }
 
@@ -406,7 +413,10 @@ uint64_t TeachSession::setBase (std::shared_ptr<const engine::Model> model, cons
     runningTaught_ = false;
     waitingForBase_ = false;
     ++version_;
-    notify();
+    if (classes_.empty() && jobs_.empty())
+        notify(); // nothing taught: nothing to learn on the new base (the thread, if any, looks anyway)
+    else
+        wake();
     return ++baseGeneration_;
 }
 

@@ -151,6 +151,7 @@ private:
     void learn();
     juce::String addLocked (const std::string& className, teach::ExampleSound sound); // mutex_ held
     void edited();                                                                // mutex_ held
+    void wake();                                                                  // starts the thread (once) and wakes it
 
     const Callbacks callbacks_;
     mutable std::mutex mutex_;
