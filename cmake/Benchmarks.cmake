@@ -5,6 +5,7 @@
 #   sonotype_bench_peak     one core's peak GFLOP/s per ISA (independent multiply-add chains)
 #   sonotype_bench_runtime  Google Benchmark: StreamingRuntime::push() per block size, the log-mel front end
 #   sonotype_bench_plugin   a headless SonotypeProcessor: processes audio, reports peak RSS
+#   sonotype_bench_instances a headless host with N instances fed real-time audio: audio-thread times, CPU, skips
 #   sonotype_bench_libtorch the libtorch C++ peer (only where Debian's libtorch-dev is installed)
 find_package(benchmark REQUIRED)
 
@@ -20,7 +21,11 @@ target_link_libraries(sonotype_bench_runtime PRIVATE sonotype_runtime sonotype_r
 add_executable(sonotype_bench_plugin Benchmarks/plugin/HeadlessPlugin.cpp)
 target_link_libraries(sonotype_bench_plugin PRIVATE sonotype_plugin sonotype_warnings)
 
-set(sonotype_benchmark_targets sonotype sonotype_bench_worker sonotype_bench_peak sonotype_bench_runtime sonotype_bench_plugin)
+add_executable(sonotype_bench_instances Benchmarks/plugin/ManyInstances.cpp)
+target_link_libraries(sonotype_bench_instances PRIVATE sonotype_plugin sonotype_warnings)
+
+set(sonotype_benchmark_targets sonotype sonotype_bench_worker sonotype_bench_peak sonotype_bench_runtime sonotype_bench_plugin
+    sonotype_bench_instances)
 
 find_package(Torch CONFIG QUIET)
 if(Torch_FOUND)

@@ -3,7 +3,8 @@
   1. the machine: CPU model and SIMD flags, one core's peak GFLOP/s per ISA, the engine's kernel path
   2. exports every model for every contender (prepare.py)
   3. latency: persistent workers per contender, rounds alternating between them (workers.py)
-  4. per-op profiles, push() and front-end costs, classify throughput, load time, peak memory (system.py)
+  4. per-op profiles, push() and front-end costs, classify throughput, load time, peak memory, many plugin
+     instances in one host (system.py)
   5. docs/BENCHMARKS.md + docs/images/benchmarks.png (report.py), and the raw figures as JSON
 
   driver.py --bench-bin build-bench [--quick] [--models a,b] [--rounds N] [--skip-system] ...
@@ -146,6 +147,9 @@ def main():
         results["classify"] = system.classify_throughput(cli, audio_folder, audio_seconds, 1 if args.quick else 3)
         log("headless plugin peak RSS")
         results["plugin"] = system.plugin_rss(args.bench_bin, 3.0 if args.quick else 10.0)
+        counts, seconds = ((1, 8), 5.0) if args.quick else ((1, 8, 32, 64), 20.0)
+        log(f"many instances: a headless host with {', '.join(map(str, counts))} plugin instances, {seconds:.0f} s each")
+        results["instances"] = system.many_instances(args.bench_bin, counts, seconds)
 
     results["duration_s"] = time.monotonic() - started
     os.makedirs(os.path.dirname(args.report), exist_ok=True)

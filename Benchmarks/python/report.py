@@ -180,6 +180,17 @@ def targets(results, path_info) -> List[tuple]:
         worst = max(push.values())
         rows.append(("push() ≤ 20 ns per sample, FIFO included (stereo frames)",
                      f"worst {worst:.1f} ns/frame ({worst / 2:.1f} ns per channel sample)", worst <= 20.0))
+    instances = [row for row in results.get("instances", {}).values() if "error" not in row]
+    if instances:
+        light = [row for row in instances if row["total_load"] < 0.7]
+        skipped = sum(row["windows_skipped"] + row["samples_dropped"] for row in light)
+        rows.append(("many instances: no window skipped and no sample dropped while the load is under 70% of the cores",
+                     ", ".join(f"{row['instances']}: {row['windows_skipped']} skipped, {row['samples_dropped']} dropped "
+                               f"(load {100 * row['total_load']:.0f}%)" for row in instances), skipped == 0))
+        worst = max(instances, key=lambda row: row["callback_us"]["max"])
+        rows.append(("many instances: every audio callback within its 2.67 ms",
+                     f"worst max {worst['callback_us']['max'] / 1000:.2f} ms ({worst['instances']} instances)",
+                     all(row["callbacks_over_deadline"] == 0 for row in instances)))
     classify = results.get("classify")
     if classify:
         rt = classify["median"]["jobs1"]
@@ -369,6 +380,36 @@ def write(results, report_path: str, plot_path: str):
     elif plugin:
         add(f"| headless plugin | failed: `{plugin.get('error', '')[:200]}` |")
     if classify or plugin:
+        add("")
+
+    instances = results.get("instances")
+    if instances:
+        add("## Many instances in one host")
+        add("")
+        add("`sonotype_bench_instances N`: one headless host process with N plugin instances (built-in model, default hop "
+            "0.25 s, no editor), each fed its own stereo track at 48 kHz in 128-sample blocks at the pace of real time; "
+            "one audio thread (SCHED_FIFO where the system grants it) calls every instance's processBlock() in turn, as a "
+            "host's does, and has 2.67 ms a block. Audio callback: all N instances' processBlock() in one block; CPU: the "
+            "whole process over the run (after 2 s of warm-up), per instance in shares of one core; load: of all "
+            f"{results['cpu']['cores']} cores. Skipped: windows a worker jumped over because it fell behind.")
+        add("")
+        add("| instances | audio callback p50 / p99 / p99.9 / max | over 2.67 ms | one processBlock() p99.9 / max | "
+            "CPU per instance | audio thread | load | windows run | skipped | samples dropped | threads | peak RSS |")
+        add("|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for count, row in sorted(instances.items(), key=lambda item: int(item[0])):
+            if "error" in row:
+                add(f"| {count} | failed: `{row['error'][:200]}` |" + " |" * 10)
+                continue
+            cb, pb = row["callback_us"], row["process_block_us"]
+            add(f"| {count} | {cb['p50']:.0f} / {cb['p99']:.0f} / {cb['p99_9']:.0f} / {cb['max']:.0f} µs | "
+                f"{row['callbacks_over_deadline']} of {row['callbacks']} | {pb['p99_9']:.1f} / {pb['max']:.0f} µs | "
+                f"{100 * row['cpu_per_instance']:.2f}% | {100 * row['audio_thread_cpu']:.1f}% | {100 * row['total_load']:.1f}% | "
+                f"{row['windows_run']} | {row['windows_skipped']} | {row['samples_dropped']} | {row['threads']} | "
+                f"{row['maxrss_kib'] / 1024:.0f} MiB |")
+        granted = {row.get("realtime_priority") for row in instances.values() if "error" not in row}
+        if False in granted:
+            add("")
+            add("The audio thread ran without real-time priority (SCHED_FIFO refused here).")
         add("")
 
     rows = targets(results, path_info)

@@ -205,6 +205,20 @@ def plugin_rss(bench_bin: str, seconds: float) -> Optional[dict]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def many_instances(bench_bin: str, counts, seconds: float) -> dict:
+    """`sonotype_bench_instances N SECONDS` for each N: a headless host with N plugin instances fed
+    real-time audio (48 kHz, 128-sample stereo blocks). One run per count, fewest first."""
+    rows = {}
+    for count in counts:
+        result = subprocess.run([os.path.join(bench_bin, "sonotype_bench_instances"), str(count), str(seconds)],
+                                capture_output=True, text=True, timeout=seconds + 180)
+        if result.returncode != 0:
+            rows[str(count)] = {"error": (result.stdout + result.stderr)[-2000:]}
+            continue
+        rows[str(count)] = json.loads(result.stdout.strip().splitlines()[-1])
+    return rows
+
+
 def fmt(value: float, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
