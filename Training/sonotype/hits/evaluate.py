@@ -47,7 +47,7 @@ def per_hit_accuracy(truth, found, tolerance=0.025):
     return right / max(total, 1)
 
 
-def teach(windows):
+def teach(windows, base=""):
     print(f"CPU: {cpu_name()}; kick, snare and hat taught from 5 hits each of the kit on the row (sonotype learn --hits), "
           "per-hit accuracy on a pattern of the kit in the column")
     names = list(KITS)
@@ -65,7 +65,7 @@ def teach(windows):
             across = []
             for t in range(len(names)):
                 model = folder / f"taught-{t}.safetensors"
-                subprocess.run([cli_path(), "learn", "--hits", "--onset-window", str(window), *sum(
+                subprocess.run([cli_path(), "learn", "--hits", "--onset-window", str(window), *(["--model", base] if base else []), *sum(
                     (["--class", piece, str(folder / f"{t}-{piece}.wav")] for piece in ("kick", "snare", "hat")), []), "-o", str(model)],
                     check=True, capture_output=True)
                 row = []
@@ -88,9 +88,10 @@ def main():
     parser.add_argument("--patterns", type=int, default=5)
     parser.add_argument("--teach", action="store_true", help="taught drum pieces across kits instead of onsets")
     parser.add_argument("--onset-window", type=float, nargs="*", default=[0.12], help="--teach: the clip lengths to compare")
+    parser.add_argument("--base", default="", help="--teach: the model to teach (default: the built-in model)")
     args, classify_args = parser.parse_known_args()
     if args.teach:
-        teach(args.onset_window)
+        teach(args.onset_window, args.base)
         return
     print(f"CPU: {cpu_name()}; sonotype classify --onsets {' '.join(classify_args)}".rstrip())
     print("| kit | hits | F-measure | precision | recall | timing error, mean ± sd |")
