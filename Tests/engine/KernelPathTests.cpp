@@ -339,56 +339,59 @@ TEST_CASE ("every kernel path: fused attention of any head size, with and withou
     }
 }
 
+namespace
+{
+    /** A pooling row kernel's pass (maxInto, addInto) on every path, stride 1-3, rows of odd and
+        even lengths: `check` gets the row before and after, and the tap (exactly the floats the
+        row reads: (count - 1) * stride + 1); the row has one float more, which must stay. */
+    using PoolingRowKernel = void (*) (const float*, int64_t, float*, int64_t) noexcept;
+
+    template <typename Prepare, typename Check>
+    void forEachPoolingRow (unsigned seed, PoolingRowKernel engine::kernels::KernelTable::*kernel, Prepare prepare, Check check)
+    {
+        std::mt19937 random (seed);
+        for (const auto& path : engine::supportedKernelPaths())
+        {
+            INFO ("kernel path " << path.name);
+            for (int64_t stride : { 1, 2, 3 })
+                for (int64_t count : { 1, 7, 16, 17, 33, 50 })
+                {
+                    INFO ("stride " << stride << " count " << count);
+                    auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
+                    auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
+                    prepare (tap, row, count);
+                    const auto before = row;
+                    (path.table->*kernel) (tap.data(), stride, row.data(), count);
+                    for (int64_t i = 0; i < count; ++i)
+                        check (before[static_cast<std::size_t> (i)], tap[static_cast<std::size_t> (i * stride)], row[static_cast<std::size_t> (i)]);
+                    CHECK (row.back() == before.back()); // nothing written beyond the row
+                }
+        }
+    }
+} // namespace
+
 TEST_CASE ("every kernel path: max pooling rows with strides 1, 2 and 3, NaN winning", "[engine][kernels]")
 {
-    std::mt19937 random (9);
-    for (const auto& path : engine::supportedKernelPaths())
-    {
-        INFO ("kernel path " << path.name);
-        for (int64_t stride : { 1, 2, 3 })
-            for (int64_t count : { 1, 7, 16, 17, 33, 50 })
-            {
-                INFO ("stride " << stride << " count " << count);
-                // The tap holds exactly the floats the row reads: (count - 1) * stride + 1.
-                auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
-                auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
-                tap[0] = std::numeric_limits<float>::quiet_NaN();
-                row[static_cast<std::size_t> (count - 1)] = std::numeric_limits<float>::quiet_NaN();
-                const auto before = row;
-                path.table->maxInto (tap.data(), stride, row.data(), count);
-                for (int64_t i = 0; i < count; ++i)
-                {
-                    const float a = before[static_cast<std::size_t> (i)], b = tap[static_cast<std::size_t> (i * stride)];
-                    const float got = row[static_cast<std::size_t> (i)];
-                    if (std::isnan (a) || std::isnan (b))
-                        CHECK (std::isnan (got));
-                    else
-                        CHECK (got == std::max (a, b));
-                }
-                CHECK (row.back() == before.back()); // nothing written beyond the row
-            }
-    }
+    forEachPoolingRow (
+        9, &engine::kernels::KernelTable::maxInto,
+        [] (std::vector<float>& tap, std::vector<float>& row, int64_t count) {
+            tap[0] = std::numeric_limits<float>::quiet_NaN();
+            row[static_cast<std::size_t> (count - 1)] = std::numeric_limits<float>::quiet_NaN();
+        },
+        [] (float a, float b, float got) {
+            if (std::isnan (a) || std::isnan (b))
+                CHECK (std::isnan (got));
+            else
+                CHECK (got == std::max (a, b));
+        });
 }
 
 TEST_CASE ("every kernel path: average pooling's sum rows with strides 1, 2 and 3", "[engine][kernels]")
 {
-    std::mt19937 random (10);
-    for (const auto& path : engine::supportedKernelPaths())
-    {
-        INFO ("kernel path " << path.name);
-        for (int64_t stride : { 1, 2, 3 })
-            for (int64_t count : { 1, 7, 16, 17, 33, 50 })
-            {
-                INFO ("stride " << stride << " count " << count);
-                auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
-                auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
-                const auto before = row;
-                path.table->addInto (tap.data(), stride, row.data(), count);
-                for (int64_t i = 0; i < count; ++i) // one float addition per element: exactly what the scalar sum gives
-                    CHECK (row[static_cast<std::size_t> (i)] == before[static_cast<std::size_t> (i)] + tap[static_cast<std::size_t> (i * stride)]);
-                CHECK (row.back() == before.back());
-            }
-    }
+    // One float addition per element: exactly what the scalar sum in the taps' order gives.
+    forEachPoolingRow (
+        10, &engine::kernels::KernelTable::addInto, [] (std::vector<float>&, std::vector<float>&, int64_t) {},
+        [] (float a, float b, float got) { CHECK (got == a + b); });
 }
 
 TEST_CASE ("every kernel path: the fused ReLU's copy keeps NaN and gives +0 for -0, as the relu op", "[engine][kernels]")
