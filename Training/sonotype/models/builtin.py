@@ -1,28 +1,27 @@
-"""The built-in model as a PyTorch module: AudioTransformer with the built-in configuration and the
-weights of the committed Resources/models/default.safetensors (the benchmarks run it against the
-engine; the per-hit studies take its intermediate layers)."""
+"""The built-in model as a PyTorch module: the network of the built-in configuration (train.py
+MODEL_CONFIG) with the weights of the committed Resources/models/default.safetensors (the benchmarks
+run it against the engine; the per-hit studies take its intermediate layers)."""
 
 import os
 
 import torch
 
 from sonotype.export.safetensors_io import read_safetensors
-from sonotype.models.audio_transformer import AudioTransformer
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 BUILTIN_MODEL = os.path.join(ROOT, "Resources", "models", "default.safetensors")
 
 
 def builtin_model() -> torch.nn.Module:
-    """AudioTransformer with the built-in model's configuration (docs/MODEL.md, Training/sonotype/train.py
-    MODEL_CONFIG) and the weights of Resources/models/default.safetensors. The file stores the exported
+    """The network of the built-in model's configuration (docs/MODEL.md, Training/sonotype/train.py
+    MODEL_CONFIG) with the weights of Resources/models/default.safetensors. The file stores the exported
     graph's constants under the names of the ops that made them ("cls_token.expand", "...pe.slice");
     the sinusoidal positional table is not a weight (the exported slice is checked against it)."""
-    from sonotype.train import MODEL_CONFIG
+    from sonotype.train import MODEL_CONFIG, build_model
     tensors, metadata = read_safetensors(BUILTIN_MODEL)
-    if metadata.get("model_class") != "AudioTransformer":
-        raise ValueError(f"{BUILTIN_MODEL}: model_class {metadata.get('model_class')}, expected AudioTransformer")
-    model = AudioTransformer(**MODEL_CONFIG)
+    model = build_model(MODEL_CONFIG)
+    if metadata.get("model_class") != type(model).__name__:
+        raise ValueError(f"{BUILTIN_MODEL}: model_class {metadata.get('model_class')}, expected {type(model).__name__}")
     state = model.state_dict()
     loaded = {}
     for name, value in tensors.items():
@@ -35,7 +34,7 @@ def builtin_model() -> torch.nn.Module:
                 raise ValueError("the built-in model's positional table is not the sinusoidal one")
             continue
         if target not in state:
-            raise ValueError(f"{BUILTIN_MODEL}: tensor {name} has no counterpart in AudioTransformer")
+            raise ValueError(f"{BUILTIN_MODEL}: tensor {name} has no counterpart in {type(model).__name__}")
         loaded[target] = torch.as_tensor(value).reshape(state[target].shape)
     missing = [k for k in state if k not in loaded and not k.endswith("num_batches_tracked") and k != "positional_encoder.pe"]
     if missing:
