@@ -6,7 +6,7 @@
 #
 # Usage: scripts/benchmark.sh [--quick] [--models KEY,...] [--rounds N] [--skip-system] [--list] ...
 #   --quick   a few minutes: 4 models, 4 rounds, short runtime/classify benchmarks
-#   (no option: the full run, 13 models x 7 contenders x 20 rounds: about 9 minutes on the
+#   (no option: the full run, 13 models x 7 contenders x 20 rounds and 1-64 plugin instances: about 11 minutes on the
 #   2-core development VM; all options: --help)
 # Nothing here is part of the tests (timings are never asserted); see docs/BENCHMARKS.md for a run.
 set -euo pipefail
