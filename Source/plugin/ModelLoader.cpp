@@ -39,7 +39,8 @@ void ModelLoader::request (const juce::File& file, LoadKind kind)
         const std::lock_guard<std::mutex> lock (requestMutex_);
         nextLoad_ = LoadRequest { latestRequest_.fetch_add (1) + 1, file, kind };
     }
-    startThread(); // (once: a no-op while it runs)
+    if (! stopped_.load())
+        startThread(); // (once: a no-op while it runs)
     notify();
 }
 
@@ -62,6 +63,7 @@ void ModelLoader::useBuiltin()
 
 void ModelLoader::stop()
 {
+    stopped_.store (true);
     latestRequest_.fetch_add (1); // whatever is loading is no longer wanted
     stopThread (-1);              // a load under way ends first (the engine bounds its time and memory)
 }

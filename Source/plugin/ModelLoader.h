@@ -102,6 +102,7 @@ private:
     std::mutex requestMutex_; // the request slot below
     std::optional<LoadRequest> nextLoad_; // behind requestMutex_
     std::atomic<uint64_t> latestRequest_ { 0 }, finishedRequest_ { 0 };
+    std::atomic<bool> stopped_ { false }; // after stop(), a request no longer starts the thread
 
     mutable std::mutex descriptionMutex_; // message thread, loader and GUI readers, never the audio thread
     ModelDescription model_;

@@ -72,6 +72,7 @@ TeachSession::~TeachSession()
 
 void TeachSession::stop()
 {
+    stopped_.store (true);
     signalThreadShouldExit();
     notify();
     stopThread (-1);
@@ -248,7 +249,8 @@ void TeachSession::edited()
 
 void TeachSession::wake()
 {
-    startThread(); // (once: a no-op while it runs)
+    if (! stopped_.load())
+        startThread(); // (once: a no-op while it runs)
     notify();
 }
 

@@ -23,6 +23,7 @@
 
 #include <juce_core/juce_core.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -155,6 +156,7 @@ private:
 
     const Callbacks callbacks_;
     mutable std::mutex mutex_;
+    std::atomic<bool> stopped_ { false }; // after stop(), wake() no longer starts the thread
     std::vector<StoredClass> classes_;
     double sampleRate_ = 16000.0, unknownBelow_ = 0.5;
     std::string learnedOn_;
