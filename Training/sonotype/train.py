@@ -120,6 +120,8 @@ def per_source_accuracy(logits, labels, sources, names):
 def build_model(config):
     """The network a model configuration describes: AudioCNN for family "cnn", else AudioTransformer."""
     if config.get("family") == "cnn":
+        if config.get("band_norm"):
+            raise ValueError("band normalisation is a setting of the transformer (models/audio_transformer.py), not of the CNN")
         return AudioCNN(**{k: v for k, v in config.items() if k in AudioCNN.SETTINGS})
     return AudioTransformer(**{k: v for k, v in config.items() if k != "family"})
 
@@ -333,8 +335,10 @@ def write_report(path, figures, history, results, sizes, seconds, inference_ms, 
 
     relative = os.path.relpath(figures, os.path.dirname(path))
     lines = ["# The built-in model", "",
-             "Written by `python3 -m sonotype.train` (do not edit by hand). The model is the seed-000 audio "
-             f"transformer (`{json.dumps(config or MODEL_CONFIG)}`) over {window_seconds or 1:g} s windows of 64 log-mel bands at 16 kHz.", "",
+             "Written by `python3 -m sonotype.train` (do not edit by hand). The model is "
+             + ("a PANNs-style CNN (models/audio_cnn.py" if (config or MODEL_CONFIG).get("family") == "cnn" else "the seed-000 audio "
+                "transformer (models/audio_transformer.py")
+             + f", `{json.dumps(config or MODEL_CONFIG)}`) over {window_seconds or 1:g} s windows of 64 log-mel bands at 16 kHz.", "",
              "| | |", "|---|---|",
              f"| windows: train / random split / held-out | {sizes['train']} / {sizes['val']} / {sizes['heldout']} |",
              f"| window accuracy, random split | {results['val'][0] * 100:.1f}% |",
