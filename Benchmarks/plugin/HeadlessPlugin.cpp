@@ -5,7 +5,7 @@
 // maxrss is VmHWM of /proc/self/status: this program's peak resident set, JUCE and the built-in
 // model included ("before": after JUCE's initialisation, before the processor exists). Not
 // getrusage's ru_maxrss: Linux carries that over exec() from the process that started this one.
-#include "plugin/SonotypeProcessor.h"
+#include "HeadlessHost.h"
 
 #include <juce_events/juce_events.h>
 
@@ -13,31 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <string>
 #include <thread>
-
-namespace
-{
-
-/** The processor as a host without a display creates it: no editor (the GUI layer is not linked). */
-class HeadlessProcessor final : public sonotype::plugin::SonotypeProcessor
-{
-public:
-    juce::AudioProcessorEditor* createEditor() override { return nullptr; }
-};
-
-long maxRssKib()
-{
-    std::ifstream status ("/proc/self/status");
-    std::string line;
-    while (std::getline (status, line))
-        if (line.rfind ("VmHWM:", 0) == 0)
-            return std::atol (line.c_str() + 6);
-    return -1;
-}
-
-} // namespace
 
 int main (int argc, char** argv)
 {
@@ -48,13 +24,13 @@ int main (int argc, char** argv)
         return 2;
     }
     juce::ScopedJuceInitialiser_GUI juce;
-    const auto before = maxRssKib();
+    const auto before = sonotype::bench::procStatus ("VmHWM");
 
     constexpr double rate = 48000.0;
     constexpr int blockSize = 512;
     int64_t windowsRun = 0;
     {
-        HeadlessProcessor processor;
+        sonotype::bench::HeadlessProcessor processor;
         processor.setPlayConfigDetails (2, 2, rate, blockSize);
         processor.prepareToPlay (rate, blockSize);
         juce::AudioBuffer<float> buffer (2, blockSize);
@@ -79,6 +55,6 @@ int main (int argc, char** argv)
         processor.releaseResources();
     }
     std::printf ("{\"seconds\": %.1f, \"windows_run\": %lld, \"maxrss_before_kib\": %ld, \"maxrss_kib\": %ld}\n", seconds,
-                 static_cast<long long> (windowsRun), before, maxRssKib());
+                 static_cast<long long> (windowsRun), before, sonotype::bench::procStatus ("VmHWM"));
     return 0;
 }

@@ -12,7 +12,7 @@
 // The audio thread asks for SCHED_FIFO, as hosts do; the JSON says whether it got it.
 //
 //   sonotype_bench_instances N [SECONDS (default 20)]
-#include "plugin/SonotypeProcessor.h"
+#include "HeadlessHost.h"
 
 #include <juce_events/juce_events.h>
 
@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -35,22 +34,8 @@
 namespace
 {
 
-class HeadlessProcessor final : public sonotype::plugin::SonotypeProcessor
-{
-public:
-    juce::AudioProcessorEditor* createEditor() override { return nullptr; }
-};
-
-long procStatus (const char* key)
-{
-    std::ifstream status ("/proc/self/status");
-    std::string line;
-    const std::string prefix = std::string (key) + ":";
-    while (std::getline (status, line))
-        if (line.rfind (prefix, 0) == 0)
-            return std::atol (line.c_str() + prefix.size());
-    return -1;
-}
+using sonotype::bench::HeadlessProcessor;
+using sonotype::bench::procStatus;
 
 double processCpuSeconds()
 {
