@@ -463,3 +463,35 @@ TEST_CASE ("a worker that runs out of memory reports it, and an offline audio th
     CHECK (runtime.stats().fifoOverruns >= 0);
     runtime.stop();
 }
+
+TEST_CASE ("the analyzer says how much audio its next window still needs, as newestCompleteWindow() counts it", "[runtime]")
+{
+    // What an idle worker sleeps by: 0 exactly when the window is complete, and otherwise the audio
+    // still to come, which shrinks by what arrives.
+    const double rate = GENERATE (16000.0, 44100.0);
+    INFO ("host rate " << rate);
+    const auto signal = testSignal (rate, 3.0);
+    WindowAnalyzer analyzer (tinyModel(), rate, 0.25);
+    double before = analyzer.secondsUntilComplete (0);
+    CHECK (before == Approx (analyzer.windowSeconds()));
+    int complete = 0;
+    for (std::size_t offset = 0; offset < signal.size(); offset += 1000)
+    {
+        analyzer.push (signal.data() + offset, std::min<std::size_t> (1000, signal.size() - offset));
+        const auto k = analyzer.nextWindow();
+        const double missing = analyzer.secondsUntilComplete (k);
+        CHECK ((missing == 0.0) == (analyzer.newestCompleteWindow() >= k));
+        CHECK (missing <= before);
+        if (missing == 0.0)
+        {
+            WindowResult result;
+            analyzer.analyze (k, result);
+            ++complete;
+            CHECK (analyzer.secondsUntilComplete (k + 1) <= 0.25 + 1e-9); // the next one is a hop later at most
+            before = analyzer.secondsUntilComplete (k + 1);
+        }
+        else
+            before = missing;
+    }
+    CHECK (complete >= 6);
+}
