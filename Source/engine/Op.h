@@ -70,6 +70,8 @@ public:
     /** Claims memory for a table of `count` items the op is about to build at load time; throws
         ModelError when the model's memory budget does not allow it. */
     void claimTable (std::uint64_t count, std::size_t itemBytes, const char* what) const;
+    /** The load's memory budget itself, for a preparing step an op shares with foldScaleShift(). */
+    LoadBudget& budget() const noexcept { return *budget_; }
 
 private:
     const JsonValue* attribute (const char* name) const;

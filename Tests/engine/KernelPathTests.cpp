@@ -422,3 +422,85 @@ TEST_CASE ("every kernel path: the fused ReLU's copy keeps NaN and gives +0 for 
             CHECK ((std::isnan (values[i]) ? std::isnan (out[i]) : std::memcmp (&out[i], &values[i], sizeof (float)) == 0));
     }
 }
+
+TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) transforms of tile rows of any length", "[engine][kernels]")
+{
+    std::mt19937 random (29);
+    constexpr float kUntouched = 1234.5f;
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        const auto& k = *path.table;
+        INFO ("kernel path " << path.name);
+        for (const int64_t count : { 1, 3, 4, 8, 15, 16, 17, 33, 51 })
+        {
+            INFO ("tiles " << count);
+            // A padded input of 2 channels, 4 rows of 2 * (count + 1) columns, split into even and odd columns.
+            const int64_t rowLength = count + 1, channels = 2, channelStride = 4 * 2 * rowLength;
+            const auto padded = randomValues (static_cast<std::size_t> (channels * 4 * 2 * rowLength), random);
+            std::vector<float> split (padded.size());
+            for (int64_t r = 0; r < channels * 4; ++r)
+                k.deinterleave (padded.data() + r * 2 * rowLength, rowLength, split.data() + r * 2 * rowLength, split.data() + r * 2 * rowLength + rowLength);
+            for (int64_t r = 0; r < channels * 4; ++r)
+                for (int64_t i = 0; i < rowLength; ++i)
+                {
+                    REQUIRE (split[static_cast<std::size_t> (r * 2 * rowLength + i)] == padded[static_cast<std::size_t> (r * 2 * rowLength + 2 * i)]);
+                    REQUIRE (split[static_cast<std::size_t> (r * 2 * rowLength + rowLength + i)]
+                             == padded[static_cast<std::size_t> (r * 2 * rowLength + 2 * i + 1)]);
+                }
+            // Input transform: V = B^T d B per tile and channel, into out[xi * xiStride + c * channelOut + t].
+            const int64_t channelOut = count + 5, xiStride = channels * channelOut + 7;
+            std::vector<float> transformed (static_cast<std::size_t> (16 * xiStride), kUntouched);
+            k.winogradInput (split.data(), channels, channelStride, rowLength, count, transformed.data(), xiStride, channelOut);
+            static constexpr double kBT[4][4] = { { 1, 0, -1, 0 }, { 0, 1, 1, 0 }, { 0, -1, 1, 0 }, { 0, 1, 0, -1 } };
+            for (int64_t c = 0; c < channels; ++c)
+                for (int64_t t = 0; t < channelOut; ++t)
+                    for (int i = 0; i < 4; ++i)
+                        for (int j = 0; j < 4; ++j)
+                        {
+                            const float got = transformed[static_cast<std::size_t> ((4 * i + j) * xiStride + c * channelOut + t)];
+                            if (t >= count)
+                            {
+                                REQUIRE (got == kUntouched); // nothing written beyond the tiles
+                                continue;
+                            }
+                            double expected = 0.0;
+                            for (int r = 0; r < 4; ++r)
+                                for (int s = 0; s < 4; ++s)
+                                    expected += kBT[i][r] * padded[static_cast<std::size_t> (c * channelStride + r * 2 * rowLength + 2 * t + s)] * kBT[j][s];
+                            REQUIRE (std::abs (got - expected) < 1e-5);
+                        }
+            // Output transform: A^T m A + bias, relu'd, into 2 rows (or 1) of `width` columns.
+            for (const bool relu : { false, true })
+                for (const int64_t rows : { 1, 2 })
+                    for (const int64_t width : { 2 * count, 2 * count - 1 })
+                    {
+                        INFO ("relu " << relu << " rows " << rows << " width " << width);
+                        const auto products = randomValues (static_cast<std::size_t> (16 * xiStride), random);
+                        const auto bias = randomValues (static_cast<std::size_t> (channels), random);
+                        const int64_t rowStride = 2 * count + 3, channelY = 2 * rowStride;
+                        std::vector<float> y (static_cast<std::size_t> (channels * channelY), kUntouched);
+                        k.winogradOutput (products.data(), xiStride, channels, channelOut, count, bias.data(), relu, y.data(), channelY, rowStride, rows, width);
+                        static constexpr double kAT[2][4] = { { 1, 1, 1, 0 }, { 0, 1, -1, -1 } };
+                        for (int64_t c = 0; c < channels; ++c)
+                            for (int64_t a = 0; a < 2; ++a)
+                                for (int64_t x = 0; x < rowStride; ++x)
+                                {
+                                    const float got = y[static_cast<std::size_t> (c * channelY + a * rowStride + x)];
+                                    if (a >= rows || x >= width)
+                                    {
+                                        REQUIRE (got == kUntouched);
+                                        continue;
+                                    }
+                                    const int64_t t = x / 2, b = x % 2;
+                                    double expected = bias[static_cast<std::size_t> (c)];
+                                    for (int i = 0; i < 4; ++i)
+                                        for (int j = 0; j < 4; ++j)
+                                            expected += kAT[a][i] * products[static_cast<std::size_t> ((4 * i + j) * xiStride + c * channelOut + t)] * kAT[b][j];
+                                    if (relu)
+                                        expected = std::max (expected, 0.0);
+                                    REQUIRE (std::abs (got - expected) < 1e-5);
+                                }
+                    }
+        }
+    }
+}

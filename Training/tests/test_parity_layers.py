@@ -30,6 +30,18 @@ CASES = {
     "batch_norm_2d": (lambda: with_running_stats(nn.BatchNorm2d(4)), (2, 4, 5, 6)),
     "batch_norm_no_affine": (lambda: with_running_stats(nn.BatchNorm2d(4, affine=False)), (1, 4, 3, 3)),
     # convolution
+    # 3x3, stride 1, 8 or more channels: Winograd F(2x2, 3x3) on the vector paths. Odd and even
+    # sizes (a last tile half outside the output), tile rows longer and shorter than a register,
+    # no padding and more, groups, batches, an unbatched input, one output row.
+    "conv2d_winograd_bn_relu": (lambda: nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), with_running_stats(nn.BatchNorm2d(16)), nn.ReLU()),
+                                (2, 8, 13, 21)),
+    "conv2d_winograd_long_rows": (lambda: nn.Conv2d(16, 32, 3, padding=1), (1, 16, 32, 101)),
+    "conv2d_winograd_even": (lambda: nn.Conv2d(16, 8, 3, padding=1, bias=False), (1, 16, 12, 40)),
+    "conv2d_winograd_no_padding": (lambda: nn.Conv2d(8, 9, 3), (1, 8, 9, 35)),
+    "conv2d_winograd_padding_2": (lambda: nn.Conv2d(8, 12, 3, padding=2), (1, 8, 7, 9)),
+    "conv2d_winograd_groups": (lambda: nn.Conv2d(16, 16, 3, padding=1, groups=2), (1, 16, 10, 19)),
+    "conv2d_winograd_unbatched": (lambda: nn.Conv2d(8, 8, 3, padding=1), (8, 6, 50)),
+    "conv2d_winograd_one_row": (lambda: nn.Conv2d(8, 8, 3, padding=1), (1, 8, 1, 17)),
     "conv1d": (lambda: nn.Conv1d(4, 6, 3), (1, 4, 20)),
     "conv1d_stride_pad_dilation": (lambda: nn.Conv1d(4, 6, 5, stride=2, padding=3, dilation=2), (2, 4, 31)),
     "conv1d_same": (lambda: nn.Conv1d(4, 6, 4, padding="same"), (1, 4, 17)),

@@ -1,5 +1,5 @@
 // 1-d and 2-d convolution (stride, padding, dilation, groups) as a matrix product per group, in one
-// of four strategies chosen at load (Conv::Strategy).
+// of five strategies chosen at load (Conv::Strategy).
 #include "engine/file/AlignedBuffer.h"
 #include "engine/file/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
@@ -25,6 +25,7 @@ namespace
             im2col,        // the columns written out whole (no packing path, or weights computed by the graph)
             packedColumns, // the columns written straight into the product's packed layout, a chunk at a time
             shiftedPlane,  // stride 1: one zero-padded copy of the input, the product reads each tap at an offset
+            winograd,      // 3x3, stride 1: Winograd F(2x2, 3x3), 16 products of [cout, cin] by [cin, tiles]
         };
 
         explicit Conv (const OpArgs& args)
@@ -97,11 +98,6 @@ namespace
                 throw ModelError ("the conv column buffer would hold more than 2^40 floats");
             colFloats_ = direct ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (columns));
             plan_ = GemmPlan (outChannels_ / groups_, spatialOut, patch);
-            // The weights, one [cout / groups, patch] matrix per group, are packed once, here.
-            if (const float* weights = args.constant (1); weights != nullptr)
-                for (int64_t g = 0; g < groups_; ++g)
-                    packedWeights_.push_back (
-                        PackedOperand::left (plan_, outChannels_ / groups_, patch, { weights + g * (outChannels_ / groups_) * patch, patch, false, nullptr }, args));
             // On a packing path, the columns are written straight into the product's packed
             // layout, a chunk of output positions at a time (about 512 KiB, to stay in cache).
             panelColumns_ = plan_.kernels().packedColumns;
@@ -143,8 +139,14 @@ namespace
                                 tapOffsets_.push_back (c * paddedH_ * paddedW_ + ky * dilH_ * paddedW_ + kx * dilW_);
                     chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
                     strategy_ = Strategy::shiftedPlane;
+                    if (numSpatial == 2 && kH_ == 3 && kW_ == 3 && dilH_ == 1 && dilW_ == 1 && cinG >= kWinogradMinChannels
+                        && outChannels_ / groups_ >= kWinogradMinChannels && plan_.kernels().winogradInput != nullptr)
+                        planWinograd();
                 }
             }
+            // The weights, one [cout / groups, patch] matrix per group (or 16 per group for
+            // Winograd), are packed once, here.
+            packWeights (args.budget());
             work_ = static_cast<double> (batches_) * static_cast<double> (groups_) * workPerGroup (patch, spatialOut);
         }
 
@@ -168,10 +170,7 @@ namespace
             weightData_ = ownedWeights_.data();
             biasData_ = ownedBias_.data();
             hasBias_ = true;
-            const int64_t coutG = outChannels_ / groups_;
-            for (std::size_t g = 0; g < packedWeights_.size(); ++g)
-                packedWeights_[g] = PackedOperand::left (plan_, coutG, patch,
-                                                         { weightData_ + static_cast<int64_t> (g) * coutG * patch, patch, false, nullptr }, budget);
+            packWeights (budget);
             return true;
         }
 
@@ -181,7 +180,12 @@ namespace
             return true;
         }
 
-        std::size_t scratchFloats() const noexcept override { return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats(); }
+        std::size_t scratchFloats() const noexcept override
+        {
+            if (strategy_ == Strategy::winograd)
+                return splitFloats_ + rowFloats_ + transformedFloats_ + productFloats_;
+            return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats();
+        }
         Work work() const noexcept override { return work_; }
         double multiplyAdds() const noexcept override
         {
@@ -205,6 +209,11 @@ namespace
                     float* y = out[0] + (n * outChannels_ + g * coutG) * spatialOut;
                     const float* weights = packedWeights_.empty() ? nullptr : packedWeights_[static_cast<std::size_t> (g)].data();
                     const float* bias = biasInput != nullptr ? biasInput + g * coutG : nullptr;
+                    if (strategy_ == Strategy::winograd)
+                    {
+                        runWinograd (x, y, g, bias, scratch);
+                        continue;
+                    }
                     if (strategy_ == Strategy::shiftedPlane)
                     {
                         runShifted (x, y, { weightInput + g * coutG * patch, patch, false, weights }, bias, scratch);
@@ -232,7 +241,8 @@ namespace
                             plan_.run ({ weightInput + g * coutG * patch, patch, false, weights }, { x, spatialOut, false, nullptr }, y, spatialOut,
                                        1.0f, gemmScratch);
                             break;
-                        case Strategy::shiftedPlane: break;
+                        case Strategy::shiftedPlane:
+                        case Strategy::winograd: break;
                     }
                     if (relu_)
                         plan_.kernels().copy (y, y, coutG * spatialOut, true);
@@ -240,6 +250,152 @@ namespace
         }
 
     private:
+        // Winograd pays where both channel counts are at least this (below it, the transforms cost
+        // more than the multiplies they save: measured on the built-in model's convolutions).
+        static constexpr int64_t kWinogradMinChannels = 8;
+
+        /** The weights, in the layout the strategy multiplies by, packed for the active path (none
+            on a path that does not pack, or when the graph computes the weights). */
+        void packWeights (LoadBudget& budget)
+        {
+            packedWeights_.clear();
+            if (weightData_ == nullptr)
+                return;
+            const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
+            const int64_t patch = cinG * kH_ * kW_;
+            if (strategy_ != Strategy::winograd)
+            {
+                for (int64_t g = 0; g < groups_; ++g)
+                    packedWeights_.push_back (PackedOperand::left (plan_, coutG, patch, { weightData_ + g * coutG * patch, patch, false, nullptr }, budget));
+                return;
+            }
+            // U = G g G^T per (output, input) channel, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1],
+            // in double and rounded once; element xi of every pair makes one [cout, cin] matrix.
+            budget.claim (static_cast<std::uint64_t> (16 * coutG * cinG), sizeof (float), "a convolution's Winograd weights");
+            std::vector<float> transformed (static_cast<std::size_t> (16 * coutG * cinG));
+            static constexpr double kG[4][3] = { { 1.0, 0.0, 0.0 }, { 0.5, 0.5, 0.5 }, { 0.5, -0.5, 0.5 }, { 0.0, 0.0, 1.0 } };
+            for (int64_t g = 0; g < groups_; ++g)
+            {
+                for (int64_t co = 0; co < coutG; ++co)
+                    for (int64_t ci = 0; ci < cinG; ++ci)
+                    {
+                        const float* w = weightData_ + ((g * coutG + co) * cinG + ci) * 9;
+                        double gw[4][3] = {}; // G g
+                        for (int i = 0; i < 4; ++i)
+                            for (int c = 0; c < 3; ++c)
+                                for (int r = 0; r < 3; ++r)
+                                    gw[i][c] += kG[i][r] * static_cast<double> (w[r * 3 + c]);
+                        for (int i = 0; i < 4; ++i)
+                            for (int k = 0; k < 4; ++k)
+                            {
+                                double u = 0.0;
+                                for (int c = 0; c < 3; ++c)
+                                    u += gw[i][c] * kG[k][c];
+                                transformed[static_cast<std::size_t> (((4 * i + k) * coutG + co) * cinG + ci)] = static_cast<float> (u);
+                            }
+                    }
+                for (int64_t xi = 0; xi < 16; ++xi)
+                    packedWeights_.push_back (
+                        PackedOperand::left (plan_, coutG, cinG, { transformed.data() + xi * coutG * cinG, cinG, false, nullptr }, budget));
+            }
+        }
+
+        /** Winograd F(2x2, 3x3) (vector/WinogradKernels.h has the transforms). Each 2x2 block of
+            outputs (a tile) comes from the 4x4 inputs around it: B^T d B per input channel, then
+            for each of the 16 elements a product of the transformed weights [cout, cin] by the
+            transformed inputs [cin, tiles], then A^T m A per output channel: 16 * cin multiplies
+            per tile and output channel where the direct convolution does 36 * cin. The padded input
+            is split once into even and odd columns, so that the transforms read whole registers
+            of consecutive tiles; the tiles go through in chunks whose transformed inputs and
+            products stay in a core's L2 cache. */
+        void planWinograd()
+        {
+            const char* what = "the conv's Winograd buffers";
+            const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
+            tilesH_ = (outH_ + 1) / 2;
+            tilesW_ = (outW_ + 1) / 2;
+            splitRow_ = tilesW_ + 1;      // even (or odd) columns of a padded row the tiles read
+            splitRows_ = 2 * tilesH_ + 2; // padded rows the tiles read
+            const int64_t tiles = checkedMul (tilesH_, tilesW_, what);
+            const int64_t split = checkedMul (cinG, checkedMul (splitRows_, 2 * splitRow_, what), what);
+            if (split > kMaxElements)
+                throw ModelError ("the conv's Winograd input would hold more than 2^40 floats");
+            const int64_t columns = plan_.kernels().tileColumns;
+            const int64_t fit = (int64_t { 1 } << 16) / (16 * (cinG + coutG)) / columns * columns;
+            winogradChunk_ = std::min (std::max (fit, columns), (tiles + columns - 1) / columns * columns);
+            splitFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (split));
+            rowFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (2 * splitRow_));
+            // The 16 elements of a tile lie a matrix apart; one cache line more keeps them off one
+            // cache set (4 KiB apart, 16 addresses would contend for a set's 8 ways).
+            transformedStride_ = checkedAdd (checkedMul (cinG, winogradChunk_, what), 16, what);
+            productStride_ = checkedAdd (checkedMul (coutG, winogradChunk_, what), 16, what);
+            transformedFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (16, transformedStride_, what)));
+            productFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (16, productStride_, what)));
+            channelOffsets_.clear();
+            for (int64_t c = 0; c < cinG; ++c)
+                channelOffsets_.push_back (c * winogradChunk_);
+            tapOffsets_.clear();
+            tapOffsets_.shrink_to_fit();
+            plan_ = GemmPlan (coutG, winogradChunk_, cinG);
+            strategy_ = Strategy::winograd;
+        }
+
+        /** One group of one batch item by Winograd F(2x2, 3x3) (see planWinograd). */
+        void runWinograd (const float* x, float* y, int64_t g, const float* bias, float* scratch) const noexcept
+        {
+            const auto& k = plan_.kernels();
+            const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
+            const int64_t rowStride = 2 * splitRow_, channelStride = splitRows_ * rowStride;
+            float* split = scratch;
+            float* row = split + splitFloats_;
+            float* transformed = row + rowFloats_;
+            float* products = transformed + transformedFloats_;
+            // Each padded row the tiles read (zeros beyond the input), split into even and odd columns.
+            const int64_t width = 2 * splitRow_;
+            for (int64_t c = 0; c < cinG; ++c)
+                for (int64_t py = 0; py < splitRows_; ++py)
+                {
+                    float* to = split + c * channelStride + py * rowStride;
+                    const int64_t iy = py - padH_;
+                    if (iy < 0 || iy >= inH_)
+                    {
+                        std::fill (to, to + rowStride, 0.0f);
+                        continue;
+                    }
+                    const float* from = x + (c * inH_ + iy) * inW_;
+                    const int64_t copied = std::min (inW_, width - padW_);
+                    std::fill (row, row + padW_, 0.0f);
+                    std::copy (from, from + copied, row + padW_);
+                    std::fill (row + padW_ + copied, row + width, 0.0f);
+                    k.deinterleave (row, splitRow_, to, to + splitRow_);
+                }
+            const int64_t tiles = tilesH_ * tilesW_;
+            const int64_t xiIn = transformedStride_, xiOut = productStride_;
+            const std::size_t firstWeights = static_cast<std::size_t> (g * 16);
+            for (int64_t j0 = 0; j0 < tiles; j0 += winogradChunk_)
+            {
+                const int64_t count = std::min (winogradChunk_, tiles - j0);
+                // The tiles of the chunk, a run along one tile row at a time.
+                for (int64_t j = j0; j < j0 + count;)
+                {
+                    const int64_t ty = j / tilesW_, tx = j % tilesW_, run = std::min (tilesW_ - tx, j0 + count - j);
+                    k.winogradInput (split + 2 * ty * rowStride + tx, cinG, channelStride, splitRow_, run, transformed + (j - j0), xiIn, winogradChunk_);
+                    j += run;
+                }
+                for (int64_t xi = 0; xi < 16; ++xi)
+                    k.shiftedGemm (coutG, count, cinG, packedWeights_[firstWeights + static_cast<std::size_t> (xi)].data(), transformed + xi * xiIn,
+                                   channelOffsets_.data(), nullptr, products + xi * xiOut, winogradChunk_);
+                for (int64_t j = j0; j < j0 + count;)
+                {
+                    const int64_t ty = j / tilesW_, tx = j % tilesW_, run = std::min (tilesW_ - tx, j0 + count - j);
+                    const int64_t oy = 2 * ty, ox = 2 * tx;
+                    k.winogradOutput (products + (j - j0), xiOut, coutG, winogradChunk_, run, bias, relu_, y + oy * outW_ + ox, outH_ * outW_, outW_,
+                                      std::min<int64_t> (2, outH_ - oy), std::min (2 * run, outW_ - ox));
+                    j += run;
+                }
+            }
+        }
+
         /** What run() costs per batch and group on the strategy chosen at load. */
         Work workPerGroup (int64_t patch, int64_t spatialOut) const noexcept
         {
@@ -248,6 +404,21 @@ namespace
             const auto padded = [] (int64_t size, int64_t step) { return static_cast<double> ((size + step - 1) / step * step); };
             const auto outputs = static_cast<double> (coutG) * static_cast<double> (spatialOut);
             Work work;
+            if (strategy_ == Strategy::winograd)
+            {
+                // The split rows written (with the padded row before), each tile's 16 inputs read
+                // and 16 transformed values written per input channel, 16 products per tile and
+                // output channel written and read back, the outputs written; 16 products per chunk.
+                const auto cinG = static_cast<double> (inChannels_ / groups_);
+                const auto tiles = static_cast<double> (tilesH_ * tilesW_);
+                const double chunks = std::ceil (tiles / static_cast<double> (winogradChunk_));
+                const double runs = chunks + static_cast<double> (tilesH_);
+                work.streamed = 2.0 * cinG * static_cast<double> (splitRows_ * 2 * splitRow_) + 32.0 * cinG * tiles
+                                + 32.0 * static_cast<double> (coutG) * tiles + outputs;
+                work.multiplyAdds = 16.0 * padded (coutG, k.tileRows) * chunks * padded (winogradChunk_, k.tileColumns) * cinG;
+                work.calls = 16.0 * chunks + cinG * static_cast<double> (splitRows_) + runs * (cinG + static_cast<double> (coutG));
+                return work;
+            }
             if (strategy_ == Strategy::shiftedPlane)
             {
                 // The zero-padded planes written whole, the product over every padded-width position
@@ -419,6 +590,11 @@ namespace
         int64_t paddedH_ = 0, paddedW_ = 0, shiftedColumns_ = 0; // the stride-1 path
         std::size_t paddedFloats_ = 0, chunkOutFloats_ = 0;
         std::vector<int64_t> tapOffsets_; // per (channel, ky, kx): its input's offset in the padded planes
+        // Winograd: tiles, the split input's rows (splitRow_ floats of even columns, as many odd),
+        // the tiles of a chunk, each input channel's offset in a chunk's transformed inputs.
+        int64_t tilesH_ = 0, tilesW_ = 0, splitRow_ = 0, splitRows_ = 0, winogradChunk_ = 0, transformedStride_ = 0, productStride_ = 0;
+        std::size_t splitFloats_ = 0, rowFloats_ = 0, transformedFloats_ = 0, productFloats_ = 0;
+        std::vector<int64_t> channelOffsets_;
         Work work_;
         GemmPlan plan_;
         std::vector<PackedOperand> packedWeights_;

@@ -6,6 +6,7 @@
 #include "engine/kernels/vector/PackedGemm.h"
 #include "engine/kernels/vector/RecurrentKernels.h"
 #include "engine/kernels/vector/RowKernels.h"
+#include "engine/kernels/vector/WinogradKernels.h"
 
 namespace sonotype::engine::kernels
 {
@@ -27,6 +28,9 @@ namespace
         table.tileRows = Gemm::kRows;
         table.tileColumns = Gemm::kColumns;
         table.shiftedGemm = &Gemm::shiftedGemm;
+        table.deinterleave = &deinterleaveImpl;
+        table.winogradInput = &winogradInputImpl;
+        table.winogradOutput = &winogradOutputImpl;
         table.softmaxRows = &softmaxRowsImpl;
         table.layerNormRows = &layerNormRowsImpl;
         table.attentionScratchFloats = &attentionScratchFloatsImpl;

@@ -64,6 +64,19 @@ namespace
         {
             return _mm512_permutex2var_ps (a, _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
         }
+        static Reg oddLanes (Reg a, Reg b) noexcept
+        {
+            return _mm512_permutex2var_ps (a, _mm512_setr_epi32 (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
+        }
+        /** a0 b0 a1 b1 ... over the first half of a and b (interleaveHigh: the second half). */
+        static Reg interleaveLow (Reg a, Reg b) noexcept
+        {
+            return _mm512_permutex2var_ps (a, _mm512_setr_epi32 (0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23), b);
+        }
+        static Reg interleaveHigh (Reg a, Reg b) noexcept
+        {
+            return _mm512_permutex2var_ps (a, _mm512_setr_epi32 (8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), b);
+        }
         static float sum (Reg a) noexcept { return _mm512_reduce_add_ps (a); }
         static float maximum (Reg a) noexcept { return _mm512_reduce_max_ps (a); }
     };
@@ -109,6 +122,19 @@ namespace
         {
             const __m256 mixed = _mm256_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0)); // a0 a2 b0 b2 | a4 a6 b4 b6
             return _mm256_castpd_ps (_mm256_permute4x64_pd (_mm256_castps_pd (mixed), _MM_SHUFFLE (3, 1, 2, 0)));
+        }
+        static Reg oddLanes (Reg a, Reg b) noexcept
+        {
+            const __m256 mixed = _mm256_shuffle_ps (a, b, _MM_SHUFFLE (3, 1, 3, 1)); // a1 a3 b1 b3 | a5 a7 b5 b7
+            return _mm256_castpd_ps (_mm256_permute4x64_pd (_mm256_castps_pd (mixed), _MM_SHUFFLE (3, 1, 2, 0)));
+        }
+        static Reg interleaveLow (Reg a, Reg b) noexcept
+        {
+            return _mm256_permute2f128_ps (_mm256_unpacklo_ps (a, b), _mm256_unpackhi_ps (a, b), 0x20);
+        }
+        static Reg interleaveHigh (Reg a, Reg b) noexcept
+        {
+            return _mm256_permute2f128_ps (_mm256_unpacklo_ps (a, b), _mm256_unpackhi_ps (a, b), 0x31);
         }
         static void storeFirst (float* p, Reg v, int count) noexcept { _mm256_maskstore_ps (p, firstLanes (count), v); }
         static float sum (Reg a) noexcept
@@ -166,6 +192,9 @@ namespace
         }
         static Reg maxNaN (Reg a, Reg b) noexcept { return vbslq_f32 (vceqq_f32 (a, a), max (a, b), a); }
         static Reg evenLanes (Reg a, Reg b) noexcept { return vuzp1q_f32 (a, b); }
+        static Reg oddLanes (Reg a, Reg b) noexcept { return vuzp2q_f32 (a, b); }
+        static Reg interleaveLow (Reg a, Reg b) noexcept { return vzip1q_f32 (a, b); }
+        static Reg interleaveHigh (Reg a, Reg b) noexcept { return vzip2q_f32 (a, b); }
         static float sum (Reg a) noexcept { return vaddvq_f32 (a); }
         static float maximum (Reg a) noexcept { return vmaxvq_f32 (a); }
     };
@@ -224,6 +253,9 @@ namespace
             return _mm_or_ps (_mm_and_ps (nan, a), _mm_andnot_ps (nan, _mm_max_ps (a, b)));
         }
         static Reg evenLanes (Reg a, Reg b) noexcept { return _mm_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0)); }
+        static Reg oddLanes (Reg a, Reg b) noexcept { return _mm_shuffle_ps (a, b, _MM_SHUFFLE (3, 1, 3, 1)); }
+        static Reg interleaveLow (Reg a, Reg b) noexcept { return _mm_unpacklo_ps (a, b); }
+        static Reg interleaveHigh (Reg a, Reg b) noexcept { return _mm_unpackhi_ps (a, b); }
         static float sum (Reg a) noexcept
         {
             Reg s = _mm_add_ps (a, _mm_movehl_ps (a, a));
