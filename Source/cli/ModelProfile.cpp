@@ -24,17 +24,17 @@ namespace
         const double ms = row.seconds * 1e3 / runs;
         char line[256];
         if (row.multiplyAdds > 0.0 && row.seconds > 0.0)
-            std::snprintf (line, sizeof line, "  %-50s %5d %10.4f %6.1f%% %10.2f %8.2f\n", row.name.c_str(), row.nodes, ms,
+            std::snprintf (line, sizeof line, "  %-60s %5d %10.4f %6.1f%% %10.2f %8.2f\n", row.name.c_str(), row.nodes, ms,
                            100.0 * row.seconds / total, 2.0 * row.multiplyAdds / 1e6, 2.0 * row.multiplyAdds * runs / row.seconds / 1e9);
         else
-            std::snprintf (line, sizeof line, "  %-50s %5d %10.4f %6.1f%% %10s %8s\n", row.name.c_str(), row.nodes, ms, 100.0 * row.seconds / total, "-", "-");
+            std::snprintf (line, sizeof line, "  %-60s %5d %10.4f %6.1f%% %10s %8s\n", row.name.c_str(), row.nodes, ms, 100.0 * row.seconds / total, "-", "-");
         out << line;
     }
 
     void printHeader (std::ostream& out, const char* first)
     {
         char line[256];
-        std::snprintf (line, sizeof line, "  %-50s %5s %10s %7s %10s %8s\n", first, "nodes", "ms/run", "share", "MFLOP", "GFLOP/s");
+        std::snprintf (line, sizeof line, "  %-60s %5s %10s %7s %10s %8s\n", first, "nodes", "ms/run", "share", "MFLOP", "GFLOP/s");
         out << line;
     }
 } // namespace
@@ -92,8 +92,8 @@ void printProfile (engine::Session& session, int runs, std::ostream& out)
     for (std::size_t i = 0; i < shown; ++i)
     {
         auto row = byNode[i];
-        if (row.name.size() > 50)
-            row.name = row.name.substr (0, 47) + "...";
+        if (row.name.size() > 60)
+            row.name = row.name.substr (0, 57) + "...";
         printRow (out, row, total, runs);
     }
 }

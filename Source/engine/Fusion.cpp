@@ -35,6 +35,10 @@ void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budge
                 break;
             }
             case OpKind::relu: fused = from.kernel->fuseRelu(); break;
+            case OpKind::maxPool:
+                if (const auto pooling = node.kernel->maxPoolTiling())
+                    fused = from.kernel->fuseMaxPool (*pooling);
+                break;
             default: break;
         }
         if (fused)

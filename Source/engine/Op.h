@@ -83,6 +83,13 @@ private:
     std::vector<const float*> constants_;
 };
 
+/** A max pooling over the last two axes whose windows tile its input: window = stride, 1 or 2
+    each way (not both 1), no padding, no dilation; out is its output's size (floor or ceil mode). */
+struct MaxPoolTiling
+{
+    int64_t windowH = 1, windowW = 1, outH = 1, outW = 1;
+};
+
 class Op
 {
 public:
@@ -122,6 +129,11 @@ public:
     virtual bool foldScaleShift (const std::vector<float>& /*scale*/, const std::vector<float>& /*shift*/, LoadBudget&) { return false; }
     /** Applies a following ReLU to its output itself; false if it cannot. */
     virtual bool fuseRelu() noexcept { return false; }
+    /** When this op is a max pooling of the MaxPoolTiling kind, says how. */
+    virtual std::optional<MaxPoolTiling> maxPoolTiling() const noexcept { return std::nullopt; }
+    /** Applies a following max pooling (after any ReLU it fused) itself: its output is then the
+        pooled one, in the pooling output's layout; false if it cannot. */
+    virtual bool fuseMaxPool (const MaxPoolTiling& /*pooling*/) noexcept { return false; }
 
     virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
 };

@@ -469,38 +469,50 @@ TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) transforms of tile rows of a
                                     expected += kBT[i][r] * padded[static_cast<std::size_t> (c * channelStride + r * 2 * rowLength + 2 * t + s)] * kBT[j][s];
                             REQUIRE (std::abs (got - expected) < 1e-5);
                         }
-            // Output transform: A^T m A + bias, relu'd, into 2 rows (or 1) of `width` columns.
+            // Output transform: A^T m A + bias, relu'd, into 2 rows (or 1) of `width` columns, or
+            // max-pooled over 2 rows, 2 columns or both.
+            static constexpr double kAT[2][4] = { { 1, 1, 1, 0 }, { 0, 1, -1, -1 } };
             for (const bool relu : { false, true })
                 for (const int64_t rows : { 1, 2 })
                     for (const int64_t width : { 2 * count, 2 * count - 1 })
-                    {
-                        INFO ("relu " << relu << " rows " << rows << " width " << width);
-                        const auto products = randomValues (static_cast<std::size_t> (16 * xiStride), random);
-                        const auto bias = randomValues (static_cast<std::size_t> (channels), random);
-                        const int64_t rowStride = 2 * count + 3, channelY = 2 * rowStride;
-                        std::vector<float> y (static_cast<std::size_t> (channels * channelY), kUntouched);
-                        k.winogradOutput (products.data(), xiStride, channels, channelOut, count, bias.data(), relu, y.data(), channelY, rowStride, rows, width);
-                        static constexpr double kAT[2][4] = { { 1, 1, 1, 0 }, { 0, 1, -1, -1 } };
-                        for (int64_t c = 0; c < channels; ++c)
-                            for (int64_t a = 0; a < 2; ++a)
-                                for (int64_t x = 0; x < rowStride; ++x)
-                                {
-                                    const float got = y[static_cast<std::size_t> (c * channelY + a * rowStride + x)];
-                                    if (a >= rows || x >= width)
+                        for (const auto& pool : { std::array<int, 2> { 1, 1 }, { 2, 1 }, { 1, 2 }, { 2, 2 } })
+                        {
+                            INFO ("relu " << relu << " rows " << rows << " width " << width << " pooling " << pool[0] << "x" << pool[1]);
+                            const auto products = randomValues (static_cast<std::size_t> (16 * xiStride), random);
+                            const auto bias = randomValues (static_cast<std::size_t> (channels), random);
+                            const int64_t rowStride = 2 * count + 3, channelY = 2 * rowStride;
+                            std::vector<float> y (static_cast<std::size_t> (channels * channelY), kUntouched);
+                            k.winogradOutput (products.data(), xiStride, channels, channelOut, count, bias.data(), relu, y.data(), channelY, rowStride, rows,
+                                              width, pool[0], pool[1]);
+                            const auto output = [&] (int64_t c, int64_t a, int64_t x) { // row a, column x of the tiles' outputs
+                                const int64_t t = x / 2, b = x % 2;
+                                double value = bias[static_cast<std::size_t> (c)];
+                                for (int i = 0; i < 4; ++i)
+                                    for (int j = 0; j < 4; ++j)
+                                        value += kAT[a][i] * products[static_cast<std::size_t> ((4 * i + j) * xiStride + c * channelOut + t)] * kAT[b][j];
+                                return relu ? std::max (value, 0.0) : value;
+                            };
+                            const int64_t rowsOut = pool[0] == 2 ? 1 : rows, widthOut = pool[1] == 2 ? (width + 1) / 2 : width;
+                            for (int64_t c = 0; c < channels; ++c)
+                                for (int64_t a = 0; a < 2; ++a)
+                                    for (int64_t x = 0; x < rowStride; ++x)
                                     {
-                                        REQUIRE (got == kUntouched);
-                                        continue;
+                                        const float got = y[static_cast<std::size_t> (c * channelY + a * rowStride + x)];
+                                        if (a >= rowsOut || x >= widthOut)
+                                        {
+                                            REQUIRE (got == kUntouched);
+                                            continue;
+                                        }
+                                        // The window's outputs that exist: rows [a0, a1), columns [x0, x1).
+                                        const int64_t a0 = pool[0] == 2 ? 0 : a, a1 = pool[0] == 2 ? rows : a + 1;
+                                        const int64_t x0 = pool[1] == 2 ? 2 * x : x, x1 = pool[1] == 2 ? std::min (2 * x + 2, width) : x + 1;
+                                        double expected = -1e30;
+                                        for (int64_t r = a0; r < a1; ++r)
+                                            for (int64_t col = x0; col < x1; ++col)
+                                                expected = std::max (expected, output (c, r, col));
+                                        REQUIRE (std::abs (got - expected) < 1e-5);
                                     }
-                                    const int64_t t = x / 2, b = x % 2;
-                                    double expected = bias[static_cast<std::size_t> (c)];
-                                    for (int i = 0; i < 4; ++i)
-                                        for (int j = 0; j < 4; ++j)
-                                            expected += kAT[a][i] * products[static_cast<std::size_t> ((4 * i + j) * xiStride + c * channelOut + t)] * kAT[b][j];
-                                    if (relu)
-                                        expected = std::max (expected, 0.0);
-                                    REQUIRE (std::abs (got - expected) < 1e-5);
-                                }
-                    }
+                        }
         }
     }
 }

@@ -42,6 +42,19 @@ CASES = {
     "conv2d_winograd_groups": (lambda: nn.Conv2d(16, 16, 3, padding=1, groups=2), (1, 16, 10, 19)),
     "conv2d_winograd_unbatched": (lambda: nn.Conv2d(8, 8, 3, padding=1), (8, 6, 50)),
     "conv2d_winograd_one_row": (lambda: nn.Conv2d(8, 8, 3, padding=1), (1, 8, 1, 17)),
+    # A max pooling after it, taken into its output pass: 2x1, 1x2 and 2x2 windows, floor and
+    # ceil mode on odd sizes, after a BatchNorm and ReLU or straight after the convolution; and
+    # one the pass cannot take (stride 1), and a convolution whose output is read twice.
+    "conv2d_winograd_bn_relu_pool_2x1": (lambda: nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), with_running_stats(nn.BatchNorm2d(16)), nn.ReLU(),
+                                                                nn.MaxPool2d((2, 1))), (1, 8, 15, 37)),
+    "conv2d_winograd_pool_2x2_ceil": (lambda: nn.Sequential(nn.Conv2d(16, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2, ceil_mode=True)),
+                                      (2, 16, 13, 35)),
+    "conv2d_winograd_pool_2x2_floor": (lambda: nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.MaxPool2d(2)), (1, 8, 11, 33)),
+    "conv2d_winograd_pool_1x2": (lambda: nn.Sequential(nn.Conv2d(8, 8, 3), nn.MaxPool2d((1, 2), ceil_mode=True)), (1, 8, 6, 20)),
+    "conv2d_winograd_pool_unbatched": (lambda: nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.MaxPool2d(2, ceil_mode=True)), (8, 5, 7)),
+    "conv2d_winograd_pool_stride_1": (lambda: nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.MaxPool2d(2, stride=1)), (1, 8, 9, 12)),
+    "conv2d_winograd_read_twice": (lambda: Lambda(lambda x, conv: (lambda y: F.max_pool2d(y, 2) + F.max_pool2d(y, 2, ceil_mode=True))(conv(x)),
+                                                  nn.Conv2d(8, 8, 3, padding=1)), (1, 8, 10, 10)),
     "conv1d": (lambda: nn.Conv1d(4, 6, 3), (1, 4, 20)),
     "conv1d_stride_pad_dilation": (lambda: nn.Conv1d(4, 6, 5, stride=2, padding=3, dilation=2), (2, 4, 31)),
     "conv1d_same": (lambda: nn.Conv1d(4, 6, 4, padding="same"), (1, 4, 17)),

@@ -74,6 +74,7 @@ namespace
             sW_ = stride[w];
             pW_ = padding[w];
             dW_ = dilation[w];
+            twoDimensional_ = numSpatial == 2;
             if (numSpatial == 2)
             {
                 kH_ = kernel[0];
@@ -119,6 +120,15 @@ namespace
         }
 
         Work work() const noexcept override { return work_; }
+
+        std::optional<MaxPoolTiling> maxPoolTiling() const noexcept override
+        {
+            const bool tiles = isMax_ && twoDimensional_ && sH_ == kH_ && sW_ == kW_ && kH_ <= 2 && kW_ <= 2 && kH_ * kW_ > 1 && pH_ == 0 && pW_ == 0
+                               && dH_ == 1 && dW_ == 1;
+            if (! tiles)
+                return std::nullopt;
+            return MaxPoolTiling { kH_, kW_, g_.outH, g_.outW };
+        }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -215,7 +225,7 @@ namespace
             return static_cast<float> (sum / static_cast<double> (divisor));
         }
 
-        bool isMax_;
+        bool isMax_, twoDimensional_ = false;
         bool countIncludePad_ = true;
         int64_t divisorOverride_ = 0;
         int64_t kH_ = 1, kW_ = 1, sH_ = 1, sW_ = 1, pH_ = 0, pW_ = 0, dH_ = 1, dW_ = 1;

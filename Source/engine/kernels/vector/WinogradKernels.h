@@ -92,14 +92,58 @@ namespace
         }
     }
 
-    /** A^T m A + bias (relu'd if asked; NaN passes, as the relu op) of `lanes` tiles (all W when
-        Full; reads nothing beyond them): the 2x2 outputs of tile t are y0[2t], y0[2t + 1] and
-        (unless y1 is null) y1[2t], y1[2t + 1]; only the first `width` columns of each row are
-        written. */
-    template <bool Full>
-    inline void winogradOutputTiles (const float* m, int64_t xiStride, int lanes, Reg bias, bool relu, float* y0, float* y1, int64_t width) noexcept
+    /** Writes one output row of W tiles: `left` and `right` are the tiles' two columns. Without
+        pooling (poolW 1) they go side by side into the first `width` columns of y; with it, each
+        tile's max (NaN winning, as torch's max pooling) goes to y[t] for the first ceil(width / 2)
+        tiles (a tile whose right column is beyond `width` gives its left one). */
+    inline void winogradStoreRow (Reg left, Reg right, float* y, int64_t width, int poolW) noexcept
     {
         constexpr int W = Vec::width;
+        if (width <= 0)
+            return;
+        if (poolW == 2)
+        {
+            const int64_t tiles = (width + 1) / 2;
+            Reg pooled = Vec::maxNaN (left, right);
+            if ((width & 1) != 0 && tiles <= W)
+            {
+                // The last tile has its left column only.
+                alignas (64) float lefts[W], maxima[W];
+                Vec::store (lefts, left);
+                Vec::store (maxima, pooled);
+                maxima[tiles - 1] = lefts[tiles - 1];
+                pooled = Vec::load (maxima);
+            }
+            if (tiles >= W)
+                Vec::store (y, pooled);
+            else
+                Vec::storeFirst (y, pooled, static_cast<int> (tiles));
+            return;
+        }
+        const Reg low = Vec::interleaveLow (left, right), high = Vec::interleaveHigh (left, right);
+        if (width >= 2 * W)
+        {
+            Vec::store (y, low);
+            Vec::store (y + W, high);
+        }
+        else if (width >= W)
+        {
+            Vec::store (y, low);
+            if (width > W)
+                Vec::storeFirst (y + W, high, static_cast<int> (width - W));
+        }
+        else
+            Vec::storeFirst (y, low, static_cast<int> (width));
+    }
+
+    /** A^T m A + bias (relu'd if asked; NaN passes, as the relu op) of `lanes` tiles (all W when
+        Full; reads nothing beyond them): the 2x2 outputs of tile t are row 0 and (with `rows` 2)
+        row 1, columns 2t and 2t + 1, of which the first `width` columns count. Without pooling
+        (poolH 1) rows 0 and 1 go to y0 and y1; with it, their max goes to y0. */
+    template <bool Full>
+    inline void winogradOutputTiles (const float* m, int64_t xiStride, int lanes, Reg bias, bool relu, float* y0, float* y1, int64_t rows,
+                                     int64_t width, int poolH, int poolW) noexcept
+    {
         const auto load = [&] (int xi) { return Full ? Vec::load (m + xi * xiStride) : Vec::loadFirst (m + xi * xiStride, lanes); };
         Reg a[4], b[4];
 #pragma GCC unroll 4
@@ -111,50 +155,48 @@ namespace
             b[k] = Vec::sub (Vec::sub (m1, m2), m3);
         }
         const auto finish = [relu] (Reg v) { return relu ? Vec::maxNaN (v, Vec::zero()) : v; };
-        const auto row = [&] (const Reg* x, float* y) {
-            // A along the row, then the two columns of each tile side by side.
-            const Reg left = finish (Vec::add (Vec::add (Vec::add (x[0], x[1]), x[2]), bias));
-            const Reg right = finish (Vec::add (Vec::sub (Vec::sub (x[1], x[2]), x[3]), bias));
-            const Reg low = Vec::interleaveLow (left, right), high = Vec::interleaveHigh (left, right);
-            if (Full && width >= 2 * W)
-            {
-                Vec::store (y, low);
-                Vec::store (y + W, high);
-            }
-            else if (width >= W)
-            {
-                Vec::store (y, low);
-                if (width > W)
-                    Vec::storeFirst (y + W, high, static_cast<int> (width - W));
-            }
-            else if (width > 0)
-                Vec::storeFirst (y, low, static_cast<int> (width));
-        };
-        row (a, y0);
-        if (y1 != nullptr)
-            row (b, y1);
+        // A along each row: its two columns.
+        Reg left0 = finish (Vec::add (Vec::add (Vec::add (a[0], a[1]), a[2]), bias));
+        Reg right0 = finish (Vec::add (Vec::sub (Vec::sub (a[1], a[2]), a[3]), bias));
+        if (rows < 2)
+        {
+            winogradStoreRow (left0, right0, y0, width, poolW);
+            return;
+        }
+        const Reg left1 = finish (Vec::add (Vec::add (Vec::add (b[0], b[1]), b[2]), bias));
+        const Reg right1 = finish (Vec::add (Vec::sub (Vec::sub (b[1], b[2]), b[3]), bias));
+        if (poolH == 2)
+        {
+            winogradStoreRow (Vec::maxNaN (left0, left1), Vec::maxNaN (right0, right1), y0, width, poolW);
+            return;
+        }
+        winogradStoreRow (left0, right0, y0, width, poolW);
+        winogradStoreRow (left1, right1, y1, width, poolW);
     }
 
     /** The output transform of `count` consecutive tiles of one tile row, for each of `channels`
         channels: m[xi * xiStride + c * channelIn + t] -> A^T m A + bias[c] (none if null), relu'd
-        if asked, into y + c * channelOut: `rows` (1 or 2) rows rowStride apart, columns
-        [0, width) (tile t covers 2t and 2t + 1; width <= 2 * count). */
+        if asked, into y + c * channelOut: `rows` (1 or 2) rows of the tiles' outputs, columns
+        [0, width) (tile t covers 2t and 2t + 1; width <= 2 * count). Unpooled (poolH and poolW
+        1), the rows lie rowStride apart; a max pooling of 2 over the rows (poolH) writes their
+        max as one row, one of 2 over the columns (poolW) each tile's max as one column. */
     inline void winogradOutputImpl (const float* m, int64_t xiStride, int64_t channels, int64_t channelIn, int64_t count, const float* bias, bool relu,
-                                    float* y, int64_t channelOut, int64_t rowStride, int64_t rows, int64_t width) noexcept
+                                    float* y, int64_t channelOut, int64_t rowStride, int64_t rows, int64_t width, int poolH, int poolW) noexcept
     {
         constexpr int W = Vec::width;
+        const int64_t step = poolW == 2 ? 1 : 2; // output columns per tile
         for (int64_t c = 0; c < channels; ++c)
         {
             const float* from = m + c * channelIn;
             float* y0 = y + c * channelOut;
-            float* y1 = rows > 1 ? y0 + rowStride : nullptr;
+            float* y1 = y0 + rowStride;
             const Reg b = Vec::set1 (bias != nullptr ? bias[c] : 0.0f);
             int64_t t = 0;
             for (; t + W <= count; t += W)
-                winogradOutputTiles<true> (from + t, xiStride, W, b, relu, y0 + 2 * t, y1 != nullptr ? y1 + 2 * t : nullptr, width - 2 * t);
+                winogradOutputTiles<true> (from + t, xiStride, W, b, relu, y0 + step * t, y1 + step * t, rows, width - 2 * t, poolH, poolW);
             if (t < count)
-                winogradOutputTiles<false> (from + t, xiStride, static_cast<int> (count - t), b, relu, y0 + 2 * t,
-                                            y1 != nullptr ? y1 + 2 * t : nullptr, width - 2 * t);
+                winogradOutputTiles<false> (from + t, xiStride, static_cast<int> (count - t), b, relu, y0 + step * t, y1 + step * t, rows,
+                                            width - 2 * t, poolH, poolW);
         }
     }
 } // namespace
