@@ -219,6 +219,10 @@ def targets(results, path_info) -> List[tuple]:
     if classify:
         rt = classify["median"]["jobs1"]
         rows.append(("`sonotype classify`, built-in model, one core: ≥ 400× real time", f"{rt:.0f}×", rt >= 400))
+        if "segments" in classify["median"]:
+            segments, reaper = classify["median"]["segments"], classify["median"]["reaper"]
+            rows.append(("the same with `--segments` and with an export (`--format reaper`): ≥ 400× real time",
+                         f"{segments:.0f}× and {reaper:.0f}×", min(segments, reaper) >= 400))
         builtin = models.get("builtin")
         engine_margin = ratio(builtin, "pytorch") if builtin else None
         pipeline_margin = rt / classify["median"]["pytorch"]
@@ -386,6 +390,10 @@ def write(results, report_path: str, plot_path: str):
         add("|---|---:|")
         add(f"| `sonotype classify --jobs 1` | {classify['median']['jobs1']:.0f}× |")
         add(f"| `sonotype classify --jobs 2` | {classify['median']['jobs2']:.0f}× |")
+        if "segments" in classify["median"]:
+            add(f"| `sonotype classify --segments --jobs 1` (segment rows instead of the summary) | {classify['median']['segments']:.0f}× |")
+            add(f"| `sonotype classify --format reaper --jobs 1` (one file of the same length, a region list) | "
+                f"{classify['median']['reaper']:.0f}× |")
         add(f"| PyTorch pipeline, one thread | {classify['median']['pytorch']:.0f}× |")
         add("")
 

@@ -176,23 +176,31 @@ def run_with_rusage(command, env=None) -> dict:
     return {"wall_s": wall, "stdout": result.stdout.decode(), "maxrss_kib": maxrss}
 
 
-def classify_throughput(cli: str, audio_folder: str, audio_seconds: float, repeats: int) -> dict:
+def classify_throughput(cli: str, audio_folder: str, audio_seconds: float, one_file_folder: str, repeats: int) -> dict:
     """`sonotype classify --summary` (--jobs 1 and 2; whole-process wall time, model load included)
-    against torch_pipeline.py (in-process time), alternating, `repeats` times each."""
+    against torch_pipeline.py (in-process time), alternating, `repeats` times each; and with the
+    window rows merged into segments (--segments, one core) and exported as a REAPER region list
+    (--format reaper, which takes one file: `one_file_folder` holds one file as long as the rest)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.path.join(ROOT, "Training")]), OMP_NUM_THREADS="1")
-    results = {"jobs1": [], "jobs2": [], "pytorch": [], "rss_kib": []}
+    variants = {
+        "jobs1": ["--summary", "--jobs", "1", audio_folder],
+        "jobs2": ["--summary", "--jobs", "2", audio_folder],
+        "segments": ["--segments", "--jobs", "1", audio_folder],
+        "reaper": ["--format", "reaper", "--jobs", "1", one_file_folder],
+    }
+    results = {key: [] for key in list(variants) + ["pytorch", "rss_kib"]}
     for _ in range(repeats):
-        for jobs in (1, 2):
-            run = run_with_rusage([cli, "classify", "--summary", "--jobs", str(jobs), audio_folder])
-            results[f"jobs{jobs}"].append(audio_seconds / run["wall_s"])
-            if jobs == 1:
+        for key, arguments in variants.items():
+            run = run_with_rusage([cli, "classify"] + arguments)
+            results[key].append(audio_seconds / run["wall_s"])
+            if key == "jobs1":
                 results["rss_kib"].append(run["maxrss_kib"])
         run = run_with_rusage([PYTHON, os.path.join(HERE, "torch_pipeline.py"), audio_folder], env=env)
         report = json.loads(run["stdout"])
         results["pytorch"].append(report["audio_seconds"] / report["seconds"])
         results["pytorch_windows"] = report["windows"]
     results["audio_seconds"] = audio_seconds
-    results["median"] = {k: float(np.median(results[k])) for k in ("jobs1", "jobs2", "pytorch")}
+    results["median"] = {k: float(np.median(results[k])) for k in list(variants) + ["pytorch"]}
     results["cli_maxrss_kib"] = int(max(results["rss_kib"]))
     return results
 
