@@ -133,6 +133,46 @@ namespace
                     c[r * ldc + j] += alpha * tile[r * kColumns + j];
         }
 
+        /** left/right (the C tile's two registers of each row) += A panel * B over `depth`, B row p
+            at base + offsets[p]; with Partial, only the first `columns` (< kColumns) of each row
+            are read. A loop of its own for each case: in one function with both, GCC kept the
+            partial loop's accumulators in memory (a store of each per step). */
+        template <bool Partial>
+        static void accumulateShifted (int64_t depth, const float* a, const float* base, const int64_t* offsets, int64_t columns, Reg* left,
+                                       Reg* right) noexcept
+        {
+            constexpr int W = Vec::width;
+            Reg acc0[kRows], acc1[kRows];
+#pragma GCC unroll 16
+            for (int r = 0; r < kRows; ++r)
+            {
+                acc0[r] = left[r];
+                acc1[r] = right[r];
+            }
+            const int first = Partial ? static_cast<int> (columns >= W ? W : columns) : W;
+            const int second = Partial ? static_cast<int> (columns > W ? columns - W : 0) : W;
+            for (int64_t p = 0; p < depth; ++p)
+            {
+                const float* b = base + offsets[p];
+                const Reg b0 = ! Partial || first == W ? Vec::load (b) : Vec::loadFirst (b, first);
+                const Reg b1 = ! Partial ? Vec::load (b + W) : (second > 0 ? Vec::loadFirst (b + W, second) : Vec::zero());
+#pragma GCC unroll 16
+                for (int r = 0; r < kRows; ++r)
+                {
+                    const Reg ar = Vec::set1 (a[r]);
+                    acc0[r] = Vec::fma (ar, b0, acc0[r]);
+                    acc1[r] = Vec::fma (ar, b1, acc1[r]);
+                }
+                a += kRows;
+            }
+#pragma GCC unroll 16
+            for (int r = 0; r < kRows; ++r)
+            {
+                left[r] = acc0[r];
+                right[r] = acc1[r];
+            }
+        }
+
         /** C tile = bias (per row; zero if null) + A panel * B, where B row p is input + offsets[p] + j
             (an implicit im2col). */
         static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
@@ -143,36 +183,10 @@ namespace
 #pragma GCC unroll 16
             for (int r = 0; r < kRows; ++r)
                 left[r] = right[r] = Vec::set1 (bias != nullptr && r < rows ? bias[r] : 0.0f);
-            const float* base = input + j;
             if (columns == kColumns)
-                for (int64_t p = 0; p < depth; ++p)
-                {
-                    const float* b = base + offsets[p];
-                    const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
-#pragma GCC unroll 16
-                    for (int r = 0; r < kRows; ++r)
-                    {
-                        const Reg ar = Vec::set1 (a[r]);
-                        left[r] = Vec::fma (ar, b0, left[r]);
-                        right[r] = Vec::fma (ar, b1, right[r]);
-                    }
-                    a += kRows;
-                }
+                accumulateShifted<false> (depth, a, input + j, offsets, columns, left, right);
             else // the last columns: read no float beyond them
-                for (int64_t p = 0; p < depth; ++p)
-                {
-                    const float* b = base + offsets[p];
-                    const Reg b0 = columns >= W ? Vec::load (b) : Vec::loadFirst (b, static_cast<int> (columns));
-                    const Reg b1 = columns > W ? Vec::loadFirst (b + W, static_cast<int> (columns - W)) : Vec::zero();
-#pragma GCC unroll 16
-                    for (int r = 0; r < kRows; ++r)
-                    {
-                        const Reg ar = Vec::set1 (a[r]);
-                        left[r] = Vec::fma (ar, b0, left[r]);
-                        right[r] = Vec::fma (ar, b1, right[r]);
-                    }
-                    a += kRows;
-                }
+                accumulateShifted<true> (depth, a, input + j, offsets, columns, left, right);
             alignas (64) float tile[kRows * kColumns];
             if (rows == kRows && columns == kColumns)
             {
