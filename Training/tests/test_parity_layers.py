@@ -55,6 +55,12 @@ CASES = {
     "conv2d_winograd_pool_stride_1": (lambda: nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), nn.MaxPool2d(2, stride=1)), (1, 8, 9, 12)),
     "conv2d_winograd_read_twice": (lambda: Lambda(lambda x, conv: (lambda y: F.max_pool2d(y, 2) + F.max_pool2d(y, 2, ceil_mode=True))(conv(x)),
                                                   nn.Conv2d(8, 8, 3, padding=1)), (1, 8, 10, 10)),
+    # Fewer channels (the stride-1 path): a 2x1 max pooling after it taken into its copy-out, over
+    # several chunks (the built-in model's stem), in ceil and floor mode on odd heights.
+    "conv2d_stem_bn_relu_pool_2x1": (lambda: nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), with_running_stats(nn.BatchNorm2d(16)), nn.ReLU(),
+                                                            nn.MaxPool2d((2, 1))), (1, 1, 64, 101)),
+    "conv2d_pool_2x1_ceil": (lambda: nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d((2, 1), ceil_mode=True)), (2, 2, 13, 30)),
+    "conv2d_pool_2x1_floor": (lambda: nn.Sequential(nn.Conv2d(3, 5, 3, padding=1), nn.MaxPool2d((2, 1))), (1, 3, 11, 9)),
     "conv1d": (lambda: nn.Conv1d(4, 6, 3), (1, 4, 20)),
     "conv1d_stride_pad_dilation": (lambda: nn.Conv1d(4, 6, 5, stride=2, padding=3, dilation=2), (2, 4, 31)),
     "conv1d_same": (lambda: nn.Conv1d(4, 6, 4, padding="same"), (1, 4, 17)),

@@ -148,6 +148,7 @@ namespace
             // Winograd), are packed once, here.
             packWeights (args.budget());
             work_ = static_cast<double> (batches_) * static_cast<double> (groups_) * workPerGroup (patch, spatialOut);
+            pooling_ = { 1, 1, outH_, outW_ };
         }
 
         bool foldScaleShift (const std::vector<float>& scale, const std::vector<float>& shift, LoadBudget& budget) override
@@ -182,14 +183,23 @@ namespace
 
         // Winograd's output pass takes a following max pooling whose windows are the tiles' halves
         // or wholes (2x1, 1x2, 2x2): the pooling's own pass over the outputs and 1/2 or 3/4 of the
-        // writes go.
+        // writes go. The stride-1 path takes a 2x1 one (two output rows into one) when it copies
+        // its outputs out, its chunks then whole pairs of rows.
         bool fuseMaxPool (const MaxPoolTiling& pooling) noexcept override
         {
             const auto fits = [] (int64_t pooledSize, int64_t size, int64_t window) {
                 return pooledSize == size / window || pooledSize == (size + window - 1) / window; // floor or ceil mode
             };
-            if (strategy_ != Strategy::winograd || pooled() || ! fits (pooling.outH, outH_, pooling.windowH) || ! fits (pooling.outW, outW_, pooling.windowW))
+            const bool shiftedRows = strategy_ == Strategy::shiftedPlane && pooling.windowH == 2 && pooling.windowW == 1;
+            if ((strategy_ != Strategy::winograd && ! shiftedRows) || pooled() || ! fits (pooling.outH, outH_, pooling.windowH)
+                || ! fits (pooling.outW, outW_, pooling.windowW))
                 return false;
+            if (shiftedRows)
+            {
+                const int64_t pair = 2 * paddedW_;
+                chunk_ = std::max<int64_t> (chunk_ / pair, 1) * pair;
+                chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> ((outChannels_ / groups_) * chunk_));
+            }
             pooling_ = pooling;
             return true;
         }
@@ -355,7 +365,6 @@ namespace
             tapOffsets_.clear();
             tapOffsets_.shrink_to_fit();
             plan_ = GemmPlan (coutG, winogradChunk_, cinG);
-            pooling_ = { 1, 1, outH_, outW_ };
             strategy_ = Strategy::winograd;
         }
 
@@ -513,6 +522,11 @@ namespace
             {
                 const int64_t count = std::min (chunk_, shiftedColumns_ - j0);
                 plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, padded + j0, tapOffsets_.data(), bias, chunkOut, count);
+                if (pooled())
+                {
+                    copyPooledRows (chunkOut, j0, count, y);
+                    continue;
+                }
                 for (int64_t co = 0; co < coutG; ++co)
                 {
                     const float* from = chunkOut + co * count - j0;
@@ -525,6 +539,33 @@ namespace
                         plan_.kernels().copy (from + j, to + oy * outW_ + ox, valid, relu_);
                         j += length;
                     }
+                }
+            }
+        }
+
+        /** The stride-1 path's fused 2x1 max pooling: the output rows of positions [j0, j0 + count)
+            (whole pairs of rows, see fuseMaxPool), each pair's max into one pooled row, relu'd if
+            asked (after the max: the same, and a -0 of torch's relu stays +0). */
+        void copyPooledRows (const float* chunkOut, int64_t j0, int64_t count, float* y) const noexcept
+        {
+            const auto& k = plan_.kernels();
+            const int64_t coutG = outChannels_ / groups_, plane = pooling_.outH * pooling_.outW;
+            for (int64_t co = 0; co < coutG; ++co)
+            {
+                const float* from = chunkOut + co * count - j0;
+                for (int64_t oy = j0 / paddedW_; oy < outH_ && oy * paddedW_ < j0 + count && oy / 2 < pooling_.outH; oy += 2)
+                {
+                    float* to = y + co * plane + (oy / 2) * outW_;
+                    const float* first = from + oy * paddedW_;
+                    if (oy + 1 < outH_)
+                    {
+                        k.copy (first, to, outW_, false);
+                        k.maxInto (first + paddedW_, 1, to, outW_);
+                        if (relu_)
+                            k.copy (to, to, outW_, true);
+                    }
+                    else // ceil mode's last row, alone
+                        k.copy (first, to, outW_, relu_);
                 }
             }
         }
