@@ -61,6 +61,8 @@ CASES = {
                                                             nn.MaxPool2d((2, 1))), (1, 1, 64, 101)),
     "conv2d_pool_2x1_ceil": (lambda: nn.Sequential(nn.Conv2d(2, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d((2, 1), ceil_mode=True)), (2, 2, 13, 30)),
     "conv2d_pool_2x1_floor": (lambda: nn.Sequential(nn.Conv2d(3, 5, 3, padding=1), nn.MaxPool2d((2, 1))), (1, 3, 11, 9)),
+    # Rows so wide that a pair of them outgrows the planned chunk: the pooling stays a pass of its own.
+    "conv2d_pool_2x1_wide_rows": (lambda: nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.MaxPool2d((2, 1))), (1, 1, 4, 5000)),
     "conv1d": (lambda: nn.Conv1d(4, 6, 3), (1, 4, 20)),
     "conv1d_stride_pad_dilation": (lambda: nn.Conv1d(4, 6, 5, stride=2, padding=3, dilation=2), (2, 4, 31)),
     "conv1d_same": (lambda: nn.Conv1d(4, 6, 4, padding="same"), (1, 4, 17)),

@@ -196,7 +196,11 @@ namespace
                 return false;
             if (shiftedRows)
             {
+                // Not where a pair of rows is far wider than the chunk planned at load (a crafted
+                // padding or dilation): its products' buffer would grow with it.
                 const int64_t pair = 2 * paddedW_;
+                if (pair > 4 * chunk_)
+                    return false;
                 chunk_ = std::max<int64_t> (chunk_ / pair, 1) * pair;
                 chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> ((outChannels_ / groups_) * chunk_));
             }
