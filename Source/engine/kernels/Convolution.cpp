@@ -230,7 +230,7 @@ namespace
             const int64_t patch = cinG * kH_ * kW_, spatialOut = outH_ * outW_;
             float* col = scratch;
             float* gemmScratch = scratch + colFloats_ + paddedFloats_ + chunkOutFloats_;
-            const int64_t outPlane = pooled() ? pooling_.outH * pooling_.outW : spatialOut;
+            const int64_t outPlane = pooling_.outH * pooling_.outW; // spatialOut unless a pooling was fused
             for (int64_t n = 0; n < batches_; ++n)
                 for (int64_t g = 0; g < groups_; ++g)
                 {
