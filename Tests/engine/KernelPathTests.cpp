@@ -74,6 +74,53 @@ namespace
         CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k)));
     }
 
+    /** C = relu?(bias[j] + A B) by gemmColumnBias, C's old values (and the floats beyond its
+        columns, ldc > n) ignored and kept. */
+    void checkColumnBias (const KernelTable& kernels, int64_t m, int64_t n, int64_t k, bool transA, bool transB, bool packB, bool withBias,
+                          bool relu, std::mt19937& random)
+    {
+        const auto a = randomValues (static_cast<std::size_t> (m * k), random);
+        const auto b = randomValues (static_cast<std::size_t> (k * n), random);
+        const auto bias = randomValues (static_cast<std::size_t> (n), random);
+        const int64_t ldc = n + 3;
+        auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
+        const auto before = c;
+        const GemmOperand left { a.data(), transA ? m : k, transA, nullptr };
+        GemmOperand right { b.data(), transB ? k : n, transB, nullptr };
+        std::vector<float> packedB (kernels.packedBFloats (k, n));
+        if (packB && ! packedB.empty())
+        {
+            kernels.packB (k, n, right, packedB.data());
+            right.packed = packedB.data();
+        }
+        engine::AlignedBuffer scratch (kernels.gemmScratchFloats (m, n, k) + 64);
+        kernels.gemmColumnBias (m, n, k, left, right, c.data(), ldc, withBias ? bias.data() : nullptr, relu, scratch.data());
+
+        double worst = 0.0;
+        bool kept = true;
+        for (int64_t i = 0; i < m; ++i)
+        {
+            for (int64_t j = 0; j < n; ++j)
+            {
+                double sum = withBias ? bias[static_cast<std::size_t> (j)] : 0.0;
+                for (int64_t p = 0; p < k; ++p)
+                {
+                    const double x = transA ? a[static_cast<std::size_t> (p * m + i)] : a[static_cast<std::size_t> (i * k + p)];
+                    const double y = transB ? b[static_cast<std::size_t> (j * k + p)] : b[static_cast<std::size_t> (p * n + j)];
+                    sum += x * y;
+                }
+                const double expected = relu ? std::max (sum, 0.0) : sum;
+                worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * ldc + j)]));
+            }
+            for (int64_t j = n; j < ldc; ++j)
+                kept = kept && c[static_cast<std::size_t> (i * ldc + j)] == before[static_cast<std::size_t> (i * ldc + j)];
+        }
+        INFO ("m " << m << " n " << n << " k " << k << " transA " << transA << " transB " << transB << " packB " << packB << " bias " << withBias
+                   << " relu " << relu);
+        CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k + 1)));
+        CHECK (kept);
+    }
+
     using Map = void (*) (const float*, float*, int64_t) noexcept;
 
     template <typename Reference>
@@ -128,6 +175,21 @@ TEST_CASE ("every kernel path: matrix products of any shape, packed or not, tran
             }
         checkProduct (*path.table, 30, 70, 90, false, true, false, true, random); // weights packed, activations not
         checkProduct (*path.table, 30, 70, 90, false, false, true, false, random);
+    }
+}
+
+TEST_CASE ("every kernel path: a product with a per-column bias and ReLU writes C whole, over any depth", "[engine][kernels]")
+{
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        std::mt19937 random (11);
+        // Depth 0 (the bias alone), one depth block, several (bias once, ReLU on the last only).
+        const int64_t shapes[][3] = { { 1, 1, 1 }, { 5, 7, 0 }, { 13, 37, 5 }, { 52, 96, 96 }, { 9, 40, 257 }, { 33, 65, 600 }, { 7, 1100, 20 } };
+        for (const auto& shape : shapes)
+            for (int variant = 0; variant < 16; ++variant)
+                checkColumnBias (*path.table, shape[0], shape[1], shape[2], (variant & 1) != 0, (variant & 2) != 0, (variant & 4) != 0,
+                                 (variant & 8) != 0, (variant & 3) == 1 || (variant & 8) != 0, random);
     }
 }
 

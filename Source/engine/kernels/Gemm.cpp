@@ -4,6 +4,7 @@
 #include "engine/file/LoadBudget.h"
 #include "engine/Op.h"
 
+#include <algorithm>
 #include <cmath>
 
 // GCC 12 warns "'__Y' may be used uninitialized" inside its own AVX-512 intrinsics
@@ -85,6 +86,25 @@ namespace kernels
             product<C, R> (m, n, k, a.data, a.ld, b.data, b.ld, c, ldc, alpha, blocking);
         else
             product<C, C> (m, n, k, a.data, a.ld, b.data, b.ld, c, ldc, alpha, blocking);
+    }
+
+    void eigenGemmColumnBias (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, const float* bias,
+                              bool relu, float* scratch) noexcept
+    {
+        for (int64_t i = 0; i < m; ++i)
+        {
+            float* row = c + i * ldc;
+            if (bias != nullptr)
+                std::copy (bias, bias + n, row);
+            else
+                std::fill (row, row + n, 0.0f);
+        }
+        if (k != 0)
+            eigenGemm (m, n, k, a, b, c, ldc, 1.0f, scratch);
+        if (relu)
+            for (int64_t i = 0; i < m; ++i)
+                for (float* x = c + i * ldc; x != c + i * ldc + n; ++x)
+                    *x = *x < 0.0f ? 0.0f : *x; // NaN stays NaN, as the relu op
     }
 } // namespace kernels
 

@@ -34,6 +34,14 @@ public:
             table_->gemm (m_, n_, k_, a, b, c, ldc, alpha, scratch);
     }
 
+    /** C = bias[column] (zero if null) + A * B, relu'd if asked: C is only written. */
+    void runColumnBias (const kernels::GemmOperand& a, const kernels::GemmOperand& b, float* c, int64_t ldc, const float* bias, bool relu,
+                        float* scratch) const noexcept
+    {
+        if (m_ != 0 && n_ != 0)
+            table_->gemmColumnBias (m_, n_, k_, a, b, c, ldc, bias, relu, scratch);
+    }
+
     /** A is row-major [m, k] with row stride lda, or, with transA, row-major [k, m]; likewise B. */
     void run (const float* a, int64_t lda, bool transA, const float* b, int64_t ldb, bool transB, float* c, int64_t ldc, float alpha,
               float* scratch) const noexcept
@@ -71,6 +79,8 @@ namespace kernels
     std::size_t eigenGemmScratchFloats (int64_t m, int64_t n, int64_t k) noexcept;
     void eigenGemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
                     float* scratch) noexcept;
+    void eigenGemmColumnBias (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, const float* bias,
+                              bool relu, float* scratch) noexcept;
 } // namespace kernels
 
 } // namespace sonotype::engine

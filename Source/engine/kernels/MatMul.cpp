@@ -54,6 +54,9 @@ namespace
             }
             // b shared by every batch and a untransposed: one GEMM over all rows of a.
             folded_ = bBatch.rank() == 0 && ! transA_;
+            // No bias, or one per output column (a linear layer's): the product writes C whole,
+            // bias and ReLU in its last pass, rather than adding into a filled C.
+            overwrite_ = alpha_ == 1.0f && (! hasC_ || (beta_ == 1.0f && c_.numElements() == n_ && c_.rank() > 0 && c_[c_.rank() - 1] == n_));
             numBatches_ = batch_.numElements();
             plan_ = folded_ ? GemmPlan (m_ * numBatches_, n_, k_) : GemmPlan (m_, n_, k_);
             // Weights (b stored in the file, shared by every batch) are packed once, here.
@@ -65,8 +68,8 @@ namespace
             multiplyAdds_ = static_cast<double> (numBatches_) * static_cast<double> (m_) * static_cast<double> (n_) * static_cast<double> (k_);
             // The output's fill (or the bias' broadcast), then the products: one over all rows when
             // folded, else one per batch, each walked as forEachRow walks the batch shape.
-            work_.streamed = static_cast<double> (out_.numElements());
-            if (hasC_)
+            work_.streamed = overwrite_ ? 0.0 : static_cast<double> (out_.numElements());
+            if (hasC_ && ! overwrite_)
             {
                 work_.scalar += static_cast<double> (out_.numElements());
                 work_.calls += rowsOf (out_);
@@ -94,6 +97,21 @@ namespace
         void run (const float* const* in, float* const* out, float* scratch) const noexcept override
         {
             float* y = out[0];
+            const int64_t lda = transA_ ? m_ : k_;
+            const int64_t ldb = transB_ ? k_ : n_;
+            const float* bias = hasC_ ? in[2] : nullptr;
+            if (overwrite_ && folded_)
+            {
+                plan_.runColumnBias ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, bias, relu_, scratch);
+                return;
+            }
+            if (overwrite_)
+            {
+                forEachProduct (in, [&] (const GemmOperand& a, const GemmOperand& b, float* c) {
+                    plan_.runColumnBias (a, b, c, n_, bias, relu_, scratch);
+                }, y);
+                return;
+            }
             if (hasC_)
             {
                 broadcastCopy (in[2], c_, y, out_);
@@ -101,31 +119,35 @@ namespace
                     for (int64_t i = 0, n = out_.numElements(); i < n; ++i)
                         y[i] *= beta_;
             }
-            else
-                std::fill (y, y + out_.numElements(), 0.0f);
-
-            const int64_t lda = transA_ ? m_ : k_;
-            const int64_t ldb = transB_ ? k_ : n_;
             if (folded_)
             {
                 plan_.run ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, alpha_, scratch);
                 applyRelu (y);
                 return;
             }
+            forEachProduct (in, [&] (const GemmOperand& a, const GemmOperand& b, float* c) { plan_.run (a, b, c, n_, alpha_, scratch); }, y);
+            applyRelu (y);
+        }
+
+        /** Calls product(a, b, c) for each batch's matrices, as forEachRow walks the batch shape. */
+        template <typename Product>
+        void forEachProduct (const float* const* in, Product&& product, float* y) const noexcept
+        {
+            const int64_t lda = transA_ ? m_ : k_;
+            const int64_t ldb = transB_ ? k_ : n_;
             const int64_t aMatrix = m_ * k_, bMatrix = k_ * n_, outMatrix = m_ * n_;
             const std::array<Strides, 2> strides { aStrides_, bStrides_ };
             int64_t batch = 0;
-            auto body = [&] (int64_t aIndex, int64_t bIndex) {
-                plan_.run ({ in[0] + aIndex * aMatrix, lda, transA_, nullptr }, { in[1] + bIndex * bMatrix, ldb, transB_, packedB_.data() },
-                           y + batch * outMatrix, n_, alpha_, scratch);
-                ++batch;
-            };
             const auto last = static_cast<std::size_t> (std::max (batch_.rank() - 1, 0));
             forEachRow (batch_, strides, [&] (int64_t, const std::array<int64_t, 2>& offsets, int64_t count) {
                 for (int64_t j = 0; j < count; ++j)
-                    body (offsets[0] + j * strides[0][last], offsets[1] + j * strides[1][last]);
+                {
+                    const int64_t aIndex = offsets[0] + j * strides[0][last], bIndex = offsets[1] + j * strides[1][last];
+                    product (GemmOperand { in[0] + aIndex * aMatrix, lda, transA_, nullptr },
+                             GemmOperand { in[1] + bIndex * bMatrix, ldb, transB_, packedB_.data() }, y + batch * outMatrix);
+                    ++batch;
+                }
             });
-            applyRelu (y);
         }
 
         /** A fused ReLU (Model::fuse), on the active path's vector kernel, as the relu op. */
@@ -136,7 +158,7 @@ namespace
         }
 
     private:
-        bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false, relu_ = false;
+        bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false, relu_ = false, overwrite_ = false;
         float alpha_ = 1.0f, beta_ = 1.0f;
         int64_t m_ = 0, n_ = 0, k_ = 0, numBatches_ = 1;
         double multiplyAdds_ = 0.0;

@@ -20,6 +20,7 @@ namespace
         KernelTable table {};
         table.gemmScratchFloats = &Gemm::scratchFloats;
         table.gemm = &Gemm::gemm;
+        table.gemmColumnBias = &Gemm::gemmColumnBias;
         table.packedAFloats = &Gemm::packedAFloats;
         table.packedBFloats = &Gemm::packedBFloats;
         table.packA = &Gemm::packA;

@@ -13,6 +13,7 @@ const KernelTable& baselineKernels() noexcept
         auto t = vectorKernelTable<6>();
         t.gemmScratchFloats = &eigenGemmScratchFloats;
         t.gemm = &eigenGemm;
+        t.gemmColumnBias = &eigenGemmColumnBias;
         t.packedAFloats = [] (int64_t, int64_t) noexcept -> std::size_t { return 0; };
         t.packedBFloats = [] (int64_t, int64_t) noexcept -> std::size_t { return 0; };
         t.packA = nullptr;

@@ -81,17 +81,25 @@ namespace
         static void packA (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept { packABlock (a, 0, m, 0, k, packed); }
         static void packB (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept { packBBlock (b, 0, k, 0, n, packed); }
 
-        /** C tile (rows x columns of it valid) += alpha * A panel * B panel over `depth`. With
+        /** C tile (rows x columns of it valid) = alpha * A * B panel over `depth` + the addend:
+            row r's addend is addend + r * addendLd (C itself to accumulate; ld 0: one bias row
+            for every row; null: zero), relu'd if asked. A is a packed panel (Direct false) or,
+            Direct, read in place: row r at a + r * lda (rows beyond `rows` read row 0). With
             `next` (the B panel the following tiles will read), fetches it into cache meanwhile:
             a weight panel that comes from memory arrives while this one is multiplied. */
-        static void microKernel (int64_t depth, const float* a, const float* b, float* c, int64_t ldc, float alpha, int64_t rows, int64_t columns,
-                                 const float* next = nullptr) noexcept
+        template <bool Direct>
+        static void microKernel (int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, float alpha,
+                                 const float* addend, int64_t addendLd, bool relu, int64_t rows, int64_t columns, const float* next) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[kRows], right[kRows];
+            const float* rowA[kRows];
 #pragma GCC unroll 16
             for (int r = 0; r < kRows; ++r)
+            {
                 left[r] = right[r] = Vec::zero();
+                rowA[r] = Direct && r < rows ? a + r * lda : a;
+            }
             for (int64_t p = 0; p < depth; ++p)
             {
                 if (next != nullptr)
@@ -103,22 +111,25 @@ namespace
 #pragma GCC unroll 16
                 for (int r = 0; r < kRows; ++r)
                 {
-                    const Reg ar = Vec::set1 (a[r]);
+                    const Reg ar = Vec::set1 (Direct ? rowA[r][p] : a[r]);
                     left[r] = Vec::fma (ar, b0, left[r]);
                     right[r] = Vec::fma (ar, b1, right[r]);
                 }
-                a += kRows;
+                if (! Direct)
+                    a += kRows;
                 b += kColumns;
             }
             const Reg scale = Vec::set1 (alpha);
+            const auto finish = [relu] (Reg v) { return relu ? Vec::maxNaN (v, Vec::zero()) : v; };
             if (rows == kRows && columns == kColumns)
             {
 #pragma GCC unroll 16
                 for (int r = 0; r < kRows; ++r)
                 {
                     float* row = c + r * ldc;
-                    Vec::store (row, Vec::fma (scale, left[r], Vec::load (row)));
-                    Vec::store (row + W, Vec::fma (scale, right[r], Vec::load (row + W)));
+                    const float* add = addend + r * addendLd;
+                    Vec::store (row, finish (addend != nullptr ? Vec::fma (scale, left[r], Vec::load (add)) : Vec::mul (scale, left[r])));
+                    Vec::store (row + W, finish (addend != nullptr ? Vec::fma (scale, right[r], Vec::load (add + W)) : Vec::mul (scale, right[r])));
                 }
                 return;
             }
@@ -130,7 +141,10 @@ namespace
             }
             for (int64_t r = 0; r < rows; ++r)
                 for (int64_t j = 0; j < columns; ++j)
-                    c[r * ldc + j] += alpha * tile[r * kColumns + j];
+                {
+                    const float value = alpha * tile[r * kColumns + j] + (addend != nullptr ? addend[r * addendLd + j] : 0.0f);
+                    c[r * ldc + j] = relu && value < 0.0f ? 0.0f : value;
+                }
         }
 
         /** left/right (the C tile's two registers of each row) += A panel * B over `depth`, B row p
@@ -222,25 +236,44 @@ namespace
         static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
                           float* scratch) noexcept
         {
-            if (m <= 0 || n <= 0 || k <= 0)
+            product (m, n, k, a, b, c, ldc, alpha, false, nullptr, false, scratch);
+        }
+
+        static void gemmColumnBias (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc,
+                                    const float* bias, bool relu, float* scratch) noexcept
+        {
+            product (m, n, k, a, b, c, ldc, 1.0f, true, bias, relu, scratch);
+        }
+
+        /** C [m, n] += alpha * A * B, or (overwrite) C = relu?(bias[column] (zero if null) + alpha * A * B).
+            An A that is neither packed nor transposed is read in place: its panels would cost a
+            transposing copy per product, as much as the product itself for the few rows of a
+            transformer's tokens. */
+        static void product (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
+                             bool overwrite, const float* bias, bool relu, float* scratch) noexcept
+        {
+            if (m <= 0 || n <= 0)
                 return;
+            const bool directA = a.packed == nullptr && ! a.trans;
             float* scratchA = scratch;
             float* scratchB = scratch + floats (roundUp (smaller (m, kRowBlock), kRows) * smaller (k, kDepthBlock));
             for (int64_t j0 = 0; j0 < n; j0 += kColumnBlock)
             {
                 const int64_t columns = smaller (kColumnBlock, n - j0);
-                for (int64_t p0 = 0; p0 < k; p0 += kDepthBlock)
+                // No depth (k 0): the overwritten C is its bias.
+                for (int64_t p0 = 0; p0 < k || (p0 == 0 && overwrite); p0 += kDepthBlock)
                 {
                     const int64_t depth = smaller (kDepthBlock, k - p0);
+                    const bool first = p0 == 0 && overwrite, last = p0 + depth >= k;
                     // Panels packed at load are read in place (over the whole of k); others are packed here.
-                    if (b.packed == nullptr)
+                    if (b.packed == nullptr && depth > 0)
                         packBBlock (b, p0, depth, j0, columns, scratchB);
                     const float* panelsB = b.packed != nullptr ? b.packed + (j0 / kColumns) * k * kColumns + p0 * kColumns : scratchB;
                     const int64_t strideB = (b.packed != nullptr ? k : depth) * kColumns;
                     for (int64_t i0 = 0; i0 < m; i0 += kRowBlock)
                     {
                         const int64_t rows = smaller (kRowBlock, m - i0);
-                        if (a.packed == nullptr)
+                        if (a.packed == nullptr && ! directA && depth > 0)
                             packABlock (a, i0, rows, p0, depth, scratchA);
                         const float* panelsA = a.packed != nullptr ? a.packed + (i0 / kRows) * k * kRows + p0 * kRows : scratchA;
                         const int64_t strideA = (a.packed != nullptr ? k : depth) * kRows;
@@ -249,10 +282,23 @@ namespace
                             const float* panelB = panelsB + (jr / kColumns) * strideB;
                             const float* nextB = b.packed != nullptr && jr + kColumns < columns ? panelB + strideB : nullptr;
                             for (int64_t ir = 0; ir < rows; ir += kRows)
-                                microKernel (depth, panelsA + (ir / kRows) * strideA, panelB, c + (i0 + ir) * ldc + j0 + jr, ldc, alpha,
-                                             smaller (kRows, rows - ir), smaller (kColumns, columns - jr), ir == 0 ? nextB : nullptr);
+                            {
+                                float* tile = c + (i0 + ir) * ldc + j0 + jr;
+                                const float* addend = first ? (bias != nullptr ? bias + j0 + jr : nullptr) : tile;
+                                const int64_t addendLd = first ? 0 : ldc;
+                                const int64_t tileRows = smaller (kRows, rows - ir), tileColumns = smaller (kColumns, columns - jr);
+                                const float* prefetch = ir == 0 ? nextB : nullptr;
+                                if (directA)
+                                    microKernel<true> (depth, a.data + (i0 + ir) * a.ld + p0, a.ld, panelB, tile, ldc, alpha, addend, addendLd,
+                                                       relu && last, tileRows, tileColumns, prefetch);
+                                else
+                                    microKernel<false> (depth, panelsA + (ir / kRows) * strideA, 0, panelB, tile, ldc, alpha, addend, addendLd,
+                                                        relu && last, tileRows, tileColumns, prefetch);
+                            }
                         }
                     }
+                    if (depth == 0)
+                        break;
                 }
             }
         }
