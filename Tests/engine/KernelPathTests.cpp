@@ -512,7 +512,7 @@ TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) transforms of tile rows of a
             // Input transform: V = B^T d B per tile and channel, into out[xi * xiStride + c * channelOut + t].
             const int64_t channelOut = count + 5, xiStride = channels * channelOut + 7;
             std::vector<float> transformed (static_cast<std::size_t> (16 * xiStride), kUntouched);
-            k.winogradInput (split.data(), channels, channelStride, rowLength, count, transformed.data(), xiStride, channelOut);
+            k.winogradInput (split.data(), channels, channelStride, rowLength, 2 * 2 * rowLength, count, transformed.data(), xiStride, channelOut);
             static constexpr double kBT[4][4] = { { 1, 0, -1, 0 }, { 0, 1, 1, 0 }, { 0, -1, 1, 0 }, { 0, 1, 0, -1 } };
             for (int64_t c = 0; c < channels; ++c)
                 for (int64_t t = 0; t < channelOut; ++t)

@@ -211,7 +211,7 @@ namespace
         std::size_t scratchFloats() const noexcept override
         {
             if (strategy_ == Strategy::winograd)
-                return splitFloats_ + rowFloats_ + transformedFloats_ + productFloats_;
+                return splitFloats_ + transformedFloats_ + productFloats_;
             return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats();
         }
         Work work() const noexcept override { return work_; }
@@ -346,17 +346,20 @@ namespace
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
             tilesH_ = (outH_ + 1) / 2;
             tilesW_ = (outW_ + 1) / 2;
-            splitRow_ = tilesW_ + 1;      // even (or odd) columns of a padded row the tiles read
-            splitRows_ = 2 * tilesH_ + 2; // padded rows the tiles read
-            const int64_t tiles = checkedMul (tilesH_, tilesW_, what);
-            const int64_t split = checkedMul (cinG, checkedMul (splitRows_, 2 * splitRow_, what), what);
+            splitRow_ = tilesW_ + 1; // even (or odd) columns of a padded row the tiles read
+            // The padded rows the tiles read, split, in two planes per channel: even rows and odd
+            // rows, each one row after another. Tile t of the tile rows laid end to end (each
+            // row's extra tile, never written out, included) reads elements t and t + 1 of its rows
+            // 2 ty + r: one run of the input transform covers any span of tiles.
+            splitLength_ = checkedAdd (checkedMul (tilesH_ + 1, splitRow_, what), 1, what);
+            const int64_t tiles = tilesH_ * splitRow_;
+            const int64_t split = checkedMul (cinG, checkedMul (splitLength_, 4, what), what);
             if (split > kMaxElements)
                 throw ModelError ("the conv's Winograd input would hold more than 2^40 floats");
             const int64_t columns = plan_.kernels().tileColumns;
             const int64_t fit = (int64_t { 1 } << 16) / (16 * (cinG + coutG)) / columns * columns;
             winogradChunk_ = std::min (std::max (fit, columns), (tiles + columns - 1) / columns * columns);
             splitFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (split));
-            rowFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (2 * splitRow_));
             // The 16 elements of a tile lie a matrix apart; one cache line more keeps them off one
             // cache set (4 KiB apart, 16 addresses would contend for a set's 8 ways).
             transformedStride_ = checkedAdd (checkedMul (cinG, winogradChunk_, what), 16, what);
@@ -372,54 +375,76 @@ namespace
             strategy_ = Strategy::winograd;
         }
 
+        /** even[i] = row[2 i - padW] and odd[i] = row[2 i + 1 - padW] for i < pairs: one input row
+            zero-padded on both sides and split, with no copy of the padded row. */
+        void splitPaddedRow (const float* row, int64_t pairs, float* even, float* odd) const noexcept
+        {
+            const auto at = [&] (int64_t ix) { return ix >= 0 && ix < inW_ ? row[ix] : 0.0f; };
+            // Pairs whose both columns are inside the row go through the vector kernel.
+            const int64_t first = std::min ((padW_ + 1) / 2, pairs);
+            const int64_t last = std::max (first, std::min (pairs, (inW_ + padW_) / 2));
+            for (int64_t i = 0; i < first; ++i)
+            {
+                even[i] = at (2 * i - padW_);
+                odd[i] = at (2 * i + 1 - padW_);
+            }
+            if (last > first)
+                plan_.kernels().deinterleave (row + 2 * first - padW_, last - first, even + first, odd + first);
+            for (int64_t i = last; i < pairs; ++i)
+            {
+                even[i] = at (2 * i - padW_);
+                odd[i] = at (2 * i + 1 - padW_);
+            }
+        }
+
         /** One group of one batch item by Winograd F(2x2, 3x3) (see planWinograd). */
         void runWinograd (const float* x, float* y, int64_t g, const float* bias, float* scratch) const noexcept
         {
             const auto& k = plan_.kernels();
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
-            const int64_t rowStride = 2 * splitRow_, channelStride = splitRows_ * rowStride;
             float* split = scratch;
-            float* row = split + splitFloats_;
-            float* transformed = row + rowFloats_;
+            float* transformed = split + splitFloats_;
             float* products = transformed + transformedFloats_;
-            // Each padded row the tiles read (zeros beyond the input), split into even and odd columns.
-            const int64_t paddedWidth = 2 * splitRow_;
+            // Padded row py, split: its even columns at split + c * channelStride + (py & 1) * 2 *
+            // length + (py / 2) * splitRow_, its odd ones a length further.
+            const int64_t length = splitLength_, channelStride = 4 * length;
             for (int64_t c = 0; c < cinG; ++c)
-                for (int64_t py = 0; py < splitRows_; ++py)
+            {
+                float* plane = split + c * channelStride;
+                for (int64_t py = 0; py < 2 * tilesH_ + 2; ++py)
                 {
-                    float* to = split + c * channelStride + py * rowStride;
+                    float* even = plane + (py & 1) * 2 * length + (py / 2) * splitRow_;
+                    float* odd = even + length;
                     const int64_t iy = py - padH_;
                     if (iy < 0 || iy >= inH_)
                     {
-                        std::fill (to, to + rowStride, 0.0f);
-                        continue;
+                        std::fill (even, even + splitRow_, 0.0f);
+                        std::fill (odd, odd + splitRow_, 0.0f);
                     }
-                    const float* from = x + (c * inH_ + iy) * inW_;
-                    const int64_t copied = std::min (inW_, paddedWidth - padW_);
-                    std::fill (row, row + padW_, 0.0f);
-                    std::copy (from, from + copied, row + padW_);
-                    std::fill (row + padW_ + copied, row + paddedWidth, 0.0f);
-                    k.deinterleave (row, splitRow_, to, to + splitRow_);
+                    else
+                        splitPaddedRow (x + (c * inH_ + iy) * inW_, splitRow_, even, odd);
                 }
-            const int64_t tiles = tilesH_ * tilesW_;
+                for (int64_t parity = 0; parity < 2; ++parity) // read by the last row's extra tile
+                    plane[parity * 2 * length + (tilesH_ + 1) * splitRow_] = plane[parity * 2 * length + length + (tilesH_ + 1) * splitRow_] = 0.0f;
+            }
+            const int64_t tiles = tilesH_ * splitRow_;
             const int64_t xiIn = transformedStride_, xiOut = productStride_;
             const std::size_t firstWeights = static_cast<std::size_t> (g * 16);
             for (int64_t j0 = 0; j0 < tiles; j0 += winogradChunk_)
             {
                 const int64_t count = std::min (winogradChunk_, tiles - j0);
-                // The tiles of the chunk, a run along one tile row at a time.
-                for (int64_t j = j0; j < j0 + count;)
-                {
-                    const int64_t ty = j / tilesW_, tx = j % tilesW_, run = std::min (tilesW_ - tx, j0 + count - j);
-                    k.winogradInput (split + 2 * ty * rowStride + tx, cinG, channelStride, splitRow_, run, transformed + (j - j0), xiIn, winogradChunk_);
-                    j += run;
-                }
+                k.winogradInput (split + j0, cinG, channelStride, length, splitRow_, count, transformed, xiIn, winogradChunk_);
                 for (int64_t xi = 0; xi < 16; ++xi)
                     k.shiftedGemm (coutG, count, cinG, packedWeights_[firstWeights + static_cast<std::size_t> (xi)].data(), transformed + xi * xiIn,
                                    channelOffsets_.data(), nullptr, products + xi * xiOut, winogradChunk_);
                 for (int64_t j = j0; j < j0 + count;)
                 {
-                    const int64_t ty = j / tilesW_, tx = j % tilesW_, run = std::min (tilesW_ - tx, j0 + count - j);
+                    const int64_t ty = j / splitRow_, tx = j % splitRow_, run = std::min (tilesW_ - tx, j0 + count - j);
+                    if (run <= 0) // a row's extra tile
+                    {
+                        ++j;
+                        continue;
+                    }
                     // The outputs of these tiles that count: a pooling in floor mode drops an odd last row or column.
                     const int64_t oy = 2 * ty, ox = 2 * tx;
                     const int64_t rows = std::min ({ int64_t { 2 }, outH_ - oy, pooling_.windowH * pooling_.outH - oy });
@@ -444,17 +469,18 @@ namespace
             Work work;
             if (strategy_ == Strategy::winograd)
             {
-                // The split rows written (with the padded row before), each tile's 16 inputs read
-                // and 16 transformed values written per input channel, 16 products per tile and
+                // The padded rows split (read and written), each tile's 16 inputs
+                // read and 16 transformed values written per input channel, 16 products per tile and
                 // output channel written and read back, the outputs written; 16 products per chunk.
+                // Tiles count each tile row's extra one.
                 const auto cinG = static_cast<double> (inChannels_ / groups_);
-                const auto tiles = static_cast<double> (tilesH_ * tilesW_);
+                const auto tiles = static_cast<double> (tilesH_ * splitRow_);
                 const double chunks = std::ceil (tiles / static_cast<double> (winogradChunk_));
                 const double runs = chunks + static_cast<double> (tilesH_);
-                work.streamed = 2.0 * cinG * static_cast<double> (splitRows_ * 2 * splitRow_) + 32.0 * cinG * tiles
+                work.streamed = 2.0 * cinG * 4.0 * static_cast<double> (splitLength_) + 32.0 * cinG * tiles
                                 + 32.0 * static_cast<double> (coutG) * tiles + outputs;
                 work.multiplyAdds = 16.0 * padded (coutG, k.tileRows) * chunks * padded (winogradChunk_, k.tileColumns) * cinG;
-                work.calls = 16.0 * chunks + cinG * static_cast<double> (splitRows_) + runs * (cinG + static_cast<double> (coutG));
+                work.calls = 16.0 * chunks + cinG * static_cast<double> (2 * tilesH_ + 2) + chunks * cinG + runs * static_cast<double> (coutG);
                 return work;
             }
             if (strategy_ == Strategy::shiftedPlane)
@@ -662,10 +688,10 @@ namespace
         std::vector<int64_t> tapOffsets_; // per (channel, ky, kx): its input's offset in the padded planes
         // Winograd: tiles, the split input's rows (splitRow_ floats of even columns, as many odd),
         // the tiles of a chunk, each input channel's offset in a chunk's transformed inputs.
-        int64_t tilesH_ = 0, tilesW_ = 0, splitRow_ = 0, splitRows_ = 0, winogradChunk_ = 0, transformedStride_ = 0, productStride_ = 0;
+        int64_t tilesH_ = 0, tilesW_ = 0, splitRow_ = 0, splitLength_ = 0, winogradChunk_ = 0, transformedStride_ = 0, productStride_ = 0;
         // A max pooling fused into the output pass (none: windows of 1, the output's own size).
         MaxPoolTiling pooling_;
-        std::size_t splitFloats_ = 0, rowFloats_ = 0, transformedFloats_ = 0, productFloats_ = 0;
+        std::size_t splitFloats_ = 0, transformedFloats_ = 0, productFloats_ = 0;
         std::vector<int64_t> channelOffsets_;
         Work work_;
         GemmPlan plan_;

@@ -1,5 +1,5 @@
 // The transforms of a Winograd F(2x2, 3x3) convolution (engine/kernels/Convolution.cpp has the
-// whole algorithm), vectorised over consecutive tiles of one tile row (see VectorRegister.h for
+// whole algorithm), vectorised over consecutive tiles (see VectorRegister.h for
 // why an anonymous namespace).
 //
 // With B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1] and A^T = [1 1 1 0; 0 1 -1 -1], a tile's 4x4
@@ -33,16 +33,18 @@ namespace
         }
     }
 
-    /** B^T d B of `lanes` tiles (lanes < width: the tail of a tile row; reads nothing beyond
-        even[lanes] and odd[lanes] of each row), element 4 i + k to out + (4 i + k) * xiStride. */
+    /** B^T d B of `lanes` tiles (lanes < width: the tail of a run; reads nothing beyond even[lanes]
+        and odd[lanes] of each row), element 4 i + k to out + (4 i + k) * xiStride. The tiles' row
+        r has its even columns at rows + (r & 1) * 2 * rowLength + (r >> 1) * tileRowStride and
+        its odd ones rowLength further. */
     template <bool Full>
-    inline void winogradInputTiles (const float* rows, int64_t rowStride, int64_t rowLength, int lanes, float* out, int64_t xiStride) noexcept
+    inline void winogradInputTiles (const float* rows, int64_t rowLength, int64_t tileRowStride, int lanes, float* out, int64_t xiStride) noexcept
     {
         Reg s[4][4];
 #pragma GCC unroll 4
         for (int r = 0; r < 4; ++r)
         {
-            const float* even = rows + r * rowStride;
+            const float* even = rows + (r & 1) * 2 * rowLength + (r >> 1) * tileRowStride;
             const float* odd = even + rowLength;
             // The tile's row r is even[t], odd[t], even[t + 1], odd[t + 1]: d B along it.
             const Reg e0 = Full ? Vec::load (even) : Vec::loadFirst (even, lanes);
@@ -71,13 +73,13 @@ namespace
         }
     }
 
-    /** The input transform of `count` consecutive tiles of one tile row, for each of `channels`
-        channels: the channel's padded input is split into rows of its even columns then (at
-        + rowLength) its odd columns, one row every 2 * rowLength floats; `split` points at the
-        tile row's first row and first tile. Tile t's element xi goes to
+    /** The input transform of `count` consecutive tiles, for each of `channels` channels: the
+        channel's padded input is split into rows of its even columns then (at + rowLength) its
+        odd columns; the tiles' row r (0-3) at split + (r & 1) * 2 * rowLength + (r >> 1) *
+        tileRowStride, element t for tile t. Tile t's element xi goes to
         out[xi * xiStride + c * channelOut + t]. */
-    inline void winogradInputImpl (const float* split, int64_t channels, int64_t channelStride, int64_t rowLength, int64_t count, float* out,
-                                   int64_t xiStride, int64_t channelOut) noexcept
+    inline void winogradInputImpl (const float* split, int64_t channels, int64_t channelStride, int64_t rowLength, int64_t tileRowStride,
+                                   int64_t count, float* out, int64_t xiStride, int64_t channelOut) noexcept
     {
         constexpr int W = Vec::width;
         for (int64_t c = 0; c < channels; ++c)
@@ -86,9 +88,9 @@ namespace
             float* to = out + c * channelOut;
             int64_t t = 0;
             for (; t + W <= count; t += W)
-                winogradInputTiles<true> (rows + t, 2 * rowLength, rowLength, W, to + t, xiStride);
+                winogradInputTiles<true> (rows + t, rowLength, tileRowStride, W, to + t, xiStride);
             if (t < count)
-                winogradInputTiles<false> (rows + t, 2 * rowLength, rowLength, static_cast<int> (count - t), to + t, xiStride);
+                winogradInputTiles<false> (rows + t, rowLength, tileRowStride, static_cast<int> (count - t), to + t, xiStride);
         }
     }
 
