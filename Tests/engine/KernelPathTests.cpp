@@ -312,7 +312,7 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
         if (k.shiftedGemm == nullptr)
             continue;
         INFO ("kernel path " << path.name);
-        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 } })
+        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 }, { 13, 64, 20 } })
         {
             const int64_t m = shape[0], n = shape[1], depth = shape[2];
             const auto input = randomValues (4000, random);

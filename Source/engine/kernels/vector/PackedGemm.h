@@ -147,10 +147,9 @@ namespace
                 }
         }
 
-        /** left/right (the C tile's two registers of each row) += A panel * B over `depth`, B row p
+        /** left/right (a C tile's two registers of each row) += A panel * B over `depth`, B row p
             at base + offsets[p]; with Partial, only the first `columns` (< kColumns) of each row
-            are read. A loop of its own for each case: in one function with both, GCC kept the
-            partial loop's accumulators in memory (a store of each per step). */
+            are read. */
         template <bool Partial>
         static void accumulateShifted (int64_t depth, const float* a, const float* base, const int64_t* offsets, int64_t columns, Reg* left,
                                        Reg* right) noexcept
@@ -188,8 +187,31 @@ namespace
         }
 
         /** C tile = bias (per row; zero if null) + A panel * B, where B row p is input + offsets[p] + j
-            (an implicit im2col). */
-        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
+            (an implicit im2col), for a whole kRows x kColumns tile: the accumulators stay in
+            registers from the bias to the store. */
+        static void shiftedFullTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
+                                     float* c, int64_t ldc) noexcept
+        {
+            constexpr int W = Vec::width;
+            Reg left[kRows], right[kRows];
+#pragma GCC unroll 16
+            for (int r = 0; r < kRows; ++r)
+                left[r] = right[r] = Vec::set1 (bias != nullptr ? bias[r] : 0.0f);
+            accumulateShifted<false> (depth, a, input + j, offsets, kColumns, left, right);
+#pragma GCC unroll 16
+            for (int r = 0; r < kRows; ++r)
+            {
+                Vec::store (c + r * ldc, left[r]);
+                Vec::store (c + r * ldc + W, right[r]);
+            }
+        }
+
+        /** The same for a tile of fewer rows (or, PartialColumns, columns): reads no float beyond
+            its columns, writes none beyond its rows and columns. Each case a function of its own:
+            in one function GCC kept the accumulators in memory (a store of each per step of the
+            partial loop, or around the branch of the whole tile). */
+        template <bool PartialColumns>
+        static void shiftedPartialTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
                                         float* c, int64_t ldc, int64_t rows, int64_t columns) noexcept
         {
             constexpr int W = Vec::width;
@@ -197,29 +219,35 @@ namespace
 #pragma GCC unroll 16
             for (int r = 0; r < kRows; ++r)
                 left[r] = right[r] = Vec::set1 (bias != nullptr && r < rows ? bias[r] : 0.0f);
-            if (columns == kColumns)
-                accumulateShifted<false> (depth, a, input + j, offsets, columns, left, right);
-            else // the last columns: read no float beyond them
-                accumulateShifted<true> (depth, a, input + j, offsets, columns, left, right);
-            alignas (64) float tile[kRows * kColumns];
-            if (rows == kRows && columns == kColumns)
-            {
+            accumulateShifted<PartialColumns> (depth, a, input + j, offsets, columns, left, right);
+            const int first = static_cast<int> (columns >= W ? W : columns), second = static_cast<int> (columns > W ? columns - W : 0);
 #pragma GCC unroll 16
-                for (int r = 0; r < kRows; ++r)
-                {
-                    Vec::store (c + r * ldc, left[r]);
-                    Vec::store (c + r * ldc + W, right[r]);
-                }
-                return;
-            }
             for (int r = 0; r < kRows; ++r)
             {
-                Vec::store (tile + r * kColumns, left[r]);
-                Vec::store (tile + r * kColumns + W, right[r]);
+                if (r >= rows)
+                    break;
+                float* row = c + r * ldc;
+                if (! PartialColumns)
+                {
+                    Vec::store (row, left[r]);
+                    Vec::store (row + W, right[r]);
+                    continue;
+                }
+                Vec::storeFirst (row, left[r], first);
+                if (second > 0)
+                    Vec::storeFirst (row + W, right[r], second);
             }
-            for (int64_t r = 0; r < rows; ++r)
-                for (int64_t col = 0; col < columns; ++col)
-                    c[r * ldc + col] = tile[r * kColumns + col];
+        }
+
+        static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
+                                        float* c, int64_t ldc, int64_t rows, int64_t columns) noexcept
+        {
+            if (columns < kColumns)
+                shiftedPartialTile<true> (depth, a, input, offsets, j, bias, c, ldc, rows, columns);
+            else if (rows < kRows)
+                shiftedPartialTile<false> (depth, a, input, offsets, j, bias, c, ldc, rows, columns);
+            else
+                shiftedFullTile (depth, a, input, offsets, j, bias, c, ldc);
         }
 
         /** C [m, n] = bias[m] + A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]:
