@@ -166,7 +166,7 @@ TEST_CASE ("every kernel path: matrix products of any shape, packed or not, tran
         INFO ("kernel path " << path.name);
         std::mt19937 random (7);
         const int64_t shapes[][3] = { { 1, 1, 1 }, { 1, 12, 64 }, { 13, 37, 5 }, { 26, 64, 64 }, { 12, 32, 256 }, { 25, 33, 257 },
-                                      { 97, 130, 300 }, { 7, 1100, 20 }, { 64, 256, 100 } };
+                                      { 97, 130, 300 }, { 7, 1100, 20 }, { 64, 256, 100 }, { 11, 45, 33 }, { 6, 64, 9 } };
         for (const auto& shape : shapes)
             for (int variant = 0; variant < 8; ++variant)
             {

@@ -26,7 +26,7 @@ namespace
         table.packA = &Gemm::packA;
         table.packB = &Gemm::packB;
         table.packedColumns = Gemm::kColumns;
-        table.tileRows = Gemm::kRows;
+        table.tileRows = 1; // the last rows of C run on a kernel of as many rows (PackedGemm::forRows)
         table.tileColumns = Gemm::kColumns;
         table.shiftedGemm = &Gemm::shiftedGemm;
         table.deinterleave = &deinterleaveImpl;

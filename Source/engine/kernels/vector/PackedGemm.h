@@ -8,6 +8,8 @@
 #include "engine/kernels/vector/KernelTable.h"
 #include "engine/kernels/vector/VectorMath.h"
 
+#include <type_traits>
+
 namespace sonotype::engine::kernels
 {
 namespace
@@ -81,24 +83,25 @@ namespace
         static void packA (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept { packABlock (a, 0, m, 0, k, packed); }
         static void packB (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept { packBBlock (b, 0, k, 0, n, packed); }
 
-        /** C tile (rows x columns of it valid) = alpha * A * B panel over `depth` + the addend:
-            row r's addend is addend + r * addendLd (C itself to accumulate; ld 0: one bias row
-            for every row; null: zero), relu'd if asked. A is a packed panel (Direct false) or,
-            Direct, read in place: row r at a + r * lda (rows beyond `rows` read row 0). With
+        /** C tile (R rows: kRows, or the last rows of C, as few as they are; `columns` of it
+            valid) = alpha * A * B panel over `depth` + the addend: row r's addend is addend + r *
+            addendLd (C itself to accumulate; ld 0: one bias row for every row; null: zero),
+            relu'd if asked. A is a packed panel (Direct false) or, Direct, read in place: row r
+            at a + r * lda. With
             `next` (the B panel the following tiles will read), fetches it into cache meanwhile:
             a weight panel that comes from memory arrives while this one is multiplied. */
-        template <bool Direct>
+        template <bool Direct, int R>
         static void microKernel (int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, float alpha,
-                                 const float* addend, int64_t addendLd, bool relu, int64_t rows, int64_t columns, const float* next) noexcept
+                                 const float* addend, int64_t addendLd, bool relu, int64_t columns, const float* next) noexcept
         {
             constexpr int W = Vec::width;
-            Reg left[kRows], right[kRows];
-            const float* rowA[kRows];
+            Reg left[R], right[R];
+            const float* rowA[R];
 #pragma GCC unroll 16
-            for (int r = 0; r < kRows; ++r)
+            for (int r = 0; r < R; ++r)
             {
                 left[r] = right[r] = Vec::zero();
-                rowA[r] = Direct && r < rows ? a + r * lda : a;
+                rowA[r] = Direct ? a + r * lda : a;
             }
             for (int64_t p = 0; p < depth; ++p)
             {
@@ -109,7 +112,7 @@ namespace
                 }
                 const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
 #pragma GCC unroll 16
-                for (int r = 0; r < kRows; ++r)
+                for (int r = 0; r < R; ++r)
                 {
                     const Reg ar = Vec::set1 (Direct ? rowA[r][p] : a[r]);
                     left[r] = Vec::fma (ar, b0, left[r]);
@@ -121,10 +124,10 @@ namespace
             }
             const Reg scale = Vec::set1 (alpha);
             const auto finish = [relu] (Reg v) { return relu ? Vec::maxNaN (v, Vec::zero()) : v; };
-            if (rows == kRows && columns == kColumns)
+            if (columns == kColumns)
             {
 #pragma GCC unroll 16
-                for (int r = 0; r < kRows; ++r)
+                for (int r = 0; r < R; ++r)
                 {
                     float* row = c + r * ldc;
                     const float* add = addend + r * addendLd;
@@ -133,13 +136,13 @@ namespace
                 }
                 return;
             }
-            alignas (64) float tile[kRows * kColumns];
-            for (int r = 0; r < kRows; ++r)
+            alignas (64) float tile[R * kColumns];
+            for (int r = 0; r < R; ++r)
             {
                 Vec::store (tile + r * kColumns, left[r]);
                 Vec::store (tile + r * kColumns + W, right[r]);
             }
-            for (int64_t r = 0; r < rows; ++r)
+            for (int r = 0; r < R; ++r)
                 for (int64_t j = 0; j < columns; ++j)
                 {
                     const float value = alpha * tile[r * kColumns + j] + (addend != nullptr ? addend[r * addendLd + j] : 0.0f);
@@ -147,17 +150,28 @@ namespace
                 }
         }
 
-        /** left/right (a C tile's two registers of each row) += A panel * B over `depth`, B row p
-            at base + offsets[p]; with Partial, only the first `columns` (< kColumns) of each row
-            are read. */
-        template <bool Partial>
+        /** f(std::integral_constant<int, rows>) for 1 <= rows <= kRows: a kernel instantiated for
+            each row count, so that the last rows of C compute as few rows as they are. */
+        template <typename F, int R = 1>
+        static void forRows (int64_t rows, F&& f) noexcept
+        {
+            if constexpr (R < kRows)
+                if (rows != R)
+                    return forRows<F, R + 1> (rows, static_cast<F&&> (f));
+            f (std::integral_constant<int, R> {});
+        }
+
+        /** left/right (a C tile's two registers of each of R rows) += A panel * B over `depth`, B
+            row p at base + offsets[p]; with Partial, only the first `columns` (< kColumns) of
+            each row are read. */
+        template <bool Partial, int R>
         static void accumulateShifted (int64_t depth, const float* a, const float* base, const int64_t* offsets, int64_t columns, Reg* left,
                                        Reg* right) noexcept
         {
             constexpr int W = Vec::width;
-            Reg acc0[kRows], acc1[kRows];
+            Reg acc0[R], acc1[R];
 #pragma GCC unroll 16
-            for (int r = 0; r < kRows; ++r)
+            for (int r = 0; r < R; ++r)
             {
                 acc0[r] = left[r];
                 acc1[r] = right[r];
@@ -170,7 +184,7 @@ namespace
                 const Reg b0 = ! Partial || first == W ? Vec::load (b) : Vec::loadFirst (b, first);
                 const Reg b1 = ! Partial ? Vec::load (b + W) : (second > 0 ? Vec::loadFirst (b + W, second) : Vec::zero());
 #pragma GCC unroll 16
-                for (int r = 0; r < kRows; ++r)
+                for (int r = 0; r < R; ++r)
                 {
                     const Reg ar = Vec::set1 (a[r]);
                     acc0[r] = Vec::fma (ar, b0, acc0[r]);
@@ -179,7 +193,7 @@ namespace
                 a += kRows;
             }
 #pragma GCC unroll 16
-            for (int r = 0; r < kRows; ++r)
+            for (int r = 0; r < R; ++r)
             {
                 left[r] = acc0[r];
                 right[r] = acc1[r];
@@ -187,45 +201,25 @@ namespace
         }
 
         /** C tile = bias (per row; zero if null) + A panel * B, where B row p is input + offsets[p] + j
-            (an implicit im2col), for a whole kRows x kColumns tile: the accumulators stay in
-            registers from the bias to the store. */
-        static void shiftedFullTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
-                                     float* c, int64_t ldc) noexcept
+            (an implicit im2col), for R rows (kRows, or the last rows of C, as few as they are) and
+            kColumns columns or (PartialColumns) fewer: reads no float beyond them, writes none
+            beyond them. Each case a function of its own, the accumulators in registers from the
+            bias to the store: with several cases in one function, GCC kept them in memory (a
+            store of each per step of the partial loop, or around the branch of the whole tile). */
+        template <bool PartialColumns, int R>
+        static void shiftedTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias, float* c,
+                                 int64_t ldc, int64_t columns) noexcept
         {
             constexpr int W = Vec::width;
-            Reg left[kRows], right[kRows];
+            Reg left[R], right[R];
 #pragma GCC unroll 16
-            for (int r = 0; r < kRows; ++r)
+            for (int r = 0; r < R; ++r)
                 left[r] = right[r] = Vec::set1 (bias != nullptr ? bias[r] : 0.0f);
-            accumulateShifted<false> (depth, a, input + j, offsets, kColumns, left, right);
-#pragma GCC unroll 16
-            for (int r = 0; r < kRows; ++r)
-            {
-                Vec::store (c + r * ldc, left[r]);
-                Vec::store (c + r * ldc + W, right[r]);
-            }
-        }
-
-        /** The same for a tile of fewer rows (or, PartialColumns, columns): reads no float beyond
-            its columns, writes none beyond its rows and columns. Each case a function of its own:
-            in one function GCC kept the accumulators in memory (a store of each per step of the
-            partial loop, or around the branch of the whole tile). */
-        template <bool PartialColumns>
-        static void shiftedPartialTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
-                                        float* c, int64_t ldc, int64_t rows, int64_t columns) noexcept
-        {
-            constexpr int W = Vec::width;
-            Reg left[kRows], right[kRows];
-#pragma GCC unroll 16
-            for (int r = 0; r < kRows; ++r)
-                left[r] = right[r] = Vec::set1 (bias != nullptr && r < rows ? bias[r] : 0.0f);
-            accumulateShifted<PartialColumns> (depth, a, input + j, offsets, columns, left, right);
+            accumulateShifted<PartialColumns, R> (depth, a, input + j, offsets, columns, left, right);
             const int first = static_cast<int> (columns >= W ? W : columns), second = static_cast<int> (columns > W ? columns - W : 0);
 #pragma GCC unroll 16
-            for (int r = 0; r < kRows; ++r)
+            for (int r = 0; r < R; ++r)
             {
-                if (r >= rows)
-                    break;
                 float* row = c + r * ldc;
                 if (! PartialColumns)
                 {
@@ -239,15 +233,20 @@ namespace
             }
         }
 
+        template <bool PartialColumns>
+        static void shiftedTileRows (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias, float* c,
+                                     int64_t ldc, int64_t rows, int64_t columns) noexcept
+        {
+            forRows (rows, [&] (auto r) { shiftedTile<PartialColumns, decltype (r)::value> (depth, a, input, offsets, j, bias, c, ldc, columns); });
+        }
+
         static void shiftedMicroKernel (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias,
                                         float* c, int64_t ldc, int64_t rows, int64_t columns) noexcept
         {
             if (columns < kColumns)
-                shiftedPartialTile<true> (depth, a, input, offsets, j, bias, c, ldc, rows, columns);
-            else if (rows < kRows)
-                shiftedPartialTile<false> (depth, a, input, offsets, j, bias, c, ldc, rows, columns);
+                shiftedTileRows<true> (depth, a, input, offsets, j, bias, c, ldc, rows, columns);
             else
-                shiftedFullTile (depth, a, input, offsets, j, bias, c, ldc);
+                shiftedTileRows<false> (depth, a, input, offsets, j, bias, c, ldc, rows, columns);
         }
 
         /** C [m, n] = bias[m] + A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]:
@@ -316,12 +315,15 @@ namespace
                                 const int64_t addendLd = first ? 0 : ldc;
                                 const int64_t tileRows = smaller (kRows, rows - ir), tileColumns = smaller (kColumns, columns - jr);
                                 const float* prefetch = ir == 0 ? nextB : nullptr;
-                                if (directA)
-                                    microKernel<true> (depth, a.data + (i0 + ir) * a.ld + p0, a.ld, panelB, tile, ldc, alpha, addend, addendLd,
-                                                       relu && last, tileRows, tileColumns, prefetch);
-                                else
-                                    microKernel<false> (depth, panelsA + (ir / kRows) * strideA, 0, panelB, tile, ldc, alpha, addend, addendLd,
-                                                        relu && last, tileRows, tileColumns, prefetch);
+                                forRows (tileRows, [&] (auto r) {
+                                    constexpr int R = decltype (r)::value;
+                                    if (directA)
+                                        microKernel<true, R> (depth, a.data + (i0 + ir) * a.ld + p0, a.ld, panelB, tile, ldc, alpha, addend,
+                                                              addendLd, relu && last, tileColumns, prefetch);
+                                    else
+                                        microKernel<false, R> (depth, panelsA + (ir / kRows) * strideA, 0, panelB, tile, ldc, alpha, addend,
+                                                               addendLd, relu && last, tileColumns, prefetch);
+                                });
                             }
                         }
                     }
