@@ -345,6 +345,73 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
     }
 }
 
+TEST_CASE ("every packing kernel path: two rows of the implicit-im2col product max-pooled into one", "[engine][kernels]")
+{
+    std::mt19937 random (13);
+    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        const auto& k = *path.table;
+        if (k.shiftedRowPairs == nullptr)
+            continue;
+        INFO ("kernel path " << path.name);
+        for (const auto& shape : { std::array<int64_t, 4> { 16, 101, 9, 103 }, { 13, 37, 27, 40 }, { 3, 16, 4, 0 }, { 9, 5, 2, 7 }, { 8, 64, 18, 64 } })
+            for (const bool relu : { false, true })
+                for (const bool withBias : { false, true })
+                {
+                    const int64_t m = shape[0], n = shape[1], depth = shape[2], pairStride = shape[3];
+                    auto input = randomValues (4000, random);
+                    input[17] = kNaN; // NaN wins the max (and passes the relu), as torch's pooling
+                    std::uniform_int_distribution<int64_t> offset (0, 4000 - n - pairStride);
+                    std::vector<int64_t> offsets (static_cast<std::size_t> (depth));
+                    for (auto& o : offsets)
+                        o = offset (random);
+                    offsets[0] = 0; // the NaNs reach column 17 of the top row and column 30 of the bottom one
+                    input[static_cast<std::size_t> (pairStride + 30)] = kNaN;
+                    const auto a = randomValues (static_cast<std::size_t> (m * depth), random);
+                    std::vector<float> packed (k.packedAFloats (m, depth));
+                    k.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
+                    const int64_t ldc = n + 3;
+                    auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
+                    const auto before = c;
+                    const auto bias = randomValues (static_cast<std::size_t> (m), random);
+                    k.shiftedRowPairs (m, n, depth, packed.data(), input.data(), offsets.data(), pairStride, withBias ? bias.data() : nullptr, relu,
+                                       c.data(), ldc);
+                    double worst = 0.0;
+                    bool nanKept = true, othersKept = true;
+                    for (int64_t i = 0; i < m; ++i)
+                        for (int64_t j = 0; j < ldc; ++j)
+                        {
+                            const float got = c[static_cast<std::size_t> (i * ldc + j)];
+                            if (j >= n) // the 3 columns beyond n are left alone
+                            {
+                                othersKept = othersKept && got == before[static_cast<std::size_t> (i * ldc + j)];
+                                continue;
+                            }
+                            double rows[2];
+                            for (int half = 0; half < 2; ++half)
+                            {
+                                rows[half] = withBias ? bias[static_cast<std::size_t> (i)] : 0.0;
+                                for (int64_t p = 0; p < depth; ++p)
+                                    rows[half] += static_cast<double> (a[static_cast<std::size_t> (i * depth + p)])
+                                                  * input[static_cast<std::size_t> (offsets[static_cast<std::size_t> (p)] + half * pairStride + j)];
+                            }
+                            if (std::isnan (rows[0]) || std::isnan (rows[1]))
+                            {
+                                nanKept = nanKept && std::isnan (got);
+                                continue;
+                            }
+                            const double expected = relu ? std::max ({ rows[0], rows[1], 0.0 }) : std::max (rows[0], rows[1]);
+                            worst = std::max (worst, std::abs (expected - got));
+                        }
+                    INFO ("m " << m << " n " << n << " k " << depth << " pair stride " << pairStride << " relu " << relu << " bias " << withBias);
+                    CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (depth)));
+                    CHECK (nanKept);
+                    CHECK (othersKept);
+                }
+    }
+}
+
 TEST_CASE ("every kernel path: fused attention of any head size, with and without a mask", "[engine][kernels]")
 {
     std::mt19937 random (5);

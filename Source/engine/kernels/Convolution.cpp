@@ -183,8 +183,8 @@ namespace
 
         // Winograd's output pass takes a following max pooling whose windows are the tiles' halves
         // or wholes (2x1, 1x2, 2x2): the pooling's own pass over the outputs and 1/2 or 3/4 of the
-        // writes go. The stride-1 path takes a 2x1 one (two output rows into one) when it copies
-        // its outputs out, its chunks then whole pairs of rows.
+        // writes go. The stride-1 path takes a 2x1 one: it computes each pair of output rows side
+        // by side and writes their max (no products' buffer, no copy out).
         bool fuseMaxPool (const MaxPoolTiling& pooling) noexcept override
         {
             const auto fits = [] (int64_t pooledSize, int64_t size, int64_t window) {
@@ -195,16 +195,10 @@ namespace
                 || ! fits (pooling.outW, outW_, pooling.windowW))
                 return false;
             if (shiftedRows)
-            {
-                // Not where a pair of rows is far wider than the chunk planned at load (a crafted
-                // padding or dilation): its products' buffer would grow with it.
-                const int64_t pair = 2 * paddedW_;
-                if (pair > 4 * chunk_)
-                    return false;
-                chunk_ = std::max<int64_t> (chunk_ / pair, 1) * pair;
-                chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> ((outChannels_ / groups_) * chunk_));
-            }
+                chunkOutFloats_ = 0;
             pooling_ = pooling;
+            const int64_t patch = (inChannels_ / groups_) * kH_ * kW_;
+            work_ = static_cast<double> (batches_) * static_cast<double> (groups_) * workPerGroup (patch, outH_ * outW_);
             return true;
         }
 
@@ -483,6 +477,17 @@ namespace
                 work.calls = 16.0 * chunks + cinG * static_cast<double> (2 * tilesH_ + 2) + chunks * cinG + runs * static_cast<double> (coutG);
                 return work;
             }
+            if (strategy_ == Strategy::shiftedPlane && pooled())
+            {
+                // The zero-padded planes written whole, each pooled row's two output rows computed
+                // over the output width rounded up to a register, the pooled outputs written.
+                const double rows = 2.0 * static_cast<double> (pooling_.outH), width = padded (outW_, k.tileColumns / 2);
+                work.streamed = static_cast<double> (inChannels_ / groups_) * static_cast<double> (paddedH_) * static_cast<double> (paddedW_)
+                                + static_cast<double> (coutG) * static_cast<double> (pooling_.outH * pooling_.outW);
+                work.multiplyAdds = padded (coutG, k.tileRows) * rows * width * static_cast<double> (patch);
+                work.calls = static_cast<double> (pooling_.outH) * (1.0 + width / static_cast<double> (k.tileColumns / 2));
+                return work;
+            }
             if (strategy_ == Strategy::shiftedPlane)
             {
                 // The zero-padded planes written whole, the product over every padded-width position
@@ -548,15 +553,23 @@ namespace
                 }
                 std::fill (dst + (padH_ + inH_) * paddedW_, dst + plane, 0.0f);
             }
+            if (pooled())
+            {
+                // A fused 2x1 max pooling: each pooled row is the max of two output rows computed
+                // side by side (ceil mode's last row alone: twice the same).
+                const int64_t pooledPlane = pooling_.outH * pooling_.outW;
+                for (int64_t py = 0; py < pooling_.outH; ++py)
+                {
+                    const int64_t oy = 2 * py, pairStride = oy + 1 < outH_ ? paddedW_ : 0;
+                    plan_.kernels().shiftedRowPairs (coutG, outW_, patch, weights.packed, padded + oy * paddedW_, tapOffsets_.data(), pairStride, bias,
+                                                     relu_, y + py * outW_, pooledPlane);
+                }
+                return;
+            }
             for (int64_t j0 = 0; j0 < shiftedColumns_; j0 += chunk_)
             {
                 const int64_t count = std::min (chunk_, shiftedColumns_ - j0);
                 plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, padded + j0, tapOffsets_.data(), bias, chunkOut, count);
-                if (pooled())
-                {
-                    copyPooledRows (chunkOut, j0, count, y);
-                    continue;
-                }
                 for (int64_t co = 0; co < coutG; ++co)
                 {
                     const float* from = chunkOut + co * count - j0;
@@ -569,33 +582,6 @@ namespace
                         plan_.kernels().copy (from + j, to + oy * outW_ + ox, valid, relu_);
                         j += length;
                     }
-                }
-            }
-        }
-
-        /** The stride-1 path's fused 2x1 max pooling: the output rows of positions [j0, j0 + count)
-            (whole pairs of rows, see fuseMaxPool), each pair's max into one pooled row, relu'd if
-            asked (after the max: the same, and a -0 of torch's relu stays +0). */
-        void copyPooledRows (const float* chunkOut, int64_t j0, int64_t count, float* y) const noexcept
-        {
-            const auto& k = plan_.kernels();
-            const int64_t coutG = outChannels_ / groups_, plane = pooling_.outH * pooling_.outW;
-            for (int64_t co = 0; co < coutG; ++co)
-            {
-                const float* from = chunkOut + co * count - j0;
-                for (int64_t oy = j0 / paddedW_; oy < outH_ && oy * paddedW_ < j0 + count && oy / 2 < pooling_.outH; oy += 2)
-                {
-                    float* to = y + co * plane + (oy / 2) * outW_;
-                    const float* first = from + oy * paddedW_;
-                    if (oy + 1 < outH_)
-                    {
-                        k.copy (first, to, outW_, false);
-                        k.maxInto (first + paddedW_, 1, to, outW_);
-                        if (relu_)
-                            k.copy (to, to, outW_, true);
-                    }
-                    else // ceil mode's last row, alone
-                        k.copy (first, to, outW_, relu_);
                 }
             }
         }

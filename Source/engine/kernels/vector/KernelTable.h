@@ -46,6 +46,12 @@ struct KernelTable
         input (the caller keeps every such index inside input). Null where the path does not pack. */
     void (*shiftedGemm) (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, const float* bias,
                          float* c, int64_t ldc) noexcept;
+    /** C [m, n] = max(bias[m] + A B0, bias[m] + A B1) (NaN winning; relu'd if asked), A packed by
+        packA, B0 [p, j] = input[offsets[p] + j], B1 [p, j] = input[offsets[p] + pairStride + j]:
+        the same convolution's two output rows max-pooled into one (a 2x1 max pooling after it).
+        Null where the path does not pack. */
+    void (*shiftedRowPairs) (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, int64_t pairStride,
+                             const float* bias, bool relu, float* c, int64_t ldc) noexcept;
     /** The transforms of a Winograd F(2x2, 3x3) convolution (vector/WinogradKernels.h says what
         each reads and writes): a padded input row split into its even and odd columns; the input
         transform of consecutive tiles for every channel; the output transform

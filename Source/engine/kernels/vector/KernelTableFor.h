@@ -29,6 +29,7 @@ namespace
         table.tileRows = 1; // the last rows of C run on a kernel of as many rows (PackedGemm::forRows)
         table.tileColumns = Gemm::kColumns;
         table.shiftedGemm = &Gemm::shiftedGemm;
+        table.shiftedRowPairs = &Gemm::shiftedRowPairs;
         table.deinterleave = &deinterleaveImpl;
         table.winogradInput = &winogradInputImpl;
         table.winogradOutput = &winogradOutputImpl;

@@ -22,6 +22,7 @@ const KernelTable& baselineKernels() noexcept
         t.tileRows = 4; // Eigen's GEBP: leftover rows and columns run on kernels down to one 4-float packet
         t.tileColumns = 4;
         t.shiftedGemm = nullptr;
+        t.shiftedRowPairs = nullptr;
         return t;
     }();
     return table;

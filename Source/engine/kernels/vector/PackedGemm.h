@@ -249,6 +249,66 @@ namespace
                 shiftedTileRows<false> (depth, a, input, offsets, j, bias, c, ldc, rows, columns);
         }
 
+        /** One tile of shiftedRowPairs: R rows of C, Vec::width columns (or, Partial, fewer; no
+            float read or written beyond them), each the max of two rows of products. */
+        template <bool Partial, int R>
+        static void rowPairTile (int64_t depth, const float* a, const float* base, const int64_t* offsets, int64_t pairStride, const float* bias,
+                                 bool relu, float* c, int64_t ldc, int columns) noexcept
+        {
+            Reg top[R], bottom[R];
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r)
+                top[r] = bottom[r] = Vec::set1 (bias != nullptr ? bias[r] : 0.0f);
+            for (int64_t p = 0; p < depth; ++p)
+            {
+                const float* b = base + offsets[p];
+                const Reg b0 = Partial ? Vec::loadFirst (b, columns) : Vec::load (b);
+                const Reg b1 = Partial ? Vec::loadFirst (b + pairStride, columns) : Vec::load (b + pairStride);
+#pragma GCC unroll 16
+                for (int r = 0; r < R; ++r)
+                {
+                    const Reg ar = Vec::set1 (a[r]);
+                    top[r] = Vec::fma (ar, b0, top[r]);
+                    bottom[r] = Vec::fma (ar, b1, bottom[r]);
+                }
+                a += kRows;
+            }
+#pragma GCC unroll 16
+            for (int r = 0; r < R; ++r)
+            {
+                Reg v = Vec::maxNaN (top[r], bottom[r]);
+                if (relu)
+                    v = Vec::maxNaN (v, Vec::zero());
+                if (Partial)
+                    Vec::storeFirst (c + r * ldc, v, columns);
+                else
+                    Vec::store (c + r * ldc, v);
+            }
+        }
+
+        /** C [m, n] = relu?(max(bias[m] + A B0, bias[m] + A B1)), NaN winning, with B0 [p, j] =
+            input[offsets[p] + j] and B1 [p, j] = input[offsets[p] + pairStride + j]: a stride-1
+            convolution's two output rows (pairStride apart) max-pooled into one, in registers. */
+        static void shiftedRowPairs (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets,
+                                     int64_t pairStride, const float* bias, bool relu, float* c, int64_t ldc) noexcept
+        {
+            constexpr int W = Vec::width;
+            for (int64_t j0 = 0; j0 < n; j0 += W)
+                for (int64_t i0 = 0; i0 < m; i0 += kRows)
+                {
+                    const float* a = packedA + (i0 / kRows) * k * kRows;
+                    const float* rowBias = bias != nullptr ? bias + i0 : nullptr;
+                    const int columns = static_cast<int> (smaller (W, n - j0));
+                    forRows (smaller (kRows, m - i0), [&] (auto r) {
+                        constexpr int R = decltype (r)::value;
+                        if (columns == W)
+                            rowPairTile<false, R> (k, a, input + j0, offsets, pairStride, rowBias, relu, c + i0 * ldc + j0, ldc, columns);
+                        else
+                            rowPairTile<true, R> (k, a, input + j0, offsets, pairStride, rowBias, relu, c + i0 * ldc + j0, ldc, columns);
+                    });
+                }
+        }
+
         /** C [m, n] = bias[m] + A [m, k] (packed with packA) * B, B [p, j] = input[offsets[p] + j]:
             a stride-1 convolution over a padded input without packing its columns. */
         static void shiftedGemm (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets,
