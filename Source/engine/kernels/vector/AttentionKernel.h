@@ -132,14 +132,37 @@ namespace
                     Vec::store (scores + r * sp + j0 + W, Vec::mul (acc[r][1], factor));
                 }
             }
-            // Unnormalised probabilities: each row's output is divided by its sum at the end.
+            // Unnormalised probabilities: each row's output is divided by its sum at the end. The
+            // keys beyond s (whole registers) count as -inf; all rows' exponentials in one pass,
+            // independent of each other, rather than one row's chain at a time.
             float inverseSums[R] = {};
+            Reg shifts[R];
             for (int64_t r = 0; r < rows; ++r)
             {
+                float* row = scores + r * sp;
                 if (mask != nullptr)
                     for (int64_t j = 0; j < s; ++j)
-                        scores[r * sp + j] += mask[(i0 + r) * maskRow + j * maskColumn];
-                const float sum = expShiftedRow (scores + r * sp, s);
+                        row[j] += mask[(i0 + r) * maskRow + j * maskColumn];
+                for (int64_t j = s; j < sp; ++j)
+                    row[j] = kMinusInfinity;
+                Reg maxima = Vec::load (row);
+                for (int64_t j = W; j < sp; j += W)
+                    maxima = Vec::max (maxima, Vec::load (row + j));
+                const float maximum = Vec::maximum (maxima);
+                // A wholly masked row (maximum -inf) gives zeros: exp(-inf - 0) = 0.
+                shifts[r] = Vec::set1 (maximum == kMinusInfinity ? 0.0f : maximum);
+            }
+            for (int64_t r = 0; r < rows; ++r)
+            {
+                float* row = scores + r * sp;
+                Reg sums = Vec::zero();
+                for (int64_t j = 0; j < sp; j += W)
+                {
+                    const Reg e = vexp (Vec::sub (Vec::load (row + j), shifts[r]));
+                    Vec::store (row + j, e);
+                    sums = Vec::add (sums, e);
+                }
+                const float sum = Vec::sum (sums);
                 inverseSums[r] = sum == 0.0f ? 0.0f : 1.0f / sum; // a wholly masked row gives zeros, NaN stays NaN
             }
             // out_i = sum_j p_ij v_j / sum_i for R rows, two registers of value columns at a time.
