@@ -587,6 +587,12 @@ OP_CASES = {
     "log_softmax_opset11_default": (lambda: _single("LogSoftmax", (2, 3, 4), opset=11), ()),
     "gemm_trans_alpha_beta": (lambda: _single("Gemm", (5, 4), {"transA": 1, "transB": 1, "alpha": 0.5, "beta": 2.0},
                                               {"b": _w(3, 5), "c": _w(3)}, ["b", "c"]), ()),
+    # The products that write their output whole (no bias, or one per column) and those that add
+    # into a filled one (scaled, or a bias per row or per element).
+    "gemm_alpha_no_bias": (lambda: _single("Gemm", (5, 4), {"alpha": 0.5}, {"b": _w(4, 3)}, ["b"]), ()),
+    "gemm_no_bias": (lambda: _single("Gemm", (5, 4), {}, {"b": _w(4, 3)}, ["b"]), ()),
+    "gemm_bias_per_row": (lambda: _single("Gemm", (5, 4), {}, {"b": _w(4, 3), "c": _w(5, 1)}, ["b", "c"]), ()),
+    "gemm_bias_per_element": (lambda: _single("Gemm", (5, 4), {}, {"b": _w(4, 3), "c": _w(5, 3)}, ["b", "c"]), ()),
     "matmul_3d": (lambda: _single("MatMul", (2, 3, 4), inits={"w": _w(4, 6)}, extra_inputs=["w"]), ()),
     "reshape_zero_minus1": (lambda: _single("Reshape", (2, 3, 4), inits={"s": _i(0, -1, 2)}, extra_inputs=["s"]), ()),
     "flatten_axis2": (lambda: _single("Flatten", (2, 3, 4, 5), {"axis": 2}), ()),

@@ -119,6 +119,8 @@ namespace
                     for (int64_t i = 0, n = out_.numElements(); i < n; ++i)
                         y[i] *= beta_;
             }
+            else // a scaled product without bias
+                std::fill (y, y + out_.numElements(), 0.0f);
             if (folded_)
             {
                 plan_.run ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, alpha_, scratch);
