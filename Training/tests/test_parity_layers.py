@@ -68,6 +68,10 @@ CASES = {
     "conv1d_same": (lambda: nn.Conv1d(4, 6, 4, padding="same"), (1, 4, 17)),
     "conv1d_groups": (lambda: nn.Conv1d(6, 9, 3, groups=3, padding=1), (1, 6, 12)),
     "conv1d_no_bias_1x1": (lambda: nn.Conv1d(5, 7, 1, bias=False), (1, 5, 11)),
+    # Unpadded 1-wide kernels: the input read in place, the products written as the output rows.
+    "conv2d_1x1_relu_groups": (lambda: nn.Sequential(nn.Conv2d(6, 8, 1, groups=2), nn.ReLU()), (2, 6, 5, 7)),
+    "conv2d_3x1_padded_rows_relu": (lambda: nn.Sequential(nn.Conv2d(3, 4, (3, 1), padding=(1, 0)), nn.ReLU()), (1, 3, 9, 6)),
+    "conv1d_1x1_several_chunks": (lambda: nn.Conv1d(4, 40, 1), (1, 4, 3000)),
     "conv2d": (lambda: nn.Conv2d(3, 5, 3), (1, 3, 10, 12)),
     "conv2d_stride_pad": (lambda: nn.Conv2d(3, 5, (3, 5), stride=(2, 1), padding=(1, 2)), (2, 3, 11, 13)),
     "conv2d_same_dilation": (lambda: nn.Conv2d(3, 4, 3, padding="same", dilation=2), (1, 3, 9, 9)),

@@ -126,7 +126,8 @@ namespace
                     const int64_t padded = checkedMul (cinG, checkedMul (paddedH_, paddedW_, what), what);
                     if (padded > kMaxElements)
                         throw ModelError ("the conv's padded input would hold more than 2^40 floats");
-                    paddedFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (padded));
+                    // Unpadded, the input is its own plane, read in place.
+                    paddedFloats_ = padH_ == 0 && padW_ == 0 ? 0 : AlignedBuffer::roundUp (static_cast<std::size_t> (padded));
                     shiftedColumns_ = outH_ * paddedW_ - (paddedW_ - outW_);
                     // Output chunks of about 128 KiB.
                     const int64_t outFit = (int64_t { 1 } << 15) / (outChannels_ / groups_) / panelColumns_ * panelColumns_;
@@ -137,7 +138,10 @@ namespace
                         for (int64_t ky = 0; ky < kH_; ++ky)
                             for (int64_t kx = 0; kx < kW_; ++kx)
                                 tapOffsets_.push_back (c * paddedH_ * paddedW_ + ky * dilH_ * paddedW_ + kx * dilW_);
-                    chunkOutFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
+                    // Where every padded-width position is an output (a 1-wide kernel over an
+                    // unpadded width), the products are the output rows themselves, written in place.
+                    chunkOutFloats_ = paddedW_ == outW_ ? 0
+                                                        : AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outChannels_ / groups_, chunk_, what)));
                     strategy_ = Strategy::shiftedPlane;
                     if (numSpatial == 2 && kH_ == 3 && kW_ == 3 && dilH_ == 1 && dilW_ == 1 && cinG >= kWinogradMinChannels
                         && outChannels_ / groups_ >= kWinogradMinChannels && plan_.kernels().winogradInput != nullptr)
@@ -463,10 +467,10 @@ namespace
             Work work;
             if (strategy_ == Strategy::winograd)
             {
-                // The padded rows split (read and written), each tile's 16 inputs
-                // read and 16 transformed values written per input channel, 16 products per tile and
-                // output channel written and read back, the outputs written; 16 products per chunk.
-                // Tiles count each tile row's extra one.
+                // The padded rows split (read and written), each tile's 16 inputs read and 16
+                // transformed values written per input channel, 16 products per tile and output
+                // channel written and read back, the outputs written; 16 products per chunk. Tiles
+                // count each tile row's extra one.
                 const auto cinG = static_cast<double> (inChannels_ / groups_);
                 const auto tiles = static_cast<double> (tilesH_ * splitRow_);
                 const double chunks = std::ceil (tiles / static_cast<double> (winogradChunk_));
@@ -538,9 +542,10 @@ namespace
         {
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_, patch = cinG * kH_ * kW_;
             const int64_t plane = paddedH_ * paddedW_;
-            float* padded = scratch;
-            float* chunkOut = padded + paddedFloats_;
-            for (int64_t c = 0; c < cinG; ++c)
+            float* chunkOut = scratch + paddedFloats_;
+            const bool inPlace = padH_ == 0 && padW_ == 0;
+            float* padded = inPlace ? nullptr : scratch;
+            for (int64_t c = 0; c < cinG && ! inPlace; ++c)
             {
                 float* dst = padded + c * plane;
                 std::fill (dst, dst + padH_ * paddedW_, 0.0f);
@@ -553,6 +558,7 @@ namespace
                 }
                 std::fill (dst + (padH_ + inH_) * paddedW_, dst + plane, 0.0f);
             }
+            const float* input = inPlace ? x : padded;
             if (pooled())
             {
                 // A fused 2x1 max pooling: each pooled row is the max of two output rows computed
@@ -561,15 +567,23 @@ namespace
                 for (int64_t py = 0; py < pooling_.outH; ++py)
                 {
                     const int64_t oy = 2 * py, pairStride = oy + 1 < outH_ ? paddedW_ : 0;
-                    plan_.kernels().shiftedRowPairs (coutG, outW_, patch, weights.packed, padded + oy * paddedW_, tapOffsets_.data(), pairStride, bias,
+                    plan_.kernels().shiftedRowPairs (coutG, outW_, patch, weights.packed, input + oy * paddedW_, tapOffsets_.data(), pairStride, bias,
                                                      relu_, y + py * outW_, pooledPlane);
                 }
                 return;
             }
+            const int64_t spatialOut = outH_ * outW_;
             for (int64_t j0 = 0; j0 < shiftedColumns_; j0 += chunk_)
             {
                 const int64_t count = std::min (chunk_, shiftedColumns_ - j0);
-                plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, padded + j0, tapOffsets_.data(), bias, chunkOut, count);
+                if (paddedW_ == outW_) // the positions are the outputs: no copy out
+                {
+                    plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, input + j0, tapOffsets_.data(), bias, y + j0, spatialOut);
+                    for (int64_t co = 0; co < coutG && relu_; ++co)
+                        plan_.kernels().copy (y + co * spatialOut + j0, y + co * spatialOut + j0, count, true);
+                    continue;
+                }
+                plan_.kernels().shiftedGemm (coutG, count, patch, weights.packed, input + j0, tapOffsets_.data(), bias, chunkOut, count);
                 for (int64_t co = 0; co < coutG; ++co)
                 {
                     const float* from = chunkOut + co * count - j0;
