@@ -94,34 +94,41 @@ namespace
         }
     }
 
-    /** Writes one output row of W tiles: `left` and `right` are the tiles' two columns. Without
-        pooling (poolW 1) they go side by side into the first `width` columns of y; with it, each
-        tile's max (NaN winning, as torch's max pooling) goes to y[t] for the first ceil(width / 2)
-        tiles (a tile whose right column is beyond `width` gives its left one). */
-    inline void winogradStoreRow (Reg left, Reg right, float* y, int64_t width, int poolW) noexcept
+    /** Writes one output row of W tiles: `left` and `right` are the tiles' two columns, before
+        the bias and the relu, which are applied after the pooling (the same numbers: both are
+        monotonic, and NaN passes both). Without pooling (poolW 1) they go side by side into the
+        first `width` columns of y; with it, each tile's max (NaN winning, as torch's max pooling)
+        goes to y[t] for the first ceil(width / 2) tiles (a tile whose right column is beyond
+        `width` gives its left one). */
+    inline void winogradStoreRow (Reg left, Reg right, Reg bias, bool relu, float* y, int64_t width, int poolW) noexcept
     {
         constexpr int W = Vec::width;
         if (width <= 0)
             return;
+        const auto finish = [bias, relu] (Reg v) {
+            v = Vec::add (v, bias);
+            return relu ? Vec::maxNaN (v, Vec::zero()) : v;
+        };
         if (poolW == 2)
         {
             const int64_t tiles = (width + 1) / 2;
             Reg pooled = Vec::maxNaN (left, right);
             if ((width & 1) != 0 && tiles <= W)
             {
-                // The last tile has its left column only.
-                alignas (64) float lefts[W], maxima[W];
-                Vec::store (lefts, left);
-                Vec::store (maxima, pooled);
-                maxima[tiles - 1] = lefts[tiles - 1];
-                pooled = Vec::load (maxima);
+                // The last tile has its left column only: lanes from tiles - 1 on take it.
+                alignas (64) static constexpr float kLanes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+                static_assert (W <= 16);
+                pooled = Vec::selectLess (Vec::load (kLanes), Vec::set1 (static_cast<float> (tiles - 1)), pooled, left);
             }
+            pooled = finish (pooled);
             if (tiles >= W)
                 Vec::store (y, pooled);
             else
                 Vec::storeFirst (y, pooled, static_cast<int> (tiles));
             return;
         }
+        left = finish (left);
+        right = finish (right);
         const Reg low = Vec::interleaveLow (left, right), high = Vec::interleaveHigh (left, right);
         if (width >= 2 * W)
         {
@@ -143,8 +150,8 @@ namespace
         row 1, columns 2t and 2t + 1, of which the first `width` columns count. Without pooling
         (poolH 1) rows 0 and 1 go to y0 and y1; with it, their max goes to y0. */
     template <bool Full>
-    inline void winogradOutputTiles (const float* m, int64_t xiStride, int lanes, Reg bias, bool relu, float* y0, float* y1, int64_t rows,
-                                     int64_t width, int poolH, int poolW) noexcept
+    __attribute__ ((always_inline)) inline void winogradOutputTiles (const float* m, int64_t xiStride, int lanes, Reg bias, bool relu, float* y0,
+                                                                     float* y1, int64_t rows, int64_t width, int poolH, int poolW) noexcept
     {
         const auto load = [&] (int xi) { return Full ? Vec::load (m + xi * xiStride) : Vec::loadFirst (m + xi * xiStride, lanes); };
         Reg a[4], b[4];
@@ -156,24 +163,23 @@ namespace
             a[k] = Vec::add (Vec::add (m0, m1), m2);
             b[k] = Vec::sub (Vec::sub (m1, m2), m3);
         }
-        const auto finish = [relu] (Reg v) { return relu ? Vec::maxNaN (v, Vec::zero()) : v; };
         // A along each row: its two columns.
-        Reg left0 = finish (Vec::add (Vec::add (Vec::add (a[0], a[1]), a[2]), bias));
-        Reg right0 = finish (Vec::add (Vec::sub (Vec::sub (a[1], a[2]), a[3]), bias));
+        const Reg left0 = Vec::add (Vec::add (a[0], a[1]), a[2]);
+        const Reg right0 = Vec::sub (Vec::sub (a[1], a[2]), a[3]);
         if (rows < 2)
         {
-            winogradStoreRow (left0, right0, y0, width, poolW);
+            winogradStoreRow (left0, right0, bias, relu, y0, width, poolW);
             return;
         }
-        const Reg left1 = finish (Vec::add (Vec::add (Vec::add (b[0], b[1]), b[2]), bias));
-        const Reg right1 = finish (Vec::add (Vec::sub (Vec::sub (b[1], b[2]), b[3]), bias));
+        const Reg left1 = Vec::add (Vec::add (b[0], b[1]), b[2]);
+        const Reg right1 = Vec::sub (Vec::sub (b[1], b[2]), b[3]);
         if (poolH == 2)
         {
-            winogradStoreRow (Vec::maxNaN (left0, left1), Vec::maxNaN (right0, right1), y0, width, poolW);
+            winogradStoreRow (Vec::maxNaN (left0, left1), Vec::maxNaN (right0, right1), bias, relu, y0, width, poolW);
             return;
         }
-        winogradStoreRow (left0, right0, y0, width, poolW);
-        winogradStoreRow (left1, right1, y1, width, poolW);
+        winogradStoreRow (left0, right0, bias, relu, y0, width, poolW);
+        winogradStoreRow (left1, right1, bias, relu, y1, width, poolW);
     }
 
     /** The output transform of `count` consecutive tiles of one tile row, for each of `channels`
