@@ -17,6 +17,49 @@ namespace
     // registers, 8 with 16).
     constexpr int kQueryRows = Vec::width >= 16 ? 8 : 4;
 
+    /** to[c * toStride + r] = from[r * fromStride + c] for r, c < 4: one 4x4 block of a transpose,
+        in 4-float registers (SSE on x86, NEON on arm64). */
+    inline void transpose4x4 (const float* from, int64_t fromStride, float* to, int64_t toStride) noexcept
+    {
+#if defined(__aarch64__)
+        const float32x4x2_t top = vtrnq_f32 (vld1q_f32 (from), vld1q_f32 (from + fromStride));
+        const float32x4x2_t bottom = vtrnq_f32 (vld1q_f32 (from + 2 * fromStride), vld1q_f32 (from + 3 * fromStride));
+        vst1q_f32 (to, vcombine_f32 (vget_low_f32 (top.val[0]), vget_low_f32 (bottom.val[0])));
+        vst1q_f32 (to + toStride, vcombine_f32 (vget_low_f32 (top.val[1]), vget_low_f32 (bottom.val[1])));
+        vst1q_f32 (to + 2 * toStride, vcombine_f32 (vget_high_f32 (top.val[0]), vget_high_f32 (bottom.val[0])));
+        vst1q_f32 (to + 3 * toStride, vcombine_f32 (vget_high_f32 (top.val[1]), vget_high_f32 (bottom.val[1])));
+#else
+        __m128 r0 = _mm_loadu_ps (from), r1 = _mm_loadu_ps (from + fromStride), r2 = _mm_loadu_ps (from + 2 * fromStride),
+               r3 = _mm_loadu_ps (from + 3 * fromStride);
+        _MM_TRANSPOSE4_PS (r0, r1, r2, r3);
+        _mm_storeu_ps (to, r0);
+        _mm_storeu_ps (to + toStride, r1);
+        _mm_storeu_ps (to + 2 * toStride, r2);
+        _mm_storeu_ps (to + 3 * toStride, r3);
+#endif
+    }
+
+    /** keys [d][sp] = k [s][d] transposed, keys beyond s zero: 4x4 blocks in registers. */
+    inline void transposeKeys (const float* k, int64_t s, int64_t d, int64_t sp, float* keys) noexcept
+    {
+        int64_t j = 0;
+        for (; j + 4 <= s; j += 4)
+        {
+            int64_t c = 0;
+            for (; c + 4 <= d; c += 4)
+                transpose4x4 (k + j * d + c, d, keys + c * sp + j, sp);
+            for (; c < d; ++c)
+                for (int64_t i = j; i < j + 4; ++i)
+                    keys[c * sp + i] = k[i * d + c];
+        }
+        for (; j < s; ++j)
+            for (int64_t c = 0; c < d; ++c)
+                keys[c * sp + j] = k[j * d + c];
+        for (int64_t c = 0; c < d; ++c)
+            for (j = s; j < sp; ++j)
+                keys[c * sp + j] = 0.0f;
+    }
+
     inline int64_t paddedKeys (int64_t s) noexcept { return (s + kKeyBlock - 1) / kKeyBlock * kKeyBlock; }
 
     inline std::size_t attentionScratchFloatsImpl (int64_t s, int64_t d) noexcept
@@ -95,13 +138,7 @@ namespace
         const int64_t sp = paddedKeys (s);
         float* keys = scratch;            // [d][sp]: K transposed, zero-padded
         float* scores = scratch + d * sp; // [R][sp]
-        for (int64_t c = 0; c < d; ++c)
-        {
-            for (int64_t j = 0; j < s; ++j)
-                keys[c * sp + j] = k[j * d + c];
-            for (int64_t j = s; j < sp; ++j)
-                keys[c * sp + j] = 0.0f;
-        }
+        transposeKeys (k, s, d, sp, keys);
         const Reg factor = Vec::set1 (scale);
         for (int64_t i0 = 0; i0 < l; i0 += R)
         {
