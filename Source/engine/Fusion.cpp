@@ -4,6 +4,74 @@
 
 namespace sonotype::engine
 {
+namespace
+{
+    /** Row-major strides of `shape`. */
+    std::vector<int64_t> contiguousStrides (const Shape& shape)
+    {
+        std::vector<int64_t> strides (static_cast<std::size_t> (shape.rank()), 1);
+        for (int axis = shape.rank() - 2; axis >= 0; --axis)
+            strides[static_cast<std::size_t> (axis)] = strides[static_cast<std::size_t> (axis) + 1] * shape[axis + 1];
+        return strides;
+    }
+
+    /** A permute whose producer can write its output in the permuted layout, or whose one reader
+        can read the permute's input through strides, is not run: the producer writes (or the
+        reader reads) through the permutation's strides instead (a transformer's heads split
+        and merged around attention). */
+    void absorbPermutes (Graph& graph, const std::vector<int>& readers, const std::vector<int>& producer)
+    {
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n)
+        {
+            auto& node = graph.nodes[n];
+            const auto perm = node.kernel->permutation();
+            if (! perm || node.inputs.size() != 1 || ! node.inputs[0].present() || node.outputs.size() != 1)
+                continue;
+            const auto in = node.inputs[0].index(), out = node.outputs[0].index();
+            const Shape& inShape = graph.shapes[in];
+            const Shape& outShape = graph.shapes[out];
+            const int from = producer[in];
+            if (readers[in] == 1 && from >= 0 && graph.nodes[static_cast<std::size_t> (from)].outputs[0].index() == in)
+            {
+                // The producer's element idx goes where the permute would put it.
+                const auto outStrides = contiguousStrides (outShape);
+                std::vector<int64_t> strides (outStrides.size());
+                for (std::size_t a = 0; a < perm->size(); ++a)
+                    strides[static_cast<std::size_t> ((*perm)[a])] = outStrides[a];
+                if (graph.nodes[static_cast<std::size_t> (from)].kernel->writeOutputStrided (strides))
+                {
+                    node.kernel = kernels::makeAlias();
+                    node.fusedInto = from;
+                    continue;
+                }
+            }
+            if (readers[out] != 1)
+                continue;
+            for (std::size_t r = n + 1; r < graph.nodes.size(); ++r)
+            {
+                auto& reader = graph.nodes[r];
+                for (std::size_t i = 0; i < reader.inputs.size(); ++i)
+                {
+                    if (! reader.inputs[i].present() || reader.inputs[i].index() != out)
+                        continue;
+                    // The reader's element idx of the permute's output, in the permute's input.
+                    const auto inStrides = contiguousStrides (inShape);
+                    std::vector<int64_t> strides (inStrides.size());
+                    for (std::size_t a = 0; a < perm->size(); ++a)
+                        strides[a] = inStrides[static_cast<std::size_t> ((*perm)[a])];
+                    if (reader.kernel->readInputStrided (i, strides))
+                    {
+                        reader.inputs[i] = node.inputs[0];
+                        node.kernel = kernels::makeAlias();
+                        node.fusedInto = static_cast<int> (r);
+                    }
+                    r = graph.nodes.size(); // the one reader found
+                    break;
+                }
+            }
+        }
+    }
+} // namespace
 
 void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budget)
 {
@@ -49,6 +117,7 @@ void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budge
             producer[node.outputs[0].index()] = producer[source];
         }
     }
+    absorbPermutes (graph, readers, producer);
 }
 
 } // namespace sonotype::engine

@@ -97,12 +97,13 @@ void Model::build (LoadBudget& budget)
     info_.scores = outputScores (graph_);
 
     const auto readers = countReaders (graph_);
-    fuseNodes (graph_, readers, budget);
-    // Outputs nothing reads (attention's probabilities, say) need not be computed.
+    // Outputs nothing reads (attention's probabilities, say) need not be computed; an op told so
+    // may then fuse more.
     for (auto& node : graph_.nodes)
         for (std::size_t i = 1; i < node.outputs.size(); ++i)
             if (readers[node.outputs[i].index()] == 0)
                 node.kernel->outputUnused (i);
+    fuseNodes (graph_, readers, budget);
 
     info_.metadata = metadata;
     info_.numParameters = file_.numWeightFloats();

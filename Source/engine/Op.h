@@ -135,6 +135,17 @@ public:
         pooled one, in the pooling output's layout; false if it cannot. */
     virtual bool fuseMaxPool (const MaxPoolTiling& /*pooling*/) noexcept { return false; }
 
+    // ----- layout at load (engine/Fusion.h): a permute read or written through strides -------------
+    /** When this op is a permute: for each output axis, the input axis it takes. */
+    virtual std::optional<std::vector<int>> permutation() const { return std::nullopt; }
+    /** Reads input `input` through strides: element idx of that input (its declared shape) at
+        sum idx[a] * strides[a] of the buffer it is given (a permute's input: the permute is then
+        not run). False if this op cannot (then nothing changed). */
+    virtual bool readInputStrided (std::size_t /*input*/, const std::vector<int64_t>& /*strides*/) noexcept { return false; }
+    /** Writes output 0 through strides: element idx at sum idx[a] * strides[a] of its buffer (the
+        layout of the permute that reads it, which is then not run). False if this op cannot. */
+    virtual bool writeOutputStrided (const std::vector<int64_t>& /*strides*/) noexcept { return false; }
+
     virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
 };
 

@@ -412,7 +412,7 @@ TEST_CASE ("every packing kernel path: two rows of the implicit-im2col product m
     }
 }
 
-TEST_CASE ("every kernel path: fused attention of any head size, with and without a mask", "[engine][kernels]")
+TEST_CASE ("every kernel path: fused attention of any head size, with and without a mask, rows contiguous or strided", "[engine][kernels]")
 {
     std::mt19937 random (5);
     for (const auto& path : engine::supportedKernelPaths())
@@ -421,50 +421,58 @@ TEST_CASE ("every kernel path: fused attention of any head size, with and withou
         INFO ("kernel path " << path.name);
         for (const auto& shape : { std::array<int64_t, 4> { 1, 1, 1, 1 }, { 52, 52, 24, 24 }, { 7, 13, 16, 40 }, { 33, 100, 64, 64 }, { 9, 5, 3, 17 } })
             for (bool masked : { false, true })
-            {
-                const int64_t l = shape[0], s = shape[1], d = shape[2], dv = shape[3];
-                INFO ("l " << l << " s " << s << " d " << d << " dv " << dv << " masked " << masked);
-                const auto q = randomValues (static_cast<std::size_t> (l * d), random), keys = randomValues (static_cast<std::size_t> (s * d), random);
-                const auto v = randomValues (static_cast<std::size_t> (s * dv), random);
-                std::vector<float> mask (static_cast<std::size_t> (l * s), 0.0f);
-                if (masked)
+                for (bool strided : { false, true })
                 {
-                    std::uniform_real_distribution<float> uniform (-2.0f, 2.0f);
-                    for (auto& m : mask)
-                        m = uniform (random) > 1.5f ? -std::numeric_limits<float>::infinity() : uniform (random);
-                    for (int64_t j = 0; j < s; ++j)
-                        mask[static_cast<std::size_t> (j)] = -std::numeric_limits<float>::infinity(); // row 0 wholly masked
-                }
-                const float scale = 1.0f / std::sqrt (static_cast<float> (d));
-                std::vector<float> out (static_cast<std::size_t> (l * dv) + 8, 7.0f), scratch (k.attentionScratchFloats (s, d));
-                k.attention (q.data(), keys.data(), v.data(), out.data(), l, s, d, dv, scale, masked ? mask.data() : nullptr, s, 1, scratch.data());
-                double worst = 0.0;
-                for (int64_t i = 0; i < l; ++i)
-                {
-                    std::vector<double> p (static_cast<std::size_t> (s));
-                    double maximum = -std::numeric_limits<double>::infinity(), sum = 0.0;
-                    for (int64_t j = 0; j < s; ++j)
+                    const int64_t l = shape[0], s = shape[1], d = shape[2], dv = shape[3];
+                    // Strided: rows further apart than they are long (a head's columns within all heads' rows).
+                    const int64_t ldq = strided ? d + 5 : d, ldk = strided ? d + 2 : d, ldv = strided ? dv + 7 : dv, ldo = strided ? dv + 3 : dv;
+                    INFO ("l " << l << " s " << s << " d " << d << " dv " << dv << " masked " << masked << " strided " << strided);
+                    const auto q = randomValues (static_cast<std::size_t> (l * ldq), random), keys = randomValues (static_cast<std::size_t> (s * ldk), random);
+                    const auto v = randomValues (static_cast<std::size_t> (s * ldv), random);
+                    std::vector<float> mask (static_cast<std::size_t> (l * s), 0.0f);
+                    if (masked)
                     {
-                        double dot = 0.0;
-                        for (int64_t c = 0; c < d; ++c)
-                            dot += static_cast<double> (q[static_cast<std::size_t> (i * d + c)]) * keys[static_cast<std::size_t> (j * d + c)];
-                        p[static_cast<std::size_t> (j)] = dot * scale + mask[static_cast<std::size_t> (i * s + j)];
-                        maximum = std::max (maximum, p[static_cast<std::size_t> (j)]);
-                    }
-                    for (auto& x : p)
-                        sum += (x = std::isinf (maximum) ? 0.0 : std::exp (x - maximum));
-                    for (int64_t c = 0; c < dv; ++c)
-                    {
-                        double expected = 0.0;
+                        std::uniform_real_distribution<float> uniform (-2.0f, 2.0f);
+                        for (auto& m : mask)
+                            m = uniform (random) > 1.5f ? -std::numeric_limits<float>::infinity() : uniform (random);
                         for (int64_t j = 0; j < s; ++j)
-                            expected += (sum > 0.0 ? p[static_cast<std::size_t> (j)] / sum : 0.0) * v[static_cast<std::size_t> (j * dv + c)];
-                        worst = std::max (worst, std::abs (expected - out[static_cast<std::size_t> (i * dv + c)]));
+                            mask[static_cast<std::size_t> (j)] = -std::numeric_limits<float>::infinity(); // row 0 wholly masked
                     }
+                    const float scale = 1.0f / std::sqrt (static_cast<float> (d));
+                    std::vector<float> out (static_cast<std::size_t> (l * ldo) + 8, 7.0f), scratch (k.attentionScratchFloats (s, d));
+                    k.attention (q.data(), ldq, keys.data(), ldk, v.data(), ldv, out.data(), ldo, l, s, d, dv, scale, masked ? mask.data() : nullptr, s,
+                                 1, scratch.data());
+                    double worst = 0.0;
+                    bool othersKept = true;
+                    for (int64_t i = 0; i < l; ++i)
+                    {
+                        std::vector<double> p (static_cast<std::size_t> (s));
+                        double maximum = -std::numeric_limits<double>::infinity(), sum = 0.0;
+                        for (int64_t j = 0; j < s; ++j)
+                        {
+                            double dot = 0.0;
+                            for (int64_t c = 0; c < d; ++c)
+                                dot += static_cast<double> (q[static_cast<std::size_t> (i * ldq + c)]) * keys[static_cast<std::size_t> (j * ldk + c)];
+                            p[static_cast<std::size_t> (j)] = dot * scale + mask[static_cast<std::size_t> (i * s + j)];
+                            maximum = std::max (maximum, p[static_cast<std::size_t> (j)]);
+                        }
+                        for (auto& x : p)
+                            sum += (x = std::isinf (maximum) ? 0.0 : std::exp (x - maximum));
+                        for (int64_t c = 0; c < dv; ++c)
+                        {
+                            double expected = 0.0;
+                            for (int64_t j = 0; j < s; ++j)
+                                expected += (sum > 0.0 ? p[static_cast<std::size_t> (j)] / sum : 0.0) * v[static_cast<std::size_t> (j * ldv + c)];
+                            worst = std::max (worst, std::abs (expected - out[static_cast<std::size_t> (i * ldo + c)]));
+                        }
+                        for (int64_t c = dv; c < ldo; ++c) // nothing written between the rows
+                            othersKept = othersKept && out[static_cast<std::size_t> (i * ldo + c)] == 7.0f;
+                    }
+                    CHECK (worst < 2e-6);
+                    CHECK (othersKept);
+                    for (std::size_t i = static_cast<std::size_t> (l * ldo); i < out.size(); ++i) // nothing written beyond the output
+                        CHECK (out[i] == 7.0f);
                 }
-                CHECK (worst < 2e-6);
-                for (std::size_t i = static_cast<std::size_t> (l * dv); i < out.size(); ++i) // nothing written beyond the output
-                    CHECK (out[i] == 7.0f);
-            }
     }
 }
 

@@ -46,6 +46,16 @@ def test_transformer_encoder(batch_first, norm_first, activation, mask_kind):
     assert_parity(model, x)
 
 
+@pytest.mark.parametrize("batch_first,mask_kind", list(itertools.product([True, False], ["none", "causal_float"])))
+def test_transformer_encoder_batch_of_three(batch_first, mask_kind):
+    """Three sequences: each (batch, head) matrix of attention at its own offset, read and written
+    through the strides of the permutes that split and merge the heads."""
+    torch.manual_seed(9)
+    model = Encoder(batch_first, False, "relu", mask_kind)
+    x = torch.randn(3, LENGTH, D_MODEL) if batch_first else torch.randn(LENGTH, 3, D_MODEL)
+    assert_parity(model, x)
+
+
 class Attention(nn.Module):
     def __init__(self, batch_first=True, need_weights=True, average=True, kdim=None, vdim=None, self_attention=True, **kwargs):
         super().__init__()
@@ -91,6 +101,15 @@ def test_multihead_attention(case):
             model.mha.bias_k.normal_()
             model.mha.bias_v.normal_()
     x = torch.randn(1, LENGTH, D_MODEL) if options.get("batch_first", True) else torch.randn(LENGTH, 1, D_MODEL)
+    assert_parity(model, x)
+
+
+@pytest.mark.parametrize("case", ["self_no_weights", "seq_first_no_weights", "cross_attention"])
+def test_multihead_attention_batch_of_two(case):
+    torch.manual_seed(13)
+    options = MHA_CASES[case]
+    model = Attention(**options)
+    x = torch.randn(2, LENGTH, D_MODEL) if options.get("batch_first", True) else torch.randn(LENGTH, 2, D_MODEL)
     assert_parity(model, x)
 
 

@@ -8,6 +8,7 @@
 #include "engine/kernels/Kernels.h"
 #include "engine/file/ModelError.h"
 
+#include <array>
 
 namespace sonotype::engine::kernels
 {
@@ -61,6 +62,18 @@ namespace
                         maskOffsets_.push_back (offsets[0] + j * inner);
                 });
             }
+            // Each batch's q, k, v and output matrices, contiguous until a permute is absorbed.
+            rank_ = rank;
+            for (int axis = 0; axis < rank - 2; ++axis)
+                batchShape_.push (q[axis]);
+            args.claimTable (static_cast<std::uint64_t> (4 * numBatches_), sizeof (int64_t), "attention batch offsets");
+            const int64_t rows[4] = { l_, s_, s_, l_ }, columns[4] = { d_, d_, dv_, dv_ };
+            for (std::size_t t = 0; t < 4; ++t)
+            {
+                rowStrides_[t] = columns[t];
+                for (int64_t b = 0; b < numBatches_; ++b)
+                    batchOffsets_[t].push_back (b * rows[t] * columns[t]);
+            }
             scores_ = GemmPlan (l_, s_, d_);
             values_ = GemmPlan (l_, dv_, s_);
             scoreFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (scores.product (rank - 2, rank)));
@@ -100,6 +113,15 @@ namespace
             if (i == 1)
                 withWeights_ = false; // nobody reads the probabilities: the fused kernel may run
         }
+        // q, k or v read through a permute's strides (the heads split from a [..., tokens, heads,
+        // features] product), the output written through them (the heads merged back): rows
+        // must keep their features contiguous. Only the fused kernel does.
+        bool readInputStrided (std::size_t input, const std::vector<int64_t>& strides) noexcept override
+        {
+            return input < 3 && setStrides (input, strides);
+        }
+        bool writeOutputStrided (const std::vector<int64_t>& strides) noexcept override { return setStrides (3, strides); }
+
         double multiplyAdds() const noexcept override
         {
             return static_cast<double> (numBatches_) * static_cast<double> (l_) * static_cast<double> (s_) * static_cast<double> (d_ + dv_);
@@ -117,10 +139,10 @@ namespace
             if (! withWeights_)
             {
                 // The fused kernel: no score matrix, no packing.
-                for (int64_t b = 0; b < numBatches_; ++b)
-                    scores_.kernels().attention (in[0] + b * l_ * d_, in[1] + b * s_ * d_, in[2] + b * s_ * dv_, out[0] + b * l_ * dv_, l_, s_, d_, dv_,
-                                                 scale_, hasMask_ ? in[3] + maskOffsets_[static_cast<std::size_t> (b)] : nullptr, maskRow_, maskColumn_,
-                                                 scratch);
+                for (std::size_t b = 0; b < static_cast<std::size_t> (numBatches_); ++b)
+                    scores_.kernels().attention (in[0] + batchOffsets_[0][b], rowStrides_[0], in[1] + batchOffsets_[1][b], rowStrides_[1],
+                                                 in[2] + batchOffsets_[2][b], rowStrides_[2], out[0] + batchOffsets_[3][b], rowStrides_[3], l_, s_, d_,
+                                                 dv_, scale_, hasMask_ ? in[3] + maskOffsets_[b] : nullptr, maskRow_, maskColumn_, scratch);
                 return;
             }
             float* gemmScratch = scratch + scoreFloats_;
@@ -145,7 +167,35 @@ namespace
         }
 
     private:
+        /** Matrix t (q, k, v, out) through `strides` over its shape: the batch offsets and the row
+            stride from them. */
+        bool setStrides (std::size_t t, const std::vector<int64_t>& strides) noexcept
+        {
+            const auto r = static_cast<std::size_t> (rank_);
+            if (withWeights_ || strides.size() != r || strides[r - 1] != 1)
+                return false;
+            rowStrides_[t] = strides[r - 2];
+            std::array<int64_t, kMaxRank> index {};
+            for (auto& offset : batchOffsets_[t])
+            {
+                offset = 0;
+                for (std::size_t axis = 0; axis + 2 < r; ++axis)
+                    offset += index[axis] * strides[axis];
+                for (int axis = rank_ - 3; axis >= 0; --axis) // the next batch, row-major
+                {
+                    if (++index[static_cast<std::size_t> (axis)] < batchShape_[axis])
+                        break;
+                    index[static_cast<std::size_t> (axis)] = 0;
+                }
+            }
+            return true;
+        }
+
         int64_t l_ = 0, s_ = 0, d_ = 0, dv_ = 0, numBatches_ = 1;
+        int rank_ = 0;
+        Shape batchShape_;
+        std::array<std::vector<int64_t>, 4> batchOffsets_;
+        std::array<int64_t, 4> rowStrides_ {};
         float scale_ = 1.0f;
         bool withWeights_ = false, hasMask_ = false;
         int64_t maskRow_ = 0, maskColumn_ = 0;

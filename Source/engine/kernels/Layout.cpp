@@ -70,12 +70,14 @@ namespace
                 seen[static_cast<std::size_t> (p)] = true;
                 computed.push (in[static_cast<int> (p)]);
                 strides_[0][i] = inStrides[static_cast<std::size_t> (p)];
+                perm_.push_back (p);
             }
             args.checkOutput (0, computed);
             work_ = stridedCopyWork (out_, strides_, in.numElements());
         }
 
         Work work() const noexcept override { return work_; }
+        std::optional<std::vector<int>> permutation() const override { return perm_; }
 
         void run (const float* const* in, float* const* out, float*) const noexcept override
         {
@@ -85,6 +87,7 @@ namespace
     private:
         Shape out_;
         std::array<Strides, 1> strides_ {};
+        std::vector<int> perm_;
         Work work_;
     };
 

@@ -39,22 +39,22 @@ namespace
 #endif
     }
 
-    /** keys [d][sp] = k [s][d] transposed, keys beyond s zero: 4x4 blocks in registers. */
-    inline void transposeKeys (const float* k, int64_t s, int64_t d, int64_t sp, float* keys) noexcept
+    /** keys [d][sp] = k [s][d] (rows ldk apart) transposed, keys beyond s zero: 4x4 blocks in registers. */
+    inline void transposeKeys (const float* k, int64_t ldk, int64_t s, int64_t d, int64_t sp, float* keys) noexcept
     {
         int64_t j = 0;
         for (; j + 4 <= s; j += 4)
         {
             int64_t c = 0;
             for (; c + 4 <= d; c += 4)
-                transpose4x4 (k + j * d + c, d, keys + c * sp + j, sp);
+                transpose4x4 (k + j * ldk + c, ldk, keys + c * sp + j, sp);
             for (; c < d; ++c)
                 for (int64_t i = j; i < j + 4; ++i)
-                    keys[c * sp + i] = k[i * d + c];
+                    keys[c * sp + i] = k[i * ldk + c];
         }
         for (; j < s; ++j)
             for (int64_t c = 0; c < d; ++c)
-                keys[c * sp + j] = k[j * d + c];
+                keys[c * sp + j] = k[j * ldk + c];
         for (int64_t c = 0; c < d; ++c)
             for (j = s; j < sp; ++j)
                 keys[c * sp + j] = 0.0f;
@@ -67,9 +67,10 @@ namespace
         return static_cast<std::size_t> (paddedKeys (s) * (d + kQueryRows));
     }
 
-    /** y[r, 0 .. width) = inverse[r] * sum_j p[r, j] v[j, 0 .. width) for R rows (rows of them stored), width <= W. */
-    inline void weightedRowsOne (const float* p, int64_t sp, const float* v, int64_t dv, int64_t s, int width, const float* inverse, float* y,
-                                 int64_t rows) noexcept
+    /** y[r, 0 .. width) = inverse[r] * sum_j p[r, j] v[j, 0 .. width) for R rows (rows of them stored), width <= W;
+        rows of v ldv apart, of y ldy apart. */
+    inline void weightedRowsOne (const float* p, int64_t sp, const float* v, int64_t ldv, int64_t s, int width, const float* inverse, float* y,
+                                 int64_t ldy, int64_t rows) noexcept
     {
         constexpr int W = Vec::width, R = kQueryRows;
         Reg acc[R];
@@ -77,7 +78,7 @@ namespace
             acc[r] = Vec::zero();
         for (int64_t j = 0; j < s; ++j)
         {
-            const Reg vj = width == W ? Vec::load (v + j * dv) : Vec::loadFirst (v + j * dv, width);
+            const Reg vj = width == W ? Vec::load (v + j * ldv) : Vec::loadFirst (v + j * ldv, width);
 #pragma GCC unroll 8
             for (int r = 0; r < R; ++r)
                 acc[r] = Vec::fma (Vec::set1 (p[r * sp + j]), vj, acc[r]);
@@ -90,15 +91,15 @@ namespace
                 break;
             const Reg result = Vec::mul (acc[r], Vec::set1 (inverse[r]));
             if (width == W)
-                Vec::store (y + r * dv, result);
+                Vec::store (y + r * ldy, result);
             else
-                Vec::storeFirst (y + r * dv, result, width);
+                Vec::storeFirst (y + r * ldy, result, width);
         }
     }
 
     /** As weightedRowsOne for W + second columns (0 < second <= W). */
-    inline void weightedRowsTwo (const float* p, int64_t sp, const float* v, int64_t dv, int64_t s, int second, const float* inverse, float* y,
-                                 int64_t rows) noexcept
+    inline void weightedRowsTwo (const float* p, int64_t sp, const float* v, int64_t ldv, int64_t s, int second, const float* inverse, float* y,
+                                 int64_t ldy, int64_t rows) noexcept
     {
         constexpr int W = Vec::width, R = kQueryRows;
         Reg acc0[R], acc1[R];
@@ -106,7 +107,7 @@ namespace
             acc0[r] = acc1[r] = Vec::zero();
         for (int64_t j = 0; j < s; ++j)
         {
-            const float* vj = v + j * dv;
+            const float* vj = v + j * ldv;
             const Reg v0 = Vec::load (vj);
             const Reg v1 = second == W ? Vec::load (vj + W) : Vec::loadFirst (vj + W, second);
 #pragma GCC unroll 8
@@ -123,29 +124,30 @@ namespace
             if (r >= rows)
                 break;
             const Reg scale = Vec::set1 (inverse[r]);
-            Vec::store (y + r * dv, Vec::mul (acc0[r], scale));
+            Vec::store (y + r * ldy, Vec::mul (acc0[r], scale));
             if (second == W)
-                Vec::store (y + r * dv + W, Vec::mul (acc1[r], scale));
+                Vec::store (y + r * ldy + W, Vec::mul (acc1[r], scale));
             else
-                Vec::storeFirst (y + r * dv + W, Vec::mul (acc1[r], scale), second);
+                Vec::storeFirst (y + r * ldy + W, Vec::mul (acc1[r], scale), second);
         }
     }
 
-    inline void attentionImpl (const float* q, const float* k, const float* v, float* out, int64_t l, int64_t s, int64_t d, int64_t dv,
-                               float scale, const float* mask, int64_t maskRow, int64_t maskColumn, float* scratch) noexcept
+    inline void attentionImpl (const float* q, int64_t ldq, const float* k, int64_t ldk, const float* v, int64_t ldv, float* out, int64_t ldo,
+                               int64_t l, int64_t s, int64_t d, int64_t dv, float scale, const float* mask, int64_t maskRow, int64_t maskColumn,
+                               float* scratch) noexcept
     {
         constexpr int W = Vec::width, R = kQueryRows;
         const int64_t sp = paddedKeys (s);
         float* keys = scratch;            // [d][sp]: K transposed, zero-padded
         float* scores = scratch + d * sp; // [R][sp]
-        transposeKeys (k, s, d, sp, keys);
+        transposeKeys (k, ldk, s, d, sp, keys);
         const Reg factor = Vec::set1 (scale);
         for (int64_t i0 = 0; i0 < l; i0 += R)
         {
             const int64_t rows = l - i0 < R ? l - i0 : R;
             const float* query[R];
             for (int r = 0; r < R; ++r)
-                query[r] = q + (i0 + (r < rows ? r : rows - 1)) * d; // a short last group repeats its last row
+                query[r] = q + (i0 + (r < rows ? r : rows - 1)) * ldq; // a short last group repeats its last row
             // Scores of R rows x 2 registers of keys: 2R independent accumulators.
             for (int64_t j0 = 0; j0 < sp; j0 += kKeyBlock)
             {
@@ -206,11 +208,11 @@ namespace
             for (int64_t c0 = 0; c0 < dv; c0 += 2 * W)
             {
                 const int64_t rest = dv - c0;
-                float* y = out + i0 * dv + c0;
+                float* y = out + i0 * ldo + c0;
                 if (rest <= W)
-                    weightedRowsOne (scores, sp, v + c0, dv, s, static_cast<int> (rest), inverseSums, y, rows);
+                    weightedRowsOne (scores, sp, v + c0, ldv, s, static_cast<int> (rest), inverseSums, y, ldo, rows);
                 else
-                    weightedRowsTwo (scores, sp, v + c0, dv, s, rest < 2 * W ? static_cast<int> (rest - W) : W, inverseSums, y, rows);
+                    weightedRowsTwo (scores, sp, v + c0, ldv, s, rest < 2 * W ? static_cast<int> (rest - W) : W, inverseSums, y, ldo, rows);
             }
         }
     }

@@ -71,10 +71,10 @@ struct KernelTable
     /** Floats of scratch attention() needs for s keys of dimension d. */
     std::size_t (*attentionScratchFloats) (int64_t s, int64_t d) noexcept;
     /** One batch/head of softmax(scale * q k^T + mask) v: q [l, d], k [s, d], v [s, dv] -> out
-        [l, dv]; mask (may be null) element (i, j) at i * maskRow + j * maskColumn. A row whose keys
-        are all masked gives zeros. */
-    void (*attention) (const float* q, const float* k, const float* v, float* out, int64_t l, int64_t s, int64_t d, int64_t dv, float scale,
-                       const float* mask, int64_t maskRow, int64_t maskColumn, float* scratch) noexcept;
+        [l, dv], each with its rows ld apart (ldq, ldk, ldv, ldo); mask (may be null) element (i, j)
+        at i * maskRow + j * maskColumn. A row whose keys are all masked gives zeros. */
+    void (*attention) (const float* q, int64_t ldq, const float* k, int64_t ldk, const float* v, int64_t ldv, float* out, int64_t ldo, int64_t l,
+                       int64_t s, int64_t d, int64_t dv, float scale, const float* mask, int64_t maskRow, int64_t maskColumn, float* scratch) noexcept;
     /** LayerNorm of each row of `size` floats; weight and bias may be null. */
     void (*layerNormRows) (const float* x, float* y, int64_t rows, int64_t size, const float* weight, const float* bias, float eps) noexcept;
     /** to[i] = from[i], or relu(from[i]) (NaN stays NaN), for i < count. */
