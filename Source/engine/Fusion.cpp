@@ -84,9 +84,18 @@ void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budge
     {
         if (node.inputs.empty() || ! node.inputs[0].present() || node.outputs.size() != 1)
             continue;
-        const auto source = node.inputs[0].index();
+        auto source = node.inputs[0].index();
         if (readers[source] != 1 || producer[source] < 0)
             continue;
+        // A ReLU reads its input's elements in memory order: through reshapes (aliases of the
+        // same memory, each the only reader of its input) it may go to the op that writes them.
+        while (node.kind == OpKind::relu && graph.nodes[static_cast<std::size_t> (producer[source])].kernel->aliasesInput())
+        {
+            const auto& alias = graph.nodes[static_cast<std::size_t> (producer[source])];
+            if (alias.inputs.empty() || ! alias.inputs[0].present() || readers[alias.inputs[0].index()] != 1 || producer[alias.inputs[0].index()] < 0)
+                break;
+            source = alias.inputs[0].index();
+        }
         auto& from = graph.nodes[static_cast<std::size_t> (producer[source])];
         if (from.outputs.size() != 1)
             continue;

@@ -96,6 +96,10 @@ CASES = {
     # pooling of a transposed input
     "AdaptiveAvgPool1d of a transpose": (lambda x, m: m(x.transpose(1, 2)), (nn.AdaptiveAvgPool1d(4),), (2, 8, 3)),
     "AdaptiveAvgPool1d(1) of a transpose": (lambda x, m: m(x.transpose(1, 2)).squeeze(-1), (nn.AdaptiveAvgPool1d(1),), (1, 10, 6)),
+    # a ReLU after a reshape of a product: applied by the product, or not where the product is read twice
+    "relu of a reshaped linear": (lambda x, m: torch.relu(m(x).reshape(2, 3, 4, 2)), (nn.Linear(5, 8),), (2, 3, 5)),
+    "relu of a reshaped linear read twice": (lambda x, m: (lambda y: (torch.relu(y.reshape(6, 8)), y))(m(x)), (nn.Linear(5, 8),), (2, 3, 5)),
+    "relu of a reshaped conv": (lambda x, m: torch.relu(m(x).flatten(1)), (nn.Conv2d(2, 4, 3, padding=1),), (1, 2, 5, 6)),
 }
 
 
