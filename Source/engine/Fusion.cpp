@@ -71,6 +71,56 @@ namespace
             }
         }
     }
+    /** The node that computes `value` (through aliases), or -1 for a graph input or a stored tensor. */
+    int computedBy (const Graph& graph, const std::vector<int>& producer, std::size_t value)
+    {
+        int n = producer[value];
+        while (n >= 0 && graph.nodes[static_cast<std::size_t> (n)].kernel->aliasesInput() && graph.nodes[static_cast<std::size_t> (n)].inputs[0].present())
+            n = producer[graph.nodes[static_cast<std::size_t> (n)].inputs[0].index()];
+        return n;
+    }
+
+    /** An add of two values of its output's size, one of them a product's output (through
+        reshapes, each the only reader) and the other computed before that product: the product
+        adds the other (a residual connection) as it writes its output, and the add is not run. */
+    void absorbResiduals (Graph& graph, const std::vector<int>& readers, std::vector<int>& producer)
+    {
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n)
+        {
+            auto& node = graph.nodes[n];
+            if (node.kind != OpKind::add || node.inputs.size() != 2 || ! node.inputs[0].present() || ! node.inputs[1].present()
+                || node.outputs.size() != 1 || node.inputs[0].index() == node.inputs[1].index())
+                continue;
+            const int64_t elements = graph.shapes[node.outputs[0].index()].numElements();
+            if (graph.shapes[node.inputs[0].index()].numElements() != elements || graph.shapes[node.inputs[1].index()].numElements() != elements)
+                continue;
+            for (std::size_t side = 0; side < 2; ++side)
+            {
+                auto value = node.inputs[side].index();
+                if (readers[value] != 1 || producer[value] < 0)
+                    continue;
+                while (graph.nodes[static_cast<std::size_t> (producer[value])].kernel->aliasesInput())
+                {
+                    const auto& alias = graph.nodes[static_cast<std::size_t> (producer[value])];
+                    if (! alias.inputs[0].present() || readers[alias.inputs[0].index()] != 1 || producer[alias.inputs[0].index()] < 0)
+                        break;
+                    value = alias.inputs[0].index();
+                }
+                const int p = producer[value];
+                auto& product = graph.nodes[static_cast<std::size_t> (p)];
+                const auto residual = node.inputs[1 - side];
+                if (product.outputs.size() != 1 || product.outputs[0].index() != value || computedBy (graph, producer, residual.index()) >= p
+                    || ! product.kernel->fuseResidual (product.inputs.size()))
+                    continue;
+                product.inputs.push_back (residual);
+                node.inputs = { node.inputs[side] }; // an alias of the product's output
+                node.kernel = kernels::makeAlias();
+                node.fusedInto = p;
+                producer[node.outputs[0].index()] = p;
+                break;
+            }
+        }
+    }
 } // namespace
 
 void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budget)
@@ -126,6 +176,7 @@ void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budge
             producer[node.outputs[0].index()] = producer[source];
         }
     }
+    absorbResiduals (graph, readers, producer);
     absorbPermutes (graph, readers, producer);
 }
 

@@ -134,6 +134,10 @@ public:
     /** Applies a following max pooling (after any ReLU it fused) itself: its output is then the
         pooled one, in the pooling output's layout; false if it cannot. */
     virtual bool fuseMaxPool (const MaxPoolTiling& /*pooling*/) noexcept { return false; }
+    /** Adds a following add's other operand (a residual connection: as many elements as the
+        output, in its order) to its output itself, reading it as input `input` (the fusion
+        appends it to the node); false if it cannot. */
+    virtual bool fuseResidual (std::size_t /*input*/) noexcept { return false; }
 
     // ----- layout at load (engine/Fusion.h): a permute read or written through strides -------------
     /** When this op is a permute: for each output axis, the input axis it takes. */

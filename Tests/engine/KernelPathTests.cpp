@@ -74,17 +74,18 @@ namespace
         CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k)));
     }
 
-    /** C = relu?(bias[j] + A B) by gemmColumnBias, C's old values (and the floats beyond its
-        columns, ldc > n) ignored and kept. */
+    /** C = relu?(bias[j] + A B) + residual by gemmColumnBias, C's old values ignored (and the
+        floats beyond its columns, ldc > n, kept). */
     void checkColumnBias (const KernelTable& kernels, int64_t m, int64_t n, int64_t k, bool transA, bool transB, bool packB, bool withBias,
-                          bool relu, std::mt19937& random)
+                          bool relu, bool withResidual, std::mt19937& random)
     {
         const auto a = randomValues (static_cast<std::size_t> (m * k), random);
         const auto b = randomValues (static_cast<std::size_t> (k * n), random);
         const auto bias = randomValues (static_cast<std::size_t> (n), random);
-        const int64_t ldc = n + 3;
+        const int64_t ldc = n + 3, ldr = n + 2;
         auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
         const auto before = c;
+        const auto residual = randomValues (static_cast<std::size_t> (m * ldr), random);
         const GemmOperand left { a.data(), transA ? m : k, transA, nullptr };
         GemmOperand right { b.data(), transB ? k : n, transB, nullptr };
         std::vector<float> packedB (kernels.packedBFloats (k, n));
@@ -94,7 +95,8 @@ namespace
             right.packed = packedB.data();
         }
         engine::AlignedBuffer scratch (kernels.gemmScratchFloats (m, n, k) + 64);
-        kernels.gemmColumnBias (m, n, k, left, right, c.data(), ldc, withBias ? bias.data() : nullptr, relu, scratch.data());
+        kernels.gemmColumnBias (m, n, k, left, right, c.data(), ldc, withBias ? bias.data() : nullptr, relu, withResidual ? residual.data() : nullptr,
+                                ldr, scratch.data());
 
         double worst = 0.0;
         bool kept = true;
@@ -109,14 +111,14 @@ namespace
                     const double y = transB ? b[static_cast<std::size_t> (j * k + p)] : b[static_cast<std::size_t> (p * n + j)];
                     sum += x * y;
                 }
-                const double expected = relu ? std::max (sum, 0.0) : sum;
+                const double expected = (relu ? std::max (sum, 0.0) : sum) + (withResidual ? residual[static_cast<std::size_t> (i * ldr + j)] : 0.0);
                 worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * ldc + j)]));
             }
             for (int64_t j = n; j < ldc; ++j)
                 kept = kept && c[static_cast<std::size_t> (i * ldc + j)] == before[static_cast<std::size_t> (i * ldc + j)];
         }
         INFO ("m " << m << " n " << n << " k " << k << " transA " << transA << " transB " << transB << " packB " << packB << " bias " << withBias
-                   << " relu " << relu);
+                   << " relu " << relu << " residual " << withResidual);
         CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k + 1)));
         CHECK (kept);
     }
@@ -178,7 +180,7 @@ TEST_CASE ("every kernel path: matrix products of any shape, packed or not, tran
     }
 }
 
-TEST_CASE ("every kernel path: a product with a per-column bias and ReLU writes C whole, over any depth", "[engine][kernels]")
+TEST_CASE ("every kernel path: a product with a per-column bias, ReLU and a residual writes C whole, over any depth", "[engine][kernels]")
 {
     for (const auto& path : engine::supportedKernelPaths())
     {
@@ -187,9 +189,9 @@ TEST_CASE ("every kernel path: a product with a per-column bias and ReLU writes 
         // Depth 0 (the bias alone), one depth block, several (bias once, ReLU on the last only).
         const int64_t shapes[][3] = { { 1, 1, 1 }, { 5, 7, 0 }, { 13, 37, 5 }, { 52, 96, 96 }, { 9, 40, 257 }, { 33, 65, 600 }, { 7, 1100, 20 } };
         for (const auto& shape : shapes)
-            for (int variant = 0; variant < 16; ++variant)
+            for (int variant = 0; variant < 32; ++variant)
                 checkColumnBias (*path.table, shape[0], shape[1], shape[2], (variant & 1) != 0, (variant & 2) != 0, (variant & 4) != 0,
-                                 (variant & 8) != 0, (variant & 3) == 1 || (variant & 8) != 0, random);
+                                 (variant & 8) != 0, (variant & 3) == 1 || (variant & 8) != 0, (variant & 16) != 0, random);
     }
 }
 

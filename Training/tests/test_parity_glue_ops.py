@@ -100,6 +100,15 @@ CASES = {
     "relu of a reshaped linear": (lambda x, m: torch.relu(m(x).reshape(2, 3, 4, 2)), (nn.Linear(5, 8),), (2, 3, 5)),
     "relu of a reshaped linear read twice": (lambda x, m: (lambda y: (torch.relu(y.reshape(6, 8)), y))(m(x)), (nn.Linear(5, 8),), (2, 3, 5)),
     "relu of a reshaped conv": (lambda x, m: torch.relu(m(x).flatten(1)), (nn.Conv2d(2, 4, 3, padding=1),), (1, 2, 5, 6)),
+    # a residual connection after a linear layer: added by the product as it writes its output, or
+    # not where the other operand is computed after the product, or the product is read twice
+    "residual after a linear": (lambda x, m: m(x) + x, (nn.Linear(5, 5),), (2, 3, 5)),
+    "residual first, then the linear": (lambda x, m: x + m(x), (nn.Linear(5, 5),), (2, 3, 5)),
+    "residual after a linear's relu": (lambda x, m: torch.relu(m(x)) + x, (nn.Linear(5, 5),), (2, 3, 5)),
+    "relu after a residual": (lambda x, m: torch.relu(m(x) + x), (nn.Linear(5, 5),), (2, 3, 5)),
+    "residual computed after the linear": (lambda x, m: (lambda y: y + torch.tanh(x))(m(x)), (nn.Linear(5, 5),), (2, 3, 5)),
+    "residual of a linear read twice": (lambda x, m: (lambda y: (y + x, y))(m(x)), (nn.Linear(5, 5),), (2, 3, 5)),
+    "residual of a reshaped linear": (lambda x, m: m(x).reshape(6, 5) + x.reshape(6, 5), (nn.Linear(5, 5),), (2, 3, 5)),
 }
 
 

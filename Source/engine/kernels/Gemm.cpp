@@ -89,7 +89,7 @@ namespace kernels
     }
 
     void eigenGemmColumnBias (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, const float* bias,
-                              bool relu, float* scratch) noexcept
+                              bool relu, const float* residual, int64_t ldr, float* scratch) noexcept
     {
         for (int64_t i = 0; i < m; ++i)
         {
@@ -105,6 +105,10 @@ namespace kernels
             for (int64_t i = 0; i < m; ++i)
                 for (float* x = c + i * ldc; x != c + i * ldc + n; ++x)
                     *x = *x < 0.0f ? 0.0f : *x; // NaN stays NaN, as the relu op
+        if (residual != nullptr)
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < n; ++j)
+                    c[i * ldc + j] += residual[i * ldr + j];
     }
 } // namespace kernels
 

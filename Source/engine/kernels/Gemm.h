@@ -34,12 +34,13 @@ public:
             table_->gemm (m_, n_, k_, a, b, c, ldc, alpha, scratch);
     }
 
-    /** C = bias[column] (zero if null) + A * B, relu'd if asked: C is only written. */
+    /** C = bias[column] (zero if null) + A * B, relu'd if asked, plus `residual` (row stride ldr;
+        none if null): C is only written. */
     void runColumnBias (const kernels::GemmOperand& a, const kernels::GemmOperand& b, float* c, int64_t ldc, const float* bias, bool relu,
-                        float* scratch) const noexcept
+                        const float* residual, int64_t ldr, float* scratch) const noexcept
     {
         if (m_ != 0 && n_ != 0)
-            table_->gemmColumnBias (m_, n_, k_, a, b, c, ldc, bias, relu, scratch);
+            table_->gemmColumnBias (m_, n_, k_, a, b, c, ldc, bias, relu, residual, ldr, scratch);
     }
 
     /** A is row-major [m, k] with row stride lda, or, with transA, row-major [k, m]; likewise B. */
@@ -80,7 +81,7 @@ namespace kernels
     void eigenGemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
                     float* scratch) noexcept;
     void eigenGemmColumnBias (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, const float* bias,
-                              bool relu, float* scratch) noexcept;
+                              bool relu, const float* residual, int64_t ldr, float* scratch) noexcept;
 } // namespace kernels
 
 } // namespace sonotype::engine

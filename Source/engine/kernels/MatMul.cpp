@@ -87,7 +87,18 @@ namespace
         Work work() const noexcept override { return work_; }
         bool fuseRelu() noexcept override
         {
+            if (residualInput_ != 0) // the ReLU would come after the residual's add
+                return false;
             relu_ = true;
+            return true;
+        }
+        // A residual connection's add after a linear layer (ReLU'd or not): in the product's last pass.
+        bool fuseResidual (std::size_t input) noexcept override
+        {
+            if (! overwrite_ || ! folded_ || residualInput_ != 0)
+                return false;
+            residualInput_ = input;
+            work_.streamed += static_cast<double> (out_.numElements());
             return true;
         }
         double multiplyAdds() const noexcept override { return multiplyAdds_; }
@@ -102,13 +113,14 @@ namespace
             const float* bias = hasC_ ? in[2] : nullptr;
             if (overwrite_ && folded_)
             {
-                plan_.runColumnBias ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, bias, relu_, scratch);
+                plan_.runColumnBias ({ in[0], lda, false, nullptr }, { in[1], ldb, transB_, packedB_.data() }, y, n_, bias, relu_,
+                                     residualInput_ != 0 ? in[residualInput_] : nullptr, n_, scratch);
                 return;
             }
             if (overwrite_)
             {
                 forEachProduct (in, [&] (const GemmOperand& a, const GemmOperand& b, float* c) {
-                    plan_.runColumnBias (a, b, c, n_, bias, relu_, scratch);
+                    plan_.runColumnBias (a, b, c, n_, bias, relu_, nullptr, 0, scratch);
                 }, y);
                 return;
             }
@@ -161,6 +173,7 @@ namespace
 
     private:
         bool transA_ = false, transB_ = false, hasC_ = false, folded_ = false, relu_ = false, overwrite_ = false;
+        std::size_t residualInput_ = 0; // the input a fused residual add reads (0: none)
         float alpha_ = 1.0f, beta_ = 1.0f;
         int64_t m_ = 0, n_ = 0, k_ = 0, numBatches_ = 1;
         double multiplyAdds_ = 0.0;

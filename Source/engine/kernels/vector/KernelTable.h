@@ -28,10 +28,11 @@ struct KernelTable
         aligned. */
     void (*gemm) (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
                   float* scratch) noexcept;
-    /** C[m, n] (row stride ldc) = bias[j] (zero if null) + A[m, k] * B[k, n], relu'd if asked: a
-        linear layer's product with its epilogue, C only written. Same scratch as gemm. */
+    /** C[m, n] (row stride ldc) = bias[j] (zero if null) + A[m, k] * B[k, n], relu'd if asked,
+        plus residual[m, n] (row stride ldr; none if null): a linear layer's product with its
+        epilogue (and a residual connection's add after it), C only written. Same scratch as gemm. */
     void (*gemmColumnBias) (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, const float* bias,
-                            bool relu, float* scratch) noexcept;
+                            bool relu, const float* residual, int64_t ldr, float* scratch) noexcept;
     /** Floats a packed left (A) or right (B) operand takes; 0 when this path does not pack. */
     std::size_t (*packedAFloats) (int64_t m, int64_t k) noexcept;
     std::size_t (*packedBFloats) (int64_t k, int64_t n) noexcept;

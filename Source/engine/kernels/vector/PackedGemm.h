@@ -86,13 +86,14 @@ namespace
         /** C tile (R rows: kRows, or the last rows of C, as few as they are; `columns` of it
             valid) = alpha * A * B panel over `depth` + the addend: row r's addend is addend + r *
             addendLd (C itself to accumulate; ld 0: one bias row for every row; null: zero),
-            relu'd if asked. A is a packed panel (Direct false) or, Direct, read in place: row r
-            at a + r * lda. With
+            relu'd if asked, then plus row r of `residual` (rows ldr apart; none if null). A is
+            a packed panel (Direct false) or, Direct, read in place: row r at a + r * lda. With
             `next` (the B panel the following tiles will read), fetches it into cache meanwhile:
             a weight panel that comes from memory arrives while this one is multiplied. */
         template <bool Direct, int R>
         static void microKernel (int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, float alpha,
-                                 const float* addend, int64_t addendLd, bool relu, int64_t columns, const float* next) noexcept
+                                 const float* addend, int64_t addendLd, bool relu, const float* residual, int64_t ldr, int64_t columns,
+                                 const float* next) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[R], right[R];
@@ -131,8 +132,15 @@ namespace
                 {
                     float* row = c + r * ldc;
                     const float* add = addend + r * addendLd;
-                    Vec::store (row, finish (addend != nullptr ? Vec::fma (scale, left[r], Vec::load (add)) : Vec::mul (scale, left[r])));
-                    Vec::store (row + W, finish (addend != nullptr ? Vec::fma (scale, right[r], Vec::load (add + W)) : Vec::mul (scale, right[r])));
+                    Reg low = finish (addend != nullptr ? Vec::fma (scale, left[r], Vec::load (add)) : Vec::mul (scale, left[r]));
+                    Reg high = finish (addend != nullptr ? Vec::fma (scale, right[r], Vec::load (add + W)) : Vec::mul (scale, right[r]));
+                    if (residual != nullptr)
+                    {
+                        low = Vec::add (low, Vec::load (residual + r * ldr));
+                        high = Vec::add (high, Vec::load (residual + r * ldr + W));
+                    }
+                    Vec::store (row, low);
+                    Vec::store (row + W, high);
                 }
                 return;
             }
@@ -146,7 +154,7 @@ namespace
                 for (int64_t j = 0; j < columns; ++j)
                 {
                     const float value = alpha * tile[r * kColumns + j] + (addend != nullptr ? addend[r * addendLd + j] : 0.0f);
-                    c[r * ldc + j] = relu && value < 0.0f ? 0.0f : value;
+                    c[r * ldc + j] = (relu && value < 0.0f ? 0.0f : value) + (residual != nullptr ? residual[r * ldr + j] : 0.0f);
                 }
         }
 
@@ -323,21 +331,22 @@ namespace
         static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
                           float* scratch) noexcept
         {
-            product (m, n, k, a, b, c, ldc, alpha, false, nullptr, false, scratch);
+            product (m, n, k, a, b, c, ldc, alpha, false, nullptr, false, nullptr, 0, scratch);
         }
 
         static void gemmColumnBias (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc,
-                                    const float* bias, bool relu, float* scratch) noexcept
+                                    const float* bias, bool relu, const float* residual, int64_t ldr, float* scratch) noexcept
         {
-            product (m, n, k, a, b, c, ldc, 1.0f, true, bias, relu, scratch);
+            product (m, n, k, a, b, c, ldc, 1.0f, true, bias, relu, residual, ldr, scratch);
         }
 
-        /** C [m, n] += alpha * A * B, or (overwrite) C = relu?(bias[column] (zero if null) + alpha * A * B).
+        /** C [m, n] += alpha * A * B, or (overwrite) C = relu?(bias[column] (zero if null) + alpha * A * B)
+            + residual (rows ldr apart; none if null).
             An A that is neither packed nor transposed is read in place: its panels would cost a
             transposing copy per product, as much as the product itself for the few rows of a
             transformer's tokens. */
         static void product (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
-                             bool overwrite, const float* bias, bool relu, float* scratch) noexcept
+                             bool overwrite, const float* bias, bool relu, const float* residual, int64_t ldr, float* scratch) noexcept
         {
             if (m <= 0 || n <= 0)
                 return;
@@ -375,14 +384,15 @@ namespace
                                 const int64_t addendLd = first ? 0 : ldc;
                                 const int64_t tileRows = smaller (kRows, rows - ir), tileColumns = smaller (kColumns, columns - jr);
                                 const float* prefetch = ir == 0 ? nextB : nullptr;
+                                const float* residualRows = last && residual != nullptr ? residual + (i0 + ir) * ldr + j0 + jr : nullptr;
                                 forRows (tileRows, [&] (auto r) {
                                     constexpr int R = decltype (r)::value;
                                     if (directA)
                                         microKernel<true, R> (depth, a.data + (i0 + ir) * a.ld + p0, a.ld, panelB, tile, ldc, alpha, addend,
-                                                              addendLd, relu && last, tileColumns, prefetch);
+                                                              addendLd, relu && last, residualRows, ldr, tileColumns, prefetch);
                                     else
                                         microKernel<false, R> (depth, panelsA + (ir / kRows) * strideA, 0, panelB, tile, ldc, alpha, addend,
-                                                               addendLd, relu && last, tileColumns, prefetch);
+                                                               addendLd, relu && last, residualRows, ldr, tileColumns, prefetch);
                                 });
                             }
                         }
