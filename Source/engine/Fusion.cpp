@@ -71,12 +71,18 @@ namespace
             }
         }
     }
+
     /** The node that computes `value` (through aliases), or -1 for a graph input or a stored tensor. */
     int computedBy (const Graph& graph, const std::vector<int>& producer, std::size_t value)
     {
         int n = producer[value];
-        while (n >= 0 && graph.nodes[static_cast<std::size_t> (n)].kernel->aliasesInput() && graph.nodes[static_cast<std::size_t> (n)].inputs[0].present())
-            n = producer[graph.nodes[static_cast<std::size_t> (n)].inputs[0].index()];
+        while (n >= 0)
+        {
+            const auto& node = graph.nodes[static_cast<std::size_t> (n)];
+            if (! node.kernel->aliasesInput() || ! node.inputs[0].present())
+                break;
+            n = producer[node.inputs[0].index()];
+        }
         return n;
     }
 

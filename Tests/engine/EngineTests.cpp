@@ -73,10 +73,11 @@ TEST_CASE ("every form of gemm gives the same numbers on every run (whether it w
         std::string biasShape;
         for (const auto d : form.biasShape)
             biasShape += (biasShape.empty() ? "" : ",") + std::to_string (d);
+        const std::string biasValue = hasBias ? R"({"shape":[)" + biasShape + R"(],"kind":"tensor","tensor":"c"},)"
+                                              : R"({"shape":[1],"kind":"tensor","tensor":"unused"},)";
         const std::string graph = R"({"inputs":[0],"outputs":[3],"values":[
             {"shape":[3,4],"kind":"input"},{"shape":)" + std::string (form.transB ? "[5,4]" : "[4,5]") + R"(,"kind":"tensor","tensor":"w"},)"
-                                  + (hasBias ? R"({"shape":[)" + biasShape + R"(],"kind":"tensor","tensor":"c"},)" : R"({"shape":[1],"kind":"tensor","tensor":"unused"},)")
-                                  + R"({"shape":[3,5],"kind":"node"}],
+                                  + biasValue + R"({"shape":[3,5],"kind":"node"}],
             "nodes":[{"op":"gemm","inputs":[0,1)" + std::string (hasBias ? ",2" : "") + R"(],"outputs":[3],"attrs":)" + form.attrs + "}]}";
         std::vector<float> bias (hasBias ? static_cast<std::size_t> (form.biasShape.size() == 1 ? 5 : form.biasShape[0] * form.biasShape[1]) : 1);
         for (std::size_t i = 0; i < bias.size(); ++i)

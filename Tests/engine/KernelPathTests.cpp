@@ -123,6 +123,24 @@ namespace
         CHECK (kept);
     }
 
+    /** `count` offsets in [0, highest], as the taps of an implicit im2col. */
+    std::vector<int64_t> randomOffsets (int64_t count, int64_t highest, std::mt19937& random)
+    {
+        std::uniform_int_distribution<int64_t> offset (0, highest);
+        std::vector<int64_t> offsets (static_cast<std::size_t> (count));
+        for (auto& o : offsets)
+            o = offset (random);
+        return offsets;
+    }
+
+    /** A [m, depth] packed by the path's packA. */
+    std::vector<float> packedLeft (const KernelTable& kernels, int64_t m, int64_t depth, const std::vector<float>& a)
+    {
+        std::vector<float> packed (kernels.packedAFloats (m, depth));
+        kernels.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
+        return packed;
+    }
+
     using Map = void (*) (const float*, float*, int64_t) noexcept;
 
     template <typename Reference>
@@ -318,13 +336,9 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
         {
             const int64_t m = shape[0], n = shape[1], depth = shape[2];
             const auto input = randomValues (4000, random);
-            std::uniform_int_distribution<int64_t> offset (0, 4000 - n); // the last column read is input[offset + n - 1]
-            std::vector<int64_t> offsets (static_cast<std::size_t> (depth));
-            for (auto& o : offsets)
-                o = offset (random);
+            const auto offsets = randomOffsets (depth, 4000 - n, random); // the last column read is input[offset + n - 1]
             const auto a = randomValues (static_cast<std::size_t> (m * depth), random);
-            std::vector<float> packed (k.packedAFloats (m, depth));
-            k.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
+            const auto packed = packedLeft (k, m, depth, a);
             const int64_t ldc = n + 3;
             auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
             const auto before = c;
@@ -364,15 +378,11 @@ TEST_CASE ("every packing kernel path: two rows of the implicit-im2col product m
                     const int64_t m = shape[0], n = shape[1], depth = shape[2], pairStride = shape[3];
                     auto input = randomValues (4000, random);
                     input[17] = kNaN; // NaN wins the max (and passes the relu), as torch's pooling
-                    std::uniform_int_distribution<int64_t> offset (0, 4000 - n - pairStride);
-                    std::vector<int64_t> offsets (static_cast<std::size_t> (depth));
-                    for (auto& o : offsets)
-                        o = offset (random);
+                    auto offsets = randomOffsets (depth, 4000 - n - pairStride, random);
                     offsets[0] = 0; // the NaNs reach column 17 of the top row and column 30 of the bottom one
                     input[static_cast<std::size_t> (pairStride + 30)] = kNaN;
                     const auto a = randomValues (static_cast<std::size_t> (m * depth), random);
-                    std::vector<float> packed (k.packedAFloats (m, depth));
-                    k.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
+                    const auto packed = packedLeft (k, m, depth, a);
                     const int64_t ldc = n + 3;
                     auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
                     const auto before = c;

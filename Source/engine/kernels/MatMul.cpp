@@ -164,7 +164,7 @@ namespace
             });
         }
 
-        /** A fused ReLU (Model::fuse), on the active path's vector kernel, as the relu op. */
+        /** A fused ReLU (engine/Fusion.cpp), on the active path's vector kernel, as the relu op. */
         void applyRelu (float* y) const noexcept
         {
             if (relu_)
