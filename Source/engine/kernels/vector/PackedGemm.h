@@ -1,8 +1,9 @@
 // A packed matrix product in the style of GotoBLAS/BLIS (see VectorRegister.h for why an anonymous
 // namespace): A is packed in panels of kRows rows and B in panels of kColumns = 2 registers of
 // columns, both k-major, and a register-blocked micro-kernel computes each kRows x kColumns tile
-// of C with kRows * 2 accumulators. Constant operands (weights) are packed once at load, over the
-// whole of k; the others are packed per block into scratch.
+// of C with kRows * 2 accumulators (the last rows of C on a kernel of as many rows). Constant
+// operands (weights) are packed once at load, over the whole of k; a B that is not is packed per
+// block into scratch, an A read in place (or packed per block when transposed).
 #pragma once
 
 #include "engine/kernels/vector/KernelTable.h"
