@@ -210,6 +210,25 @@ TEST_CASE ("every kernel path: a product with a per-column bias, ReLU and a resi
             for (int variant = 0; variant < 32; ++variant)
                 checkColumnBias (*path.table, shape[0], shape[1], shape[2], (variant & 1) != 0, (variant & 2) != 0, (variant & 4) != 0,
                                  (variant & 8) != 0, (variant & 3) == 1 || (variant & 8) != 0, (variant & 16) != 0, random);
+
+        // The fused ReLU as the relu op, in whole tiles and the last columns: NaN passes, -0 gives +0.
+        const int64_t m = 3, n = 40;
+        std::vector<float> bias (static_cast<std::size_t> (n), -0.0f), c (static_cast<std::size_t> (m * n), 5.0f);
+        bias[1] = bias[n - 2] = std::numeric_limits<float>::quiet_NaN();
+        const float a = 0.0f, b = 0.0f;
+        engine::AlignedBuffer scratch (path.table->gemmScratchFloats (m, n, 1) + 64);
+        path.table->gemmColumnBias (m, n, 0, { &a, 0, false, nullptr }, { &b, n, false, nullptr }, c.data(), n, bias.data(), true, nullptr, 0,
+                                    scratch.data());
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j)
+            {
+                const float got = c[static_cast<std::size_t> (i * n + j)];
+                INFO ("row " << i << " column " << j);
+                if (j == 1 || j == n - 2)
+                    CHECK (std::isnan (got));
+                else
+                    CHECK ((got == 0.0f && ! std::signbit (got)));
+            }
     }
 }
 

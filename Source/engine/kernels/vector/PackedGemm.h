@@ -155,7 +155,8 @@ namespace
                 for (int64_t j = 0; j < columns; ++j)
                 {
                     const float value = alpha * tile[r * kColumns + j] + (addend != nullptr ? addend[r * addendLd + j] : 0.0f);
-                    c[r * ldc + j] = (relu && value < 0.0f ? 0.0f : value) + (residual != nullptr ? residual[r * ldr + j] : 0.0f);
+                    // As the registers' relu: NaN passes, -0 becomes +0.
+                    c[r * ldc + j] = (relu && value <= 0.0f ? 0.0f : value) + (residual != nullptr ? residual[r * ldr + j] : 0.0f);
                 }
         }
 
