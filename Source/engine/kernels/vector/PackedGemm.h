@@ -171,12 +171,13 @@ namespace
             f (std::integral_constant<int, R> {});
         }
 
-        /** left/right (a C tile's two registers of each of R rows) += A panel * B over `depth`, B
-            row p at base + offsets[p]; with Partial, only the first `columns` (< kColumns) of
-            each row are read. */
+        /** left/right (two registers for each of R rows) += A panel * B over `depth`, B row p at
+            base + offsets[p] for `left` and secondOffset further for `right` (the next register of
+            columns, or the output row below); with Partial, only the first `first` and `second`
+            floats of each are read (second 0: none). */
         template <bool Partial, int R>
-        static void accumulateShifted (int64_t depth, const float* a, const float* base, const int64_t* offsets, int64_t columns, Reg* left,
-                                       Reg* right) noexcept
+        static void accumulateShifted (int64_t depth, const float* a, const float* base, const int64_t* offsets, int64_t secondOffset, int first,
+                                       int second, Reg* left, Reg* right) noexcept
         {
             constexpr int W = Vec::width;
             Reg acc0[R], acc1[R];
@@ -186,13 +187,11 @@ namespace
                 acc0[r] = left[r];
                 acc1[r] = right[r];
             }
-            const int first = Partial ? static_cast<int> (columns >= W ? W : columns) : W;
-            const int second = Partial ? static_cast<int> (columns > W ? columns - W : 0) : W;
             for (int64_t p = 0; p < depth; ++p)
             {
                 const float* b = base + offsets[p];
                 const Reg b0 = ! Partial || first == W ? Vec::load (b) : Vec::loadFirst (b, first);
-                const Reg b1 = ! Partial ? Vec::load (b + W) : (second > 0 ? Vec::loadFirst (b + W, second) : Vec::zero());
+                const Reg b1 = ! Partial ? Vec::load (b + secondOffset) : (second > 0 ? Vec::loadFirst (b + secondOffset, second) : Vec::zero());
 #pragma GCC unroll 16
                 for (int r = 0; r < R; ++r)
                 {
@@ -225,8 +224,8 @@ namespace
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r)
                 left[r] = right[r] = Vec::set1 (bias != nullptr ? bias[r] : 0.0f);
-            accumulateShifted<PartialColumns, R> (depth, a, input + j, offsets, columns, left, right);
             const int first = static_cast<int> (columns >= W ? W : columns), second = static_cast<int> (columns > W ? columns - W : 0);
+            accumulateShifted<PartialColumns, R> (depth, a, input + j, offsets, W, first, second, left, right);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r)
             {
@@ -269,20 +268,7 @@ namespace
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r)
                 top[r] = bottom[r] = Vec::set1 (bias != nullptr ? bias[r] : 0.0f);
-            for (int64_t p = 0; p < depth; ++p)
-            {
-                const float* b = base + offsets[p];
-                const Reg b0 = Partial ? Vec::loadFirst (b, columns) : Vec::load (b);
-                const Reg b1 = Partial ? Vec::loadFirst (b + pairStride, columns) : Vec::load (b + pairStride);
-#pragma GCC unroll 16
-                for (int r = 0; r < R; ++r)
-                {
-                    const Reg ar = Vec::set1 (a[r]);
-                    top[r] = Vec::fma (ar, b0, top[r]);
-                    bottom[r] = Vec::fma (ar, b1, bottom[r]);
-                }
-                a += kRows;
-            }
+            accumulateShifted<Partial, R> (depth, a, base, offsets, pairStride, columns, columns, top, bottom);
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r)
             {
