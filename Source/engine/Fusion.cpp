@@ -2,6 +2,8 @@
 
 #include "engine/kernels/Kernels.h"
 
+#include <algorithm>
+
 namespace sonotype::engine
 {
 namespace
@@ -47,27 +49,25 @@ namespace
             }
             if (readers[out] != 1)
                 continue;
-            for (std::size_t r = n + 1; r < graph.nodes.size(); ++r)
+            // The one reader, and which of its inputs the permute's output is.
+            const auto isOut = [out] (const ValueId& v) { return v.present() && v.index() == out; };
+            std::size_t r = n + 1;
+            while (r < graph.nodes.size() && std::none_of (graph.nodes[r].inputs.begin(), graph.nodes[r].inputs.end(), isOut))
+                ++r;
+            if (r == graph.nodes.size())
+                continue; // a graph output
+            auto& reader = graph.nodes[r];
+            const auto i = static_cast<std::size_t> (std::find_if (reader.inputs.begin(), reader.inputs.end(), isOut) - reader.inputs.begin());
+            // The reader's element idx of the permute's output, in the permute's input.
+            const auto inStrides = contiguousStrides (inShape);
+            std::vector<int64_t> strides (inStrides.size());
+            for (std::size_t a = 0; a < perm->size(); ++a)
+                strides[a] = inStrides[static_cast<std::size_t> ((*perm)[a])];
+            if (reader.kernel->readInputStrided (i, strides))
             {
-                auto& reader = graph.nodes[r];
-                for (std::size_t i = 0; i < reader.inputs.size(); ++i)
-                {
-                    if (! reader.inputs[i].present() || reader.inputs[i].index() != out)
-                        continue;
-                    // The reader's element idx of the permute's output, in the permute's input.
-                    const auto inStrides = contiguousStrides (inShape);
-                    std::vector<int64_t> strides (inStrides.size());
-                    for (std::size_t a = 0; a < perm->size(); ++a)
-                        strides[a] = inStrides[static_cast<std::size_t> ((*perm)[a])];
-                    if (reader.kernel->readInputStrided (i, strides))
-                    {
-                        reader.inputs[i] = node.inputs[0];
-                        node.kernel = kernels::makeAlias();
-                        node.fusedInto = static_cast<int> (r);
-                    }
-                    r = graph.nodes.size(); // the one reader found
-                    break;
-                }
+                reader.inputs[i] = node.inputs[0];
+                node.kernel = kernels::makeAlias();
+                node.fusedInto = static_cast<int> (r);
             }
         }
     }
