@@ -132,6 +132,28 @@ namespace
         }
     }
 
+    /** acc[r][b] = q_r . k_j for the R query rows and Registers (1 or 2) registers of keys j
+        (keys [d][sp], K transposed): 2R (or R) independent accumulators. */
+    template <int Registers>
+    inline void scoreBlock (const float* const* query, const float* keys, int64_t sp, int64_t d, Reg (&acc)[kQueryRows][2]) noexcept
+    {
+        constexpr int W = Vec::width, R = kQueryRows;
+        for (int r = 0; r < R; ++r)
+            acc[r][0] = acc[r][1] = Vec::zero();
+        for (int64_t c = 0; c < d; ++c)
+        {
+            const Reg k0 = Vec::load (keys + c * sp), k1 = Registers == 2 ? Vec::load (keys + c * sp + W) : Vec::zero();
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+            {
+                const Reg qc = Vec::set1 (query[r][c]);
+                acc[r][0] = Vec::fma (qc, k0, acc[r][0]);
+                if (Registers == 2)
+                    acc[r][1] = Vec::fma (qc, k1, acc[r][1]);
+            }
+        }
+    }
+
     inline void attentionImpl (const float* q, int64_t ldq, const float* k, int64_t ldk, const float* v, int64_t ldv, float* out, int64_t ldo,
                                int64_t l, int64_t s, int64_t d, int64_t dv, float scale, const float* mask, int64_t maskRow, int64_t maskColumn,
                                float* scratch) noexcept
@@ -141,53 +163,65 @@ namespace
         float* keys = scratch;            // [d][sp]: K transposed, zero-padded
         float* scores = scratch + d * sp; // [R][sp]
         transposeKeys (k, ldk, s, d, sp, keys);
-        const Reg factor = Vec::set1 (scale);
+        const Reg factor = Vec::set1 (scale), minusInfinity = Vec::set1 (kMinusInfinity), lanes = laneIndices();
+        const int64_t live = (s + W - 1) / W * W; // whole registers holding keys; the padding beyond is never read
         for (int64_t i0 = 0; i0 < l; i0 += R)
         {
             const int64_t rows = l - i0 < R ? l - i0 : R;
             const float* query[R];
             for (int r = 0; r < R; ++r)
                 query[r] = q + (i0 + (r < rows ? r : rows - 1)) * ldq; // a short last group repeats its last row
-            // Scores of R rows x 2 registers of keys: 2R independent accumulators.
-            for (int64_t j0 = 0; j0 < sp; j0 += kKeyBlock)
+            // Scores of R rows x 2 registers of keys: 2R independent accumulators. Keys beyond s
+            // are -inf; without a mask, each row's maximum is kept as its scores are stored (a
+            // pass over the stored row would read back whole registers just written).
+            Reg maxima[R];
+            for (int r = 0; r < R; ++r)
+                maxima[r] = minusInfinity;
+            for (int64_t j0 = 0; j0 < live; j0 += kKeyBlock)
             {
+                const bool second = j0 + W < live;
                 Reg acc[R][2];
-                for (int r = 0; r < R; ++r)
-                    acc[r][0] = acc[r][1] = Vec::zero();
-                for (int64_t c = 0; c < d; ++c)
-                {
-                    const Reg k0 = Vec::load (keys + c * sp + j0), k1 = Vec::load (keys + c * sp + j0 + W);
+                if (second)
+                    scoreBlock<2> (query, keys + j0, sp, d, acc);
+                else
+                    scoreBlock<1> (query, keys + j0, sp, d, acc);
+                const bool partial = j0 + kKeyBlock > s;
+                const Reg first = Vec::set1 (static_cast<float> (s - j0)), next = Vec::set1 (static_cast<float> (s - j0 - W));
 #pragma GCC unroll 8
-                    for (int r = 0; r < R; ++r)
+                for (int r = 0; r < R; ++r)
+                {
+                    Reg s0 = Vec::mul (acc[r][0], factor), s1 = Vec::mul (acc[r][1], factor);
+                    if (partial)
                     {
-                        const Reg qc = Vec::set1 (query[r][c]);
-                        acc[r][0] = Vec::fma (qc, k0, acc[r][0]);
-                        acc[r][1] = Vec::fma (qc, k1, acc[r][1]);
+                        s0 = Vec::selectLess (lanes, first, s0, minusInfinity);
+                        s1 = Vec::selectLess (lanes, next, s1, minusInfinity);
+                    }
+                    Vec::store (scores + r * sp + j0, s0);
+                    maxima[r] = Vec::max (maxima[r], s0);
+                    if (second)
+                    {
+                        Vec::store (scores + r * sp + j0 + W, s1);
+                        maxima[r] = Vec::max (maxima[r], s1);
                     }
                 }
-                for (int r = 0; r < R; ++r)
-                {
-                    Vec::store (scores + r * sp + j0, Vec::mul (acc[r][0], factor));
-                    Vec::store (scores + r * sp + j0 + W, Vec::mul (acc[r][1], factor));
-                }
             }
-            // Unnormalised probabilities: each row's output is divided by its sum at the end. The
-            // keys beyond s (whole registers) count as -inf; all rows' exponentials in one pass,
-            // independent of each other, rather than one row's chain at a time.
+            // Unnormalised probabilities: each row's output is divided by its sum at the end; all
+            // rows' exponentials in one pass, independent of each other, rather than one row's
+            // chain at a time.
             float inverseSums[R] = {};
             Reg shifts[R];
             for (int64_t r = 0; r < rows; ++r)
             {
                 float* row = scores + r * sp;
                 if (mask != nullptr)
+                {
                     for (int64_t j = 0; j < s; ++j)
                         row[j] += mask[(i0 + r) * maskRow + j * maskColumn];
-                for (int64_t j = s; j < sp; ++j)
-                    row[j] = kMinusInfinity;
-                Reg maxima = Vec::load (row);
-                for (int64_t j = W; j < sp; j += W)
-                    maxima = Vec::max (maxima, Vec::load (row + j));
-                const float maximum = Vec::maximum (maxima);
+                    maxima[r] = Vec::load (row);
+                    for (int64_t j = W; j < live; j += W)
+                        maxima[r] = Vec::max (maxima[r], Vec::load (row + j));
+                }
+                const float maximum = Vec::maximum (maxima[r]);
                 // A wholly masked row (maximum -inf) gives zeros: exp(-inf - 0) = 0.
                 shifts[r] = Vec::set1 (maximum == kMinusInfinity ? 0.0f : maximum);
             }
@@ -195,7 +229,7 @@ namespace
             {
                 float* row = scores + r * sp;
                 Reg sums = Vec::zero();
-                for (int64_t j = 0; j < sp; j += W)
+                for (int64_t j = 0; j < live; j += W)
                 {
                     const Reg e = vexp (Vec::sub (Vec::load (row + j), shifts[r]));
                     Vec::store (row + j, e);

@@ -14,6 +14,14 @@ namespace
 {
     using Reg = Vec::Reg;
 
+    /** Lane i holds i: compared with a count, it selects a register's first lanes. */
+    inline Reg laneIndices() noexcept
+    {
+        alignas (64) static constexpr float kLanes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+        static_assert (Vec::width <= 16);
+        return Vec::load (kLanes);
+    }
+
     inline Reg vexp (Reg x) noexcept
     {
         // Clamp with x second, so that a NaN passes through max and min unchanged.

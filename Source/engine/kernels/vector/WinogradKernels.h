@@ -116,9 +116,7 @@ namespace
             if ((width & 1) != 0 && tiles <= W)
             {
                 // The last tile has its left column only: lanes from tiles - 1 on take it.
-                alignas (64) static constexpr float kLanes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
-                static_assert (W <= 16);
-                pooled = Vec::selectLess (Vec::load (kLanes), Vec::set1 (static_cast<float> (tiles - 1)), pooled, left);
+                pooled = Vec::selectLess (laneIndices(), Vec::set1 (static_cast<float> (tiles - 1)), pooled, left);
             }
             pooled = finish (pooled);
             if (tiles >= W)
