@@ -22,6 +22,7 @@ add_executable(sonotype_tests
     Tests/engine/HostileModelTests.cpp
     Tests/engine/JsonTests.cpp
     Tests/engine/KernelPathTests.cpp
+    Tests/engine/LayoutFusionTests.cpp
     Tests/engine/ModelFileTests.cpp
     Tests/engine/OpTableTests.cpp
     Tests/engine/RecurrentTests.cpp

@@ -63,7 +63,34 @@ namespace
             std::vector<int64_t> strides (inStrides.size());
             for (std::size_t a = 0; a < perm->size(); ++a)
                 strides[a] = inStrides[static_cast<std::size_t> ((*perm)[a])];
-            if (reader.kernel->readInputStrided (i, strides))
+            // Through reshapes (the same elements in the same order), each value read only there,
+            // back to a slice: the reader may read the slice's input through the composed view
+            // (a transformer's q, k and v taken from one product), and the slice is not run.
+            std::vector<int64_t> extents;
+            for (int a = 0; a < outShape.rank(); ++a)
+                extents.push_back (outShape[a]);
+            auto source = in;
+            while (readers[source] == 1 && producer[source] >= 0 && graph.nodes[static_cast<std::size_t> (producer[source])].kernel->aliasesInput()
+                   && graph.nodes[static_cast<std::size_t> (producer[source])].inputs[0].present())
+                source = graph.nodes[static_cast<std::size_t> (producer[source])].inputs[0].index();
+            const int slice = readers[source] == 1 ? producer[source] : -1;
+            if (slice >= 0)
+            {
+                auto& sliceNode = graph.nodes[static_cast<std::size_t> (slice)];
+                auto viewStrides = strides;
+                int64_t offset = 0;
+                if (sliceNode.inputs.size() == 1 && sliceNode.inputs[0].present() && sliceNode.outputs.size() == 1
+                    && sliceNode.kernel->viewOfInput (extents, viewStrides, offset) && reader.kernel->readInputStrided (i, viewStrides, offset))
+                {
+                    reader.inputs[i] = sliceNode.inputs[0];
+                    node.kernel = kernels::makeAlias();
+                    node.fusedInto = static_cast<int> (r);
+                    sliceNode.kernel = kernels::makeAlias(); // its output, now read by nobody, a view of its input's start
+                    sliceNode.fusedInto = static_cast<int> (r);
+                    continue;
+                }
+            }
+            if (reader.kernel->readInputStrided (i, strides, 0))
             {
                 reader.inputs[i] = node.inputs[0];
                 node.kernel = kernels::makeAlias();

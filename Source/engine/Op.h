@@ -143,9 +143,18 @@ public:
     /** When this op is a permute: for each output axis, the input axis it takes. */
     virtual std::optional<std::vector<int>> permutation() const { return std::nullopt; }
     /** Reads input `input` through strides: element idx of that input (its declared shape) at
-        sum idx[a] * strides[a] of the buffer it is given (a permute's input: the permute is then
-        not run). False if this op cannot (then nothing changed). */
-    virtual bool readInputStrided (std::size_t /*input*/, const std::vector<int64_t>& /*strides*/) noexcept { return false; }
+        offset + sum idx[a] * strides[a] of the buffer it is given (a permute's input, or the input
+        of a slice before it: those are then not run). False if this op cannot (then nothing
+        changed). */
+    virtual bool readInputStrided (std::size_t /*input*/, const std::vector<int64_t>& /*strides*/, int64_t /*offset*/) noexcept { return false; }
+    /** When this op's output is a view of its input (a slice): rewrites a reader's view of the
+        output's buffer (element idx at offset + sum idx[a] * strides[a], idx < extents) into the
+        same elements' view of the input's buffer, and returns true; false (nothing changed) when
+        that view is not a strided one. */
+    virtual bool viewOfInput (const std::vector<int64_t>& /*extents*/, std::vector<int64_t>& /*strides*/, int64_t& /*offset*/) const noexcept
+    {
+        return false;
+    }
     /** Writes output 0 through strides: element idx at sum idx[a] * strides[a] of its buffer (the
         layout of the permute that reads it, which is then not run). False if this op cannot. */
     virtual bool writeOutputStrided (const std::vector<int64_t>& /*strides*/) noexcept { return false; }

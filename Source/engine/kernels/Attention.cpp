@@ -116,11 +116,11 @@ namespace
         // q, k or v read through a permute's strides (the heads split from a [..., tokens, heads,
         // features] product), the output written through them (the heads merged back): rows
         // must keep their features contiguous. Only the fused kernel does.
-        bool readInputStrided (std::size_t input, const std::vector<int64_t>& strides) noexcept override
+        bool readInputStrided (std::size_t input, const std::vector<int64_t>& strides, int64_t offset) noexcept override
         {
-            return input < 3 && setStrides (input, strides);
+            return input < 3 && setStrides (input, strides, offset);
         }
-        bool writeOutputStrided (const std::vector<int64_t>& strides) noexcept override { return setStrides (3, strides); }
+        bool writeOutputStrided (const std::vector<int64_t>& strides) noexcept override { return setStrides (3, strides, 0); }
 
         double multiplyAdds() const noexcept override
         {
@@ -167,20 +167,20 @@ namespace
         }
 
     private:
-        /** Matrix t (q, k, v, out) through `strides` over its shape: the batch offsets and the row
-            stride from them. */
-        bool setStrides (std::size_t t, const std::vector<int64_t>& strides) noexcept
+        /** Matrix t (q, k, v, out) through `strides` over its shape, from `offset`: the batch
+            offsets and the row stride from them. */
+        bool setStrides (std::size_t t, const std::vector<int64_t>& strides, int64_t offset) noexcept
         {
             const auto r = static_cast<std::size_t> (rank_);
             if (withWeights_ || strides.size() != r || strides[r - 1] != 1)
                 return false;
             rowStrides_[t] = strides[r - 2];
             std::array<int64_t, kMaxRank> index {};
-            for (auto& offset : batchOffsets_[t])
+            for (auto& batchOffset : batchOffsets_[t])
             {
-                offset = 0;
+                batchOffset = offset;
                 for (std::size_t axis = 0; axis + 2 < r; ++axis)
-                    offset += index[axis] * strides[axis];
+                    batchOffset += index[axis] * strides[axis];
                 for (int axis = rank_ - 3; axis >= 0; --axis) // the next batch, row-major
                 {
                     if (++index[static_cast<std::size_t> (axis)] < batchShape_[axis])

@@ -161,6 +161,39 @@ namespace
                     std::memcpy (y + (o * length_ + i) * inner_, x + (o * inDim_ + start_ + i * step_) * inner_, bytes (inner_));
         }
 
+        /** The output's element at linear index (o * length + i) * inner + n is the input's at
+            (o * inDim + start + i * step) * inner + n: three digits of the linear index, each a
+            stride of its own in the input. A reader's axis maps to one stride when it moves
+            within one digit without carrying into the next; every axis must. */
+        bool viewOfInput (const std::vector<int64_t>& extents, std::vector<int64_t>& strides, int64_t& offset) const noexcept override
+        {
+            const int64_t units[3] = { 1, inner_, inner_ * length_ }, limits[3] = { inner_, inner_ * length_, outer_ * inner_ * length_ };
+            const int64_t inputStrides[3] = { 1, step_ * inner_, inDim_ * inner_ };
+            // The reader's view must start on whole digits: at offset 0 of the output.
+            if (offset != 0 || extents.size() != strides.size() || outer_ * inner_ * length_ == 0)
+                return false;
+            int64_t reach[3] = {}; // the furthest each digit is moved by the axes on it
+            std::vector<int64_t> mapped (strides.size());
+            for (std::size_t a = 0; a < strides.size(); ++a)
+            {
+                if (extents[a] <= 1)
+                    continue; // never moves: any stride
+                int digit = 2;
+                while (digit > 0 && (strides[a] < units[digit] || strides[a] % units[digit] != 0))
+                    --digit;
+                if (strides[a] < 0 || strides[a] % units[digit] != 0)
+                    return false;
+                reach[digit] += strides[a] * (extents[a] - 1);
+                mapped[a] = strides[a] / units[digit] * inputStrides[digit];
+            }
+            for (int digit = 0; digit < 3; ++digit)
+                if (reach[digit] >= limits[digit])
+                    return false;
+            strides = mapped;
+            offset = start_ * inner_;
+            return true;
+        }
+
     private:
         int64_t start_ = 0, step_ = 1, length_ = 0, outer_ = 0, inner_ = 0, inDim_ = 0;
     };
