@@ -21,8 +21,13 @@ namespace
         can read the permute's input through strides, is not run: the producer writes (or the
         reader reads) through the permutation's strides instead (a transformer's heads split
         and merged around attention). */
-    void absorbPermutes (Graph& graph, const std::vector<int>& readers, const std::vector<int>& producer)
+    void absorbPermutes (Graph& graph, const std::vector<int>& readers, const std::vector<int>& producer, LoadBudget& budget)
     {
+        // The node each value is an output of (an op fused into its producer too: an alias).
+        std::vector<int> writer (readers.size(), -1);
+        for (std::size_t n = 0; n < graph.nodes.size(); ++n)
+            for (const auto v : graph.nodes[n].outputs)
+                writer[v.index()] = static_cast<int> (n);
         for (std::size_t n = 0; n < graph.nodes.size(); ++n)
         {
             auto& node = graph.nodes[n];
@@ -32,15 +37,26 @@ namespace
             const auto in = node.inputs[0].index(), out = node.outputs[0].index();
             const Shape& inShape = graph.shapes[in];
             const Shape& outShape = graph.shapes[out];
+            // The op that writes the permute's input: through ops fused into it (a BatchNorm, a
+            // ReLU: aliases of the same shape), each value read only by the next.
+            auto written = in;
+            while (readers[written] == 1 && writer[written] >= 0)
+            {
+                const auto& fused = graph.nodes[static_cast<std::size_t> (writer[written])];
+                if (fused.fusedInto < 0 || ! fused.kernel->aliasesInput() || fused.inputs.empty() || ! fused.inputs[0].present()
+                    || graph.shapes[fused.inputs[0].index()] != inShape)
+                    break;
+                written = fused.inputs[0].index();
+            }
             const int from = producer[in];
-            if (readers[in] == 1 && from >= 0 && graph.nodes[static_cast<std::size_t> (from)].outputs[0].index() == in)
+            if (readers[written] == 1 && from >= 0 && graph.nodes[static_cast<std::size_t> (from)].outputs[0].index() == written)
             {
                 // The producer's element idx goes where the permute would put it.
                 const auto outStrides = contiguousStrides (outShape);
                 std::vector<int64_t> strides (outStrides.size());
                 for (std::size_t a = 0; a < perm->size(); ++a)
                     strides[static_cast<std::size_t> ((*perm)[a])] = outStrides[a];
-                if (graph.nodes[static_cast<std::size_t> (from)].kernel->writeOutputStrided (strides))
+                if (graph.nodes[static_cast<std::size_t> (from)].kernel->writeOutputStrided (strides, budget))
                 {
                     node.kernel = kernels::makeAlias();
                     node.fusedInto = from;
@@ -210,7 +226,7 @@ void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budge
         }
     }
     absorbResiduals (graph, readers, producer);
-    absorbPermutes (graph, readers, producer);
+    absorbPermutes (graph, readers, producer, budget);
 }
 
 } // namespace sonotype::engine

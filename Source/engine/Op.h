@@ -156,8 +156,9 @@ public:
         return false;
     }
     /** Writes output 0 through strides: element idx at sum idx[a] * strides[a] of its buffer (the
-        layout of the permute that reads it, which is then not run). False if this op cannot. */
-    virtual bool writeOutputStrided (const std::vector<int64_t>& /*strides*/) noexcept { return false; }
+        layout of the permute that reads it, which is then not run). False if this op cannot (then
+        nothing changed). Claims what it keeps (weights in another layout) from the load budget. */
+    virtual bool writeOutputStrided (const std::vector<int64_t>& /*strides*/, LoadBudget&) { return false; }
 
     virtual void run (const float* const* inputs, float* const* outputs, float* scratch) const noexcept = 0;
 };

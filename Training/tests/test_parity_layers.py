@@ -72,6 +72,15 @@ CASES = {
     "conv2d_1x1_relu_groups": (lambda: nn.Sequential(nn.Conv2d(6, 8, 1, groups=2), nn.ReLU()), (2, 6, 5, 7)),
     "conv2d_3x1_padded_rows_relu": (lambda: nn.Sequential(nn.Conv2d(3, 4, (3, 1), padding=(1, 0)), nn.ReLU()), (1, 3, 9, 6)),
     "conv1d_1x1_several_chunks": (lambda: nn.Conv1d(4, 40, 1), (1, 4, 3000)),
+    # A 1x1 projection to tokens, then permuted to [batch, positions, channels]: written so by a
+    # product over the positions' rows (bias, BatchNorm and ReLU in it); where it cannot (groups,
+    # a stride, a permute that does not swap channels and positions) the permute runs.
+    "conv1d_1x1_to_tokens": (lambda: Lambda(lambda x, conv: conv(x).permute(0, 2, 1) * 1.5, nn.Conv1d(24, 40, 1)), (2, 24, 51)),
+    "conv1d_1x1_bn_relu_to_tokens": (lambda: Lambda(lambda x, conv, bn: F.relu(bn(conv(x))).permute(0, 2, 1) + 1, nn.Conv1d(7, 9, 1, bias=False),
+                                                    with_running_stats(nn.BatchNorm1d(9))), (3, 7, 5)),
+    "conv1d_1x1_to_tokens_groups": (lambda: Lambda(lambda x, conv: conv(x).permute(0, 2, 1) * 1.5, nn.Conv1d(6, 8, 1, groups=2)), (1, 6, 10)),
+    "conv1d_1x1_stride_to_tokens": (lambda: Lambda(lambda x, conv: conv(x).permute(0, 2, 1) * 1.5, nn.Conv1d(6, 8, 1, stride=2)), (1, 6, 11)),
+    "conv1d_1x1_batch_first_kept": (lambda: Lambda(lambda x, conv: conv(x).permute(1, 0, 2) * 1.5, nn.Conv1d(6, 8, 1)), (2, 6, 11)),
     "conv2d": (lambda: nn.Conv2d(3, 5, 3), (1, 3, 10, 12)),
     "conv2d_stride_pad": (lambda: nn.Conv2d(3, 5, (3, 5), stride=(2, 1), padding=(1, 2)), (2, 3, 11, 13)),
     "conv2d_same_dilation": (lambda: nn.Conv2d(3, 4, 3, padding="same", dilation=2), (1, 3, 9, 9)),

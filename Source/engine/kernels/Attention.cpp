@@ -120,7 +120,7 @@ namespace
         {
             return input < 3 && setStrides (input, strides, offset);
         }
-        bool writeOutputStrided (const std::vector<int64_t>& strides) noexcept override { return setStrides (3, strides, 0); }
+        bool writeOutputStrided (const std::vector<int64_t>& strides, LoadBudget&) noexcept override { return setStrides (3, strides, 0); }
 
         double multiplyAdds() const noexcept override
         {

@@ -26,6 +26,9 @@ namespace
             packedColumns, // the columns written straight into the product's packed layout, a chunk at a time
             shiftedPlane,  // stride 1: one zero-padded copy of the input, the product reads each tap at an offset
             winograd,      // 3x3, stride 1: Winograd F(2x2, 3x3), 16 products of [cout, cin] by [cin, tiles]
+            positionRows,  // 1-d, 1-wide, written as [batch, positions, cout] (a permute after it absorbed): a
+                           // linear layer over the positions, [positions, cin] (the input read transposed) by
+                           // the weights' transpose
         };
 
         explicit Conv (const OpArgs& args)
@@ -179,6 +182,26 @@ namespace
             return true;
         }
 
+        /** A 1-d pointwise convolution whose output is read as [batch, positions, channels] (a
+            projection to tokens, then a permute) writes it so: the product's rows are then the
+            positions, its columns the output channels (no columns padded to the tile where the
+            positions are few), bias and ReLU in its store, and the permute is not run. */
+        bool writeOutputStrided (const std::vector<int64_t>& strides, LoadBudget& budget) override
+        {
+            const bool pointwise = kH_ == 1 && kW_ == 1 && strideW_ == 1 && padW_ == 0 && inH_ == 1 && groups_ == 1;
+            if (! pointwise || ! batched_ || weightData_ == nullptr || pooled() || strides.size() != 3 || strides[0] != outW_ * outChannels_
+                || strides[1] != 1 || strides[2] != outChannels_)
+                return false;
+            rowsPlan_ = GemmPlan (outW_, outChannels_, inChannels_);
+            auto packed = PackedOperand::right (rowsPlan_, inChannels_, outChannels_, { weightData_, inChannels_, true, nullptr }, budget);
+            packedWeights_.clear();
+            packedWeights_.push_back (std::move (packed));
+            strategy_ = Strategy::positionRows;
+            colFloats_ = paddedFloats_ = chunkOutFloats_ = 0;
+            work_ = static_cast<double> (batches_) * rowsPlan_.work (false, packedWeights_[0].data() != nullptr);
+            return true;
+        }
+
         bool fuseRelu() noexcept override
         {
             relu_ = true;
@@ -210,6 +233,8 @@ namespace
         {
             if (strategy_ == Strategy::winograd)
                 return splitFloats_ + transformedFloats_ + productFloats_;
+            if (strategy_ == Strategy::positionRows)
+                return rowsPlan_.scratchFloats();
             return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats();
         }
         Work work() const noexcept override { return work_; }
@@ -229,6 +254,14 @@ namespace
             float* col = scratch;
             float* gemmScratch = scratch + colFloats_ + paddedFloats_ + chunkOutFloats_;
             const int64_t outPlane = pooling_.outH * pooling_.outW; // spatialOut unless a pooling was fused
+            if (strategy_ == Strategy::positionRows)
+            {
+                for (int64_t n = 0; n < batches_; ++n)
+                    rowsPlan_.runColumnBias ({ in[0] + n * inChannels_ * inW_, inW_, true, nullptr },
+                                             { weightInput, inChannels_, true, packedWeights_[0].data() }, out[0] + n * outW_ * outChannels_,
+                                             outChannels_, biasInput, relu_, nullptr, 0, scratch);
+                return;
+            }
             for (int64_t n = 0; n < batches_; ++n)
                 for (int64_t g = 0; g < groups_; ++g)
                 {
@@ -269,7 +302,8 @@ namespace
                                        1.0f, gemmScratch);
                             break;
                         case Strategy::shiftedPlane:
-                        case Strategy::winograd: break;
+                        case Strategy::winograd:
+                        case Strategy::positionRows: break;
                     }
                     if (relu_)
                         plan_.kernels().copy (y, y, coutG * spatialOut, true);
@@ -694,7 +728,7 @@ namespace
         std::size_t splitFloats_ = 0, transformedFloats_ = 0, productFloats_ = 0;
         std::vector<int64_t> channelOffsets_;
         Work work_;
-        GemmPlan plan_;
+        GemmPlan plan_, rowsPlan_; // rowsPlan_: the positionRows strategy's product
         std::vector<PackedOperand> packedWeights_;
     };
 } // namespace

@@ -172,11 +172,25 @@ PackedOperand PackedOperand::packLeft (const GemmPlan& plan, int64_t m, int64_t 
 
 PackedOperand PackedOperand::right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, const OpArgs& args)
 {
-    PackedOperand packed;
     const auto floats = plan.kernels().packedBFloats (k, n);
     if (floats == 0 || b.data == nullptr)
-        return packed;
+        return {};
     args.claimTable (floats, sizeof (float), "packed weights");
+    return packRight (plan, k, n, b, floats);
+}
+
+PackedOperand PackedOperand::right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, LoadBudget& budget)
+{
+    const auto floats = plan.kernels().packedBFloats (k, n);
+    if (floats == 0 || b.data == nullptr)
+        return {};
+    budget.claim (floats, sizeof (float), "packed weights");
+    return packRight (plan, k, n, b, floats);
+}
+
+PackedOperand PackedOperand::packRight (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, std::size_t floats)
+{
+    PackedOperand packed;
     packed.buffer_ = AlignedBuffer (floats);
     plan.kernels().packB (k, n, b, packed.buffer_.data());
     return packed;
