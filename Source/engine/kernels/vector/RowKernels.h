@@ -67,58 +67,68 @@ namespace
         }
     }
 
-    inline float rowSum (const float* x, int64_t size, float shift) noexcept
+    /** sums[r] = sum over i < size of f(x[r][i] - shift[r]) for G rows, f the identity or the
+        square: two accumulators per row, then the rest one by one. The G rows' chains run side by
+        side (one row's alone waits on each add's latency); each row's sum is the same as alone. */
+    template <int G, bool Squares>
+    inline void rowSums (const float* const* x, int64_t size, const float* shift, float* sums) noexcept
     {
         constexpr int W = Vec::width;
-        Reg s0 = Vec::zero(), s1 = Vec::zero();
-        const Reg c = Vec::set1 (shift);
+        Reg s0[G], s1[G], c[G];
+        for (int r = 0; r < G; ++r)
+        {
+            s0[r] = s1[r] = Vec::zero();
+            c[r] = Vec::set1 (shift[r]);
+        }
         int64_t i = 0;
         for (; i + 2 * W <= size; i += 2 * W)
+#pragma GCC unroll 4
+            for (int r = 0; r < G; ++r)
+            {
+                const Reg d0 = Vec::sub (Vec::load (x[r] + i), c[r]), d1 = Vec::sub (Vec::load (x[r] + i + W), c[r]);
+                s0[r] = Squares ? Vec::fma (d0, d0, s0[r]) : Vec::add (s0[r], d0);
+                s1[r] = Squares ? Vec::fma (d1, d1, s1[r]) : Vec::add (s1[r], d1);
+            }
+        for (int r = 0; r < G; ++r)
         {
-            s0 = Vec::add (s0, Vec::sub (Vec::load (x + i), c));
-            s1 = Vec::add (s1, Vec::sub (Vec::load (x + i + W), c));
+            float sum = Vec::sum (Vec::add (s0[r], s1[r]));
+            for (int64_t j = i; j < size; ++j)
+            {
+                const float d = x[r][j] - shift[r];
+                sum += Squares ? d * d : d;
+            }
+            sums[r] = sum;
         }
-        float sum = Vec::sum (Vec::add (s0, s1));
-        for (; i < size; ++i)
-            sum += x[i] - shift;
-        return sum;
     }
 
-    inline float rowSquares (const float* x, int64_t size, float mean) noexcept
-    {
-        constexpr int W = Vec::width;
-        Reg s0 = Vec::zero(), s1 = Vec::zero();
-        const Reg m = Vec::set1 (mean);
-        int64_t i = 0;
-        for (; i + 2 * W <= size; i += 2 * W)
-        {
-            const Reg d0 = Vec::sub (Vec::load (x + i), m), d1 = Vec::sub (Vec::load (x + i + W), m);
-            s0 = Vec::fma (d0, d0, s0);
-            s1 = Vec::fma (d1, d1, s1);
-        }
-        float sum = Vec::sum (Vec::add (s0, s1));
-        for (; i < size; ++i)
-            sum += (x[i] - mean) * (x[i] - mean);
-        return sum;
-    }
-
-    inline void layerNormRowsImpl (const float* input, float* output, int64_t rows, int64_t size, const float* weight, const float* bias,
-                                   float eps) noexcept
+    /** LayerNorm of G rows at once (see rowSums). */
+    template <int G>
+    inline void layerNormGroup (const float* input, float* output, int64_t size, const float* weight, const float* bias, float eps) noexcept
     {
         constexpr int W = Vec::width;
         const auto n = static_cast<float> (size);
-        for (int64_t r = 0; r < rows; ++r)
+        const float* x[G];
+        float first[G], mean[G], rstd[G], sums[G];
+        for (int r = 0; r < G; ++r)
         {
-            const float* x = input + r * size;
+            x[r] = input + r * size;
+            first[r] = x[r][0];
+        }
+        // Summing x - x[0] keeps the mean accurate for rows far from zero.
+        rowSums<G, false> (x, size, first, sums);
+        for (int r = 0; r < G; ++r)
+            mean[r] = first[r] + sums[r] / n;
+        rowSums<G, true> (x, size, mean, sums);
+        for (int r = 0; r < G; ++r)
+            rstd[r] = 1.0f / __builtin_sqrtf (sums[r] / n + eps);
+        for (int r = 0; r < G; ++r)
+        {
             float* y = output + r * size;
-            // Summing x - x[0] keeps the mean accurate for rows far from zero.
-            const float mean = x[0] + rowSum (x, size, x[0]) / n;
-            const float rstd = 1.0f / __builtin_sqrtf (rowSquares (x, size, mean) / n + eps);
-            const Reg m = Vec::set1 (mean), s = Vec::set1 (rstd);
+            const Reg m = Vec::set1 (mean[r]), s = Vec::set1 (rstd[r]);
             int64_t i = 0;
             for (; i + W <= size; i += W)
             {
-                Reg v = Vec::mul (Vec::sub (Vec::load (x + i), m), s);
+                Reg v = Vec::mul (Vec::sub (Vec::load (x[r] + i), m), s);
                 if (weight != nullptr)
                     v = Vec::mul (v, Vec::load (weight + i));
                 if (bias != nullptr)
@@ -127,7 +137,7 @@ namespace
             }
             for (; i < size; ++i)
             {
-                float v = (x[i] - mean) * rstd;
+                float v = (x[r][i] - mean[r]) * rstd[r];
                 if (weight != nullptr)
                     v *= weight[i];
                 if (bias != nullptr)
@@ -135,6 +145,17 @@ namespace
                 y[i] = v;
             }
         }
+    }
+
+    inline void layerNormRowsImpl (const float* input, float* output, int64_t rows, int64_t size, const float* weight, const float* bias,
+                                   float eps) noexcept
+    {
+        constexpr int G = 4;
+        int64_t r = 0;
+        for (; r + G <= rows; r += G)
+            layerNormGroup<G> (input + r * size, output + r * size, size, weight, bias, eps);
+        for (; r < rows; ++r)
+            layerNormGroup<1> (input + r * size, output + r * size, size, weight, bias, eps);
     }
 
     inline void copyImpl (const float* from, float* to, int64_t count, bool relu) noexcept // in place too
