@@ -89,12 +89,14 @@ namespace
             addendLd (C itself to accumulate; ld 0: one bias row for every row; null: zero),
             relu'd if asked, then plus row r of `residual` (rows ldr apart; none if null). A is
             a packed panel (Direct false) or, Direct, read in place: row r at a + r * lda. With
-            `next` (the B panel the following tiles will read), fetches it into cache meanwhile:
-            a weight panel that comes from memory arrives while this one is multiplied. */
+            `next` (rows of the B panel the following tiles will read), fetches one of its rows
+            into cache every `every` steps, each `every` rows after the last: the tiles over one
+            panel share the fetching of the next (tile t its rows t, t + every, ...), and a weight
+            panel that comes from memory arrives while this one is multiplied. */
         template <bool Direct, int R>
         static void microKernel (int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, float alpha,
                                  const float* addend, int64_t addendLd, bool relu, const float* residual, int64_t ldr, int64_t columns,
-                                 const float* next) noexcept
+                                 const float* next, int64_t every = 1) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[R], right[R];
@@ -105,12 +107,15 @@ namespace
                 left[r] = right[r] = Vec::zero();
                 rowA[r] = Direct ? a + r * lda : a;
             }
+            int64_t countdown = 1;
             for (int64_t p = 0; p < depth; ++p)
             {
-                if (next != nullptr)
+                if (next != nullptr && --countdown == 0)
                 {
-                    __builtin_prefetch (next + p * kColumns);
-                    __builtin_prefetch (next + p * kColumns + kColumns - 1);
+                    countdown = every;
+                    __builtin_prefetch (next);
+                    __builtin_prefetch (next + kColumns - 1);
+                    next += every * kColumns;
                 }
                 const Reg b0 = Vec::load (b), b1 = Vec::load (b + W);
 #pragma GCC unroll 16
@@ -377,23 +382,24 @@ namespace
                         {
                             const float* panelB = panelsB + (jr / kColumns) * strideB;
                             const float* nextB = b.packed != nullptr && jr + kColumns < columns ? panelB + strideB : nullptr;
-                            for (int64_t ir = 0, tileRows = 0; ir < rows; ir += tileRows)
+                            const int64_t tiles = (rows + kRows - 1) / kRows; // share the next panel's fetching (about)
+                            for (int64_t ir = 0, tileRows = 0, t = 0; ir < rows; ir += tileRows, ++t)
                             {
                                 float* tile = c + (i0 + ir) * ldc + j0 + jr;
                                 const float* addend = first ? (bias != nullptr ? bias + j0 + jr : nullptr) : tile;
                                 const int64_t addendLd = first ? 0 : ldc;
                                 tileRows = directA ? directTileRows (rows - ir) : smaller (kRows, rows - ir);
                                 const int64_t tileColumns = smaller (kColumns, columns - jr);
-                                const float* prefetch = ir == 0 ? nextB : nullptr;
+                                const float* prefetch = nextB != nullptr && t < tiles ? nextB + t * kColumns : nullptr;
                                 const float* residualRows = last && residual != nullptr ? residual + (i0 + ir) * ldr + j0 + jr : nullptr;
                                 forRows (tileRows, [&] (auto r) {
                                     constexpr int R = decltype (r)::value;
                                     if (directA)
                                         microKernel<true, R> (depth, a.data + (i0 + ir) * a.ld + p0, a.ld, panelB, tile, ldc, alpha, addend,
-                                                              addendLd, relu && last, residualRows, ldr, tileColumns, prefetch);
+                                                              addendLd, relu && last, residualRows, ldr, tileColumns, prefetch, tiles);
                                     else
                                         microKernel<false, R> (depth, panelsA + (ir / kRows) * strideA, 0, panelB, tile, ldc, alpha, addend,
-                                                               addendLd, relu && last, residualRows, ldr, tileColumns, prefetch);
+                                                               addendLd, relu && last, residualRows, ldr, tileColumns, prefetch, tiles);
                                 });
                             }
                         }
