@@ -129,6 +129,8 @@ CASES = {
     "select_unbind_split_chunk": (lambda: Lambda(lambda x: x[:, 2] + sum(torch.unbind(x, dim=1)) + torch.split(x, 3, dim=1)[1].sum(1) + torch.chunk(x, 2, dim=1)[0].mean(1)), (4, 6)),
     "broadcasting_arithmetic": (lambda: Lambda(lambda x: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + 1) * 3 - 1 / (x.abs() + 2) + x ** 2 + torch.maximum(x, -x * 0.5)), (2, 3, 5)),
     "mean_sum_var_max": (lambda: Lambda(lambda x: torch.cat([x.mean((1, 2)).unsqueeze(1), x.sum(1).flatten(1)[:, :2], x.var(2, unbiased=False).mean(1, keepdim=True), x.amax(dim=(1, 2)).unsqueeze(1), x.max(dim=1).values[:, :1]], 1)), (2, 3, 4)),
+    # over a middle axis: outputs side by side in memory, eight at a time and the rest
+    "mean_sum_over_tokens": (lambda: Lambda(lambda x: torch.cat([x.mean(1), x.sum(1) * 0.5, x.mean((0, 1)).expand(2, -1)], -1)), (2, 9, 21)),
     "matmul_bmm": (lambda: Lambda(lambda x, lin: torch.matmul(x, x.transpose(1, 2)) @ lin(x) + torch.bmm(x, x.transpose(1, 2)).softmax(-1) @ x, nn.Linear(5, 5)), (2, 4, 5)),
     "matmul_broadcast_weight": (lambda: Lambda(lambda x, p: x @ p.weight + p.bias, nn.Linear(5, 5)), (2, 3, 4, 5)),
     "where_masked_fill_compare": (lambda: Lambda(lambda x: torch.where(x > 0, x, x * 0.1).masked_fill(x < -1, -2.0) + (x >= 0.5).float()), (3, 7)),

@@ -87,8 +87,13 @@ namespace
             const int64_t keptInner = strides_[0][last];
             const auto count = static_cast<double> (offsets_.size());
             int64_t index = 0;
+            const bool sum = kind_ == ReduceKind::sum || kind_ == ReduceKind::mean;
             forEachRow (kept_, strides_, [&] (int64_t, const std::array<int64_t, 1>& rowOffsets, int64_t rowCount) {
-                for (int64_t j = 0; j < rowCount; ++j)
+                int64_t j = 0;
+                if (sum && keptInner == 1) // outputs side by side in memory: kBlock sums at once, each in its own order
+                    for (; j + kBlock <= rowCount; j += kBlock, index += kBlock)
+                        sumBlock (x + rowOffsets[0] + j, count, y + index);
+                for (; j < rowCount; ++j)
                 {
                     const float* base = x + rowOffsets[0] + j * keptInner;
                     y[index++] = reduce (base, count);
@@ -97,6 +102,20 @@ namespace
         }
 
     private:
+        static constexpr int kBlock = 8;
+
+        /** y[j] = sum (or mean) of the block at base + j, for kBlock consecutive outputs: the same
+            sums as reduce() (in double, in the offsets' order), side by side in vector registers. */
+        void sumBlock (const float* base, double count, float* y) const noexcept
+        {
+            double sums[kBlock] = {};
+            for (auto offset : offsets_)
+                for (int j = 0; j < kBlock; ++j)
+                    sums[j] += base[offset + j];
+            for (int j = 0; j < kBlock; ++j)
+                y[j] = static_cast<float> (kind_ == ReduceKind::mean ? sums[j] / count : sums[j]);
+        }
+
         float reduce (const float* base, double count) const noexcept
         {
             switch (kind_)
