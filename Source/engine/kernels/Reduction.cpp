@@ -67,14 +67,20 @@ namespace
                 divisorInvalid_ = true;
             // Per output a call; per element of its block a read through the offset table and a
             // dependent step in double (two passes for var), scattered when the block is not contiguous.
+            // A sum or mean whose outputs lie side by side takes kBlock of them at once (run()):
+            // their elements are read kBlock in a row, the adds side by side.
             const auto outputs = static_cast<double> (kept_.numElements());
             const auto elements = outputs * static_cast<double> (offsets_.size());
             const double passes = kind == ReduceKind::var ? 2.0 : 1.0;
-            work_.calls = outputs + 0.25 * rowsOf (kept_);
+            const auto last = static_cast<std::size_t> (std::max (kept_.rank() - 1, 0));
+            const bool sums = kind == ReduceKind::sum || kind == ReduceKind::mean;
+            const double row = kept_.rank() > 0 ? static_cast<double> (kept_[kept_.rank() - 1]) : 1.0;
+            const double blocked = sums && strides_[0][last] == 1 && row >= kBlock ? std::floor (row / kBlock) * kBlock / row : 0.0;
+            work_.calls = outputs * (1.0 - blocked) + outputs * blocked / kBlock + 0.25 * rowsOf (kept_);
             work_.streamed = passes * elements;
-            work_.scalar = 2.0 * passes * elements;
+            work_.scalar = 2.0 * passes * elements * (1.0 - blocked) + elements * blocked;
             if (! offsets_.empty() && offsets_.back() != static_cast<int64_t> (offsets_.size()) - 1)
-                work_ += passes * Work::gathered (elements, static_cast<double> (in.numElements()));
+                work_ += (1.0 - blocked) * passes * Work::gathered (elements, static_cast<double> (in.numElements()));
         }
 
         Work work() const noexcept override { return work_; }
