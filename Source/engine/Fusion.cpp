@@ -86,8 +86,11 @@ namespace
             for (int a = 0; a < outShape.rank(); ++a)
                 extents.push_back (outShape[a]);
             auto source = in;
-            while (readers[source] == 1 && producer[source] >= 0 && graph.nodes[static_cast<std::size_t> (producer[source])].kernel->aliasesInput()
-                   && graph.nodes[static_cast<std::size_t> (producer[source])].inputs[0].present())
+            const auto isReshape = [&] (int p) { // an alias of its own (not an op fused away, which may lay its input out otherwise)
+                const auto& alias = graph.nodes[static_cast<std::size_t> (p)];
+                return alias.kernel->aliasesInput() && alias.fusedInto < 0 && ! alias.inputs.empty() && alias.inputs[0].present();
+            };
+            while (readers[source] == 1 && producer[source] >= 0 && isReshape (producer[source]))
                 source = graph.nodes[static_cast<std::size_t> (producer[source])].inputs[0].index();
             const int slice = readers[source] == 1 ? producer[source] : -1;
             if (slice >= 0)
