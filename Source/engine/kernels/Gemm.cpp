@@ -144,53 +144,25 @@ Work GemmPlan::work (bool aPacked, bool bPacked) const noexcept
     return work;
 }
 
-PackedOperand PackedOperand::left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, const OpArgs& args)
-{
-    const auto floats = plan.kernels().packedAFloats (m, k);
-    if (floats == 0 || a.data == nullptr)
-        return {};
-    args.claimTable (floats, sizeof (float), "packed weights");
-    return packLeft (plan, m, k, a, floats);
-}
-
 PackedOperand PackedOperand::left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, LoadBudget& budget)
 {
+    PackedOperand packed;
     const auto floats = plan.kernels().packedAFloats (m, k);
     if (floats == 0 || a.data == nullptr)
-        return {};
+        return packed;
     budget.claim (floats, sizeof (float), "packed weights");
-    return packLeft (plan, m, k, a, floats);
-}
-
-PackedOperand PackedOperand::packLeft (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, std::size_t floats)
-{
-    PackedOperand packed;
     packed.buffer_ = AlignedBuffer (floats);
     plan.kernels().packA (m, k, a, packed.buffer_.data());
     return packed;
 }
 
-PackedOperand PackedOperand::right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, const OpArgs& args)
-{
-    const auto floats = plan.kernels().packedBFloats (k, n);
-    if (floats == 0 || b.data == nullptr)
-        return {};
-    args.claimTable (floats, sizeof (float), "packed weights");
-    return packRight (plan, k, n, b, floats);
-}
-
 PackedOperand PackedOperand::right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, LoadBudget& budget)
 {
+    PackedOperand packed;
     const auto floats = plan.kernels().packedBFloats (k, n);
     if (floats == 0 || b.data == nullptr)
-        return {};
+        return packed;
     budget.claim (floats, sizeof (float), "packed weights");
-    return packRight (plan, k, n, b, floats);
-}
-
-PackedOperand PackedOperand::packRight (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, std::size_t floats)
-{
-    PackedOperand packed;
     packed.buffer_ = AlignedBuffer (floats);
     plan.kernels().packB (k, n, b, packed.buffer_.data());
     return packed;

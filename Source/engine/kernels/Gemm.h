@@ -12,7 +12,6 @@
 namespace sonotype::engine
 {
 class LoadBudget;
-class OpArgs;
 
 class GemmPlan
 {
@@ -63,16 +62,12 @@ class PackedOperand
 public:
     PackedOperand() = default;
     /** Packs op(A) [m, k] (left) or op(B) [k, n] (right), claiming its memory from the load budget. */
-    static PackedOperand left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, const OpArgs& args);
     static PackedOperand left (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, LoadBudget& budget);
-    static PackedOperand right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, const OpArgs& args);
     static PackedOperand right (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, LoadBudget& budget);
 
     const float* data() const noexcept { return buffer_.size() == 0 ? nullptr : buffer_.data(); }
 
 private:
-    static PackedOperand packLeft (const GemmPlan& plan, int64_t m, int64_t k, const kernels::GemmOperand& a, std::size_t floats);
-    static PackedOperand packRight (const GemmPlan& plan, int64_t k, int64_t n, const kernels::GemmOperand& b, std::size_t floats);
     AlignedBuffer buffer_;
 };
 

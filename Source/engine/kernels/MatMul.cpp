@@ -61,7 +61,7 @@ namespace
             plan_ = folded_ ? GemmPlan (m_ * numBatches_, n_, k_) : GemmPlan (m_, n_, k_);
             // Weights (b stored in the file, shared by every batch) are packed once, here.
             if (bBatch.rank() == 0 && args.constant (1) != nullptr)
-                packedB_ = PackedOperand::right (plan_, k_, n_, { args.constant (1), transB_ ? k_ : n_, transB_, nullptr }, args);
+                packedB_ = PackedOperand::right (plan_, k_, n_, { args.constant (1), transB_ ? k_ : n_, transB_, nullptr }, args.budget());
             const Shape aMatrices = aBatch, bMatrices = bBatch;
             aStrides_ = broadcastStrides (aMatrices, batch_);
             bStrides_ = broadcastStrides (bMatrices, batch_);

@@ -139,7 +139,8 @@ namespace
                 if (proj_ > 0)
                 {
                     const float* whr = weight (base + 4, Shape { proj_, hidden_ }, "w_hr");
-                    projectionWeights_[direction] = PackedOperand::right (projectionPlan_, hidden_, proj_, { whr, hidden_, true, nullptr }, args);
+                    projectionWeights_[direction]
+                        = PackedOperand::right (projectionPlan_, hidden_, proj_, { whr, hidden_, true, nullptr }, args.budget());
                 }
                 else if (args.hasInput (kFirstWeight + base + 4))
                     throw ModelError ("rnn w_hr is only for lstm with proj_size > 0");
@@ -147,7 +148,8 @@ namespace
                     std::copy (wih, wih + gateSize_ * inputSize_, inputWeights_.data() + d * gateSize_ * inputSize_);
                 else
                     singleInputWeights = wih;
-                recurrentWeights_[direction] = PackedOperand::right (recurrentPlan_, hiddenOut_, gateSize_, { whh, hiddenOut_, true, nullptr }, args);
+                recurrentWeights_[direction]
+                    = PackedOperand::right (recurrentPlan_, hiddenOut_, gateSize_, { whh, hiddenOut_, true, nullptr }, args.budget());
                 // The input product starts from b_ih + b_hh, except GRU's candidate gate, whose
                 // b_hh is inside r * (W_hn h + b_hn): that one starts the recurrent product.
                 float* into = inputBias_.data() + d * gateSize_;
@@ -163,7 +165,8 @@ namespace
                 }
             }
             packedInput_ = PackedOperand::right (inputPlan_, inputSize_, allGates,
-                                                 { twoDirections ? inputWeights_.data() : singleInputWeights, inputSize_, true, nullptr }, args);
+                                                 { twoDirections ? inputWeights_.data() : singleInputWeights, inputSize_, true, nullptr },
+                                                 args.budget());
             if (packedInput_.data() != nullptr)
                 inputWeights_ = AlignedBuffer(); // the packed copy is what the product reads
 
