@@ -17,6 +17,24 @@ namespace
         return strides;
     }
 
+    /** What `value` is a reshape of: back through plain reshapes (aliases of their own, not ops
+        fused away, which may lay their input out otherwise), each value read only by the next, to
+        the first value another op computes (`value` itself if none). */
+    std::size_t reshapedFrom (const Graph& graph, const std::vector<int>& readers, const std::vector<int>& producer, std::size_t value)
+    {
+        while (readers[value] == 1 && producer[value] >= 0)
+        {
+            const auto& alias = graph.nodes[static_cast<std::size_t> (producer[value])];
+            if (! alias.kernel->aliasesInput() || alias.fusedInto >= 0 || alias.inputs.empty() || ! alias.inputs[0].present())
+                break;
+            const auto from = alias.inputs[0].index();
+            if (readers[from] != 1 || producer[from] < 0)
+                break;
+            value = from;
+        }
+        return value;
+    }
+
     /** A permute whose producer can write its output in the permuted layout, or whose one reader
         can read the permute's input through strides, is not run: the producer writes (or the
         reader reads) through the permutation's strides instead (a transformer's heads split
@@ -85,13 +103,7 @@ namespace
             std::vector<int64_t> extents;
             for (int a = 0; a < outShape.rank(); ++a)
                 extents.push_back (outShape[a]);
-            auto source = in;
-            const auto isReshape = [&] (int p) { // an alias of its own (not an op fused away, which may lay its input out otherwise)
-                const auto& alias = graph.nodes[static_cast<std::size_t> (p)];
-                return alias.kernel->aliasesInput() && alias.fusedInto < 0 && ! alias.inputs.empty() && alias.inputs[0].present();
-            };
-            while (readers[source] == 1 && producer[source] >= 0 && isReshape (producer[source]))
-                source = graph.nodes[static_cast<std::size_t> (producer[source])].inputs[0].index();
+            const auto source = reshapedFrom (graph, readers, producer, in);
             const int slice = readers[source] == 1 ? producer[source] : -1;
             if (slice >= 0)
             {
@@ -148,16 +160,9 @@ namespace
                 continue;
             for (std::size_t side = 0; side < 2; ++side)
             {
-                auto value = node.inputs[side].index();
-                if (readers[value] != 1 || producer[value] < 0)
+                if (readers[node.inputs[side].index()] != 1 || producer[node.inputs[side].index()] < 0)
                     continue;
-                while (graph.nodes[static_cast<std::size_t> (producer[value])].kernel->aliasesInput())
-                {
-                    const auto& alias = graph.nodes[static_cast<std::size_t> (producer[value])];
-                    if (! alias.inputs[0].present() || readers[alias.inputs[0].index()] != 1 || producer[alias.inputs[0].index()] < 0)
-                        break;
-                    value = alias.inputs[0].index();
-                }
+                const auto value = reshapedFrom (graph, readers, producer, node.inputs[side].index());
                 const int p = producer[value];
                 auto& product = graph.nodes[static_cast<std::size_t> (p)];
                 const auto residual = node.inputs[1 - side];
@@ -189,15 +194,10 @@ void fuseNodes (Graph& graph, const std::vector<int>& readers, LoadBudget& budge
         auto source = node.inputs[0].index();
         if (readers[source] != 1 || producer[source] < 0)
             continue;
-        // A ReLU reads its input's elements in memory order: through reshapes (aliases of the
-        // same memory, each the only reader of its input) it may go to the op that writes them.
-        while (node.kind == OpKind::relu && graph.nodes[static_cast<std::size_t> (producer[source])].kernel->aliasesInput())
-        {
-            const auto& alias = graph.nodes[static_cast<std::size_t> (producer[source])];
-            if (alias.inputs.empty() || ! alias.inputs[0].present() || readers[alias.inputs[0].index()] != 1 || producer[alias.inputs[0].index()] < 0)
-                break;
-            source = alias.inputs[0].index();
-        }
+        // A ReLU reads its input's elements in memory order: through reshapes it may go to the op
+        // that writes them.
+        if (node.kind == OpKind::relu)
+            source = reshapedFrom (graph, readers, producer, source);
         auto& from = graph.nodes[static_cast<std::size_t> (producer[source])];
         if (from.outputs.size() != 1)
             continue;
