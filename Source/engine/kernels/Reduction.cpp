@@ -73,9 +73,9 @@ namespace
             const auto elements = outputs * static_cast<double> (offsets_.size());
             const double passes = kind == ReduceKind::var ? 2.0 : 1.0;
             const auto last = static_cast<std::size_t> (std::max (kept_.rank() - 1, 0));
-            const bool sums = kind == ReduceKind::sum || kind == ReduceKind::mean;
+            inBlocks_ = (kind == ReduceKind::sum || kind == ReduceKind::mean) && strides_[0][last] == 1;
             const double row = kept_.rank() > 0 ? static_cast<double> (kept_[kept_.rank() - 1]) : 1.0;
-            const double blocked = sums && strides_[0][last] == 1 && row >= kBlock ? std::floor (row / kBlock) * kBlock / row : 0.0;
+            const double blocked = inBlocks_ && row >= kBlock ? std::floor (row / kBlock) * kBlock / row : 0.0;
             work_.calls = outputs * (1.0 - blocked) + outputs * blocked / kBlock + 0.25 * rowsOf (kept_);
             work_.streamed = passes * elements;
             work_.scalar = 2.0 * passes * elements * (1.0 - blocked) + elements * blocked;
@@ -93,10 +93,9 @@ namespace
             const int64_t keptInner = strides_[0][last];
             const auto count = static_cast<double> (offsets_.size());
             int64_t index = 0;
-            const bool sum = kind_ == ReduceKind::sum || kind_ == ReduceKind::mean;
             forEachRow (kept_, strides_, [&] (int64_t, const std::array<int64_t, 1>& rowOffsets, int64_t rowCount) {
                 int64_t j = 0;
-                if (sum && keptInner == 1) // outputs side by side in memory: kBlock sums at once, each in its own order
+                if (inBlocks_) // outputs side by side in memory: kBlock sums at once, each in its own order
                     for (; j + kBlock <= rowCount; j += kBlock, index += kBlock)
                         sumBlock (x + rowOffsets[0] + j, count, y + index);
                 for (; j < rowCount; ++j)
@@ -109,6 +108,7 @@ namespace
 
     private:
         static constexpr int kBlock = 8;
+        bool inBlocks_ = false; // a sum or mean whose outputs lie side by side: kBlock at a time
 
         /** y[j] = sum (or mean) of the block at base + j, for kBlock consecutive outputs: the same
             sums as reduce() (in double, in the offsets' order), side by side in vector registers. */
