@@ -1,7 +1,7 @@
 // A packed matrix product in the style of GotoBLAS/BLIS (see VectorRegister.h for why an anonymous
-// namespace): A is packed in panels of kRows rows and B in panels of kColumns = 2 registers of
-// columns, both k-major, and a register-blocked micro-kernel computes each kRows x kColumns tile
-// of C with kRows * 2 accumulators (the last rows of C on a kernel of as many rows). Constant
+// namespace): A is packed in panels of the rows of C's tiles (kRows, fewer at the end: tileRows)
+// and B in panels of kColumns = 2 registers of columns, both k-major, and a register-blocked
+// micro-kernel computes each tile of C, R x kColumns, with R * 2 accumulators. Constant
 // operands (weights) are packed once at load, over the whole of k; a B that is not is packed per
 // block into scratch, an A read in place (or packed per block when transposed).
 #pragma once
@@ -31,15 +31,30 @@ namespace
         static std::size_t scratchFloats (int64_t m, int64_t n, int64_t k) noexcept
         {
             const int64_t kc = smaller (k, kDepthBlock);
-            return floats (roundUp (smaller (m, kRowBlock), kRows) * kc) + floats (roundUp (smaller (n, kColumnBlock), kColumns) * kc);
+            return floats (smaller (m, kRowBlock) * kc) + floats (roundUp (smaller (n, kColumnBlock), kColumns) * kc);
         }
-        static std::size_t packedAFloats (int64_t m, int64_t k) noexcept { return floats (roundUp (m, kRows) * k); }
+        static std::size_t packedAFloats (int64_t m, int64_t k) noexcept { return floats (m * k); }
         static std::size_t packedBFloats (int64_t k, int64_t n) noexcept { return floats (roundUp (n, kColumns) * k); }
+
+        /** Rows of the tile of C that starts `remaining` rows before C's last: kRows, except that
+            the last kRows and a few more split in two tiles of about half each. A tile of a few
+            rows has a few accumulators, fewer than the multiply-adds in flight (a 2-row tile after
+            30 on AVX2 ran at half speed: 32 tokens' products 6% slower than 30's; the 2-row tile
+            of 32 output channels was a tenth of a convolution's products). A's panels have these
+            rows too, so that every kernel steps by its own R. */
+        static int64_t tileRows (int64_t remaining) noexcept
+        {
+            constexpr int64_t kFewest = 4; // rows whose 2 * 4 accumulators cover the multiply-adds in flight
+            if (remaining > kRows && remaining < kRows + kFewest)
+                return remaining - remaining / 2;
+            return smaller (kRows, remaining);
+        }
 
         /** Elements (p, i) for p in [p0, p0 + depth), i in [start, start + count) of a matrix stored
             with element (p, i) at data[p * ld + i] (`alongPanel`) or at data[i * ld + p], into panels
-            of Width consecutive i (zero-padded), k-major: panel stride depth * Width. Both operands
-            pack this way: A's panels run along its rows, B's along its columns. */
+            of Width consecutive i (zero-padded), k-major: panel stride depth * Width. B packs this
+            way (panels along its columns), and each of A's panels (along its rows) as one of
+            tileRows rows. */
         template <int Width>
         static void packPanels (const float* data, int64_t ld, bool alongPanel, int64_t p0, int64_t depth, int64_t start, int64_t count,
                                 float* out) noexcept
@@ -69,10 +84,17 @@ namespace
             }
         }
 
-        /** A[i0 .. i0+rows, p0 .. p0+depth] (A [m, k], or stored [k, m] when transposed). */
+        /** A[i0 .. i0+rows, p0 .. p0+depth] (A [m, k], or stored [k, m] when transposed), i0 the
+            first row of a tile and rows all the rest of A or a multiple of kRows: the panel of the
+            tile at row i0 + ir (tileRows (rows - ir) rows, each step of p R floats) starts at
+            ir * depth, no padding. */
         static void packABlock (const GemmOperand& a, int64_t i0, int64_t rows, int64_t p0, int64_t depth, float* out) noexcept
         {
-            packPanels<kRows> (a.data, a.ld, a.trans, p0, depth, i0, rows, out);
+            for (int64_t ir = 0, count = 0; ir < rows; ir += count)
+            {
+                count = tileRows (rows - ir);
+                forRows (count, [&] (auto r) { packPanels<decltype (r)::value> (a.data, a.ld, a.trans, p0, depth, i0 + ir, count, out + ir * depth); });
+            }
         }
 
         /** B[p0 .. p0+depth, j0 .. j0+columns] (B [k, n], or stored [n, k] when transposed). */
@@ -126,7 +148,7 @@ namespace
                     right[r] = Vec::fma (ar, b1, right[r]);
                 }
                 if (! Direct)
-                    a += kRows;
+                    a += R;
                 b += kColumns;
             }
             const Reg scale = Vec::set1 (alpha);
@@ -204,7 +226,7 @@ namespace
                     acc0[r] = Vec::fma (ar, b0, acc0[r]);
                     acc1[r] = Vec::fma (ar, b1, acc1[r]);
                 }
-                a += kRows;
+                a += R;
             }
 #pragma GCC unroll 16
             for (int r = 0; r < R; ++r)
@@ -295,12 +317,13 @@ namespace
         {
             constexpr int W = Vec::width;
             for (int64_t j0 = 0; j0 < n; j0 += W)
-                for (int64_t i0 = 0; i0 < m; i0 += kRows)
+                for (int64_t i0 = 0, rows = 0; i0 < m; i0 += rows)
                 {
-                    const float* a = packedA + (i0 / kRows) * k * kRows;
+                    rows = tileRows (m - i0);
+                    const float* a = packedA + i0 * k;
                     const float* rowBias = bias != nullptr ? bias + i0 : nullptr;
                     const int columns = static_cast<int> (smaller (W, n - j0));
-                    forRows (smaller (kRows, m - i0), [&] (auto r) {
+                    forRows (rows, [&] (auto r) {
                         constexpr int R = decltype (r)::value;
                         if (columns == W)
                             rowPairTile<false, R> (k, a, input + j0, offsets, pairStride, rowBias, relu, c + i0 * ldc + j0, ldc, columns);
@@ -316,9 +339,12 @@ namespace
                                  const float* bias, float* c, int64_t ldc) noexcept
         {
             for (int64_t j0 = 0; j0 < n; j0 += kColumns)
-                for (int64_t i0 = 0; i0 < m; i0 += kRows)
-                    shiftedMicroKernel (k, packedA + (i0 / kRows) * k * kRows, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr,
-                                        c + i0 * ldc + j0, ldc, smaller (kRows, m - i0), smaller (kColumns, n - j0));
+                for (int64_t i0 = 0, rows = 0; i0 < m; i0 += rows)
+                {
+                    rows = tileRows (m - i0);
+                    shiftedMicroKernel (k, packedA + i0 * k, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr, c + i0 * ldc + j0, ldc, rows,
+                                        smaller (kColumns, n - j0));
+                }
         }
 
         static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
@@ -333,18 +359,6 @@ namespace
             product (m, n, k, a, b, c, ldc, 1.0f, true, bias, relu, residual, ldr, scratch);
         }
 
-        /** Rows of the next tile when `remaining` rows of A read in place are left: kRows, except
-            that the last kRows and a few more are split in two tiles of about half each. A tile
-            of a few rows has a few accumulators, fewer than the multiply-adds in flight (a
-            2-row tile after 30 on AVX2 ran at half speed: 32 tokens' products 6% slower than 30's). */
-        static int64_t directTileRows (int64_t remaining) noexcept
-        {
-            constexpr int64_t kFewest = 4; // rows whose 2 * 4 accumulators cover the multiply-adds in flight
-            if (remaining > kRows && remaining < kRows + kFewest)
-                return remaining - remaining / 2;
-            return smaller (kRows, remaining);
-        }
-
         /** C [m, n] += alpha * A * B, or (overwrite) C = relu?(bias[column] (zero if null) + alpha * A * B)
             + residual (rows ldr apart; none if null).
             An A that is neither packed nor transposed is read in place: its panels would cost a
@@ -357,7 +371,7 @@ namespace
                 return;
             const bool directA = a.packed == nullptr && ! a.trans;
             float* scratchA = scratch;
-            float* scratchB = scratch + floats (roundUp (smaller (m, kRowBlock), kRows) * smaller (k, kDepthBlock));
+            float* scratchB = scratch + floats (smaller (m, kRowBlock) * smaller (k, kDepthBlock));
             for (int64_t j0 = 0; j0 < n; j0 += kColumnBlock)
             {
                 const int64_t columns = smaller (kColumnBlock, n - j0);
@@ -376,30 +390,29 @@ namespace
                         const int64_t rows = smaller (kRowBlock, m - i0);
                         if (a.packed == nullptr && ! directA && depth > 0)
                             packABlock (a, i0, rows, p0, depth, scratchA);
-                        const float* panelsA = a.packed != nullptr ? a.packed + (i0 / kRows) * k * kRows + p0 * kRows : scratchA;
-                        const int64_t strideA = (a.packed != nullptr ? k : depth) * kRows;
                         for (int64_t jr = 0; jr < columns; jr += kColumns)
                         {
                             const float* panelB = panelsB + (jr / kColumns) * strideB;
                             const float* nextB = b.packed != nullptr && jr + kColumns < columns ? panelB + strideB : nullptr;
                             const int64_t tiles = (rows + kRows - 1) / kRows; // share the next panel's fetching (about)
-                            for (int64_t ir = 0, tileRows = 0, t = 0; ir < rows; ir += tileRows, ++t)
+                            for (int64_t ir = 0, height = 0, t = 0; ir < rows; ir += height, ++t)
                             {
                                 float* tile = c + (i0 + ir) * ldc + j0 + jr;
                                 const float* addend = first ? (bias != nullptr ? bias + j0 + jr : nullptr) : tile;
                                 const int64_t addendLd = first ? 0 : ldc;
-                                tileRows = directA ? directTileRows (rows - ir) : smaller (kRows, rows - ir);
+                                height = tileRows (rows - ir);
                                 const int64_t tileColumns = smaller (kColumns, columns - jr);
                                 const float* prefetch = nextB != nullptr && t < tiles ? nextB + t * kColumns : nullptr;
                                 const float* residualRows = last && residual != nullptr ? residual + (i0 + ir) * ldr + j0 + jr : nullptr;
-                                forRows (tileRows, [&] (auto r) {
+                                forRows (height, [&] (auto r) {
                                     constexpr int R = decltype (r)::value;
                                     if (directA)
                                         microKernel<true, R> (depth, a.data + (i0 + ir) * a.ld + p0, a.ld, panelB, tile, ldc, alpha, addend,
                                                               addendLd, relu && last, residualRows, ldr, tileColumns, prefetch, tiles);
-                                    else
-                                        microKernel<false, R> (depth, panelsA + (ir / kRows) * strideA, 0, panelB, tile, ldc, alpha, addend,
-                                                               addendLd, relu && last, residualRows, ldr, tileColumns, prefetch, tiles);
+                                    else // the tile's panel of A: packed at load over the whole of k, or this block's
+                                        microKernel<false, R> (depth, a.packed != nullptr ? a.packed + (i0 + ir) * k + p0 * R : scratchA + ir * depth,
+                                                               0, panelB, tile, ldc, alpha, addend, addendLd, relu && last, residualRows, ldr,
+                                                               tileColumns, prefetch, tiles);
                                 });
                             }
                         }
