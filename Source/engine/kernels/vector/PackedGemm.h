@@ -243,7 +243,7 @@ namespace
             bias to the store: with several cases in one function, GCC kept them in memory (a
             store of each per step of the partial loop, or around the branch of the whole tile). */
         template <bool PartialColumns, int R>
-        static void shiftedTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias, float* c,
+        __attribute__ ((always_inline)) static void shiftedTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias, float* c,
                                  int64_t ldc, int64_t columns) noexcept
         {
             constexpr int W = Vec::width;
@@ -339,12 +339,21 @@ namespace
                                  const float* bias, float* c, int64_t ldc) noexcept
         {
             for (int64_t j0 = 0; j0 < n; j0 += kColumns)
-                for (int64_t i0 = 0, rows = 0; i0 < m; i0 += rows)
+            {
+                int64_t i0 = 0;
+                // Whole tiles in this loop, their kernel inlined: with a short k (a Winograd
+                // product's input channels) a call and a dispatch per tile cost a tenth of it.
+                if (n - j0 >= kColumns)
+                    for (; tileRows (m - i0) == kRows; i0 += kRows)
+                        shiftedTile<false, kRows> (k, packedA + i0 * k, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr, c + i0 * ldc + j0,
+                                                   ldc, kColumns);
+                for (int64_t rows = 0; i0 < m; i0 += rows)
                 {
                     rows = tileRows (m - i0);
                     shiftedMicroKernel (k, packedA + i0 * k, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr, c + i0 * ldc + j0, ldc, rows,
                                         smaller (kColumns, n - j0));
                 }
+            }
         }
 
         static void gemm (int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b, float* c, int64_t ldc, float alpha,
