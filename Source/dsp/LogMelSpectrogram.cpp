@@ -53,15 +53,15 @@ LogMelSpectrogram::LogMelSpectrogram (const engine::FrontendSettings& settings)
     frameMel_.resize (static_cast<std::size_t> (settings.nMels));
     frame_.resize (static_cast<std::size_t> (settings.nMels));
     const auto maxFrames = static_cast<std::size_t> (settings.framesPerWindow());
-    mel_.resize (static_cast<std::size_t> (settings.nMels) * maxFrames);
+    logMel_.resize (static_cast<std::size_t> (settings.nMels) * maxFrames);
     const std::size_t cacheSlots = maxFrames + 8;
     cacheKeys_.assign (cacheSlots, std::numeric_limits<int64_t>::min());
-    cacheMel_.resize (cacheSlots * static_cast<std::size_t> (settings.nMels));
+    cacheLogMel_.resize (cacheSlots * static_cast<std::size_t> (settings.nMels));
 }
 
 LogMelSpectrogram::~LogMelSpectrogram() = default;
 
-void LogMelSpectrogram::melFrame (const float* samples, int numSamples, int64_t frameStart, float* mel)
+void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64_t frameStart, float* logMel)
 {
     // Sample frameStart + k of the (virtually) padded clip, for k in [0, n_fft).
     const int nFft = settings_.nFft;
@@ -91,8 +91,18 @@ void LogMelSpectrogram::melFrame (const float* samples, int numSamples, int64_t 
                                                                          : std::pow (std::sqrt (squared), settings_.power);
     }
     filterbank_.apply (spectrum_.data(), frameMel_.data());
+    // As torchaudio: the mel spectrogram kept in float32, its log taken in float32.
+    const float dbMultiplier = static_cast<float> (settings_.dbMultiplier), logOffset = static_cast<float> (settings_.logOffset);
     for (std::size_t m = 0; m < frameMel_.size(); ++m)
-        mel[m] = static_cast<float> (frameMel_[m]); // as torchaudio keeps the mel spectrogram
+    {
+        const float value = static_cast<float> (frameMel_[m]);
+        switch (settings_.logType)
+        {
+            case engine::FrontendSettings::LogType::db: logMel[m] = dbMultiplier * std::log10 (std::max (value, 1e-10f)); break;
+            case engine::FrontendSettings::LogType::log: logMel[m] = std::log (value + logOffset); break;
+            case engine::FrontendSettings::LogType::none: logMel[m] = value; break;
+        }
+    }
 }
 
 void LogMelSpectrogram::compute (const float* samples, int numSamples, float* features)
@@ -109,31 +119,31 @@ void LogMelSpectrogram::computeFrames (const float* samples, int numSamples, int
 {
     const int numFrames = settings_.numFrames (numSamples);
     const int nMels = settings_.nMels;
-    if (mel_.size() < static_cast<std::size_t> (numFrames) * static_cast<std::size_t> (nMels))
-        mel_.resize (static_cast<std::size_t> (numFrames) * static_cast<std::size_t> (nMels)); // compute() of a clip longer than a window
+    if (logMel_.size() < static_cast<std::size_t> (numFrames) * static_cast<std::size_t> (nMels))
+        logMel_.resize (static_cast<std::size_t> (numFrames) * static_cast<std::size_t> (nMels)); // compute() of a clip longer than a window
     const int pad = settings_.center ? settings_.nFft / 2 : 0;
     const auto numSlots = static_cast<int64_t> (cacheKeys_.size());
     for (int t = 0; t < numFrames; ++t)
     {
         const int64_t start = static_cast<int64_t> (t) * settings_.hopLength - pad;
         const bool interior = start >= 0 && start + settings_.nFft <= numSamples;
-        const float* mel = frame_.data();
+        const float* logMel = frame_.data();
         if (useCache && interior)
         {
             const int64_t key = absoluteStart + start;
             const auto slot = static_cast<std::size_t> (((key / settings_.hopLength) % numSlots + numSlots) % numSlots);
-            float* cached = cacheMel_.data() + slot * static_cast<std::size_t> (nMels);
+            float* cached = cacheLogMel_.data() + slot * static_cast<std::size_t> (nMels);
             if (cacheKeys_[slot] != key)
             {
-                melFrame (samples, numSamples, start, cached);
+                logMelFrame (samples, numSamples, start, cached);
                 cacheKeys_[slot] = key;
             }
-            mel = cached;
+            logMel = cached;
         }
         else
-            melFrame (samples, numSamples, start, frame_.data());
+            logMelFrame (samples, numSamples, start, frame_.data());
         for (int m = 0; m < nMels; ++m)
-            mel_[static_cast<std::size_t> (m) * static_cast<std::size_t> (numFrames) + static_cast<std::size_t> (t)] = mel[m];
+            logMel_[static_cast<std::size_t> (m) * static_cast<std::size_t> (numFrames) + static_cast<std::size_t> (t)] = logMel[m];
     }
     finish (numFrames, features);
 }
@@ -142,35 +152,18 @@ void LogMelSpectrogram::finish (int numFrames, float* features) const
 {
     const int nMels = settings_.nMels;
     const std::size_t count = static_cast<std::size_t> (nMels) * static_cast<std::size_t> (numFrames);
-    // As torchaudio: log in float32 of the float32 mel spectrogram.
-    for (std::size_t i = 0; i < count; ++i)
-    {
-        const float value = mel_[i];
-        switch (settings_.logType)
-        {
-            case engine::FrontendSettings::LogType::db:
-                features[i] = static_cast<float> (settings_.dbMultiplier) * std::log10 (std::max (value, 1e-10f));
-                break;
-            case engine::FrontendSettings::LogType::log: features[i] = std::log (value + static_cast<float> (settings_.logOffset)); break;
-            case engine::FrontendSettings::LogType::none: features[i] = value; break;
-        }
-    }
+    // AmplitudeToDB's top_db: nothing below the window's maximum less top_db (no floor: -inf).
+    float floor = -std::numeric_limits<float>::infinity();
     if (settings_.logType == engine::FrontendSettings::LogType::db && settings_.topDb.has_value() && count > 0)
-    {
-        const float floor = *std::max_element (features, features + count) - static_cast<float> (*settings_.topDb);
-        for (std::size_t i = 0; i < count; ++i)
-            features[i] = std::max (features[i], floor);
-    }
+        floor = *std::max_element (logMel_.begin(), logMel_.begin() + static_cast<std::ptrdiff_t> (count)) - static_cast<float> (*settings_.topDb);
     const bool perBandMean = settings_.mean.size() > 1, perBandStd = settings_.std.size() > 1;
     for (int m = 0; m < nMels; ++m)
     {
         const float mean = settings_.mean[perBandMean ? static_cast<std::size_t> (m) : 0];
         const float std = settings_.std[perBandStd ? static_cast<std::size_t> (m) : 0];
-        for (int t = 0; t < numFrames; ++t)
-        {
-            float& value = features[static_cast<std::size_t> (m) * static_cast<std::size_t> (numFrames) + static_cast<std::size_t> (t)];
-            value = (value - mean) / std;
-        }
+        const std::size_t row = static_cast<std::size_t> (m) * static_cast<std::size_t> (numFrames);
+        for (std::size_t i = row; i < row + static_cast<std::size_t> (numFrames); ++i)
+            features[i] = (std::max (logMel_[i], floor) - mean) / std;
     }
 }
 

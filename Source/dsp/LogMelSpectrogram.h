@@ -7,10 +7,11 @@
 // features are closer to the exact values than torchaudio's own float32 ones (whose rounding
 // reaches 2e-3 dB in quiet bins); the log runs in float32 on the float32 mel power, as torchaudio's.
 //
-// Streaming: computeWindow() caches the mel spectra of frames that lie wholly inside a window by
+// Streaming: computeWindow() caches the log-mel values of frames that lie wholly inside a window by
 // their absolute position in the stream, so overlapping windows reuse them; only the frames that
-// touch the window's edges (padding) are computed again. Mel spectra are kept in float: the log
-// takes the float32 value, as torchaudio's does, so nothing is lost. What the buffers take is what
+// touch the window's edges (padding) are computed again. A frame's log is taken as it is computed
+// (in float32, of the float32 mel power, as torchaudio's); what depends on the whole window (top_db's
+// floor) and the normalisation are applied per window. What the buffers take is what
 // engine::FrontendSettings::cost() declares at load.
 #pragma once
 
@@ -48,7 +49,9 @@ public:
 private:
     struct Fft;
     void computeFrames (const float* samples, int numSamples, int64_t absoluteStart, bool useCache, float* features);
-    void melFrame (const float* samples, int numSamples, int64_t frameStart, float* mel);
+    /** The log-mel values (before top_db and the normalisation) of the frame starting at sample
+        frameStart of the virtually padded clip. */
+    void logMelFrame (const float* samples, int numSamples, int64_t frameStart, float* logMel);
     void finish (int numFrames, float* features) const;
 
     engine::FrontendSettings settings_;
@@ -57,12 +60,12 @@ private:
     std::unique_ptr<Fft> fft_;
     std::vector<double> spectrum_;  // n_fft / 2 + 1
     std::vector<double> frameMel_;  // nMels: one frame's mel spectrum, summed in double
-    std::vector<float> frame_;      // the same in float, for a frame not cached
-    std::vector<float> mel_;        // nMels x frames of the current window (before the log)
+    std::vector<float> frame_;      // its log-mel values, for a frame not cached
+    std::vector<float> logMel_;     // nMels x frames of the current window (before top_db and the normalisation)
     // Cache of interior frames: slot = (absolute frame start / hop) mod size, a window's frames and
     // a few more (consecutive frames take consecutive slots, so a window's never collide).
     std::vector<int64_t> cacheKeys_;
-    std::vector<float> cacheMel_;
+    std::vector<float> cacheLogMel_;
     int64_t framesComputed_ = 0;
 };
 
