@@ -39,9 +39,9 @@ namespace
         /** Rows of the tile of C that starts `remaining` rows before C's last: kRows, except that
             the last kRows and a few more split in two tiles of about half each. A tile of a few
             rows has a few accumulators, fewer than the multiply-adds in flight (a 2-row tile after
-            30 on AVX2 ran at half speed: 32 tokens' products 6% slower than 30's; the 2-row tile
-            of 32 output channels was a tenth of a convolution's products). A's panels have these
-            rows too, so that every kernel steps by its own R. */
+            30 on AVX2 ran at half speed: 32 tokens' products 6% slower than 30's). A's panels have
+            these rows too, so that every kernel steps by its own R (a Winograd convolution's 32
+            output channels: 6+6+6+6+4+4 rows on AVX2, 8+8+8+8 on AVX-512). */
         static int64_t tileRows (int64_t remaining) noexcept
         {
             constexpr int64_t kFewest = 4; // rows whose 2 * 4 accumulators cover the multiply-adds in flight
@@ -243,8 +243,8 @@ namespace
             bias to the store: with several cases in one function, GCC kept them in memory (a
             store of each per step of the partial loop, or around the branch of the whole tile). */
         template <bool PartialColumns, int R>
-        __attribute__ ((always_inline)) static void shiftedTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j, const float* bias, float* c,
-                                 int64_t ldc, int64_t columns) noexcept
+        __attribute__ ((always_inline)) static void shiftedTile (int64_t depth, const float* a, const float* input, const int64_t* offsets, int64_t j,
+                                                                 const float* bias, float* c, int64_t ldc, int64_t columns) noexcept
         {
             constexpr int W = Vec::width;
             Reg left[R], right[R];
