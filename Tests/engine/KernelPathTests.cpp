@@ -195,6 +195,13 @@ TEST_CASE ("every kernel path: matrix products of any shape, packed or not, tran
             }
         checkProduct (*path.table, 30, 70, 90, false, true, false, true, random); // weights packed, activations not
         checkProduct (*path.table, 30, 70, 90, false, false, true, false, random);
+        // Packed weights of more rows than one block of the product (24 tiles: 144 rows on AVX2,
+        // 192 on AVX-512) whose last rows split in two tiles across the block's end.
+        for (const int64_t m : { 146, 194 })
+        {
+            checkProduct (*path.table, m, 20, 30, false, false, true, false, random);
+            checkProduct (*path.table, m, 20, 300, false, false, true, true, random);
+        }
     }
 }
 
@@ -353,7 +360,8 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
         if (k.shiftedGemm == nullptr)
             continue;
         INFO ("kernel path " << path.name);
-        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 }, { 13, 64, 20 } })
+        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 }, { 13, 64, 20 }, { 146, 40, 9 },
+                                   { 194, 40, 9 } })
         {
             const int64_t m = shape[0], n = shape[1], depth = shape[2];
             const auto input = randomValues (4000, random);
@@ -392,7 +400,8 @@ TEST_CASE ("every packing kernel path: two rows of the implicit-im2col product m
         if (k.shiftedRowPairs == nullptr)
             continue;
         INFO ("kernel path " << path.name);
-        for (const auto& shape : { std::array<int64_t, 4> { 16, 101, 9, 103 }, { 13, 37, 27, 40 }, { 3, 16, 4, 0 }, { 9, 5, 2, 7 }, { 8, 64, 18, 64 } })
+        for (const auto& shape : { std::array<int64_t, 4> { 16, 101, 9, 103 }, { 13, 37, 27, 40 }, { 3, 16, 4, 0 }, { 9, 5, 2, 7 }, { 8, 64, 18, 64 }, { 146, 20, 9, 24 },
+                                   { 194, 20, 9, 24 } })
             for (const bool relu : { false, true })
                 for (const bool withBias : { false, true })
                 {

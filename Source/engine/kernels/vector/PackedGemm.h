@@ -36,8 +36,9 @@ namespace
         static std::size_t packedAFloats (int64_t m, int64_t k) noexcept { return floats (m * k); }
         static std::size_t packedBFloats (int64_t k, int64_t n) noexcept { return floats (roundUp (n, kColumns) * k); }
 
-        /** Rows of the tile of C that starts `remaining` rows before C's last: kRows, except that
-            the last kRows and a few more split in two tiles of about half each. A tile of a few
+        /** Rows of the tile of C that starts `remaining` rows before the end of its block of rows
+            (tileRowsAt): kRows, except that the last kRows and a few more split in two tiles of
+            about half each. A tile of a few
             rows has a few accumulators, fewer than the multiply-adds in flight (a 2-row tile after
             30 on AVX2 ran at half speed: 32 tokens' products 6% slower than 30's). A's panels have
             these rows too, so that every kernel steps by its own R (a Winograd convolution's 32
@@ -50,11 +51,20 @@ namespace
             return smaller (kRows, remaining);
         }
 
+        /** Rows of the tile of C (and of A's panel) at row i of m rows: the rows run in blocks of
+            kRowBlock (a product's blocks of rows), each block's tiles as tileRows of the rows left
+            in the block, so that no tile crosses a block's end. Every kernel and both packings
+            of A take their tiles from here. */
+        static int64_t tileRowsAt (int64_t m, int64_t i) noexcept
+        {
+            return tileRows (smaller (m, (i / kRowBlock + 1) * kRowBlock) - i);
+        }
+
         /** Elements (p, i) for p in [p0, p0 + depth), i in [start, start + count) of a matrix stored
             with element (p, i) at data[p * ld + i] (`alongPanel`) or at data[i * ld + p], into panels
             of Width consecutive i (zero-padded), k-major: panel stride depth * Width. B packs this
             way (panels along its columns), and each of A's panels (along its rows) as one of
-            tileRows rows. */
+            tileRowsAt rows. */
         template <int Width>
         static void packPanels (const float* data, int64_t ld, bool alongPanel, int64_t p0, int64_t depth, int64_t start, int64_t count,
                                 float* out) noexcept
@@ -84,15 +94,14 @@ namespace
             }
         }
 
-        /** A[i0 .. i0+rows, p0 .. p0+depth] (A [m, k], or stored [k, m] when transposed), i0 the
-            first row of a tile and rows all the rest of A or a multiple of kRows: the panel of the
-            tile at row i0 + ir (tileRows (rows - ir) rows, each step of p R floats) starts at
-            ir * depth, no padding. */
+        /** A[i0 .. i0+rows, p0 .. p0+depth] (A [m, k], or stored [k, m] when transposed), i0 a
+            multiple of kRowBlock and i0 + rows the end of A or of a block: the panel of the tile at
+            row i0 + ir (tileRowsAt rows, each step of p R floats) starts at ir * depth, no padding. */
         static void packABlock (const GemmOperand& a, int64_t i0, int64_t rows, int64_t p0, int64_t depth, float* out) noexcept
         {
             for (int64_t ir = 0, count = 0; ir < rows; ir += count)
             {
-                count = tileRows (rows - ir);
+                count = tileRowsAt (i0 + rows, i0 + ir);
                 forRows (count, [&] (auto r) { packPanels<decltype (r)::value> (a.data, a.ld, a.trans, p0, depth, i0 + ir, count, out + ir * depth); });
             }
         }
@@ -319,7 +328,7 @@ namespace
             for (int64_t j0 = 0; j0 < n; j0 += W)
                 for (int64_t i0 = 0, rows = 0; i0 < m; i0 += rows)
                 {
-                    rows = tileRows (m - i0);
+                    rows = tileRowsAt (m, i0);
                     const float* a = packedA + i0 * k;
                     const float* rowBias = bias != nullptr ? bias + i0 : nullptr;
                     const int columns = static_cast<int> (smaller (W, n - j0));
@@ -344,12 +353,12 @@ namespace
                 // Whole tiles in this loop, their kernel inlined: with a short k (a Winograd
                 // product's input channels) a call and a dispatch per tile cost a tenth of it.
                 if (n - j0 >= kColumns)
-                    for (; tileRows (m - i0) == kRows; i0 += kRows)
+                    for (; tileRowsAt (m, i0) == kRows; i0 += kRows)
                         shiftedTile<false, kRows> (k, packedA + i0 * k, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr, c + i0 * ldc + j0,
                                                    ldc, kColumns);
                 for (int64_t rows = 0; i0 < m; i0 += rows)
                 {
-                    rows = tileRows (m - i0);
+                    rows = tileRowsAt (m, i0);
                     shiftedMicroKernel (k, packedA + i0 * k, input, offsets, j0, bias != nullptr ? bias + i0 : nullptr, c + i0 * ldc + j0, ldc, rows,
                                         smaller (kColumns, n - j0));
                 }
@@ -409,7 +418,7 @@ namespace
                                 float* tile = c + (i0 + ir) * ldc + j0 + jr;
                                 const float* addend = first ? (bias != nullptr ? bias + j0 + jr : nullptr) : tile;
                                 const int64_t addendLd = first ? 0 : ldc;
-                                height = tileRows (rows - ir);
+                                height = tileRowsAt (m, i0 + ir);
                                 const int64_t tileColumns = smaller (kColumns, columns - jr);
                                 const float* prefetch = nextB != nullptr && t < tiles ? nextB + t * kColumns : nullptr;
                                 const float* residualRows = last && residual != nullptr ? residual + (i0 + ir) * ldr + j0 + jr : nullptr;
