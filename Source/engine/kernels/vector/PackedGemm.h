@@ -38,11 +38,11 @@ namespace
 
         /** Rows of the tile of C that starts `remaining` rows before the end of its block of rows
             (tileRowsAt): kRows, except that the last kRows and a few more split in two tiles of
-            about half each. A tile of a few
-            rows has a few accumulators, fewer than the multiply-adds in flight (a 2-row tile after
-            30 on AVX2 ran at half speed: 32 tokens' products 6% slower than 30's). A's panels have
-            these rows too, so that every kernel steps by its own R (a Winograd convolution's 32
-            output channels: 6+6+6+6+4+4 rows on AVX2, 8+8+8+8 on AVX-512). */
+            about half each. A tile of a few rows has a few accumulators, fewer than the
+            multiply-adds in flight (a 2-row tile after 30 on AVX2 ran at half speed: 32 tokens'
+            products 6% slower than 30's). A's panels have these rows too, so that every kernel
+            steps by its own R (a Winograd convolution's 32 output channels: 6+6+6+6+4+4 rows on
+            AVX2, 8+8+8+8 on AVX-512). */
         static int64_t tileRows (int64_t remaining) noexcept
         {
             constexpr int64_t kFewest = 4; // rows whose 2 * 4 accumulators cover the multiply-adds in flight
