@@ -16,7 +16,8 @@ namespace
     constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
     // ----- unary functors -------------------------------------------------------------------
-    struct Relu { float operator() (float x) const noexcept { return std::isnan (x) ? x : (x > 0.0f ? x : 0.0f); } };
+    // As torch.relu: NaN and -0 pass.
+    struct Relu { float operator() (float x) const noexcept { return x < 0.0f ? 0.0f : x; } };
     struct Exp2 { float operator() (float x) const noexcept { return std::exp2 (x); } };
     struct Log { float operator() (float x) const noexcept { return std::log (x); } };
     struct Log2 { float operator() (float x) const noexcept { return std::log2 (x); } };

@@ -104,7 +104,7 @@ namespace kernels
         if (relu)
             for (int64_t i = 0; i < m; ++i)
                 for (float* x = c + i * ldc; x != c + i * ldc + n; ++x)
-                    *x = *x <= 0.0f ? 0.0f : *x; // NaN stays NaN and -0 becomes +0, as the relu op
+                    *x = *x < 0.0f ? 0.0f : *x; // NaN and -0 pass, as the relu op
         if (residual != nullptr)
             for (int64_t i = 0; i < m; ++i)
                 for (int64_t j = 0; j < n; ++j)

@@ -161,7 +161,7 @@ namespace
                 b += kColumns;
             }
             const Reg scale = Vec::set1 (alpha);
-            const auto finish = [relu] (Reg v) { return relu ? Vec::maxNaN (v, Vec::zero()) : v; };
+            const auto finish = [relu] (Reg v) { return relu ? Vec::relu (v) : v; };
             if (columns == kColumns)
             {
 #pragma GCC unroll 16
@@ -191,8 +191,8 @@ namespace
                 for (int64_t j = 0; j < columns; ++j)
                 {
                     const float value = alpha * tile[r * kColumns + j] + (addend != nullptr ? addend[r * addendLd + j] : 0.0f);
-                    // As the registers' relu: NaN passes, -0 becomes +0.
-                    c[r * ldc + j] = (relu && value <= 0.0f ? 0.0f : value) + (residual != nullptr ? residual[r * ldr + j] : 0.0f);
+                    // As the registers' relu: NaN and -0 pass.
+                    c[r * ldc + j] = (relu && value < 0.0f ? 0.0f : value) + (residual != nullptr ? residual[r * ldr + j] : 0.0f);
                 }
         }
 
@@ -310,7 +310,7 @@ namespace
             {
                 Reg v = Vec::maxNaN (top[r], bottom[r]);
                 if (relu)
-                    v = Vec::maxNaN (v, Vec::zero());
+                    v = Vec::relu (v);
                 if (Partial)
                     Vec::storeFirst (c + r * ldc, v, columns);
                 else

@@ -162,14 +162,14 @@ namespace
     {
         constexpr int W = Vec::width;
         int64_t i = 0;
-        if (relu) // NaN passes through, -0 becomes +0: as the relu op
+        if (relu) // NaN and -0 pass, as the relu op and torch.relu
             for (; i + W <= count; i += W)
-                Vec::store (to + i, Vec::maxNaN (Vec::load (from + i), Vec::zero()));
+                Vec::store (to + i, Vec::relu (Vec::load (from + i)));
         else
             for (; i + W <= count; i += W)
                 Vec::store (to + i, Vec::load (from + i));
         for (; i < count; ++i)
-            to[i] = relu && ! (from[i] > 0.0f || from[i] != from[i]) ? 0.0f : from[i];
+            to[i] = relu && from[i] < 0.0f ? 0.0f : from[i];
     }
 
     /** row[i] = combine(row[i], tap[i * stride]) for i < count, `combine` a register op and

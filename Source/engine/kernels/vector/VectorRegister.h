@@ -59,6 +59,8 @@ namespace
         static void storeFirst (float* p, Reg v, int count) noexcept { _mm512_mask_storeu_ps (p, static_cast<__mmask16> ((1u << count) - 1u), v); }
         /** max(a, b), NaN (from either) winning. */
         static Reg maxNaN (Reg a, Reg b) noexcept { return _mm512_mask_blend_ps (_mm512_cmp_ps_mask (a, a, _CMP_UNORD_Q), _mm512_max_ps (a, b), a); }
+        /** max(0, v) as torch.relu: maxps returns its second operand for a NaN or two zeros, so NaN and -0 pass. */
+        static Reg relu (Reg v) noexcept { return _mm512_max_ps (_mm512_setzero_ps(), v); }
         /** The even-indexed floats of a then b. */
         static Reg evenLanes (Reg a, Reg b) noexcept
         {
@@ -118,6 +120,8 @@ namespace
         }
         static Reg loadFirst (const float* p, int count) noexcept { return _mm256_maskload_ps (p, firstLanes (count)); }
         static Reg maxNaN (Reg a, Reg b) noexcept { return _mm256_blendv_ps (_mm256_max_ps (a, b), a, _mm256_cmp_ps (a, a, _CMP_UNORD_Q)); }
+        /** max(0, v) as torch.relu: maxps returns its second operand for a NaN or two zeros, so NaN and -0 pass. */
+        static Reg relu (Reg v) noexcept { return _mm256_max_ps (_mm256_setzero_ps(), v); }
         static Reg evenLanes (Reg a, Reg b) noexcept
         {
             const __m256 mixed = _mm256_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0)); // a0 a2 b0 b2 | a4 a6 b4 b6
@@ -191,6 +195,8 @@ namespace
                 p[i] = lanes[i];
         }
         static Reg maxNaN (Reg a, Reg b) noexcept { return vbslq_f32 (vceqq_f32 (a, a), max (a, b), a); }
+        /** Zero where v < 0, as torch.relu: NaN and -0 pass. */
+        static Reg relu (Reg v) noexcept { return vbslq_f32 (vcltq_f32 (v, zero()), zero(), v); }
         static Reg evenLanes (Reg a, Reg b) noexcept { return vuzp1q_f32 (a, b); }
         static Reg oddLanes (Reg a, Reg b) noexcept { return vuzp2q_f32 (a, b); }
         static Reg interleaveLow (Reg a, Reg b) noexcept { return vzip1q_f32 (a, b); }
@@ -252,6 +258,8 @@ namespace
             const Reg nan = _mm_cmpunord_ps (a, a);
             return _mm_or_ps (_mm_and_ps (nan, a), _mm_andnot_ps (nan, _mm_max_ps (a, b)));
         }
+        /** max(0, v) as torch.relu: maxps returns its second operand for a NaN or two zeros, so NaN and -0 pass. */
+        static Reg relu (Reg v) noexcept { return _mm_max_ps (_mm_setzero_ps(), v); }
         static Reg evenLanes (Reg a, Reg b) noexcept { return _mm_shuffle_ps (a, b, _MM_SHUFFLE (2, 0, 2, 0)); }
         static Reg oddLanes (Reg a, Reg b) noexcept { return _mm_shuffle_ps (a, b, _MM_SHUFFLE (3, 1, 3, 1)); }
         static Reg interleaveLow (Reg a, Reg b) noexcept { return _mm_unpacklo_ps (a, b); }

@@ -107,7 +107,7 @@ namespace
             return;
         const auto finish = [bias, relu] (Reg v) {
             v = Vec::add (v, bias);
-            return relu ? Vec::maxNaN (v, Vec::zero()) : v;
+            return relu ? Vec::relu (v) : v;
         };
         if (poolW == 2)
         {
