@@ -1,11 +1,12 @@
 """The glue ops of real model code, exported and compared with PyTorch live."""
 
+import numpy as np
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from sonotype.testing.parity import Lambda, assert_parity
+from sonotype.testing.parity import Lambda, assert_parity, engine_outputs
 
 
 def prelu_with(channels):
@@ -133,22 +134,11 @@ def test_topk_orders_nan_as_pytorch_does(largest):
 def test_relu_keeps_the_sign_of_zero_and_nan_as_pytorch_does():
     """torch.relu passes -0 and NaN through (1.13: relu(-0.0) is -0.0); the engine's relu op gives the
     same bits, not just equal values (the parity bound cannot tell -0 from +0)."""
-    import os
-    import tempfile
-
-    import numpy as np
-
-    from sonotype.engine_cli import run_model
-    from sonotype.export import export_model
-
     values = [-0.0, 0.0, float("nan"), -1.5, 2.5, float("-inf"), float("inf")]
     x = torch.tensor(values * 5).reshape(5, 7)
     model = Lambda(lambda t: torch.relu(t * 1.0)).eval()
     expected = model(x).numpy()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "model.safetensors")
-        export_model(model, x, path)
-        got = run_model(path, x.numpy(), 0)
+    got = engine_outputs(model, x, 1)[0]
     assert np.array_equal(np.isnan(got), np.isnan(expected))
     finite = ~np.isnan(expected)
     assert np.array_equal(got[finite], expected[finite])

@@ -66,14 +66,20 @@ def torch_reference(model: torch.nn.Module, x: torch.Tensor):
         return model(x)
 
 
+def engine_outputs(model: torch.nn.Module, x: torch.Tensor, count: int, **export_kwargs) -> List[np.ndarray]:
+    """Exports `model` and runs it in the engine on `x`: its first `count` outputs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.safetensors")
+        export_model(model, x, path, **export_kwargs)
+        return [run_model(path, x.numpy(), i) for i in range(count)]
+
+
 def engine_vs_torch(model: torch.nn.Module, x: torch.Tensor, **export_kwargs) -> List[Parity]:
     """Exports `model`, runs every output through the engine and compares with PyTorch."""
     model = model.eval()
     reference = [t.detach() for t in tree_flatten(torch_reference(model, x))[0] if isinstance(t, torch.Tensor)]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "model.safetensors")
-        export_model(model, x, path, **export_kwargs)
-        return [compare(run_model(path, x.numpy(), i), ref.numpy()) for i, ref in enumerate(reference)]
+    outputs = engine_outputs(model, x, len(reference), **export_kwargs)
+    return [compare(out, ref.numpy()) for out, ref in zip(outputs, reference)]
 
 
 def assert_parity(model: torch.nn.Module, x: torch.Tensor, max_abs: float = MAX_ABS_ERROR, max_rel: float = MAX_REL_ERROR,
