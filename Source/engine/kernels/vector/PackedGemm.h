@@ -1,5 +1,5 @@
 // A packed matrix product in the style of GotoBLAS/BLIS (see VectorRegister.h for why an anonymous
-// namespace): A is packed in panels of the rows of C's tiles (kRows, fewer at the end: tileRows)
+// namespace): A is packed in panels of the rows of C's tiles (kRows, fewer at the end: tileRowsAt)
 // and B in panels of kColumns = 2 registers of columns, both k-major, and a register-blocked
 // micro-kernel computes each tile of C, R x kColumns, with R * 2 accumulators. Constant
 // operands (weights) are packed once at load, over the whole of k; a B that is not is packed per
@@ -36,28 +36,21 @@ namespace
         static std::size_t packedAFloats (int64_t m, int64_t k) noexcept { return floats (m * k); }
         static std::size_t packedBFloats (int64_t k, int64_t n) noexcept { return floats (roundUp (n, kColumns) * k); }
 
-        /** Rows of the tile of C that starts `remaining` rows before the end of its block of rows
-            (tileRowsAt): kRows, except that the last kRows and a few more split in two tiles of
+        /** Rows of the tile of C (and of A's panel) at row i of m rows. The rows run in blocks of
+            kRowBlock (a product's blocks of rows), so that no tile crosses a block's end; in each,
+            tiles of kRows, except that the block's last kRows and a few more split in two tiles of
             about half each. A tile of a few rows has a few accumulators, fewer than the
             multiply-adds in flight (a 2-row tile after 30 on AVX2 ran at half speed: 32 tokens'
-            products 6% slower than 30's). A's panels have these rows too, so that every kernel
-            steps by its own R (a Winograd convolution's 32 output channels: 6+6+6+6+4+4 rows on
-            AVX2, 8+8+8+8 on AVX-512). */
-        static int64_t tileRows (int64_t remaining) noexcept
+            products 6% slower than 30's). Every kernel and both packings of A take their tiles
+            from here, so each kernel steps through its panel by its own R (a Winograd
+            convolution's 32 output channels: 6+6+6+6+4+4 rows on AVX2, 8+8+8+8 on AVX-512). */
+        static int64_t tileRowsAt (int64_t m, int64_t i) noexcept
         {
             constexpr int64_t kFewest = 4; // rows whose 2 * 4 accumulators cover the multiply-adds in flight
+            const int64_t remaining = smaller (m, (i / kRowBlock + 1) * kRowBlock) - i; // rows left in the block
             if (remaining > kRows && remaining < kRows + kFewest)
                 return remaining - remaining / 2;
             return smaller (kRows, remaining);
-        }
-
-        /** Rows of the tile of C (and of A's panel) at row i of m rows: the rows run in blocks of
-            kRowBlock (a product's blocks of rows), each block's tiles as tileRows of the rows left
-            in the block, so that no tile crosses a block's end. Every kernel and both packings
-            of A take their tiles from here. */
-        static int64_t tileRowsAt (int64_t m, int64_t i) noexcept
-        {
-            return tileRows (smaller (m, (i / kRowBlock + 1) * kRowBlock) - i);
         }
 
         /** Elements (p, i) for p in [p0, p0 + depth), i in [start, start + count) of a matrix stored
