@@ -30,9 +30,10 @@ CASES = {
     "batch_norm_2d": (lambda: with_running_stats(nn.BatchNorm2d(4)), (2, 4, 5, 6)),
     "batch_norm_no_affine": (lambda: with_running_stats(nn.BatchNorm2d(4, affine=False)), (1, 4, 3, 3)),
     # convolution
-    # 3x3, stride 1, 8 or more channels: Winograd F(2x2, 3x3) on the vector paths. Odd and even
-    # sizes (a last tile half outside the output), tile rows longer and shorter than a register,
-    # no padding and more, groups, batches, an unbatched input, one output row.
+    # 3x3, stride 1, 8 or more channels: Winograd on the vector paths, F(4x2, 3x3) (4-row tiles)
+    # where the output has 3, 4 or 7 and more rows, F(2x2, 3x3) otherwise (the unbatched cases
+    # and one output row here). Odd and even sizes (a last tile partly outside the output), tile
+    # rows longer and shorter than a register, no padding and more, groups, batches.
     "conv2d_winograd_bn_relu": (lambda: nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), with_running_stats(nn.BatchNorm2d(16)), nn.ReLU()),
                                 (2, 8, 13, 21)),
     "conv2d_winograd_long_rows": (lambda: nn.Conv2d(16, 32, 3, padding=1), (1, 16, 32, 101)),

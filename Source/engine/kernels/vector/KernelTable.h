@@ -53,15 +53,16 @@ struct KernelTable
         Null where the path does not pack. */
     void (*shiftedRowPairs) (int64_t m, int64_t n, int64_t k, const float* packedA, const float* input, const int64_t* offsets, int64_t pairStride,
                              const float* bias, bool relu, float* c, int64_t ldc) noexcept;
-    /** The transforms of a Winograd F(2x2, 3x3) convolution (vector/WinogradKernels.h says what
-        each reads and writes): a padded input row split into its even and odd columns; the input
-        transform of consecutive tiles for every channel; the output transform
-        (bias, relu and a following 2x1, 1x2 or 2x2 max pooling included) back into output rows. */
+    /** The transforms of a Winograd convolution, tiles of tileRows (2 or 4) output rows by 2
+        columns: F(2x2, 3x3) or F(4x2, 3x3) (vector/WinogradKernels.h says what each reads and
+        writes): a padded input row split into its even and odd columns; the input transform of
+        consecutive tiles for every channel; the output transform (bias, relu and a following 2x1,
+        1x2 or 2x2 max pooling included) back into output rows. */
     void (*deinterleave) (const float* from, int64_t pairs, float* even, float* odd) noexcept;
-    void (*winogradInput) (const float* split, int64_t channels, int64_t channelStride, int64_t rowLength, int64_t tileRowStride, int64_t count,
-                           float* out, int64_t xiStride, int64_t channelOut) noexcept;
-    void (*winogradOutput) (const float* m, int64_t xiStride, int64_t channels, int64_t channelIn, int64_t count, const float* bias, bool relu,
-                            float* y, int64_t channelOut, int64_t rowStride, int64_t rows, int64_t width, int poolH, int poolW) noexcept;
+    void (*winogradInput) (int tileRows, const float* split, int64_t channels, int64_t channelStride, int64_t rowLength, int64_t tileRowStride,
+                           int64_t count, float* out, int64_t xiStride, int64_t channelOut) noexcept;
+    void (*winogradOutput) (int tileRows, const float* m, int64_t xiStride, int64_t channels, int64_t channelIn, int64_t count, const float* bias,
+                            bool relu, float* y, int64_t channelOut, int64_t rowStride, int64_t rows, int64_t width, int poolH, int poolW) noexcept;
     /** Packs A [m, k] (or B [k, n]) for gemm's `packed`: done once at load for constant operands. */
     void (*packA) (int64_t m, int64_t k, const GemmOperand& a, float* packed) noexcept;
     void (*packB) (int64_t k, int64_t n, const GemmOperand& b, float* packed) noexcept;

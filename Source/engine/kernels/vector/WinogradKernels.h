@@ -1,15 +1,19 @@
-// The transforms of a Winograd F(2x2, 3x3) convolution (engine/kernels/Convolution.cpp has the
-// whole algorithm), vectorised over consecutive tiles (see VectorRegister.h for
-// why an anonymous namespace).
+// The transforms of a Winograd convolution, F(2x2, 3x3) or F(4x2, 3x3) (engine/kernels/Convolution.cpp
+// has the whole algorithm), vectorised over consecutive tiles (see VectorRegister.h for why an
+// anonymous namespace).
 //
-// With B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1] and A^T = [1 1 1 0; 0 1 -1 -1], a tile's 4x4
-// input d becomes V = B^T d B and its 4x4 products m become the 2x2 outputs A^T m A. Every
-// coefficient is 0 or +-1: the transforms are adds and subtracts, exact up to their own rounding.
+// A tile is TileRows (2 or 4) output rows by 2 output columns. Along the rows it is F(2, 3): with
+// B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1] and A^T = [1 1 1 0; 0 1 -1 -1] (coefficients 0 or
+// +-1: adds and subtracts, exact up to their own rounding), 4 input columns give 2 outputs. Down the
+// columns it is F(TileRows, 3) (WinogradColumns): TileRows + 2 input rows give TileRows outputs.
+// A tile's input d [TileRows + 2, 4] becomes V = B^T d B, and its products m (same shape) the
+// outputs A^T m A; element (i, k) of V and m is xi = 4 i + k.
 #pragma once
 
 #include "engine/kernels/vector/VectorMath.h"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace sonotype::engine::kernels
 {
@@ -33,36 +37,88 @@ namespace
         }
     }
 
-    /** B^T d B of `lanes` tiles (lanes < width: the tail of a run; reads nothing beyond even[lanes]
-        and odd[lanes] of each row), element 4 i + k to out + (4 i + k) * xiStride. The tiles' row
-        r has its even columns at rows + (r & 1) * 2 * rowLength + (r >> 1) * tileRowStride and
-        its odd ones rowLength further. */
-    template <bool Full>
+    /** The transforms down a tile's columns: F(TileRows, 3) over TileRows + 2 input rows, B^T d
+        (input) and A^T m (output). Along the rows every tile is F(2, 3). */
+    template <int TileRows>
+    struct WinogradColumns;
+
+    template <>
+    struct WinogradColumns<2>
+    {
+        static void input (const Reg* d, Reg* v) noexcept
+        {
+            v[0] = Vec::sub (d[0], d[2]);
+            v[1] = Vec::add (d[1], d[2]);
+            v[2] = Vec::sub (d[2], d[1]);
+            v[3] = Vec::sub (d[1], d[3]);
+        }
+        static void output (const Reg* m, Reg* y) noexcept
+        {
+            y[0] = Vec::add (Vec::add (m[0], m[1]), m[2]);
+            y[1] = Vec::sub (Vec::sub (m[1], m[2]), m[3]);
+        }
+    };
+
+    /** F(4, 3) at the points 0, 1, -1, 2, -2 and infinity (Lavin and Gray's): B^T = [4 0 -5 0 1 0;
+        0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1], A^T = [1 1 1 1 1 0;
+        0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]: coefficients up to 8, so its rounding is a few
+        times F(2, 3)'s (engine/kernels/Convolution.cpp says when it is used). */
+    template <>
+    struct WinogradColumns<4>
+    {
+        static void input (const Reg* d, Reg* v) noexcept
+        {
+            const Reg four = Vec::set1 (4.0f), minusFour = Vec::set1 (-4.0f), minusFive = Vec::set1 (-5.0f);
+            const Reg evens = Vec::fma (minusFour, d[2], d[4]), odds = Vec::fma (minusFour, d[1], d[3]); // d4 - 4 d2, d3 - 4 d1
+            const Reg half = Vec::sub (d[4], d[2]), twice = Vec::add (Vec::sub (d[3], d[1]), Vec::sub (d[3], d[1])); // d4 - d2, 2 (d3 - d1)
+            v[0] = Vec::fma (four, d[0], Vec::fma (minusFive, d[2], d[4]));
+            v[1] = Vec::add (evens, odds);
+            v[2] = Vec::sub (evens, odds);
+            v[3] = Vec::add (half, twice);
+            v[4] = Vec::sub (half, twice);
+            v[5] = Vec::fma (four, d[1], Vec::fma (minusFive, d[3], d[5]));
+        }
+        static void output (const Reg* m, Reg* y) noexcept
+        {
+            const Reg sum12 = Vec::add (m[1], m[2]), difference12 = Vec::sub (m[1], m[2]);
+            const Reg sum34 = Vec::add (m[3], m[4]), difference34 = Vec::sub (m[3], m[4]);
+            y[0] = Vec::add (Vec::add (m[0], sum12), sum34);
+            y[1] = Vec::fma (Vec::set1 (2.0f), difference34, difference12);
+            y[2] = Vec::fma (Vec::set1 (4.0f), sum34, sum12);
+            y[3] = Vec::add (Vec::fma (Vec::set1 (8.0f), difference34, difference12), m[5]);
+        }
+    };
+
+    /** The input transform of `lanes` tiles (lanes < width: the tail of a run; reads nothing beyond
+        even[lanes] and odd[lanes] of each row): d B along each of the tile's TileRows + 2 rows
+        (F(2, 3)), then B^T down its columns (F(TileRows, 3)); element 4 i + k to out + (4 i + k) *
+        xiStride. The tiles' row r has its even columns at rows + (r % TileRows) * 2 * rowLength +
+        (r / TileRows) * tileRowStride and its odd ones rowLength further. */
+    template <bool Full, int TileRows>
     inline void winogradInputTiles (const float* rows, int64_t rowLength, int64_t tileRowStride, int lanes, float* out, int64_t xiStride) noexcept
     {
-        Reg s[4][4];
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r)
+        constexpr int kInputRows = TileRows + 2;
+        const auto load = [lanes] (const float* p) { return Full ? Vec::load (p) : Vec::loadFirst (p, lanes); };
+        Reg s[4][kInputRows]; // d B: column k of the tile's row r
+#pragma GCC unroll 6
+        for (int r = 0; r < kInputRows; ++r)
         {
-            const float* even = rows + (r & 1) * 2 * rowLength + (r >> 1) * tileRowStride;
+            // The tile's row r is even[t], odd[t], even[t + 1], odd[t + 1].
+            const float* even = rows + (r % TileRows) * 2 * rowLength + (r / TileRows) * tileRowStride;
             const float* odd = even + rowLength;
-            // The tile's row r is even[t], odd[t], even[t + 1], odd[t + 1]: d B along it.
-            const Reg e0 = Full ? Vec::load (even) : Vec::loadFirst (even, lanes);
-            const Reg o0 = Full ? Vec::load (odd) : Vec::loadFirst (odd, lanes);
-            const Reg e1 = Full ? Vec::load (even + 1) : Vec::loadFirst (even + 1, lanes);
-            const Reg o1 = Full ? Vec::load (odd + 1) : Vec::loadFirst (odd + 1, lanes);
-            s[r][0] = Vec::sub (e0, e1);
-            s[r][1] = Vec::add (o0, e1);
-            s[r][2] = Vec::sub (e1, o0);
-            s[r][3] = Vec::sub (o0, o1);
+            const Reg e0 = load (even), o0 = load (odd), e1 = load (even + 1), o1 = load (odd + 1);
+            s[0][r] = Vec::sub (e0, e1);
+            s[1][r] = Vec::add (o0, e1);
+            s[2][r] = Vec::sub (e1, o0);
+            s[3][r] = Vec::sub (o0, o1);
         }
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k)
         {
-            // B^T along the rows.
-            const Reg v[4] = { Vec::sub (s[0][k], s[2][k]), Vec::add (s[1][k], s[2][k]), Vec::sub (s[2][k], s[1][k]), Vec::sub (s[1][k], s[3][k]) };
-#pragma GCC unroll 4
-            for (int i = 0; i < 4; ++i)
+            Reg v[kInputRows];
+            WinogradColumns<TileRows>::input (s[k], v);
+#pragma GCC unroll 6
+            for (int i = 0; i < kInputRows; ++i)
             {
                 float* to = out + (4 * i + k) * xiStride;
                 if (Full)
@@ -73,13 +129,15 @@ namespace
         }
     }
 
-    /** The input transform of `count` consecutive tiles, for each of `channels` channels: the
-        channel's padded input is split into rows of its even columns then (at + rowLength) its
-        odd columns; the tiles' row r (0-3) at split + (r & 1) * 2 * rowLength + (r >> 1) *
-        tileRowStride, element t for tile t. Tile t's element xi goes to
-        out[xi * xiStride + c * channelOut + t]. */
-    inline void winogradInputImpl (const float* split, int64_t channels, int64_t channelStride, int64_t rowLength, int64_t tileRowStride,
-                                   int64_t count, float* out, int64_t xiStride, int64_t channelOut) noexcept
+    /** The input transform of `count` consecutive tiles of TileRows (2 or 4) output rows, for
+        each of `channels` channels: the channel's padded input rows are split into TileRows
+        planes (row py in plane py % TileRows, row py / TileRows of it), each a run of rows of
+        their even columns then (at + rowLength) one of their odd columns; the tiles' row r (0 to
+        TileRows + 1) at split + (r % TileRows) * 2 * rowLength + (r / TileRows) * tileRowStride,
+        element t for tile t. Tile t's element xi goes to out[xi * xiStride + c * channelOut + t]. */
+    template <int TileRows>
+    inline void winogradInputChannels (const float* split, int64_t channels, int64_t channelStride, int64_t rowLength, int64_t tileRowStride,
+                                       int64_t count, float* out, int64_t xiStride, int64_t channelOut) noexcept
     {
         constexpr int W = Vec::width;
         for (int64_t c = 0; c < channels; ++c)
@@ -88,10 +146,19 @@ namespace
             float* to = out + c * channelOut;
             int64_t t = 0;
             for (; t + W <= count; t += W)
-                winogradInputTiles<true> (rows + t, rowLength, tileRowStride, W, to + t, xiStride);
+                winogradInputTiles<true, TileRows> (rows + t, rowLength, tileRowStride, W, to + t, xiStride);
             if (t < count)
-                winogradInputTiles<false> (rows + t, rowLength, tileRowStride, static_cast<int> (count - t), to + t, xiStride);
+                winogradInputTiles<false, TileRows> (rows + t, rowLength, tileRowStride, static_cast<int> (count - t), to + t, xiStride);
         }
+    }
+
+    inline void winogradInputImpl (int tileRows, const float* split, int64_t channels, int64_t channelStride, int64_t rowLength,
+                                   int64_t tileRowStride, int64_t count, float* out, int64_t xiStride, int64_t channelOut) noexcept
+    {
+        if (tileRows == 4)
+            winogradInputChannels<4> (split, channels, channelStride, rowLength, tileRowStride, count, out, xiStride, channelOut);
+        else
+            winogradInputChannels<2> (split, channels, channelStride, rowLength, tileRowStride, count, out, xiStride, channelOut);
     }
 
     /** Writes one output row of W tiles: `left` and `right` are the tiles' two columns, before
@@ -143,67 +210,91 @@ namespace
             Vec::storeFirst (y, low, static_cast<int> (width));
     }
 
-    /** A^T m A + bias (relu'd if asked; NaN passes, as the relu op) of `lanes` tiles (all W when
-        Full; reads nothing beyond them): the 2x2 outputs of tile t are row 0 and (with `rows` 2)
-        row 1, columns 2t and 2t + 1, of which the first `width` columns count. Without pooling
-        (poolH 1) rows 0 and 1 go to y0 and y1; with it, their max goes to y0. */
-    template <bool Full>
-    __attribute__ ((always_inline)) inline void winogradOutputTiles (const float* m, int64_t xiStride, int lanes, Reg bias, bool relu, float* y0,
-                                                                     float* y1, int64_t rows, int64_t width, int poolH, int poolW) noexcept
+    /** A^T m A + bias (relu'd if asked; NaN passes, as the relu op) of `lanes` tiles of TileRows
+        output rows (all W tiles when Full; reads nothing beyond them): A along each of the tile's
+        TileRows + 2 rows of products (F(2, 3): two columns), then A^T down the columns. Tile t's
+        outputs are rows 0 to TileRows - 1, columns 2t and 2t + 1, of which the first `rows` rows
+        and the first `width` columns count. Without pooling (poolH 1) output row a goes to y + a *
+        rowStride; with it, the max of rows 2a and 2a + 1 (or row 2a alone when 2a + 1 does not
+        count) does. */
+    template <bool Full, int TileRows, int PoolH, int PoolW>
+    __attribute__ ((always_inline)) inline void winogradOutputTiles (const float* m, int64_t xiStride, int lanes, Reg bias, bool relu, float* y,
+                                                                     int64_t rowStride, int64_t rows, int64_t width) noexcept
     {
+        constexpr int kInputRows = TileRows + 2;
         const auto load = [&] (int xi) { return Full ? Vec::load (m + xi * xiStride) : Vec::loadFirst (m + xi * xiStride, lanes); };
-        Reg a[4], b[4];
+        Reg left[kInputRows], right[kInputRows];
+#pragma GCC unroll 6
+        for (int i = 0; i < kInputRows; ++i)
+        {
+            const Reg m0 = load (4 * i), m1 = load (4 * i + 1), m2 = load (4 * i + 2), m3 = load (4 * i + 3);
+            left[i] = Vec::add (Vec::add (m0, m1), m2);
+            right[i] = Vec::sub (Vec::sub (m1, m2), m3);
+        }
+        Reg outLeft[TileRows], outRight[TileRows];
+        WinogradColumns<TileRows>::output (left, outLeft);
+        WinogradColumns<TileRows>::output (right, outRight);
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k)
+        for (int a = 0; a < TileRows; a += PoolH)
         {
-            // A^T down the columns.
-            const Reg m0 = load (k), m1 = load (4 + k), m2 = load (8 + k), m3 = load (12 + k);
-            a[k] = Vec::add (Vec::add (m0, m1), m2);
-            b[k] = Vec::sub (Vec::sub (m1, m2), m3);
+            if (a >= rows)
+                return;
+            Reg l = outLeft[a], r = outRight[a];
+            if (PoolH == 2 && a + 1 < rows)
+            {
+                l = Vec::maxNaN (l, outLeft[a + 1]);
+                r = Vec::maxNaN (r, outRight[a + 1]);
+            }
+            winogradStoreRow (l, r, bias, relu, y + (a / PoolH) * rowStride, width, PoolW);
         }
-        // A along each row: its two columns.
-        const Reg left0 = Vec::add (Vec::add (a[0], a[1]), a[2]);
-        const Reg right0 = Vec::sub (Vec::sub (a[1], a[2]), a[3]);
-        if (rows < 2)
-        {
-            winogradStoreRow (left0, right0, bias, relu, y0, width, poolW);
-            return;
-        }
-        const Reg left1 = Vec::add (Vec::add (b[0], b[1]), b[2]);
-        const Reg right1 = Vec::sub (Vec::sub (b[1], b[2]), b[3]);
-        if (poolH == 2)
-        {
-            winogradStoreRow (Vec::maxNaN (left0, left1), Vec::maxNaN (right0, right1), bias, relu, y0, width, poolW);
-            return;
-        }
-        winogradStoreRow (left0, right0, bias, relu, y0, width, poolW);
-        winogradStoreRow (left1, right1, bias, relu, y1, width, poolW);
     }
 
-    /** The output transform of `count` consecutive tiles of one tile row, for each of `channels`
-        channels: m[xi * xiStride + c * channelIn + t] -> A^T m A + bias[c] (none if null), relu'd
-        if asked, into y + c * channelOut: `rows` (1 or 2) rows of the tiles' outputs, columns
-        [0, width) (tile t covers 2t and 2t + 1; width <= 2 * count). Unpooled (poolH and poolW
-        1), the rows lie rowStride apart; a max pooling of 2 over the rows (poolH) writes their
-        max as one row, one of 2 over the columns (poolW) each tile's max as one column. */
-    inline void winogradOutputImpl (const float* m, int64_t xiStride, int64_t channels, int64_t channelIn, int64_t count, const float* bias, bool relu,
-                                    float* y, int64_t channelOut, int64_t rowStride, int64_t rows, int64_t width, int poolH, int poolW) noexcept
+    /** The output transform of `count` consecutive tiles of TileRows output rows, all of one tile
+        row, for each of `channels` channels: m[xi * xiStride + c * channelIn + t] -> A^T m A +
+        bias[c] (none if null), relu'd if asked, into y + c * channelOut: the first `rows` rows
+        (1 to TileRows) of the tiles' outputs, columns [0, width) (tile t covers 2t and 2t + 1;
+        width <= 2 * count), rows rowStride apart. A max pooling of 2 over the rows (poolH) writes
+        each pair's max as one row, one of 2 over the columns (poolW) each tile's max as one column. */
+    template <int TileRows, int PoolH, int PoolW>
+    inline void winogradOutputChannels (const float* m, int64_t xiStride, int64_t channels, int64_t channelIn, int64_t count, const float* bias,
+                                        bool relu, float* y, int64_t channelOut, int64_t rowStride, int64_t rows, int64_t width) noexcept
     {
         constexpr int W = Vec::width;
-        const int64_t step = poolW == 2 ? 1 : 2; // output columns per tile
+        constexpr int64_t step = PoolW == 2 ? 1 : 2; // output columns per tile
         for (int64_t c = 0; c < channels; ++c)
         {
             const float* from = m + c * channelIn;
-            float* y0 = y + c * channelOut;
-            float* y1 = y0 + rowStride;
+            float* to = y + c * channelOut;
             const Reg b = Vec::set1 (bias != nullptr ? bias[c] : 0.0f);
             int64_t t = 0;
             for (; t + W <= count; t += W)
-                winogradOutputTiles<true> (from + t, xiStride, W, b, relu, y0 + step * t, y1 + step * t, rows, width - 2 * t, poolH, poolW);
+                winogradOutputTiles<true, TileRows, PoolH, PoolW> (from + t, xiStride, W, b, relu, to + step * t, rowStride, rows, width - 2 * t);
             if (t < count)
-                winogradOutputTiles<false> (from + t, xiStride, static_cast<int> (count - t), b, relu, y0 + step * t, y1 + step * t, rows,
-                                            width - 2 * t, poolH, poolW);
+                winogradOutputTiles<false, TileRows, PoolH, PoolW> (from + t, xiStride, static_cast<int> (count - t), b, relu, to + step * t,
+                                                                    rowStride, rows, width - 2 * t);
         }
+    }
+
+    inline void winogradOutputImpl (int tileRows, const float* m, int64_t xiStride, int64_t channels, int64_t channelIn, int64_t count,
+                                    const float* bias, bool relu, float* y, int64_t channelOut, int64_t rowStride, int64_t rows, int64_t width,
+                                    int poolH, int poolW) noexcept
+    {
+        // A function for each tile height and pooling: the tile's rows unrolled, its outputs in registers.
+        const auto pooled = [&] (auto tileRowsConstant) {
+            constexpr int R = decltype (tileRowsConstant)::value;
+            if (poolH == 2 && poolW == 2)
+                winogradOutputChannels<R, 2, 2> (m, xiStride, channels, channelIn, count, bias, relu, y, channelOut, rowStride, rows, width);
+            else if (poolH == 2)
+                winogradOutputChannels<R, 2, 1> (m, xiStride, channels, channelIn, count, bias, relu, y, channelOut, rowStride, rows, width);
+            else if (poolW == 2)
+                winogradOutputChannels<R, 1, 2> (m, xiStride, channels, channelIn, count, bias, relu, y, channelOut, rowStride, rows, width);
+            else
+                winogradOutputChannels<R, 1, 1> (m, xiStride, channels, channelIn, count, bias, relu, y, channelOut, rowStride, rows, width);
+        };
+        if (tileRows == 4)
+            pooled (std::integral_constant<int, 4> {});
+        else
+            pooled (std::integral_constant<int, 2> {});
     }
 } // namespace
 } // namespace sonotype::engine::kernels
