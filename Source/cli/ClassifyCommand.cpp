@@ -320,7 +320,8 @@ usage.)";
         return outcome;
     }
 
-    FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options)
+    FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options,
+                              timeline::FileAnalyzerCache& analyzers)
     {
         if (options.onsets)
             return classifyHits (path, model, options);
@@ -345,7 +346,7 @@ usage.)";
                     const double times[] = { result.startSeconds, result.endSeconds };
                     rows.push_back (formatRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail, 0.0, 0, flags.embedding }));
                 };
-            const auto analysis = timeline::analyzeFile (path, model, settings, callbacks);
+            const auto analysis = timeline::analyzeFile (path, model, settings, callbacks, analyzers);
             if (analysis.numNonFiniteSamples > 0)
                 outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analysis.numNonFiniteSamples)
                                             + " NaN or infinite samples were replaced by 0");
@@ -602,9 +603,10 @@ int classify (Options options)
     const auto numWorkers = std::min ({ static_cast<std::size_t> (options.jobs), std::max<std::size_t> (shard.size(), 1), affordable });
     for (std::size_t w = 0; w < numWorkers; ++w)
         workers.emplace_back ([&] {
+            timeline::FileAnalyzerCache analyzers; // a job's files reuse one analyzer
             for (auto i = nextFile++; i < shard.size(); i = nextFile++)
             {
-                auto outcome = classifyFile (shard[i], model, options);
+                auto outcome = classifyFile (shard[i], model, options, analyzers);
                 const std::lock_guard<std::mutex> lock (mutex);
                 outcomes[i] = std::move (outcome);
                 ready.notify_all();

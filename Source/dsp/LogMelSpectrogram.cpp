@@ -61,6 +61,11 @@ LogMelSpectrogram::LogMelSpectrogram (const engine::FrontendSettings& settings)
 
 LogMelSpectrogram::~LogMelSpectrogram() = default;
 
+void LogMelSpectrogram::forgetStream() noexcept
+{
+    std::fill (cacheKeys_.begin(), cacheKeys_.end(), std::numeric_limits<int64_t>::min());
+}
+
 void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64_t frameStart, float* logMel)
 {
     // Sample frameStart + k of the (virtually) padded clip, for k in [0, n_fft).

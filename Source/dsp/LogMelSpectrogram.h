@@ -43,6 +43,8 @@ public:
         wholly inside the window are reused from earlier windows when they were computed before. */
     void computeWindow (const float* samples, int numSamples, int64_t absoluteStart, float* features);
 
+    /** A new stream starts (its sample 0 is a new absolute start 0): the cached frames are forgotten. */
+    void forgetStream() noexcept;
     /** Frames computed by FFT so far (frames reused from the cache are not counted). */
     int64_t numFramesComputed() const noexcept { return framesComputed_; }
 

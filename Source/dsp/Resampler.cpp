@@ -68,4 +68,12 @@ void Resampler::flush (std::vector<float>& output)
         drain (nullptr, 0, output);
 }
 
+void Resampler::restart()
+{
+    if (soxr_ == nullptr)
+        return;
+    if (const auto error = soxr_clear (soxr_); error != nullptr)
+        throw FrontendError (std::string ("libsoxr: ") + error);
+}
+
 } // namespace sonotype::dsp

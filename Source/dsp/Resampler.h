@@ -30,6 +30,9 @@ public:
     void process (const float* input, std::size_t numSamples, std::vector<float>& output);
     /** Ends the stream: appends the remaining output (the resampler's delay line). */
     void flush (std::vector<float>& output);
+    /** Ready for a new stream, as a new resampler of the same rates, keeping the filter it designed
+        (designing libsoxr's very-high-quality filter takes longer than resampling a second of audio). */
+    void restart();
 
 private:
     void drain (const float* input, std::size_t numSamples, std::vector<float>& output);

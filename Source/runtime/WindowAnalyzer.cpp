@@ -128,6 +128,28 @@ void WindowAnalyzer::finish()
     resampler_->flush (samples_);
 }
 
+void WindowAnalyzer::restart (double inputRate)
+{
+    if (inputRate == resampler_->inputRate())
+        resampler_->restart();
+    else
+    {
+        resampler_.reset();
+        resampler_.emplace (inputRate, settings_.sampleRate);
+    }
+    if (logMel_.has_value())
+        logMel_->forgetStream();
+    originWindow_ = originSample_ = 0;
+    originSeconds_ = 0.0;
+    samples_.clear();
+    bufferStart_ = 0;
+    nextWindow_ = 0;
+    numNonFinite_ = numInput_ = 0;
+    std::fill (smoothed_.begin(), smoothed_.end(), 0.0f);
+    lastWindow_ = -1;
+    lastStartSeconds_ = 0.0;
+}
+
 int64_t WindowAnalyzer::skip (int64_t numInputSamples)
 {
     if (numInputSamples <= 0)

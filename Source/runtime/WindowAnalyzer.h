@@ -71,6 +71,12 @@ public:
     void push (const float* samples, std::size_t numSamples);
     /** Ends the stream: the resampler's last samples come out. */
     void finish();
+    /** A new stream (the next file) at inputRate: as a new analyzer with the same settings (hop,
+        smoothing, classes in play), keeping the session, the front end's buffers and, at the same
+        rate, the resampler's filter: a new analyzer allocates and touches a few MiB and designs a
+        resampling filter, which cost more than analysing a 1 s file. Throws (as the constructor)
+        for a rate it refuses, and is then unusable. */
+    void restart (double inputRate);
     /** A gap: numInputSamples input samples that will never arrive (dropped upstream). The stream
         goes on after them on the same window grid (times keep counting them); the resampler starts
         afresh there; windows that would need samples from the gap are passed over. Returns how

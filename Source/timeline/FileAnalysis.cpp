@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 namespace sonotype::timeline
 {
@@ -17,14 +16,46 @@ namespace
     }
 } // namespace
 
+runtime::WindowAnalyzer& FileAnalyzerCache::start (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds,
+                                                   double smoothingSeconds)
+{
+    runtime::WindowAnalyzer::checkSettings (hopSeconds, smoothingSeconds);
+    if (analyzer_.has_value() && model_ == model)
+    {
+        try
+        {
+            analyzer_->restart (rate);
+            analyzer_->setHop (hopSeconds);
+            analyzer_->setSmoothing (smoothingSeconds);
+            analyzer_->setClassesInPlay ({});
+            return *analyzer_;
+        }
+        catch (...)
+        {
+            analyzer_.reset();
+            throw;
+        }
+    }
+    analyzer_.reset();
+    model_ = model;
+    return analyzer_.emplace (model, rate, hopSeconds, smoothingSeconds);
+}
+
 FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
                                 const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks)
+{
+    FileAnalyzerCache cache;
+    return analyzeFile (path, model, settings, callbacks, cache);
+}
+
+FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
+                                const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks, FileAnalyzerCache& cache)
 {
     formats::AudioFileReader reader (path);
     const double rate = reader.sampleRate();
     if (callbacks.onOpen)
         callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate, reader.truncationWarning());
-    std::optional<runtime::WindowAnalyzer> analyzer (std::in_place, model, rate, settings.hopSeconds, settings.smoothingSeconds);
+    runtime::WindowAnalyzer* analyzer = &cache.start (model, rate, settings.hopSeconds, settings.smoothingSeconds);
     const auto inPlay = runtime::classesInPlay (analyzer->labels(), settings.classes);
     analyzer->setClassesInPlay (inPlay);
 
@@ -105,12 +136,11 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     else if (! outcome.stopped && settings.toEnd && outcome.numWindows > 0 && duration - previous.endSeconds > 0.5 / rate)
     {
         // The tail after the last full window: one more window, aligned to the file's end, analyzed
-        // as a clip of the file's last samples by a fresh analyzer (in the memory the first one held),
-        // then smoothed with the windows before it as the analyzer smooths: an exponential average
-        // over the time between the two windows' starts.
-        analyzer.reset();
-        analyzer.emplace (model, rate, settings.hopSeconds, 0.0);
-        analyzer->setClassesInPlay (inPlay);
+        // as a clip of the file's last samples by the analyzer restarted (as a fresh one, smoothing
+        // off), then smoothed with the windows before it as the analyzer smooths: an exponential
+        // average over the time between the two windows' starts.
+        analyzer->restart (rate);
+        analyzer->setSmoothing (0.0);
         analyzer->push (last.data(), last.size());
         analyzer->finish();
         if (analyzer->newestCompleteWindow() >= 0)

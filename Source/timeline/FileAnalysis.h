@@ -8,10 +8,12 @@
 
 #include "runtime/Detector.h"
 #include "runtime/Segmenter.h"
+#include "runtime/WindowAnalyzer.h"
 #include "runtime/WindowResult.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -73,9 +75,28 @@ struct FileAnalysisResult
     bool stopped = false; // onProgress asked to stop: the result covers the file up to there
 };
 
+/** The analyzer one thread's files go through, kept from one file to the next: a file restarts it
+    (WindowAnalyzer::restart: the session, the front end's buffers and, at the same rate, the
+    resampler's filter are kept) rather than building a new one, which allocates and touches a few
+    MiB and designs a resampling filter, more work than analysing a file of a second or two. */
+class FileAnalyzerCache
+{
+public:
+    /** The analyzer for a new file of `model` at `rate`, hop and smoothing set. Throws as the
+        WindowAnalyzer constructor; after a throw the next call builds a new one. */
+    runtime::WindowAnalyzer& start (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds, double smoothingSeconds);
+
+private:
+    std::shared_ptr<const engine::Model> model_;
+    std::optional<runtime::WindowAnalyzer> analyzer_;
+};
+
 /** Analyses a file. Throws formats::AudioFileError for a file that cannot be read as audio, and the
-    analyzer's errors (dsp::FrontendError, engine::ModelError) for settings or a rate it refuses. */
+    analyzer's errors (dsp::FrontendError, engine::ModelError) for settings or a rate it refuses.
+    With a cache, the analyzer of the file before is reused; the results are the same either way. */
 FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
                                 const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks = {});
+FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
+                                const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks, FileAnalyzerCache& cache);
 
 } // namespace sonotype::timeline

@@ -2,7 +2,8 @@
 // window analyzer's for the file's samples, its segments the Segmenter's for those windows; a short
 // file and a tail get their true times; the tail is smoothed with the windows before it; each
 // window comes with the model's embedding of it (classify --embeddings); a stop
-// request ends the analysis early; a file that is not audio is refused.
+// request ends the analysis early; a file that is not audio is refused; files through one analyzer
+// cache (classify's jobs) get what a fresh analyzer gives each.
 #include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <unistd.h>
 
@@ -46,7 +48,7 @@ namespace
         timeline::FileAnalysisResult result;
     };
 
-    Recorded analyze (const std::string& path, const timeline::FileAnalysisSettings& settings)
+    Recorded analyze (const std::string& path, const timeline::FileAnalysisSettings& settings, timeline::FileAnalyzerCache* cache = nullptr)
     {
         Recorded recorded;
         timeline::FileAnalysisCallbacks callbacks;
@@ -56,7 +58,8 @@ namespace
             flags.embedding = {};
             recorded.flags.push_back (flags);
         };
-        recorded.result = timeline::analyzeFile (path, resources::builtinModel(), settings, callbacks);
+        recorded.result = cache != nullptr ? timeline::analyzeFile (path, resources::builtinModel(), settings, callbacks, *cache)
+                                           : timeline::analyzeFile (path, resources::builtinModel(), settings, callbacks);
         return recorded;
     }
 } // namespace
@@ -121,6 +124,88 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
     CHECK (recorded.result.durationSeconds == Approx (static_cast<double> (samples.size()) / kRate));
     CHECK (recorded.result.labels == resources::builtinModel()->info().labels);
     std::remove (path.c_str());
+}
+
+TEST_CASE ("files through one analyzer cache get a fresh analyzer's results, whatever the file, rate and settings before", "[timeline]")
+{
+    // Different audio at the same rate (cached frames and the resampler's delay line must not carry
+    // over), a change of rate, a file shorter than a window, tails (a file of a little more than a
+    // window caches the frames of window 0, its tail those of its own window 0: neither may reach the
+    // next), NaN samples (counted per file), smoothing and classes in play switched on and off.
+    struct File
+    {
+        std::string name;
+        std::vector<std::string> clips;
+        double rate, seconds;
+        bool toEnd;
+        double smoothing;
+        std::vector<std::string> classes;
+        int nans = 0;
+    };
+    const std::vector<File> files = { { "a.wav", { "speech", "drums", "piano" }, 22050.0, 0.0, true, 0.3, {} },
+                                      { "b.wav", { "piano", "speech" }, 22050.0, 0.0, false, 0.0, { "speech", "piano" } },
+                                      { "c.wav", { "drums" }, 48000.0, 0.4, true, 0.0, {} },
+                                      { "d.wav", { "drums", "speech" }, 48000.0, 0.0, true, 0.5, {} },
+                                      { "e.wav", { "speech", "drums", "piano" }, 16000.0, 0.0, false, 0.0, {} },
+                                      { "f.wav", { "speech" }, 22050.0, 1.3, true, 0.0, {}, 3 },
+                                      { "g.wav", { "piano" }, 22050.0, 1.1, true, 0.0, {} },
+                                      { "h.wav", { "drums" }, 22050.0, 1.2, false, 0.0, {} } };
+    timeline::FileAnalyzerCache cache;
+    for (const auto& file : files)
+    {
+        INFO ("file " << file.name);
+        auto samples = exampleSequence (file.clips, file.rate, 2);
+        if (file.seconds > 0.0)
+            samples.resize (static_cast<std::size_t> (file.seconds * file.rate));
+        for (int i = 0; i < file.nans; ++i)
+            samples[samples.size() / 2 + static_cast<std::size_t> (i)] = std::numeric_limits<float>::quiet_NaN();
+        const auto path = scratch (file.name);
+        writeWav (path, samples, file.rate);
+        timeline::FileAnalysisSettings settings;
+        settings.hopSeconds = 0.25;
+        settings.toEnd = file.toEnd;
+        settings.smoothingSeconds = file.smoothing;
+        settings.classes = file.classes;
+        const auto fresh = analyze (path, settings);
+        const auto reused = analyze (path, settings, &cache);
+        REQUIRE (reused.windows.size() == fresh.windows.size());
+        REQUIRE_FALSE (fresh.windows.empty());
+        for (std::size_t i = 0; i < fresh.windows.size(); ++i)
+        {
+            CHECK (reused.windows[i].startSeconds == fresh.windows[i].startSeconds);
+            CHECK (reused.windows[i].endSeconds == fresh.windows[i].endSeconds);
+            CHECK (reused.windows[i].probabilities == fresh.windows[i].probabilities); // bit for bit
+            CHECK (reused.embeddings[i] == fresh.embeddings[i]);
+            CHECK (reused.flags[i].padded == fresh.flags[i].padded);
+            CHECK (reused.flags[i].tail == fresh.flags[i].tail);
+        }
+        CHECK (reused.result.meanProbabilities == fresh.result.meanProbabilities);
+        CHECK (reused.result.numNonFiniteSamples == fresh.result.numNonFiniteSamples);
+        CHECK (fresh.result.numNonFiniteSamples == file.nans);
+        if (fresh.flags.back().tail && file.smoothing == 0.0)
+        {
+            // The tail is a new analyzer's window 0 of the file's last samples (with the frames of
+            // the file's own window 0 still cached, it would be a mix of the two).
+            runtime::WindowAnalyzer own (resources::builtinModel(), file.rate, settings.hopSeconds, 0.0);
+            own.setClassesInPlay (runtime::classesInPlay (own.labels(), file.classes));
+            const auto tailSamples = static_cast<std::size_t> (std::ceil (fresh.result.windowSeconds * file.rate)) + 1;
+            REQUIRE (tailSamples < samples.size());
+            own.push (samples.data() + samples.size() - tailSamples, tailSamples);
+            own.finish();
+            runtime::WindowResult tail;
+            own.analyze (0, tail);
+            CHECK (fresh.windows.back().probabilities == tail.probabilities);
+            CHECK (reused.windows.back().probabilities == tail.probabilities);
+        }
+        REQUIRE (reused.result.segments.size() == fresh.result.segments.size());
+        for (std::size_t i = 0; i < fresh.result.segments.size(); ++i)
+        {
+            CHECK (reused.result.segments[i].classIndex == fresh.result.segments[i].classIndex);
+            CHECK (reused.result.segments[i].startSeconds == fresh.result.segments[i].startSeconds);
+            CHECK (reused.result.segments[i].confidence == fresh.result.segments[i].confidence);
+        }
+        std::remove (path.c_str());
+    }
 }
 
 TEST_CASE ("to the end: the tail window ends at the file's end and is smoothed with the windows before it", "[timeline]")
