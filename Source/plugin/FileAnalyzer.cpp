@@ -188,7 +188,8 @@ void FileAnalyzer::run()
         }
         if (! found || settings.model == nullptr)
         {
-            wait (-1); // notify() wakes it: new files or settings, or the end
+            analyzers_.clear(); // idle: the analyzer's memory goes back
+            wait (-1);       // notify() wakes it: new files or settings, or the end
             continue;
         }
         analyzeOne (next, request, settings);
@@ -244,7 +245,7 @@ void FileAnalyzer::analyzeOne (std::size_t index, uint64_t request, const Settin
     juce::String error;
     try
     {
-        result = timeline::analyzeFile (file.getFullPathName().toStdString(), settings.model, settings.analysis, callbacks);
+        result = timeline::analyzeFile (file.getFullPathName().toStdString(), settings.model, settings.analysis, callbacks, analyzers_);
     }
     catch (const std::exception& e)
     {

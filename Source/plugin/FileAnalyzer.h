@@ -118,6 +118,7 @@ private:
     Settings settings_;
     uint64_t request_ = 0; // bumped by every change of files or settings: an analysis of an older one stops
     uint64_t version_ = 0;
+    timeline::FileAnalyzerCache analyzers_; // the thread's: the files of one pass reuse one analyzer
 };
 
 } // namespace sonotype::plugin

@@ -85,6 +85,12 @@ public:
     /** The analyzer for a new file of `model` at `rate`, hop and smoothing set. Throws as the
         WindowAnalyzer constructor; after a throw the next call builds a new one. */
     runtime::WindowAnalyzer& start (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds, double smoothingSeconds);
+    /** Lets the analyzer (and its memory) go; the next file builds a new one. */
+    void clear() noexcept
+    {
+        analyzer_.reset();
+        model_.reset();
+    }
 
 private:
     std::shared_ptr<const engine::Model> model_;
