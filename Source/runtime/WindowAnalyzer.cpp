@@ -133,10 +133,7 @@ void WindowAnalyzer::restart (double inputRate)
     if (inputRate == resampler_->inputRate())
         resampler_->restart();
     else
-    {
-        resampler_.reset();
         resampler_.emplace (inputRate, settings_.sampleRate);
-    }
     if (logMel_.has_value())
         logMel_->forgetStream();
     originWindow_ = originSample_ = 0;
@@ -155,12 +152,11 @@ int64_t WindowAnalyzer::skip (int64_t numInputSamples)
     if (numInputSamples <= 0)
         return 0;
     numInput_ += numInputSamples;
-    const double inputRate = resampler_->inputRate();
-    resampler_.emplace (inputRate, settings_.sampleRate);
-    // What the old resampler still held back is lost with the gap; the new one's first output
-    // sample is the input's first sample after it.
+    resampler_->restart();
+    // What the resampler still held back is lost with the gap; its first output sample after the
+    // restart is the input's first sample after it.
     samples_.clear();
-    bufferStart_ = std::llround (static_cast<double> (numInput_) * settings_.sampleRate / inputRate);
+    bufferStart_ = std::llround (static_cast<double> (numInput_) * settings_.sampleRate / resampler_->inputRate());
     const int64_t before = nextWindow_;
     auto k = originWindow_ + static_cast<int64_t> (std::ceil (static_cast<double> (bufferStart_ - originSample_) / (hopSeconds_ * settings_.sampleRate)));
     while (k > nextWindow_ && windowStart (k - 1) >= bufferStart_)

@@ -119,7 +119,7 @@ private:
     engine::Session session_;
     engine::FrontendSettings settings_;
     std::optional<dsp::LogMelSpectrogram> logMel_; // absent for a waveform front end
-    std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip())
+    std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip()) and for a new stream (restart())
     std::vector<std::string> labels_;
     int numClasses_ = 0;
     engine::OutputScores scores_ = engine::OutputScores::logits; // logits get a softmax

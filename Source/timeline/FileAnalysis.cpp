@@ -55,24 +55,24 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     const double rate = reader.sampleRate();
     if (callbacks.onOpen)
         callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate, reader.truncationWarning());
-    runtime::WindowAnalyzer* analyzer = &cache.start (model, rate, settings.hopSeconds, settings.smoothingSeconds);
-    const auto inPlay = runtime::classesInPlay (analyzer->labels(), settings.classes);
-    analyzer->setClassesInPlay (inPlay);
+    runtime::WindowAnalyzer& analyzer = cache.start (model, rate, settings.hopSeconds, settings.smoothingSeconds);
+    const auto inPlay = runtime::classesInPlay (analyzer.labels(), settings.classes);
+    analyzer.setClassesInPlay (inPlay);
 
     FileAnalysisResult outcome;
-    outcome.labels = analyzer->labels();
+    outcome.labels = analyzer.labels();
     outcome.sampleRate = rate;
-    outcome.windowSeconds = analyzer->windowSeconds();
-    outcome.hopSeconds = analyzer->hopSeconds();
+    outcome.windowSeconds = analyzer.windowSeconds();
+    outcome.hopSeconds = analyzer.hopSeconds();
     outcome.truncationWarning = reader.truncationWarning();
-    const auto numClasses = static_cast<std::size_t> (analyzer->numClasses());
+    const auto numClasses = static_cast<std::size_t> (analyzer.numClasses());
     std::vector<double> sums (numClasses, 0.0);
     runtime::Segmenter segmenter (settings.detector);
     runtime::WindowResult result, previous;
     bool havePrevious = false;
 
     auto emit = [&] (WindowFlags flags) {
-        flags.embedding = analyzer->embedding();
+        flags.embedding = analyzer.embedding();
         ++outcome.numWindows;
         if (! allFinite (result.probabilities))
             ++outcome.numNonFiniteWindows;
@@ -85,9 +85,9 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
         havePrevious = true;
     };
     auto analyzeReady = [&] {
-        for (auto k = analyzer->nextWindow(); k <= analyzer->newestCompleteWindow(); ++k)
+        for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
         {
-            analyzer->analyze (k, result);
+            analyzer.analyze (k, result);
             emit ({});
         }
     };
@@ -109,7 +109,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
             if (last.size() > tailSamples)
                 last.erase (last.begin(), last.end() - static_cast<std::ptrdiff_t> (tailSamples));
         }
-        analyzer->push (block.data(), count);
+        analyzer.push (block.data(), count);
         analyzeReady();
         if (callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (numSamples) / length, 1.0)))
         {
@@ -119,15 +119,15 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     }
     if (! outcome.stopped)
     {
-        analyzer->finish();
+        analyzer.finish();
         analyzeReady();
     }
     outcome.durationSeconds = static_cast<double> (numSamples) / rate;
-    outcome.numNonFiniteSamples = analyzer->numNonFiniteSamples();
+    outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     const double duration = outcome.durationSeconds;
 
     // A file not read to its end (stopped) gets no padded or tail window: what was analyzed stands.
-    if (! outcome.stopped && outcome.numWindows == 0 && analyzer->analyzePaddedFirstWindow (result))
+    if (! outcome.stopped && outcome.numWindows == 0 && analyzer.analyzePaddedFirstWindow (result))
     {
         if (settings.toEnd)
             result.endSeconds = duration; // the file's true end
@@ -139,14 +139,14 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
         // as a clip of the file's last samples by the analyzer restarted (as a fresh one, smoothing
         // off), then smoothed with the windows before it as the analyzer smooths: an exponential
         // average over the time between the two windows' starts.
-        analyzer->restart (rate);
-        analyzer->setSmoothing (0.0);
-        analyzer->push (last.data(), last.size());
-        analyzer->finish();
-        if (analyzer->newestCompleteWindow() >= 0)
-            analyzer->analyze (0, result);
+        analyzer.restart (rate);
+        analyzer.setSmoothing (0.0);
+        analyzer.push (last.data(), last.size());
+        analyzer.finish();
+        if (analyzer.newestCompleteWindow() >= 0)
+            analyzer.analyze (0, result);
         else
-            analyzer->analyzePaddedFirstWindow (result);
+            analyzer.analyzePaddedFirstWindow (result);
         result.startSeconds = std::max (0.0, duration - outcome.windowSeconds);
         result.endSeconds = duration;
         if (settings.smoothingSeconds > 0.0 && havePrevious)
