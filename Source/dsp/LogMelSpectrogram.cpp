@@ -70,31 +70,38 @@ void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64
 {
     // Sample frameStart + k of the (virtually) padded clip, for k in [0, n_fft).
     const int nFft = settings_.nFft;
-    for (int k = 0; k < nFft; ++k)
-    {
-        int64_t index = frameStart + k;
-        double value = 0.0;
-        if (index >= 0 && index < numSamples)
-            value = samples[index];
-        else if (settings_.padMode == engine::FrontendSettings::PadMode::reflect)
+    if (frameStart >= 0 && frameStart + nFft <= numSamples) // an interior frame: no padding to look up
+        for (int k = 0; k < nFft; ++k)
+            fft_->input[k] = static_cast<double> (samples[frameStart + k]) * window_[static_cast<std::size_t> (k)];
+    else
+        for (int k = 0; k < nFft; ++k)
         {
-            index = index < 0 ? -index : 2 * static_cast<int64_t> (numSamples) - 2 - index;
+            int64_t index = frameStart + k;
+            double value = 0.0;
             if (index >= 0 && index < numSamples)
                 value = samples[index];
+            else if (settings_.padMode == engine::FrontendSettings::PadMode::reflect)
+            {
+                index = index < 0 ? -index : 2 * static_cast<int64_t> (numSamples) - 2 - index;
+                if (index >= 0 && index < numSamples)
+                    value = samples[index];
+            }
+            fft_->input[k] = value * window_[static_cast<std::size_t> (k)];
         }
-        fft_->input[k] = value * window_[static_cast<std::size_t> (k)];
-    }
     fftw_execute_dft_r2c (fft_->plan, fft_->input, fft_->output);
     ++framesComputed_;
     const int numFreqs = settings_.numFreqs();
-    for (int f = 0; f < numFreqs; ++f)
-    {
-        const double re = fft_->output[f][0], im = fft_->output[f][1];
-        const double squared = re * re + im * im;
-        spectrum_[static_cast<std::size_t> (f)] = settings_.power == 2.0 ? squared
-                                                : settings_.power == 1.0 ? std::sqrt (squared)
-                                                                         : std::pow (std::sqrt (squared), settings_.power);
-    }
+    const double power = settings_.power;
+    if (power == 2.0)
+        for (int f = 0; f < numFreqs; ++f)
+            spectrum_[static_cast<std::size_t> (f)] = fft_->output[f][0] * fft_->output[f][0] + fft_->output[f][1] * fft_->output[f][1];
+    else
+        for (int f = 0; f < numFreqs; ++f)
+        {
+            const double re = fft_->output[f][0], im = fft_->output[f][1];
+            const double magnitude = std::sqrt (re * re + im * im);
+            spectrum_[static_cast<std::size_t> (f)] = power == 1.0 ? magnitude : std::pow (magnitude, power);
+        }
     filterbank_.apply (spectrum_.data(), frameMel_.data());
     // As torchaudio: the mel spectrogram kept in float32, its log taken in float32.
     const float dbMultiplier = static_cast<float> (settings_.dbMultiplier), logOffset = static_cast<float> (settings_.logOffset);

@@ -163,16 +163,17 @@ std::size_t AudioFileReader::readMono (float* output, std::size_t maxSamples)
     const auto count = static_cast<int> (std::min<int64_t> ({ static_cast<int64_t> (maxSamples), length_ - position_, buffer_->getNumSamples() }));
     if (count <= 0)
         return 0;
-    if (! reader_->read (buffer_->getArrayOfWritePointers(), numChannels_, position_, count))
+    // One channel is read straight into `output`; more are read into the buffer and averaged.
+    float* const direct[] = { output };
+    if (! reader_->read (numChannels_ == 1 ? direct : buffer_->getArrayOfWritePointers(), numChannels_, position_, count))
         throw AudioFileError ("read error at sample " + std::to_string (position_));
     position_ += count;
-    const float scale = 1.0f / static_cast<float> (numChannels_);
-    for (int i = 0; i < count; ++i)
+    if (numChannels_ > 1)
     {
-        float sum = 0.0f;
-        for (int c = 0; c < numChannels_; ++c)
-            sum += buffer_->getSample (c, i);
-        output[i] = numChannels_ == 1 ? sum : sum * scale;
+        juce::FloatVectorOperations::copy (output, buffer_->getReadPointer (0), count);
+        for (int c = 1; c < numChannels_; ++c)
+            juce::FloatVectorOperations::add (output, buffer_->getReadPointer (c), count);
+        juce::FloatVectorOperations::multiply (output, 1.0f / static_cast<float> (numChannels_), count);
     }
     return static_cast<std::size_t> (count);
 }

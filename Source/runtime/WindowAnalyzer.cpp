@@ -112,13 +112,17 @@ void WindowAnalyzer::setSmoothing (double smoothingSeconds)
 
 void WindowAnalyzer::push (const float* samples, std::size_t numSamples)
 {
-    scratch_.assign (samples, samples + numSamples);
-    for (auto& sample : scratch_)
-        if (! std::isfinite (sample))
-        {
-            sample = 0.0f;
-            ++numNonFinite_;
-        }
+    // NaN and infinite samples become silence (counted); written without branches, so it vectorises.
+    scratch_.resize (numSamples);
+    int64_t numNonFinite = 0;
+    for (std::size_t i = 0; i < numSamples; ++i)
+    {
+        const float sample = samples[i];
+        const bool finite = std::abs (sample) <= std::numeric_limits<float>::max();
+        scratch_[i] = finite ? sample : 0.0f;
+        numNonFinite += finite ? 0 : 1;
+    }
+    numNonFinite_ += numNonFinite;
     numInput_ += static_cast<int64_t> (numSamples);
     resampler_->process (scratch_.data(), scratch_.size(), samples_);
 }
