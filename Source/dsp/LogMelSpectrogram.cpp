@@ -1,5 +1,8 @@
 #include "dsp/LogMelSpectrogram.h"
 
+#include "engine/CpuDispatch.h"
+#include "engine/kernels/vector/KernelTable.h"
+
 #include <fftw3.h>
 
 #include <algorithm>
@@ -40,7 +43,7 @@ struct LogMelSpectrogram::Fft
 };
 
 LogMelSpectrogram::LogMelSpectrogram (const engine::FrontendSettings& settings)
-    : settings_ (settings), filterbank_ (settings), fft_ (std::make_unique<Fft> (settings.nFft))
+    : settings_ (settings), filterbank_ (settings), kernels_ (*engine::activeKernelPath().table), fft_ (std::make_unique<Fft> (settings.nFft))
 {
     // torch.hann_window(win_length, periodic=True), zero-padded to n_fft with the window centred.
     window_.assign (static_cast<std::size_t> (settings.nFft), 0.0);
@@ -103,17 +106,28 @@ void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64
             spectrum_[static_cast<std::size_t> (f)] = power == 1.0 ? magnitude : std::pow (magnitude, power);
         }
     filterbank_.apply (spectrum_.data(), frameMel_.data());
-    // As torchaudio: the mel spectrogram kept in float32, its log taken in float32.
+    // As torchaudio: the mel spectrogram kept in float32, its log taken in float32 (on the engine's
+    // vector kernels, as PyTorch takes it on its own).
+    const auto nMels = static_cast<int64_t> (frameMel_.size());
     const float dbMultiplier = static_cast<float> (settings_.dbMultiplier), logOffset = static_cast<float> (settings_.logOffset);
-    for (std::size_t m = 0; m < frameMel_.size(); ++m)
+    switch (settings_.logType)
     {
-        const float value = static_cast<float> (frameMel_[m]);
-        switch (settings_.logType)
-        {
-            case engine::FrontendSettings::LogType::db: logMel[m] = dbMultiplier * std::log10 (std::max (value, 1e-10f)); break;
-            case engine::FrontendSettings::LogType::log: logMel[m] = std::log (value + logOffset); break;
-            case engine::FrontendSettings::LogType::none: logMel[m] = value; break;
-        }
+        case engine::FrontendSettings::LogType::db:
+            for (int64_t m = 0; m < nMels; ++m)
+                logMel[m] = std::max (static_cast<float> (frameMel_[static_cast<std::size_t> (m)]), 1e-10f);
+            kernels_.log10 (logMel, logMel, nMels);
+            for (int64_t m = 0; m < nMels; ++m)
+                logMel[m] *= dbMultiplier;
+            break;
+        case engine::FrontendSettings::LogType::log:
+            for (int64_t m = 0; m < nMels; ++m)
+                logMel[m] = static_cast<float> (frameMel_[static_cast<std::size_t> (m)]) + logOffset;
+            kernels_.log (logMel, logMel, nMels);
+            break;
+        case engine::FrontendSettings::LogType::none:
+            for (int64_t m = 0; m < nMels; ++m)
+                logMel[m] = static_cast<float> (frameMel_[static_cast<std::size_t> (m)]);
+            break;
     }
 }
 

@@ -10,7 +10,8 @@
 // Streaming: computeWindow() caches the log-mel values of frames that lie wholly inside a window by
 // their absolute position in the stream, so overlapping windows reuse them; only the frames that
 // touch the window's edges (padding) are computed again. A frame's log is taken as it is computed
-// (in float32, of the float32 mel power, as torchaudio's); what depends on the whole window (top_db's
+// (in float32, of the float32 mel power, as torchaudio's, on the engine's vector kernels, within 2
+// ulp as PyTorch's own vectorised log); what depends on the whole window (top_db's
 // floor) and the normalisation are applied per window. What the buffers take is what
 // engine::FrontendSettings::cost() declares at load.
 #pragma once
@@ -22,6 +23,11 @@
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+namespace sonotype::engine::kernels
+{
+struct KernelTable;
+}
 
 namespace sonotype::dsp
 {
@@ -58,6 +64,7 @@ private:
 
     engine::FrontendSettings settings_;
     MelFilterbank filterbank_;
+    const engine::kernels::KernelTable& kernels_; // the active path's: its vector log and log10
     std::vector<double> window_;    // n_fft long: the Hann window centred as torch.stft pads it
     std::unique_ptr<Fft> fft_;
     std::vector<double> spectrum_;  // n_fft / 2 + 1

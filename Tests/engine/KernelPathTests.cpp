@@ -281,6 +281,56 @@ TEST_CASE ("every kernel path: exp, GELU, tanh, sigmoid and SiLU match libm", "[
     }
 }
 
+TEST_CASE ("every kernel path: log and log10 within 2 ulp of the exact values, as C's log at 0, below 0, inf and NaN", "[engine][kernels]")
+{
+    // Every 997th positive float, subnormals to FLT_MAX, and a dense grid around 1 (log's zero).
+    std::vector<float> x;
+    for (uint32_t bits = 1; bits < 0x7f800000u; bits += 997)
+    {
+        float v;
+        std::memcpy (&v, &bits, sizeof v);
+        x.push_back (v);
+    }
+    for (const float v : grid (0.5f, 2.0f, 300001))
+        x.push_back (v);
+    // Error in units of the last place of the exact value rounded to float.
+    auto worstUlps = [&] (Map kernel, double (*exact) (double)) {
+        std::vector<float> y (x.size());
+        kernel (x.data(), y.data(), static_cast<int64_t> (x.size()));
+        double worst = 0.0;
+        for (std::size_t i = 0; i < x.size(); ++i)
+        {
+            const double expected = exact (static_cast<double> (x[i]));
+            const float rounded = std::abs (static_cast<float> (expected));
+            const double ulp = rounded > 0.0f ? static_cast<double> (std::nextafter (rounded, INFINITY) - rounded) : 1e-45;
+            worst = std::max (worst, std::abs (y[i] - expected) / ulp);
+        }
+        return worst;
+    };
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> special { nan, -inf, inf, -1.0f, -1e-45f, 0.0f, -0.0f, 1.0f };
+    for (const auto& path : engine::supportedKernelPaths())
+    {
+        INFO ("kernel path " << path.name);
+        const auto& k = *path.table;
+        CHECK (worstUlps (k.log, [] (double v) { return std::log (v); }) <= 2.0);
+        CHECK (worstUlps (k.log10, [] (double v) { return std::log10 (v); }) <= 2.0);
+        for (Map f : { k.log, k.log10 })
+        {
+            std::vector<float> y (special.size());
+            f (special.data(), y.data(), static_cast<int64_t> (special.size()));
+            CHECK (std::isnan (y[0]));
+            CHECK (std::isnan (y[1]));
+            CHECK (y[2] == inf);
+            CHECK (std::isnan (y[3]));
+            CHECK (std::isnan (y[4]));
+            CHECK (y[5] == -inf);
+            CHECK (y[6] == -inf);
+            CHECK (y[7] == 0.0f);
+        }
+    }
+}
+
 TEST_CASE ("every kernel path: softmax and LayerNorm rows of any length", "[engine][kernels]")
 {
     std::mt19937 random (3);

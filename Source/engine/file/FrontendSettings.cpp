@@ -353,9 +353,9 @@ FrontendSettings::Cost FrontendSettings::cost() const
     frame.gatheredNear = static_cast<double> (mels);
     frame.calls = 3.0;
     cost.perWindow += static_cast<double> (frames) * frame;
-    // Then per feature the log (log10 is 1.7 of a C library log), the dB floor and the normalisation.
+    // Then per feature the log (the engine's vector log or log10), the dB floor and the normalisation.
     const double features = static_cast<double> (frames * mels);
-    cost.perWindow.libm += features * (logType == LogType::db ? 1.7 : logType == LogType::log ? 1.0 : 0.0);
+    cost.perWindow.vectorMath += features * (logType == LogType::db ? 1.2 : logType == LogType::log ? 1.0 : 0.0);
     cost.perWindow.scalar += 3.0 * features;
     return cost;
 }

@@ -1,5 +1,5 @@
 // Unary and binary elementwise ops with NumPy broadcasting; formulas follow PyTorch's CPU kernels.
-// exp, sigmoid, silu, tanh and gelu run on the active path's vector kernels (kernels/vector/).
+// exp, log, log10, sigmoid, silu, tanh and gelu run on the active path's vector kernels (kernels/vector/).
 #include "engine/CpuDispatch.h"
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Kernels.h"
@@ -19,9 +19,7 @@ namespace
     // As torch.relu: NaN and -0 pass.
     struct Relu { float operator() (float x) const noexcept { return x < 0.0f ? 0.0f : x; } };
     struct Exp2 { float operator() (float x) const noexcept { return std::exp2 (x); } };
-    struct Log { float operator() (float x) const noexcept { return std::log (x); } };
     struct Log2 { float operator() (float x) const noexcept { return std::log2 (x); } };
-    struct Log10 { float operator() (float x) const noexcept { return std::log10 (x); } };
     struct Log1p { float operator() (float x) const noexcept { return std::log1p (x); } };
     struct Expm1 { float operator() (float x) const noexcept { return std::expm1 (x); } };
     struct Sqrt { float operator() (float x) const noexcept { return std::sqrt (x); } };
@@ -62,9 +60,9 @@ namespace
         float operator() (float x) const noexcept { return x > 0.0f ? x * scale : std::expm1 (x * inputScale) * alpha * scale; }
     };
 
-    /** What one element of a unary op costs beyond reading and writing it: a C library call
-        (log10 is 1.7 of log's time, erf 4, mish's three calls 11, as measured: engine/file/Work.h), a
-        scalar step where the compiler does not vectorise the loop, a mispredicted branch where
+    /** What one element of a unary op costs beyond reading and writing it: C library calls (in
+        units of a log: log2 and exp2 about 1, erf 4, mish's three calls 11, as measured:
+        engine/file/Work.h), a scalar step where the compiler does not vectorise the loop, a mispredicted branch where
         the result depends on the sign. */
     Work perElement (double libm, double scalar = 0.0, double branches = 0.0)
     {
@@ -97,7 +95,7 @@ namespace
         Work work_;
     };
 
-    /** A unary op on the active path's vector kernels (exp, sigmoid, silu, tanh, gelu). */
+    /** A unary op on the active path's vector kernels (exp, log, log10, sigmoid, silu, tanh, gelu). */
     class VectorUnary final : public Op
     {
     public:
@@ -271,9 +269,9 @@ std::unique_ptr<Op> makeElementwise (const OpArgs& args)
         case OpKind::tanh: return vectorUnary (kernels.tanh, args, 1.5);
         case OpKind::exp: return vectorUnary (kernels.exp, args);
         case OpKind::exp2: return unary (Exp2 {}, args, perElement (1.0));
-        case OpKind::log: return unary (Log {}, args, perElement (1.0));
+        case OpKind::log: return vectorUnary (kernels.log, args);
         case OpKind::log2: return unary (Log2 {}, args, perElement (1.0));
-        case OpKind::log10: return unary (Log10 {}, args, perElement (1.7));
+        case OpKind::log10: return vectorUnary (kernels.log10, args, 1.2);
         case OpKind::log1p: return unary (Log1p {}, args, perElement (3.0));
         case OpKind::expm1: return unary (Expm1 {}, args, perElement (3.0));
         case OpKind::sqrt: return unary (Sqrt {}, args, perElement (0.0, 3.0));

@@ -89,6 +89,9 @@ struct KernelTable
     void (*geluErf) (const float* x, float* y, int64_t count) noexcept;
     void (*geluTanh) (const float* x, float* y, int64_t count) noexcept;
     void (*exp) (const float* x, float* y, int64_t count) noexcept;
+    /** Natural and base-10 logarithm (vector/VectorMath.h: about 1 ulp; C's log at 0, below 0, inf, NaN). */
+    void (*log) (const float* x, float* y, int64_t count) noexcept;
+    void (*log10) (const float* x, float* y, int64_t count) noexcept;
     void (*sigmoid) (const float* x, float* y, int64_t count) noexcept;
     void (*silu) (const float* x, float* y, int64_t count) noexcept;
     void (*tanh) (const float* x, float* y, int64_t count) noexcept;

@@ -43,6 +43,8 @@ namespace
         table.geluErf = &geluErfImpl;
         table.geluTanh = &geluTanhImpl;
         table.exp = &expImpl;
+        table.log = &logImpl;
+        table.log10 = &log10Impl;
         table.sigmoid = &sigmoidImpl;
         table.silu = &siluImpl;
         table.tanh = &tanhImpl;

@@ -240,6 +240,16 @@ namespace
         mapRegisters (x, y, count, [] (Reg v) noexcept { return vexp (v); });
     }
 
+    inline void logImpl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept { return vlog (v); });
+    }
+
+    inline void log10Impl (const float* x, float* y, int64_t count) noexcept
+    {
+        mapRegisters (x, y, count, [] (Reg v) noexcept { return vlog10 (v); });
+    }
+
     inline Reg vsigmoid (Reg v) noexcept { return Vec::div (Vec::set1 (1.0f), Vec::add (Vec::set1 (1.0f), vexp (Vec::sub (Vec::zero(), v)))); }
 
     inline void sigmoidImpl (const float* x, float* y, int64_t count) noexcept

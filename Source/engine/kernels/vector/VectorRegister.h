@@ -49,6 +49,15 @@ namespace
         {
             return _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (_mm512_cvtps_epi32 (n), _mm512_set1_epi32 (127)), 23));
         }
+        /** For a positive normal x = m * 2^e with m in [1, 2): m, and e as a float. */
+        static Reg mantissa (Reg x) noexcept
+        {
+            return _mm512_castsi512_ps (_mm512_or_si512 (_mm512_and_si512 (_mm512_castps_si512 (x), _mm512_set1_epi32 (0x007fffff)), _mm512_set1_epi32 (0x3f800000)));
+        }
+        static Reg exponent (Reg x) noexcept
+        {
+            return _mm512_cvtepi32_ps (_mm512_sub_epi32 (_mm512_srli_epi32 (_mm512_castps_si512 (x), 23), _mm512_set1_epi32 (127)));
+        }
         /** x < limit ? ifLess : otherwise (false for NaN). */
         static Reg selectLess (Reg x, Reg limit, Reg ifLess, Reg otherwise) noexcept
         {
@@ -109,6 +118,14 @@ namespace
         static Reg pow2 (Reg n) noexcept
         {
             return _mm256_castsi256_ps (_mm256_slli_epi32 (_mm256_add_epi32 (_mm256_cvtps_epi32 (n), _mm256_set1_epi32 (127)), 23));
+        }
+        static Reg mantissa (Reg x) noexcept
+        {
+            return _mm256_castsi256_ps (_mm256_or_si256 (_mm256_and_si256 (_mm256_castps_si256 (x), _mm256_set1_epi32 (0x007fffff)), _mm256_set1_epi32 (0x3f800000)));
+        }
+        static Reg exponent (Reg x) noexcept
+        {
+            return _mm256_cvtepi32_ps (_mm256_sub_epi32 (_mm256_srli_epi32 (_mm256_castps_si256 (x), 23), _mm256_set1_epi32 (127)));
         }
         static Reg selectLess (Reg x, Reg limit, Reg ifLess, Reg otherwise) noexcept
         {
@@ -179,6 +196,14 @@ namespace
         static Reg copySign (Reg magnitude, Reg sign) noexcept { return vbslq_f32 (vdupq_n_u32 (0x80000000u), sign, magnitude); }
         static Reg roundToNearest (Reg a) noexcept { return vrndnq_f32 (a); }
         static Reg pow2 (Reg n) noexcept { return vreinterpretq_f32_s32 (vshlq_n_s32 (vaddq_s32 (vcvtq_s32_f32 (n), vdupq_n_s32 (127)), 23)); }
+        static Reg mantissa (Reg x) noexcept
+        {
+            return vreinterpretq_f32_u32 (vorrq_u32 (vandq_u32 (vreinterpretq_u32_f32 (x), vdupq_n_u32 (0x007fffffu)), vdupq_n_u32 (0x3f800000u)));
+        }
+        static Reg exponent (Reg x) noexcept
+        {
+            return vcvtq_f32_s32 (vsubq_s32 (vreinterpretq_s32_u32 (vshrq_n_u32 (vreinterpretq_u32_f32 (x), 23)), vdupq_n_s32 (127)));
+        }
         static Reg selectLess (Reg x, Reg limit, Reg ifLess, Reg otherwise) noexcept { return vbslq_f32 (vcltq_f32 (x, limit), ifLess, otherwise); }
         static Reg loadFirst (const float* p, int count) noexcept
         {
@@ -233,6 +258,14 @@ namespace
         static Reg pow2 (Reg n) noexcept
         {
             return _mm_castsi128_ps (_mm_slli_epi32 (_mm_add_epi32 (_mm_cvtps_epi32 (n), _mm_set1_epi32 (127)), 23));
+        }
+        static Reg mantissa (Reg x) noexcept
+        {
+            return _mm_castsi128_ps (_mm_or_si128 (_mm_and_si128 (_mm_castps_si128 (x), _mm_set1_epi32 (0x007fffff)), _mm_set1_epi32 (0x3f800000)));
+        }
+        static Reg exponent (Reg x) noexcept
+        {
+            return _mm_cvtepi32_ps (_mm_sub_epi32 (_mm_srli_epi32 (_mm_castps_si128 (x), 23), _mm_set1_epi32 (127)));
         }
         static Reg selectLess (Reg x, Reg limit, Reg ifLess, Reg otherwise) noexcept
         {
