@@ -60,6 +60,7 @@ LogMelSpectrogram::LogMelSpectrogram (const engine::FrontendSettings& settings)
     const std::size_t cacheSlots = maxFrames + 8;
     cacheKeys_.assign (cacheSlots, std::numeric_limits<int64_t>::min());
     cacheLogMel_.resize (cacheSlots * static_cast<std::size_t> (settings.nMels));
+    cacheMax_.resize (cacheSlots);
 }
 
 LogMelSpectrogram::~LogMelSpectrogram() = default;
@@ -69,7 +70,7 @@ void LogMelSpectrogram::forgetStream() noexcept
     std::fill (cacheKeys_.begin(), cacheKeys_.end(), std::numeric_limits<int64_t>::min());
 }
 
-void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64_t frameStart, float* logMel)
+float LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64_t frameStart, float* logMel)
 {
     // Sample frameStart + k of the (virtually) padded clip, for k in [0, n_fft).
     const int nFft = settings_.nFft;
@@ -110,6 +111,7 @@ void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64
     // vector kernels, as PyTorch takes it on its own).
     const auto nMels = static_cast<int64_t> (frameMel_.size());
     const float dbMultiplier = static_cast<float> (settings_.dbMultiplier), logOffset = static_cast<float> (settings_.logOffset);
+    float largest = -std::numeric_limits<float>::infinity();
     switch (settings_.logType)
     {
         case engine::FrontendSettings::LogType::db:
@@ -118,6 +120,9 @@ void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64
             kernels_.log10 (logMel, logMel, nMels);
             for (int64_t m = 0; m < nMels; ++m)
                 logMel[m] *= dbMultiplier;
+            if (topDbFloor())
+                for (int64_t m = 0; m < nMels; ++m)
+                    largest = std::max (largest, logMel[m]);
             break;
         case engine::FrontendSettings::LogType::log:
             for (int64_t m = 0; m < nMels; ++m)
@@ -129,6 +134,7 @@ void LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int64
                 logMel[m] = static_cast<float> (frameMel_[static_cast<std::size_t> (m)]);
             break;
     }
+    return largest;
 }
 
 void LogMelSpectrogram::compute (const float* samples, int numSamples, float* features)
@@ -149,11 +155,13 @@ void LogMelSpectrogram::computeFrames (const float* samples, int numSamples, int
         logMel_.resize (static_cast<std::size_t> (numFrames) * static_cast<std::size_t> (nMels)); // compute() of a clip longer than a window
     const int pad = settings_.center ? settings_.nFft / 2 : 0;
     const auto numSlots = static_cast<int64_t> (cacheKeys_.size());
+    float windowMax = -std::numeric_limits<float>::infinity();
     for (int t = 0; t < numFrames; ++t)
     {
         const int64_t start = static_cast<int64_t> (t) * settings_.hopLength - pad;
         const bool interior = start >= 0 && start + settings_.nFft <= numSamples;
         const float* logMel = frame_.data();
+        float frameMax;
         if (useCache && interior)
         {
             const int64_t key = absoluteStart + start;
@@ -161,27 +169,28 @@ void LogMelSpectrogram::computeFrames (const float* samples, int numSamples, int
             float* cached = cacheLogMel_.data() + slot * static_cast<std::size_t> (nMels);
             if (cacheKeys_[slot] != key)
             {
-                logMelFrame (samples, numSamples, start, cached);
+                cacheMax_[slot] = logMelFrame (samples, numSamples, start, cached);
                 cacheKeys_[slot] = key;
             }
             logMel = cached;
+            frameMax = cacheMax_[slot];
         }
         else
-            logMelFrame (samples, numSamples, start, frame_.data());
+            frameMax = logMelFrame (samples, numSamples, start, frame_.data());
+        windowMax = std::max (windowMax, frameMax);
         for (int m = 0; m < nMels; ++m)
             logMel_[static_cast<std::size_t> (m) * static_cast<std::size_t> (numFrames) + static_cast<std::size_t> (t)] = logMel[m];
     }
-    finish (numFrames, features);
+    finish (numFrames, windowMax, features);
 }
 
-void LogMelSpectrogram::finish (int numFrames, float* features) const
+void LogMelSpectrogram::finish (int numFrames, float windowMax, float* features) const
 {
     const int nMels = settings_.nMels;
-    const std::size_t count = static_cast<std::size_t> (nMels) * static_cast<std::size_t> (numFrames);
     // AmplitudeToDB's top_db: nothing below the window's maximum less top_db (no floor: -inf).
     float floor = -std::numeric_limits<float>::infinity();
-    if (settings_.logType == engine::FrontendSettings::LogType::db && settings_.topDb.has_value() && count > 0)
-        floor = *std::max_element (logMel_.begin(), logMel_.begin() + static_cast<std::ptrdiff_t> (count)) - static_cast<float> (*settings_.topDb);
+    if (topDbFloor() && numFrames > 0)
+        floor = windowMax - static_cast<float> (*settings_.topDb);
     const bool perBandMean = settings_.mean.size() > 1, perBandStd = settings_.std.size() > 1;
     for (int m = 0; m < nMels; ++m)
     {

@@ -58,9 +58,11 @@ private:
     struct Fft;
     void computeFrames (const float* samples, int numSamples, int64_t absoluteStart, bool useCache, float* features);
     /** The log-mel values (before top_db and the normalisation) of the frame starting at sample
-        frameStart of the virtually padded clip. */
-    void logMelFrame (const float* samples, int numSamples, int64_t frameStart, float* logMel);
-    void finish (int numFrames, float* features) const;
+        frameStart of the virtually padded clip; returns the largest where top_db needs it (else -inf). */
+    float logMelFrame (const float* samples, int numSamples, int64_t frameStart, float* logMel);
+    /** top_db's floor below the window's maximum, applied by finish(). */
+    bool topDbFloor() const noexcept { return settings_.logType == engine::FrontendSettings::LogType::db && settings_.topDb.has_value(); }
+    void finish (int numFrames, float windowMax, float* features) const;
 
     engine::FrontendSettings settings_;
     MelFilterbank filterbank_;
@@ -75,6 +77,7 @@ private:
     // a few more (consecutive frames take consecutive slots, so a window's never collide).
     std::vector<int64_t> cacheKeys_;
     std::vector<float> cacheLogMel_;
+    std::vector<float> cacheMax_;   // each cached frame's largest value (where top_db needs it)
     int64_t framesComputed_ = 0;
 };
 

@@ -93,14 +93,35 @@ MelFilterbank::MelFilterbank (const engine::FrontendSettings& settings)
 
 void MelFilterbank::apply (const double* spectrum, double* mel) const noexcept
 {
-    for (std::size_t m = 0; m < bands_.size(); ++m)
-    {
-        const auto& band = bands_[m];
-        double sum = 0.0;
-        for (std::size_t j = 0; j < band.weights.size(); ++j)
+    // Each band's sum in the order of its bins (as before and as a plain loop would); four bands at
+    // a time over the bins they all have, so that four chains of dependent adds overlap.
+    auto sumFrom = [&] (const Band& band, std::size_t j, double sum) noexcept {
+        for (; j < band.weights.size(); ++j)
             sum += band.weights[j] * spectrum[static_cast<std::size_t> (band.first) + j];
-        mel[m] = sum;
+        return sum;
+    };
+    std::size_t m = 0;
+    for (; m + 4 <= bands_.size(); m += 4)
+    {
+        const Band* b = &bands_[m];
+        const std::size_t common = std::min ({ b[0].weights.size(), b[1].weights.size(), b[2].weights.size(), b[3].weights.size() });
+        const double *w0 = b[0].weights.data(), *w1 = b[1].weights.data(), *w2 = b[2].weights.data(), *w3 = b[3].weights.data();
+        const double *s0 = spectrum + b[0].first, *s1 = spectrum + b[1].first, *s2 = spectrum + b[2].first, *s3 = spectrum + b[3].first;
+        double sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, sum3 = 0.0;
+        for (std::size_t j = 0; j < common; ++j)
+        {
+            sum0 += w0[j] * s0[j];
+            sum1 += w1[j] * s1[j];
+            sum2 += w2[j] * s2[j];
+            sum3 += w3[j] * s3[j];
+        }
+        mel[m] = sumFrom (b[0], common, sum0);
+        mel[m + 1] = sumFrom (b[1], common, sum1);
+        mel[m + 2] = sumFrom (b[2], common, sum2);
+        mel[m + 3] = sumFrom (b[3], common, sum3);
     }
+    for (; m < bands_.size(); ++m)
+        mel[m] = sumFrom (bands_[m], 0, 0.0);
 }
 
 double MelFilterbank::weight (int freq, int mel) const noexcept

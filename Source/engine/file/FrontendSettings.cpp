@@ -332,9 +332,9 @@ FrontendSettings::Cost FrontendSettings::cost() const
     }
     // dsp::LogMelSpectrogram: the window and the FFT's input (doubles), its output (complex), FFTW's
     // plan (about as much again), the spectrum and one frame's mel bands (doubles), a window's mel
-    // bands (floats) and the cache of frames shared with the next windows (floats and their keys),
-    // the filterbank's weights (doubles) and bands.
-    cost.bytes += 8 * n + 8 * n + 16 * (n / 2 + 1) + 16 * n + 8 * freqs + 8 * mels + 4 * mels * frames + (frames + 8) * (8 + 4 * mels)
+    // bands (floats) and the cache of frames shared with the next windows (floats, their keys and
+    // largest values), the filterbank's weights (doubles) and bands.
+    cost.bytes += 8 * n + 8 * n + 16 * (n / 2 + 1) + 16 * n + 8 * freqs + 8 * mels + 4 * mels * frames + (frames + 8) * (12 + 4 * mels)
                   + 8 * weights + 32 * mels;
 
     // One window, every frame computed: the padded, windowed frame in double, FFTW's transform
