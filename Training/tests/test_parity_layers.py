@@ -73,6 +73,11 @@ CASES = {
     "conv2d_1x1_relu_groups": (lambda: nn.Sequential(nn.Conv2d(6, 8, 1, groups=2), nn.ReLU()), (2, 6, 5, 7)),
     "conv2d_3x1_padded_rows_relu": (lambda: nn.Sequential(nn.Conv2d(3, 4, (3, 1), padding=(1, 0)), nn.ReLU()), (1, 3, 9, 6)),
     "conv1d_1x1_several_chunks": (lambda: nn.Conv1d(4, 40, 1), (1, 4, 3000)),
+    # Few positions (the built-in model's projection): a product over the positions' rows,
+    # transposed into the output, pads less; with a BatchNorm folded in and a ReLU after.
+    "conv1d_1x1_few_positions": (lambda: nn.Conv1d(256, 96, 1), (2, 256, 51)),
+    "conv1d_1x1_few_positions_bn_relu": (lambda: nn.Sequential(nn.Conv1d(128, 64, 1, bias=False), with_running_stats(nn.BatchNorm1d(64)),
+                                                               nn.ReLU()), (1, 128, 19)),
     # A 1x1 projection to tokens, then permuted to [batch, positions, channels]: written so by a
     # product over the positions' rows (bias, BatchNorm and ReLU in it); where it cannot (groups,
     # a stride, a permute that does not swap channels and positions) the permute runs.

@@ -1,5 +1,6 @@
 // 1-d and 2-d convolution (stride, padding, dilation, groups) as a matrix product per group, in one
 // of five strategies chosen at load (Conv::Strategy).
+#include "engine/CpuDispatch.h"
 #include "engine/file/AlignedBuffer.h"
 #include "engine/file/CheckedArithmetic.h"
 #include "engine/kernels/Gemm.h"
@@ -26,9 +27,10 @@ namespace
             packedColumns, // the columns written straight into the product's packed layout, a chunk at a time
             shiftedPlane,  // stride 1: one zero-padded copy of the input, the product reads each tap at an offset
             winograd,      // 3x3, stride 1: Winograd F(2x2, 3x3) or F(4x2, 3x3), 16 or 24 products of [cout, cin] by [cin, tiles]
-            positionRows,  // 1-d, 1-wide, written as [batch, positions, cout] (a permute after it absorbed): a
-                           // linear layer over the positions, [positions, cin] (the input read transposed) by
-                           // the weights' transpose
+            positionRows,  // 1-d, 1-wide: a linear layer over the positions, [positions, cin] (the input read
+                           // transposed) by the weights' transpose, written as [batch, positions, cout] where
+                           // a permute after it was absorbed, else transposed into the output (fewer padded
+                           // products where the positions are few: rowsTransposed_)
         };
 
         explicit Conv (const OpArgs& args)
@@ -149,10 +151,12 @@ namespace
                     if (numSpatial == 2 && kH_ == 3 && kW_ == 3 && dilH_ == 1 && dilW_ == 1 && cinG >= kWinogradMinChannels
                         && outChannels_ / groups_ >= kWinogradMinChannels && plan_.kernels().winogradInput != nullptr)
                         planWinograd();
+                    else if (numSpatial == 1 && kW_ == 1 && padW_ == 0 && groups_ == 1 && batched_)
+                        preferPositionRows();
                 }
             }
             // The weights, one [cout / groups, patch] matrix per group (or 16 per group for
-            // Winograd), are packed once, here.
+            // Winograd, or their transpose for positionRows), are packed once, here.
             packWeights (args.budget());
             work_ = static_cast<double> (batches_) * static_cast<double> (groups_) * workPerGroup (patch, spatialOut);
             pooling_ = { 1, 1, outH_, outW_ };
@@ -193,12 +197,11 @@ namespace
                 || strides[1] != 1 || strides[2] != outChannels_)
                 return false;
             rowsPlan_ = GemmPlan (outW_, outChannels_, inChannels_);
-            auto packed = PackedOperand::right (rowsPlan_, inChannels_, outChannels_, { weightData_, inChannels_, true, nullptr }, budget);
-            packedWeights_.clear();
-            packedWeights_.push_back (std::move (packed));
             strategy_ = Strategy::positionRows;
-            colFloats_ = paddedFloats_ = chunkOutFloats_ = 0;
-            work_ = static_cast<double> (batches_) * rowsPlan_.work (false, packedWeights_[0].data() != nullptr);
+            rowsTransposed_ = false;
+            colFloats_ = paddedFloats_ = chunkOutFloats_ = rowsFloats_ = 0;
+            packWeights (budget);
+            work_ = static_cast<double> (batches_) * workPerGroup (inChannels_, outW_);
             return true;
         }
 
@@ -234,7 +237,7 @@ namespace
             if (strategy_ == Strategy::winograd)
                 return splitFloats_ + transformedFloats_ + productFloats_;
             if (strategy_ == Strategy::positionRows)
-                return rowsPlan_.scratchFloats();
+                return rowsFloats_ + rowsPlan_.scratchFloats();
             return colFloats_ + paddedFloats_ + chunkOutFloats_ + plan_.scratchFloats();
         }
         Work work() const noexcept override { return work_; }
@@ -257,9 +260,15 @@ namespace
             if (strategy_ == Strategy::positionRows)
             {
                 for (int64_t n = 0; n < batches_; ++n)
+                {
+                    float* y = out[0] + n * outW_ * outChannels_;
+                    float* rows = rowsTransposed_ ? scratch : y;
                     rowsPlan_.runColumnBias ({ in[0] + n * inChannels_ * inW_, inW_, true, nullptr },
-                                             { weightInput, inChannels_, true, packedWeights_[0].data() }, out[0] + n * outW_ * outChannels_,
-                                             outChannels_, biasInput, relu_, nullptr, 0, scratch);
+                                             { weightInput, inChannels_, true, packedWeights_[0].data() }, rows, outChannels_, biasInput, relu_,
+                                             nullptr, 0, scratch + rowsFloats_);
+                    if (rowsTransposed_)
+                        transposeRows (rows, y);
+                }
                 return;
             }
             for (int64_t n = 0; n < batches_; ++n)
@@ -318,6 +327,45 @@ namespace
 
         bool pooled() const noexcept { return pooling_.windowH * pooling_.windowW > 1; }
 
+        /** A 1-d pointwise convolution (a projection to tokens) on the stride-1 path multiplies
+            [cout, cin] by [cin, positions], the positions padded to the micro-kernel's columns;
+            where the positions are few (the built-in model's 51 on 16- or 32-float tiles) the
+            product over the positions' rows pads less: it is taken where it costs less, its
+            transpose included. */
+        void preferPositionRows()
+        {
+            GemmPlan rows (outW_, outChannels_, inChannels_);
+            if (rows.kernels().packB == nullptr)
+                return;
+            const auto& weights = *activeKernelPath().workWeights;
+            const auto outputs = static_cast<double> (outChannels_) * static_cast<double> (outW_);
+            Work transposed = rows.work (false, true);
+            transposed.gatheredNear += 2.0 * outputs;
+            const auto shifted = workPerGroup (inChannels_, outW_);
+            if (weights.operations (transposed) >= weights.operations (shifted))
+                return;
+            rowsPlan_ = rows;
+            strategy_ = Strategy::positionRows;
+            rowsTransposed_ = true;
+            rowsFloats_ = AlignedBuffer::roundUp (static_cast<std::size_t> (checkedMul (outW_, outChannels_, "the conv's rows")));
+            colFloats_ = paddedFloats_ = chunkOutFloats_ = 0;
+            tapOffsets_.clear();
+        }
+
+        /** [positions, cout] rows into the output [cout, positions], in blocks that stay in cache. */
+        void transposeRows (const float* rows, float* y) const noexcept
+        {
+            constexpr int64_t kBlock = 16;
+            for (int64_t p0 = 0; p0 < outW_; p0 += kBlock)
+                for (int64_t c0 = 0; c0 < outChannels_; c0 += kBlock)
+                {
+                    const int64_t pEnd = std::min (p0 + kBlock, outW_), cEnd = std::min (c0 + kBlock, outChannels_);
+                    for (int64_t c = c0; c < cEnd; ++c)
+                        for (int64_t p = p0; p < pEnd; ++p)
+                            y[c * outW_ + p] = rows[p * outChannels_ + c];
+                }
+        }
+
         /** The weights, in the layout the strategy multiplies by, packed for the active path (none
             on a path that does not pack, or when the graph computes the weights). */
         void packWeights (LoadBudget& budget)
@@ -327,6 +375,11 @@ namespace
                 return;
             const int64_t cinG = inChannels_ / groups_, coutG = outChannels_ / groups_;
             const int64_t patch = cinG * kH_ * kW_;
+            if (strategy_ == Strategy::positionRows)
+            {
+                packedWeights_.push_back (PackedOperand::right (rowsPlan_, inChannels_, outChannels_, { weightData_, inChannels_, true, nullptr }, budget));
+                return;
+            }
             if (strategy_ != Strategy::winograd)
             {
                 for (int64_t g = 0; g < groups_; ++g)
@@ -515,6 +568,14 @@ namespace
             const auto padded = [] (int64_t size, int64_t step) { return static_cast<double> ((size + step - 1) / step * step); };
             const auto outputs = static_cast<double> (coutG) * static_cast<double> (spatialOut);
             Work work;
+            if (strategy_ == Strategy::positionRows)
+            {
+                // The product over the positions' rows; transposed into the output (read and written).
+                work = rowsPlan_.work (false, ! packedWeights_.empty() && packedWeights_[0].data() != nullptr);
+                if (rowsTransposed_)
+                    work.gatheredNear += 2.0 * outputs;
+                return work;
+            }
             if (strategy_ == Strategy::winograd)
             {
                 // The padded rows split (read and written), each tile's elements (16 or 24) read
@@ -749,6 +810,8 @@ namespace
         std::vector<int64_t> channelOffsets_;
         Work work_;
         GemmPlan plan_, rowsPlan_; // rowsPlan_: the positionRows strategy's product
+        bool rowsTransposed_ = false; // positionRows: its [positions, cout] rows transposed into the output
+        std::size_t rowsFloats_ = 0;  // ... through this much scratch
         std::vector<PackedOperand> packedWeights_;
     };
 } // namespace
