@@ -5,15 +5,15 @@
 // and among the fastest real FFTs; JUCE's dsp::FFT would tie this layer to JUCE and Eigen's FFT
 // (kissfft) is slower and less accurate. Window, FFT and mel projection run in double, so the
 // features are closer to the exact values than torchaudio's own float32 ones (whose rounding
-// reaches 2e-3 dB in quiet bins); the log runs in float32 on the float32 mel power, as torchaudio's.
+// reaches 2e-3 dB in quiet bins); the log runs in float32 on the float32 mel power, as torchaudio's,
+// on the engine's vector kernels (within 2 ulp, as PyTorch's own vectorised log).
 //
 // Streaming: computeWindow() caches the log-mel values of frames that lie wholly inside a window by
 // their absolute position in the stream, so overlapping windows reuse them; only the frames that
-// touch the window's edges (padding) are computed again. A frame's log is taken as it is computed
-// (in float32, of the float32 mel power, as torchaudio's, on the engine's vector kernels, within 2
-// ulp as PyTorch's own vectorised log); what depends on the whole window (top_db's
-// floor) and the normalisation are applied per window. What the buffers take is what
-// engine::FrontendSettings::cost() declares at load.
+// touch the window's edges (padding) are computed again. A frame's log is taken as it is computed,
+// and its largest value kept with it; what depends on the whole window (top_db's floor, below the
+// largest of its frames') and the normalisation are applied per window. What the buffers take is
+// what engine::FrontendSettings::cost() declares at load.
 #pragma once
 
 #include "dsp/FrontendError.h"
