@@ -146,7 +146,7 @@ def main():
         one_file_folder = os.path.join(work, "audio-one-file")
         system.make_audio(one_file_folder, 1, audio_seconds)
         log(f"classify throughput: {audio_seconds:.0f} s of audio, --jobs 1/2, --segments and --format reaper against the PyTorch pipeline")
-        results["classify"] = system.classify_throughput(cli, audio_folder, audio_seconds, one_file_folder, 1 if args.quick else 3)
+        results["classify"] = system.classify_throughput(cli, audio_folder, audio_seconds, one_file_folder, 1 if args.quick else 5)
         log("headless plugin peak RSS")
         results["plugin"] = system.plugin_rss(args.bench_bin, 3.0 if args.quick else 10.0)
         counts, seconds = ((1, 8), 5.0) if args.quick else ((1, 8, 32, 64), 20.0)

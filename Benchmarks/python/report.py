@@ -379,22 +379,28 @@ def write(results, report_path: str, plot_path: str):
     if classify:
         add("## `sonotype classify` throughput")
         add("")
+        repeats = len(classify["jobs1"])
         add(f"{classify['audio_seconds']:.0f} s of generated audio (44.1 kHz mono WAV files, deterministic), built-in model, "
             f"default hop 0.25 s ({classify.get('pytorch_windows', '?')} windows), `--summary`. Seconds of audio per "
-            "wall-clock second, median of the repeats (runs alternate). Sonotype: the whole process (start, model load, "
+            f"wall-clock second, median of {repeats} repeats (runs alternate; the slowest and fastest repeat in brackets). "
+            "Sonotype: the whole process (start, model load, "
             "decoding, resampling, features, model). PyTorch pipeline (`Benchmarks/python/torch_pipeline.py`): WAV read, "
             "torchaudio resample, torchaudio log-mel (Training/sonotype/frontend.py) and the model per window, batch 1, "
             "one thread; its interpreter start and imports are not counted.")
         add("")
+
+        def classify_cell(key):
+            values = classify[key]
+            return f"{classify['median'][key]:.0f}× ({min(values):.0f}–{max(values):.0f})"
+
         add("| pipeline | × real time |")
         add("|---|---:|")
-        add(f"| `sonotype classify --jobs 1` | {classify['median']['jobs1']:.0f}× |")
-        add(f"| `sonotype classify --jobs 2` | {classify['median']['jobs2']:.0f}× |")
+        add(f"| `sonotype classify --jobs 1` | {classify_cell('jobs1')} |")
+        add(f"| `sonotype classify --jobs 2` | {classify_cell('jobs2')} |")
         if "segments" in classify["median"]:
-            add(f"| `sonotype classify --segments --jobs 1` (segment rows instead of the summary) | {classify['median']['segments']:.0f}× |")
-            add(f"| `sonotype classify --format reaper --jobs 1` (one file of the same length, a region list) | "
-                f"{classify['median']['reaper']:.0f}× |")
-        add(f"| PyTorch pipeline, one thread | {classify['median']['pytorch']:.0f}× |")
+            add(f"| `sonotype classify --segments --jobs 1` (segment rows instead of the summary) | {classify_cell('segments')} |")
+            add(f"| `sonotype classify --format reaper --jobs 1` (one file of the same length, a region list) | {classify_cell('reaper')} |")
+        add(f"| PyTorch pipeline, one thread | {classify_cell('pytorch')} |")
         add("")
 
     plugin = results.get("plugin")
