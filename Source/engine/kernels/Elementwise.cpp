@@ -62,8 +62,8 @@ namespace
 
     /** What one element of a unary op costs beyond reading and writing it: C library calls (in
         units of a log: log2 and exp2 about 1, erf 4, mish's three calls 11, as measured:
-        engine/file/Work.h), a scalar step where the compiler does not vectorise the loop, a mispredicted branch where
-        the result depends on the sign. */
+        engine/file/Work.h), a scalar step where the compiler does not vectorise the loop, a
+        mispredicted branch where the result depends on the sign. */
     Work perElement (double libm, double scalar = 0.0, double branches = 0.0)
     {
         Work work;
