@@ -11,6 +11,23 @@
 
 namespace sonotype::runtime
 {
+namespace
+{
+    /** to[i] = from[i], NaN and infinite samples as silence; returns how many there were. Written
+        without branches, so it vectorises. */
+    int64_t copyFinite (const float* from, std::size_t count, float* to) noexcept
+    {
+        int64_t numNonFinite = 0;
+        for (std::size_t i = 0; i < count; ++i)
+        {
+            const float sample = from[i];
+            const bool finite = std::abs (sample) <= std::numeric_limits<float>::max();
+            to[i] = finite ? sample : 0.0f;
+            numNonFinite += finite ? 0 : 1;
+        }
+        return numNonFinite;
+    }
+} // namespace
 
 std::vector<std::string> classLabels (const engine::Model& model)
 {
@@ -112,17 +129,8 @@ void WindowAnalyzer::setSmoothing (double smoothingSeconds)
 
 void WindowAnalyzer::push (const float* samples, std::size_t numSamples)
 {
-    // NaN and infinite samples become silence (counted); written without branches, so it vectorises.
     scratch_.resize (numSamples);
-    int64_t numNonFinite = 0;
-    for (std::size_t i = 0; i < numSamples; ++i)
-    {
-        const float sample = samples[i];
-        const bool finite = std::abs (sample) <= std::numeric_limits<float>::max();
-        scratch_[i] = finite ? sample : 0.0f;
-        numNonFinite += finite ? 0 : 1;
-    }
-    numNonFinite_ += numNonFinite;
+    numNonFinite_ += copyFinite (samples, numSamples, scratch_.data()); // NaN and infinite samples become silence, counted
     numInput_ += static_cast<int64_t> (numSamples);
     resampler_->process (scratch_.data(), scratch_.size(), samples_);
 }
@@ -262,10 +270,8 @@ void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, 
     const auto started = std::chrono::steady_clock::now();
     // Only what one window needs (and the resampler's margin) is resampled: the rest would be cut.
     const double inputRate = resampler_->inputRate();
-    scratch_.assign (samples, samples + std::min (numSamples, clipSamplesUsed()));
-    for (auto& sample : scratch_)
-        if (! std::isfinite (sample))
-            sample = 0.0f;
+    scratch_.resize (std::min (numSamples, clipSamplesUsed()));
+    copyFinite (samples, scratch_.size(), scratch_.data());
     clip_.clear();
     dsp::Resampler resampler (inputRate, settings_.sampleRate); // the clip alone, from its first sample
     resampler.process (scratch_.data(), scratch_.size(), clip_);

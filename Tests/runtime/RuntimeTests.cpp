@@ -133,6 +133,25 @@ TEST_CASE ("NaN and infinite samples become silence and are counted", "[runtime]
         CHECK (std::isfinite (p));
 }
 
+TEST_CASE ("a clip's NaN and infinite samples are analyzed as the silence they become", "[runtime]")
+{
+    WindowAnalyzer analyzer (tinyModel(), 44100.0, 0.25);
+    auto silenced = testSignal (44100.0, 0.8, 7);
+    auto hostile = silenced;
+    for (const std::size_t i : { std::size_t { 5 }, std::size_t { 1000 }, std::size_t { 20000 }, silenced.size() - 1 })
+        silenced[i] = 0.0f;
+    hostile[5] = std::nanf ("");
+    hostile[1000] = INFINITY;
+    hostile[20000] = -INFINITY;
+    hostile.back() = std::nanf ("");
+    WindowResult expected, got;
+    analyzer.analyzeClip (silenced.data(), silenced.size(), expected);
+    analyzer.analyzeClip (hostile.data(), hostile.size(), got);
+    REQUIRE (got.probabilities.size() == expected.probabilities.size());
+    for (std::size_t c = 0; c < expected.probabilities.size(); ++c)
+        CHECK (got.probabilities[c] == expected.probabilities[c]);
+}
+
 TEST_CASE ("the worker thread publishes results that readers take concurrently", "[runtime][threads]")
 {
     StreamingRuntime runtime (tinyModel(), { 0.1, 0.5, 4.0, 32 });
