@@ -273,9 +273,14 @@ void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, 
     scratch_.resize (std::min (numSamples, clipSamplesUsed()));
     copyFinite (samples, scratch_.size(), scratch_.data());
     clip_.clear();
-    dsp::Resampler resampler (inputRate, settings_.sampleRate); // the clip alone, from its first sample
-    resampler.process (scratch_.data(), scratch_.size(), clip_);
-    resampler.flush (clip_);
+    // The clip alone, from its first sample: a resampler of its own, restarted as a new one (its
+    // filter kept: designing it costs about half of what the model does for the clip).
+    if (clipResampler_.has_value() && clipResampler_->inputRate() == inputRate)
+        clipResampler_->restart();
+    else
+        clipResampler_.emplace (inputRate, settings_.sampleRate);
+    clipResampler_->process (scratch_.data(), scratch_.size(), clip_);
+    clipResampler_->flush (clip_);
     clip_.resize (static_cast<std::size_t> (settings_.windowSamples), 0.0f); // cut to one window, or zero-padded as a short file is
     auto input = session_.input();
     if (logMel_.has_value())

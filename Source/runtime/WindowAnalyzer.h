@@ -133,6 +133,7 @@ private:
     int64_t bufferStart_ = 0;
     std::vector<float> scratch_;
     std::vector<float> clip_;      // analyzeClip(): the clip at the model's rate
+    std::optional<dsp::Resampler> clipResampler_; // analyzeClip()'s, restarted for each clip
     int64_t nextWindow_ = 0;
     int64_t numNonFinite_ = 0, numInput_ = 0;
     std::vector<bool> inPlay_; // empty: every class

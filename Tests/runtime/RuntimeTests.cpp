@@ -152,6 +152,19 @@ TEST_CASE ("a clip's NaN and infinite samples are analyzed as the silence they b
         CHECK (got.probabilities[c] == expected.probabilities[c]);
 }
 
+TEST_CASE ("each clip is analyzed as by a fresh analyzer, whatever clips came before it", "[runtime]")
+{
+    const auto first = testSignal (44100.0, 0.6, 3), second = testSignal (44100.0, 0.3, 4);
+    WindowAnalyzer used (tinyModel(), 44100.0, 0.25), fresh (tinyModel(), 44100.0, 0.25);
+    WindowResult expected, got;
+    used.analyzeClip (first.data(), first.size(), got);
+    used.analyzeClip (second.data(), second.size(), got);
+    fresh.analyzeClip (second.data(), second.size(), expected);
+    REQUIRE (got.probabilities.size() == expected.probabilities.size());
+    for (std::size_t c = 0; c < expected.probabilities.size(); ++c)
+        CHECK (got.probabilities[c] == expected.probabilities[c]);
+}
+
 TEST_CASE ("the worker thread publishes results that readers take concurrently", "[runtime][threads]")
 {
     StreamingRuntime runtime (tinyModel(), { 0.1, 0.5, 4.0, 32 });
