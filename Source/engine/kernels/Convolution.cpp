@@ -433,10 +433,12 @@ namespace
             the tile count): the built-in model's 16 -> 32 convolution took 0.183 ms with 2-row
             tiles, 0.145 ms with 4-row ones (AMD EPYC, AVX2 path). Their transform's coefficients
             (up to 8) round a few times more than the 2-row tiles' 0 and +-1 (2e-6 against 4e-7 on
-            outputs of about 3, measured), far inside the parity bound. The padded input is split
-            once into even and odd columns, so that the transforms read whole registers of
-            consecutive tiles; the tiles go through in chunks whose transformed inputs and products
-            stay in a core's L2 cache. */
+            outputs of about 3, measured), far inside the parity bound. Tiles of 4 x 4 (F(4, 3)
+            both ways) would take a fifth of the products away but round about five times more
+            again (1.1e-5 on outputs of about 2.5, measured: past the parity bound). The padded
+            input is split once into even and odd columns, so that the transforms read whole
+            registers of consecutive tiles; the tiles go through in chunks whose transformed inputs
+            and products stay in a core's L2 cache. */
         void planWinograd()
         {
             const char* what = "the conv's Winograd buffers";
