@@ -402,6 +402,18 @@ def write(results, report_path: str, plot_path: str):
             add(f"| `sonotype classify --format reaper --jobs 1` (one file of the same length, a region list) | {classify_cell('reaper')} |")
         add(f"| PyTorch pipeline, one thread | {classify_cell('pytorch')} |")
         add("")
+        windows = classify.get("pytorch_windows")
+        builtin = results.get("models", {}).get("builtin", {}).get("stats", {}).get("sonotype")
+        if windows and builtin:
+            # Per window, from this run's figures: 400x leaves a window (hop seconds of audio) hop / 400 seconds in all.
+            hop = 0.25
+            whole = classify["audio_seconds"] / classify["median"]["jobs1"] / windows * 1e3
+            model = builtin["median"]
+            add(f"Per window ({hop} s of audio, {windows} windows): `--jobs 1` took {whole:.3f} ms all in (400× leaves "
+                f"{hop / 400 * 1e3:.3f} ms); the built-in model's own latency above is {model:.3f} ms of it "
+                f"({100 * model / whole:.0f}%), the rest ({whole - model:.3f} ms) the process's start and model load, reading, "
+                "resampling (libsoxr, very high quality) and the log-mel front end.")
+            add("")
 
     plugin = results.get("plugin")
     if classify or plugin:
