@@ -76,7 +76,7 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
     settings.smoothingSeconds = 0.3;
     const auto recorded = analyze (path, settings);
 
-    // The same samples through an analyzer of our own, in blocks of another size (1 s, not 2 s).
+    // The same samples through an analyzer of our own, in blocks of another size (1 s, not the file loop's 16384 samples).
     runtime::WindowAnalyzer analyzer (resources::builtinModel(), kRate, settings.hopSeconds, settings.smoothingSeconds);
     runtime::Segmenter segmenter (settings.detector);
     std::vector<runtime::WindowResult> expected;
@@ -245,6 +245,33 @@ TEST_CASE ("to the end: the tail window ends at the file's end and is smoothed w
         difference += std::abs (tail.probabilities[c] - tailRaw[c]);
     }
     CHECK (difference > 1e-3); // smoothing changed it: the check above is not raw == raw
+    std::remove (path.c_str());
+}
+
+TEST_CASE ("to the end: the tail window is the analysis of the file's last window of samples, however long the file", "[timeline]")
+{
+    // Long enough that the file loop reads many blocks and trims the samples it keeps for the tail
+    // more than once; not on the hop grid.
+    constexpr double kRate = 44100.0;
+    auto samples = exampleSequence ({ "piano", "drums", "speech", "guitar" }, kRate, 2);
+    samples.resize (samples.size() - 777);
+    REQUIRE (samples.size() > static_cast<std::size_t> (5.0 * kRate));
+    const auto path = scratch ("long-tail.wav");
+    writeWav (path, samples, kRate);
+    timeline::FileAnalysisSettings settings;
+    settings.toEnd = true;
+    const auto recorded = analyze (path, settings);
+    REQUIRE (recorded.flags.back().tail);
+
+    // The file's last ceil(window x rate) + 1 samples through a fresh analyzer, smoothing off.
+    runtime::WindowAnalyzer analyzer (resources::builtinModel(), kRate, settings.hopSeconds, 0.0);
+    const auto tailSamples = static_cast<std::size_t> (std::ceil (analyzer.windowSeconds() * kRate)) + 1;
+    analyzer.push (samples.data() + samples.size() - tailSamples, tailSamples);
+    analyzer.finish();
+    REQUIRE (analyzer.newestCompleteWindow() >= 0);
+    runtime::WindowResult expected;
+    analyzer.analyze (0, expected);
+    CHECK (recorded.windows.back().probabilities == expected.probabilities); // bit for bit
     std::remove (path.c_str());
 }
 
