@@ -654,7 +654,7 @@ TEST_CASE ("every kernel path: the fused ReLU's copy keeps NaN and -0, as the re
     }
 }
 
-TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) and F(4x2, 3x3) transforms of tile rows of any length", "[engine][kernels]")
+TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) and F(4x2, 3x3) split and transforms of tile rows of any length", "[engine][kernels]")
 {
     std::mt19937 random (29);
     constexpr float kUntouched = 1234.5f;
@@ -677,27 +677,34 @@ TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) and F(4x2, 3x3) transforms o
                 const int inputRows = tileRows + 2;
                 const auto bT = [tileRows] (int i, int r) { return tileRows == 4 ? kBT4[i][r] : kBT[i][r]; };
                 const auto aT = [tileRows] (int a, int i) { return tileRows == 4 ? kAT4[a][i] : kAT[a][i]; };
-                // A padded input of 2 channels, tileRows + 2 rows of 2 * (count + 1) columns, each row
-                // split into its even and odd columns (rows one after another: a tile row stride of
-                // tileRows rows puts row r at r % tileRows rows + r / tileRows tile rows).
-                const int64_t rowLength = count + 1, channels = 2, channelStride = inputRows * 2 * rowLength;
-                const auto padded = randomValues (static_cast<std::size_t> (channels * inputRows * 2 * rowLength), random);
-                std::vector<float> split (padded.size());
-                for (int64_t r = 0; r < channels * inputRows; ++r)
-                    k.deinterleave (padded.data() + r * 2 * rowLength, rowLength, split.data() + r * 2 * rowLength,
-                                    split.data() + r * 2 * rowLength + rowLength);
-                for (int64_t r = 0; r < channels * inputRows; ++r)
-                    for (int64_t i = 0; i < rowLength; ++i)
+                // An input of 2 channels split as the convolution splits it: 2 tile rows of padded
+                // rows (2 * tileRows), count + 1 pairs of columns each, padded with padH rows and
+                // padW columns of zeros before the input and at least one after.
+                const int64_t channels = 2, splitRows = 2 * tileRows, pairs = count + 1, length = 2 * pairs + 3, channelStride = tileRows * 2 * length;
+                const int64_t padH = count % 3, padW = (count + 1) % 3, inH = splitRows - padH - 1, inW = 2 * pairs - padW - 1;
+                const auto input = randomValues (static_cast<std::size_t> (channels * inH * inW), random);
+                const auto padded = [&] (int64_t c, int64_t py, int64_t column) { // padded row py, column `column`
+                    const int64_t iy = py - padH, ix = column - padW;
+                    return iy >= 0 && iy < inH && ix >= 0 && ix < inW ? input[static_cast<std::size_t> ((c * inH + iy) * inW + ix)] : 0.0f;
+                };
+                std::vector<float> split (static_cast<std::size_t> (channels * channelStride), kUntouched);
+                k.winogradSplit (input.data(), channels, inH, inW, padH, padW, tileRows, splitRows, pairs, split.data(), length, channelStride);
+                for (int64_t c = 0; c < channels; ++c)
+                    for (int64_t at = 0; at < channelStride; ++at)
                     {
-                        REQUIRE (split[static_cast<std::size_t> (r * 2 * rowLength + i)] == padded[static_cast<std::size_t> (r * 2 * rowLength + 2 * i)]);
-                        REQUIRE (split[static_cast<std::size_t> (r * 2 * rowLength + rowLength + i)]
-                                 == padded[static_cast<std::size_t> (r * 2 * rowLength + 2 * i + 1)]);
+                        // Row py's even columns at (py % tileRows) * 2 * length + (py / tileRows) * pairs, its odd ones a length further.
+                        const int64_t plane = at / (2 * length), inPlane = at % (2 * length), phase = inPlane / length, slot = inPlane % length / pairs,
+                                      i = inPlane % length % pairs;
+                        const float got = split[static_cast<std::size_t> (c * channelStride + at)];
+                        if (slot >= 2)
+                            REQUIRE (got == kUntouched); // beyond the rows asked for
+                        else
+                            REQUIRE (got == padded (c, slot * tileRows + plane, 2 * i + phase));
                     }
                 // Input transform: V = B^T d B per tile and channel, into out[xi * xiStride + c * channelOut + t].
                 const int64_t channelOut = count + 5, xiStride = channels * channelOut + 7, elements = 4 * inputRows;
                 std::vector<float> transformed (static_cast<std::size_t> (elements * xiStride), kUntouched);
-                k.winogradInput (tileRows, split.data(), channels, channelStride, rowLength, tileRows * 2 * rowLength, count, transformed.data(), xiStride,
-                                 channelOut);
+                k.winogradInput (tileRows, split.data(), channels, channelStride, length, pairs, count, transformed.data(), xiStride, channelOut);
                 for (int64_t c = 0; c < channels; ++c)
                     for (int64_t t = 0; t < channelOut; ++t)
                         for (int i = 0; i < inputRows; ++i)
@@ -713,7 +720,7 @@ TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) and F(4x2, 3x3) transforms o
                                 for (int r = 0; r < inputRows; ++r)
                                     for (int s = 0; s < 4; ++s)
                                     {
-                                        const double term = bT (i, r) * padded[static_cast<std::size_t> (c * channelStride + r * 2 * rowLength + 2 * t + s)] * kBT[j][s];
+                                        const double term = bT (i, r) * padded (c, r, 2 * t + s) * kBT[j][s];
                                         expected += term;
                                         scale += std::abs (term);
                                     }

@@ -477,28 +477,6 @@ namespace
             strategy_ = Strategy::winograd;
         }
 
-        /** even[i] = row[2 i - padW] and odd[i] = row[2 i + 1 - padW] for i < pairs: one input row
-            zero-padded on both sides and split, with no copy of the padded row. */
-        void splitPaddedRow (const float* row, int64_t pairs, float* even, float* odd) const noexcept
-        {
-            const auto at = [&] (int64_t ix) { return ix >= 0 && ix < inW_ ? row[ix] : 0.0f; };
-            // Pairs whose both columns are inside the row go through the vector kernel.
-            const int64_t first = std::min ((padW_ + 1) / 2, pairs);
-            const int64_t last = std::max (first, std::min (pairs, (inW_ + padW_) / 2));
-            for (int64_t i = 0; i < first; ++i)
-            {
-                even[i] = at (2 * i - padW_);
-                odd[i] = at (2 * i + 1 - padW_);
-            }
-            if (last > first)
-                plan_.kernels().deinterleave (row + 2 * first - padW_, last - first, even + first, odd + first);
-            for (int64_t i = last; i < pairs; ++i)
-            {
-                even[i] = at (2 * i - padW_);
-                odd[i] = at (2 * i + 1 - padW_);
-            }
-        }
-
         /** One group of one batch item by Winograd (see planWinograd). */
         void runWinograd (const float* x, float* y, int64_t g, const float* bias, float* scratch) const noexcept
         {
@@ -510,22 +488,11 @@ namespace
             // Padded row py, split: its even columns at split + c * channelStride + (py % tileRows_)
             // * 2 * length + (py / tileRows_) * splitRow_, its odd ones a length further.
             const int64_t length = splitLength_, channelStride = 2 * tileRows_ * length;
+            k.winogradSplit (x, cinG, inH_, inW_, padH_, padW_, static_cast<int> (tileRows_), tileRows_ * (tilesH_ + 1), splitRow_, split, length,
+                             channelStride);
             for (int64_t c = 0; c < cinG; ++c)
             {
                 float* plane = split + c * channelStride;
-                for (int64_t py = 0; py < tileRows_ * (tilesH_ + 1); ++py)
-                {
-                    float* even = plane + (py % tileRows_) * 2 * length + (py / tileRows_) * splitRow_;
-                    float* odd = even + length;
-                    const int64_t iy = py - padH_;
-                    if (iy < 0 || iy >= inH_)
-                    {
-                        std::fill (even, even + splitRow_, 0.0f);
-                        std::fill (odd, odd + splitRow_, 0.0f);
-                    }
-                    else
-                        splitPaddedRow (x + (c * inH_ + iy) * inW_, splitRow_, even, odd);
-                }
                 for (int64_t q = 0; q < tileRows_; ++q) // read by the last row's extra tile
                     plane[q * 2 * length + (tilesH_ + 1) * splitRow_] = plane[q * 2 * length + length + (tilesH_ + 1) * splitRow_] = 0.0f;
             }

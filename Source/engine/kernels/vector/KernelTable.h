@@ -55,10 +55,12 @@ struct KernelTable
                              const float* bias, bool relu, float* c, int64_t ldc) noexcept;
     /** The transforms of a Winograd convolution, tiles of tileRows (2 or 4) output rows by 2
         columns: F(2x2, 3x3) or F(4x2, 3x3) (vector/WinogradKernels.h says what each reads and
-        writes): a padded input row split into its even and odd columns; the input transform of
-        consecutive tiles for every channel; the output transform (bias, relu and a following 2x1,
-        1x2 or 2x2 max pooling included) back into output rows. */
-    void (*deinterleave) (const float* from, int64_t pairs, float* even, float* odd) noexcept;
+        writes): the input's rows zero-padded and split into their even and odd columns, every
+        channel in one call; the input transform of consecutive tiles for every channel; the output
+        transform (bias, relu and a following 2x1, 1x2 or 2x2 max pooling included) back into
+        output rows. */
+    void (*winogradSplit) (const float* x, int64_t channels, int64_t inH, int64_t inW, int64_t padH, int64_t padW, int tileRows, int64_t rows,
+                           int64_t pairs, float* split, int64_t length, int64_t channelStride) noexcept;
     void (*winogradInput) (int tileRows, const float* split, int64_t channels, int64_t channelStride, int64_t rowLength, int64_t tileRowStride,
                            int64_t count, float* out, int64_t xiStride, int64_t channelOut) noexcept;
     void (*winogradOutput) (int tileRows, const float* m, int64_t xiStride, int64_t channels, int64_t channelIn, int64_t count, const float* bias,

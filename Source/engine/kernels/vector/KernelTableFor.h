@@ -30,7 +30,7 @@ namespace
         table.tileColumns = Gemm::kColumns;
         table.shiftedGemm = &Gemm::shiftedGemm;
         table.shiftedRowPairs = &Gemm::shiftedRowPairs;
-        table.deinterleave = &deinterleaveImpl;
+        table.winogradSplit = &winogradSplitImpl;
         table.winogradInput = &winogradInputImpl;
         table.winogradOutput = &winogradOutputImpl;
         table.softmaxRows = &softmaxRowsImpl;

@@ -20,7 +20,7 @@ namespace sonotype::engine::kernels
 namespace
 {
     /** from[2i] -> even[i], from[2i + 1] -> odd[i] for i < pairs. */
-    inline void deinterleaveImpl (const float* from, int64_t pairs, float* even, float* odd) noexcept
+    inline void deinterleave (const float* from, int64_t pairs, float* even, float* odd) noexcept
     {
         constexpr int W = Vec::width;
         int64_t i = 0;
@@ -34,6 +34,57 @@ namespace
         {
             even[i] = from[2 * i];
             odd[i] = from[2 * i + 1];
+        }
+    }
+
+    /** The padded input of a Winograd convolution, split into even and odd columns, for every
+        channel in one call: padded row py (0 to rows - 1) of channel c is row py - padH of x's
+        channel c (x [channels, inH, inW]; zeros outside [0, inH)) with padW zeros before it and
+        zeros after; its even columns, even[i] = column 2i - padW for i < pairs, go to split + c *
+        channelStride + (py % tileRows) * 2 * length + (py / tileRows) * pairs, its odd ones
+        (column 2i + 1 - padW) a length further. */
+    inline void winogradSplitImpl (const float* x, int64_t channels, int64_t inH, int64_t inW, int64_t padH, int64_t padW, int tileRows,
+                                   int64_t rows, int64_t pairs, float* split, int64_t length, int64_t channelStride) noexcept
+    {
+        // Pairs whose two columns are both inside the row go through the vector loop: [first, last).
+        const int64_t first = (padW + 1) / 2 < pairs ? (padW + 1) / 2 : pairs;
+        const int64_t inside = (inW + padW) / 2 < pairs ? (inW + padW) / 2 : pairs;
+        const int64_t last = inside > first ? inside : first;
+        for (int64_t c = 0; c < channels; ++c)
+        {
+            const float* channel = x + c * inH * inW;
+            float* to = split + c * channelStride;
+            int64_t plane = 0, slot = 0; // py % tileRows, py / tileRows
+            for (int64_t py = 0; py < rows; ++py)
+            {
+                float* even = to + plane * 2 * length + slot * pairs;
+                float* odd = even + length;
+                const int64_t iy = py - padH;
+                if (iy < 0 || iy >= inH)
+                {
+                    for (int64_t i = 0; i < pairs; ++i)
+                        even[i] = odd[i] = 0.0f;
+                }
+                else
+                {
+                    const float* row = channel + iy * inW;
+                    const auto edge = [&] (int64_t i) {
+                        const int64_t column = 2 * i - padW;
+                        even[i] = column >= 0 && column < inW ? row[column] : 0.0f;
+                        odd[i] = column + 1 >= 0 && column + 1 < inW ? row[column + 1] : 0.0f;
+                    };
+                    for (int64_t i = 0; i < first; ++i)
+                        edge (i);
+                    deinterleave (row + 2 * first - padW, last - first, even + first, odd + first);
+                    for (int64_t i = last; i < pairs; ++i)
+                        edge (i);
+                }
+                if (++plane == tileRows)
+                {
+                    plane = 0;
+                    ++slot;
+                }
+            }
         }
     }
 
