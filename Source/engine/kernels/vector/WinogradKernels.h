@@ -75,7 +75,8 @@ namespace
                     };
                     for (int64_t i = 0; i < first; ++i)
                         edge (i);
-                    deinterleave (row + 2 * first - padW, last - first, even + first, odd + first);
+                    if (last > first)
+                        deinterleave (row + 2 * first - padW, last - first, even + first, odd + first);
                     for (int64_t i = last; i < pairs; ++i)
                         edge (i);
                 }
