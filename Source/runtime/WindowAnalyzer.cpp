@@ -297,6 +297,11 @@ void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, 
     result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
 }
 
+std::size_t WindowAnalyzer::fileBlockSamples (double rate) noexcept
+{
+    return static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 16384.0));
+}
+
 std::size_t WindowAnalyzer::clipSamplesUsed (const engine::FrontendSettings& settings, double inputRate) noexcept
 {
     return static_cast<std::size_t> (std::ceil (settings.windowSamples / settings.sampleRate * inputRate)) + 256;

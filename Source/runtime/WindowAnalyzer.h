@@ -42,6 +42,13 @@ public:
     /** Throws dsp::FrontendError for a hop or smoothing time the analyzer would refuse. */
     static void checkSettings (double hopSeconds, double smoothingSeconds);
 
+    /** Samples a loop over a file at `rate` reads and pushes at a time: 16384 (0.37 s at 44.1
+        kHz), at most 2 s at low rates (the analyzer's memory, claimed at load, holds a few seconds
+        of audio before the windows in it are analyzed). Small enough that resampling a block
+        leaves the model's weights and activations in the core's cache for the windows after it
+        (with blocks of 65536, classify took 2% longer, AMD EPYC). */
+    static std::size_t fileBlockSamples (double rate) noexcept;
+
     /** Changes the hop while the stream runs, keeping everything else (samples, cached features,
         smoothing state): the next window starts where it would have started with the old hop, the
         ones after it follow every new hop. Throws (as checkSettings) without changing anything. */

@@ -82,7 +82,7 @@ namespace
     {
         runtime::WindowAnalyzer analyzer (model, rate, hopSeconds);
         runtime::WindowResult result;
-        std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 65536.0)));
+        std::vector<float> block (runtime::WindowAnalyzer::fileBlockSamples (rate));
         Mean mean;
         auto analyzeReady = [&] {
             for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)

@@ -95,11 +95,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     // toEnd: the input's last window of samples (and one more), for a final window aligned to the end.
     const auto tailSamples = static_cast<std::size_t> (std::ceil (outcome.windowSeconds * rate)) + 1;
     std::vector<float> last;
-    // Blocks of 16384 samples (0.37 s at 44.1 kHz), at most 2 s at low rates (the analyzer's
-    // memory, claimed at load, holds a few seconds of audio before the windows in it are
-    // analyzed): resampling a block this small leaves the model's weights and activations in the
-    // core's cache for the windows after it (with blocks of 65536, classify took 2% longer, AMD EPYC).
-    std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 16384.0)));
+    std::vector<float> block (runtime::WindowAnalyzer::fileBlockSamples (rate));
     const auto length = static_cast<double> (std::max<int64_t> (reader.lengthInSamples(), 1));
     int64_t numSamples = 0;
     while (const auto count = reader.readMono (block.data(), block.size()))

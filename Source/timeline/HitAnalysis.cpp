@@ -2,6 +2,7 @@
 
 #include "formats/AudioFileReader.h"
 #include "runtime/HitAnalyzer.h"
+#include "runtime/WindowAnalyzer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,7 +46,7 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
             onHit (hit, found.embedding);
         outcome.hits.push_back (std::move (hit));
     };
-    std::vector<float> block (static_cast<std::size_t> (std::clamp (2.0 * rate, 1024.0, 65536.0)));
+    std::vector<float> block (runtime::WindowAnalyzer::fileBlockSamples (rate));
     while (const auto count = reader.readMono (block.data(), block.size()))
         analyzer.push (block.data(), count, report);
     analyzer.finish (report);
