@@ -1,9 +1,9 @@
 // timeline::analyzeFile, the one file loop of `sonotype classify` and the app: its windows are the
 // window analyzer's for the file's samples, its segments the Segmenter's for those windows; a short
-// file and a tail get their true times; the tail is smoothed with the windows before it; each
-// window comes with the model's embedding of it (classify --embeddings); a stop
-// request ends the analysis early; a file that is not audio is refused; files through one analyzer
-// cache (classify's jobs) get what a fresh analyzer gives each.
+// file and a tail get their true times; the tail is the analysis of the file's last window of
+// samples, smoothed with the windows before it; each window comes with the model's embedding of it
+// (classify --embeddings); a stop request ends the analysis early; a file that is not audio is
+// refused; files through one analyzer cache (classify's jobs) get what a fresh analyzer gives each.
 #include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
