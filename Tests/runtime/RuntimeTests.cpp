@@ -147,9 +147,7 @@ TEST_CASE ("a clip's NaN and infinite samples are analyzed as the silence they b
     WindowResult expected, got;
     analyzer.analyzeClip (silenced.data(), silenced.size(), expected);
     analyzer.analyzeClip (hostile.data(), hostile.size(), got);
-    REQUIRE (got.probabilities.size() == expected.probabilities.size());
-    for (std::size_t c = 0; c < expected.probabilities.size(); ++c)
-        CHECK (got.probabilities[c] == expected.probabilities[c]);
+    CHECK (got.probabilities == expected.probabilities); // bit for bit
 }
 
 TEST_CASE ("each clip is analyzed as by a fresh analyzer, whatever clips came before it", "[runtime]")
@@ -160,9 +158,7 @@ TEST_CASE ("each clip is analyzed as by a fresh analyzer, whatever clips came be
     used.analyzeClip (first.data(), first.size(), got);
     used.analyzeClip (second.data(), second.size(), got);
     fresh.analyzeClip (second.data(), second.size(), expected);
-    REQUIRE (got.probabilities.size() == expected.probabilities.size());
-    for (std::size_t c = 0; c < expected.probabilities.size(); ++c)
-        CHECK (got.probabilities[c] == expected.probabilities[c]);
+    CHECK (got.probabilities == expected.probabilities); // bit for bit
 }
 
 TEST_CASE ("the worker thread publishes results that readers take concurrently", "[runtime][threads]")
