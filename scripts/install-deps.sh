@@ -17,6 +17,8 @@ packages=(
     # Sanitizer and fuzzing jobs (.ci/run): clang with libFuzzer and the sanitizer runtimes,
     # llvm-symbolizer for readable reports
     clang-14 libclang-rt-14-dev llvm-14
+    # The house's checks (scripts/check-house.sh): formatting, and functions and files a reader can hold
+    clang-format-14 universal-ctags
     # PyTorch side (run with /usr/bin/python3)
     # (libopenblas0-openmp: otherwise python3-torch gets the reference BLAS and trains about 1.5x slower)
     python3 python3-numpy python3-torch python3-torchaudio python3-pytest python3-tqdm libopenblas0-openmp
