@@ -1,6 +1,6 @@
-// The transforms of a Winograd convolution, F(2x2, 3x3) or F(4x2, 3x3) (engine/kernels/Convolution.cpp
-// has the whole algorithm), vectorised over consecutive tiles (see VectorRegister.h for why an
-// anonymous namespace).
+// The transforms of a Winograd convolution, F(2x2, 3x3) or F(4x2, 3x3)
+// (engine/kernels/ConvolutionWinograd.cpp has the whole algorithm), vectorised over consecutive
+// tiles (see VectorRegister.h for why an anonymous namespace).
 //
 // A tile is TileRows (2 or 4) output rows by 2 output columns. Along the rows it is F(2, 3): with
 // B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1] and A^T = [1 1 1 0; 0 1 -1 -1] (coefficients 0 or
@@ -114,7 +114,7 @@ namespace
     /** F(4, 3) at the points 0, 1, -1, 2, -2 and infinity (Lavin and Gray's): B^T = [4 0 -5 0 1 0;
         0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1], A^T = [1 1 1 1 1 0;
         0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]: coefficients up to 8, so its rounding is a few
-        times F(2, 3)'s (engine/kernels/Convolution.cpp says when it is used). */
+        times F(2, 3)'s (engine/kernels/ConvolutionWinograd.cpp says when it is used). */
     template <>
     struct WinogradColumns<4>
     {
