@@ -25,6 +25,7 @@ add_executable(sonotype_tests
     Tests/engine/KernelPathTests.cpp
     Tests/engine/LayoutFusionTests.cpp
     Tests/engine/ModelFileTests.cpp
+    Tests/engine/ModelFileWriterTests.cpp
     Tests/engine/OpTableTests.cpp
     Tests/engine/RecurrentTests.cpp
     Tests/engine/SpectralOpTests.cpp
