@@ -235,6 +235,7 @@ TEST_CASE ("the writer takes only files the reader takes, and checks what it is 
     fails ([&] { writer.tensor ("a\nb", { 1 }, one); }, "tensor name");
     fails ([&] { writer.tensor ("__metadata__", { 1 }, one); }, "__metadata__");
     fails ([&] { writer.tensor ("t", { 2 }, one); }, "do not fill");
+    fails ([&] { writer.tensor ("w", { 1 }, one); }, "has a tensor 'w' already"); // its bytes would lie unnamed: a file the reader refuses
     fails ([&] { writer.node ("mul", { 0, 9 }, { 2, 3 }, JsonValue::object ({}), "x"); }, "value 9 is not in the graph");
     fails ([&] { writer.node ("mul", { 0 }, { 2, 3 }, JsonValue::array ({}), "x"); }, "attributes");
     fails ([&] { writer.node ("", { 0 }, { 2, 3 }, JsonValue::object ({}), "x"); }, "needs an op");
