@@ -47,7 +47,7 @@ namespace
         {
             readValues();
             readInputs();
-            const auto& nodes = array (json_, keys::nodes, "graph");
+            const auto& nodes = array (json_, keys::nodes, keys::graph);
             for (std::size_t n = 0; n < nodes.size(); ++n)
                 readNode (nodes[n], n);
             for (std::size_t v = 0; v < kinds_.size(); ++v)
@@ -71,7 +71,7 @@ namespace
 
         void readValues()
         {
-            const auto& values = array (json_, keys::values, "graph");
+            const auto& values = array (json_, keys::values, keys::graph);
             if (values.size() > kMaxValues)
                 throw ModelError ("graph has " + std::to_string (values.size()) + " values, more than the engine's limit of "
                                   + std::to_string (kMaxValues));
@@ -117,7 +117,7 @@ namespace
 
         void readInputs()
         {
-            for (const auto& item : array (json_, keys::inputs, "graph"))
+            for (const auto& item : array (json_, keys::inputs, keys::graph))
             {
                 const auto v = valueId (item, "graph inputs");
                 if (kinds_[v.index()] != ValueKind::input || defined_[v.index()])
@@ -228,7 +228,7 @@ namespace
 
         void readOutputs()
         {
-            for (const auto& item : array (json_, keys::outputs, "graph"))
+            for (const auto& item : array (json_, keys::outputs, keys::graph))
             {
                 const auto v = valueId (item, "graph outputs");
                 const auto& shape = graph_.shape (v);
