@@ -21,9 +21,11 @@ add_executable(sonotype_tests
     Tests/engine/FftTests.cpp
     Tests/engine/HostileModelTests.cpp
     Tests/engine/JsonTests.cpp
+    Tests/engine/JsonWriterTests.cpp
     Tests/engine/KernelPathTests.cpp
     Tests/engine/LayoutFusionTests.cpp
     Tests/engine/ModelFileTests.cpp
+    Tests/engine/ModelFileWriterTests.cpp
     Tests/engine/OpTableTests.cpp
     Tests/engine/RecurrentTests.cpp
     Tests/engine/SpectralOpTests.cpp
@@ -46,7 +48,8 @@ if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanit
     target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)
     target_link_libraries(sonotype_tests PRIVATE sonotype_allocation_counter)
 endif()
-target_link_libraries(sonotype_tests PRIVATE sonotype_cli Catch2::Catch2 sonotype_warnings ${CMAKE_DL_LIBS})
+# nlohmann/json: the oracle the JSON and model-file writers are compared with (Tests/engine/JsonWriterTests.cpp).
+target_link_libraries(sonotype_tests PRIVATE sonotype_cli Catch2::Catch2 nlohmann_json::nlohmann_json sonotype_warnings ${CMAKE_DL_LIBS})
 target_include_directories(sonotype_tests PRIVATE Tests)
 
 set(SONOTYPE_FIXTURES_DIR "${CMAKE_BINARY_DIR}/fixtures")

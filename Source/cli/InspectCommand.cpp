@@ -5,6 +5,7 @@
 #include "engine/CpuDispatch.h"
 #include "engine/Model.h"
 #include "engine/file/ModelError.h"
+#include "engine/file/ModelFileKeys.h"
 #include "engine/OpTable.h"
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
@@ -162,8 +163,9 @@ int inspect (const Options& options)
     const auto model = options.models.empty() ? resources::builtinModel() : loadModel (options.models[0], options.limits);
     const auto& info = model->info();
     std::cout << "model:       " << engine::printable (info.name) << "\n";
-    std::cout << "format:      sonotype " << metadataOr (info, "format_version", "?") << " (exporter " << metadataOr (info, "exporter_version", "?")
-              << ", torch " << metadataOr (info, "torch_version", "?") << ", class " << metadataOr (info, "model_class", "?") << ")\n";
+    std::cout << "format:      sonotype " << metadataOr (info, engine::keys::formatVersion, "?") << " (exporter "
+              << metadataOr (info, engine::keys::exporterVersion, "?") << ", torch " << metadataOr (info, engine::keys::torchVersion, "?")
+              << ", class " << metadataOr (info, engine::keys::modelClass, "?") << ")\n";
     for (std::size_t i = 0; i < info.inputShapes.size(); ++i)
         std::cout << "input " << i << ":     " << info.inputShapes[i].toString() << "\n";
     for (std::size_t i = 0; i < info.outputShapes.size(); ++i)
@@ -171,7 +173,7 @@ int inspect (const Options& options)
     if (info.embeddingOutput.has_value())
         std::cout << "embedding:   output " << *info.embeddingOutput << " "
                   << info.outputShapes[static_cast<std::size_t> (*info.embeddingOutput)].toString() << "\n";
-    if (const auto taught = info.metadata.find ("taught"); taught != info.metadata.end())
+    if (const auto taught = info.metadata.find (engine::keys::taught); taught != info.metadata.end())
         std::cout << "taught:      " << engine::printable (taught->second) << "\n"; // by sonotype learn: the base model and the rule
     std::cout << "labels:      ";
     if (info.labels.empty())

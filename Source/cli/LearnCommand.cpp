@@ -9,8 +9,6 @@
 #include "teach/HitEmbedding.h"
 #include "teach/TaughtModel.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -75,17 +73,9 @@ examples. The result is one model file, the base model plus what was learned: gi
                 base = std::move (*tokens);
                 model = engine::Model::fromMemory (base.data(), base.size(), model->info().name, options.limits.limits());
                 std::ostringstream which; // (a file taught from hits before keeps its own description, which may say anything)
-                try
-                {
-                    const auto span = nlohmann::json::parse (model->info().metadata.at ("hit_embedding"));
-                    which << ", tokens " << span.at ("tokens").at (0).get<int>() << "-" << span.at ("tokens").at (1).get<int>() << " of "
-                          << span.at ("of").get<int>() << " (" << span.at ("seconds").at (0).get<double>() << "-"
-                          << span.at ("seconds").at (1).get<double>() << " s of each clip)";
-                }
-                catch (const std::exception&)
-                {
-                    which.str ("");
-                }
+                if (const auto span = teach::hitEmbeddingOf (*model))
+                    which << ", tokens " << span->fromToken << "-" << span->toToken << " of " << span->numTokens << " (" << span->fromSeconds << "-"
+                          << span->toSeconds << " s of each clip)";
                 std::cerr << "hits: embedded from the model's token sequence" << which.str() << "\n";
             }
         if (! model->info().embeddingOutput.has_value())

@@ -2,6 +2,7 @@
 
 #include "engine/file/Json.h"
 #include "engine/file/ModelError.h"
+#include "engine/file/ModelFileKeys.h"
 #include "engine/file/Text.h"
 
 namespace sonotype::engine
@@ -46,7 +47,7 @@ namespace
         {
             readValues();
             readInputs();
-            const auto& nodes = array (json_, "nodes", "graph");
+            const auto& nodes = array (json_, keys::nodes, keys::graph);
             for (std::size_t n = 0; n < nodes.size(); ++n)
                 readNode (nodes[n], n);
             for (std::size_t v = 0; v < kinds_.size(); ++v)
@@ -70,7 +71,7 @@ namespace
 
         void readValues()
         {
-            const auto& values = array (json_, "values", "graph");
+            const auto& values = array (json_, keys::values, keys::graph);
             if (values.size() > kMaxValues)
                 throw ModelError ("graph has " + std::to_string (values.size()) + " values, more than the engine's limit of "
                                   + std::to_string (kMaxValues));
@@ -83,23 +84,23 @@ namespace
             for (std::size_t v = 0; v < values.size(); ++v)
             {
                 const auto where = "value " + std::to_string (v);
-                for (const auto& dim : array (values[v], "shape", where))
+                for (const auto& dim : array (values[v], keys::shape, where))
                 {
                     if (! dim.isNumber() || dim.asInt() < 0 || dim.asInt() > (int64_t { 1 } << 32))
                         throw ModelError (where + ": invalid dimension");
                     graph_.shapes[v].push (dim.asInt());
                 }
-                const auto& kind = member (values[v], "kind", where);
+                const auto& kind = member (values[v], keys::kind, where);
                 if (! kind.isString())
                     throw ModelError (where + ": kind is not a string");
-                if (kind.asString() == "input")
+                if (kind.asString() == keys::kindInput)
                     kinds_[v] = ValueKind::input;
-                else if (kind.asString() == "node")
+                else if (kind.asString() == keys::kindNode)
                     kinds_[v] = ValueKind::node;
-                else if (kind.asString() == "tensor")
+                else if (kind.asString() == keys::kindTensor)
                 {
                     kinds_[v] = ValueKind::tensor;
-                    const auto& name = member (values[v], "tensor", where);
+                    const auto& name = member (values[v], keys::tensor, where);
                     const auto* tensor = name.isString() ? file_.find (name.asString()) : nullptr;
                     if (tensor == nullptr)
                         throw ModelError (where + ": stored tensor " + (name.isString() ? quote (name.asString()) : "(not a string)") + " is not in the file");
@@ -116,7 +117,7 @@ namespace
 
         void readInputs()
         {
-            for (const auto& item : array (json_, "inputs", "graph"))
+            for (const auto& item : array (json_, keys::inputs, keys::graph))
             {
                 const auto v = valueId (item, "graph inputs");
                 if (kinds_[v.index()] != ValueKind::input || defined_[v.index()])
@@ -132,16 +133,16 @@ namespace
 
         void readNode (const JsonValue& json, std::size_t n)
         {
-            const auto& opName = member (json, "op", "node " + std::to_string (n));
+            const auto& opName = member (json, keys::op, "node " + std::to_string (n));
             if (! opName.isString())
                 throw ModelError ("node " + std::to_string (n) + ": op is not a string");
             Node node;
             const auto where = "node " + std::to_string (n) + " (" + opName.asString().substr (0, 64) + ")";
-            if (const auto* source = json.find ("source"); source != nullptr && source->isString())
+            if (const auto* source = json.find (keys::source); source != nullptr && source->isString())
                 node.source = source->asString();
             std::vector<std::optional<Shape>> inputShapes;
             std::vector<const float*> constants;
-            for (const auto& item : array (json, "inputs", where))
+            for (const auto& item : array (json, keys::inputs, where))
             {
                 if (item.isNull())
                 {
@@ -158,7 +159,7 @@ namespace
                 constants.push_back (graph_.location (v).stored);
             }
             std::vector<Shape> outputShapes;
-            for (const auto& item : array (json, "outputs", where))
+            for (const auto& item : array (json, keys::outputs, where))
             {
                 const auto v = valueId (item, where);
                 if (kinds_[v.index()] != ValueKind::node || defined_[v.index()])
@@ -175,7 +176,7 @@ namespace
                 if (spec == nullptr)
                     throw ModelError ("unknown op " + quote (opName.asString()) + " (this engine runs: see `sonotype inspect --ops`)");
                 node.kind = spec->kind;
-                const OpArgs args (node.kind, json.find ("attrs"), std::move (inputShapes), std::move (outputShapes), budget_, std::move (constants));
+                const OpArgs args (node.kind, json.find (keys::attrs), std::move (inputShapes), std::move (outputShapes), budget_, std::move (constants));
                 node.kernel = createOp (args);
                 if (node.kind == OpKind::softmax || node.kind == OpKind::logSoftmax)
                 {
@@ -227,7 +228,7 @@ namespace
 
         void readOutputs()
         {
-            for (const auto& item : array (json_, "outputs", "graph"))
+            for (const auto& item : array (json_, keys::outputs, keys::graph))
             {
                 const auto v = valueId (item, "graph outputs");
                 const auto& shape = graph_.shape (v);

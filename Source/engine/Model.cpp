@@ -4,6 +4,7 @@
 #include "engine/Fusion.h"
 #include "engine/file/Json.h"
 #include "engine/file/ModelError.h"
+#include "engine/file/ModelFileKeys.h"
 #include "engine/file/ModelMetadata.h"
 
 #include <algorithm>
@@ -120,7 +121,7 @@ void Model::build (LoadBudget& budget)
 void Model::readFrontend (LoadBudget& budget)
 {
     const auto& metadata = file_.metadata();
-    const auto frontend = metadata.find ("frontend");
+    const auto frontend = metadata.find (keys::frontend);
     if (frontend == metadata.end())
         return;
     // The front end is part of the file: validated here, its buffers and work inside the budgets.

@@ -1,6 +1,7 @@
 #include "runtime/HitAnalyzer.h"
 
 #include "engine/file/Json.h"
+#include "engine/file/ModelFileKeys.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,14 +37,14 @@ namespace
 double hitClipSeconds (const engine::Model& model, double fallback)
 {
     const auto& metadata = model.info().metadata;
-    const auto taught = metadata.find ("taught");
+    const auto taught = metadata.find (engine::keys::taught);
     if (taught == metadata.end())
         return fallback;
     try
     {
         // A model taught from hits classifies them from the clip it learned them from.
         const auto json = engine::parseJson (taught->second);
-        if (const auto* window = json.find ("onset_window"); window != nullptr && window->isNumber())
+        if (const auto* window = json.find (engine::keys::taughtOnsetWindow); window != nullptr && window->isNumber())
             return std::clamp (window->asNumber(), 0.01, 60.0);
     }
     catch (const engine::JsonError&)

@@ -1,13 +1,15 @@
 #include "teach/ExampleSet.h"
 
 #include "engine/file/Json.h"
+#include "engine/file/JsonWriter.h"
 #include "engine/file/ModelError.h"
 #include "engine/file/Text.h"
 
 #include <juce_core/juce_core.h>
-#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace sonotype::teach
@@ -24,10 +26,11 @@ int64_t ExampleSet::totalSamples() const noexcept
 
 std::string encodeExampleSet (const ExampleSet& set)
 {
-    nlohmann::json classes = nlohmann::json::array();
+    using engine::JsonValue;
+    JsonValue::Array classes;
     for (const auto& taught : set.classes)
     {
-        nlohmann::json examples = nlohmann::json::array();
+        JsonValue::Array examples;
         for (const auto& example : taught.examples)
         {
             juce::MemoryBlock pcm (example.samples.size() * 2);
@@ -39,14 +42,18 @@ std::string encodeExampleSet (const ExampleSet& set)
                 bytes[2 * i] = static_cast<std::uint8_t> (v & 0xff);
                 bytes[2 * i + 1] = static_cast<std::uint8_t> (v >> 8);
             }
-            examples.push_back ({ { "source", example.source }, { "pcm16", juce::Base64::toBase64 (pcm.getData(), pcm.getSize()).toStdString() } });
+            examples.push_back (JsonValue::object ({ { "source", JsonValue::string (example.source) },
+                                                     { "pcm16", JsonValue::string (juce::Base64::toBase64 (pcm.getData(), pcm.getSize()).toStdString()) } }));
         }
-        classes.push_back ({ { "name", taught.name }, { "examples", std::move (examples) } });
+        classes.push_back (JsonValue::object ({ { "name", JsonValue::string (taught.name) }, { "examples", JsonValue::array (std::move (examples)) } }));
     }
-    const nlohmann::json json = { { "sample_rate", set.sampleRate }, { "unknown_below", set.unknownBelow }, { "hits", set.hits },
-                                  { "learned_on", set.learnedOn },
-                                  { "classes", std::move (classes) } };
-    return json.dump (-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const auto json = JsonValue::object ({ { "sample_rate", JsonValue::number (set.sampleRate) },
+                                           { "unknown_below", JsonValue::number (set.unknownBelow) },
+                                           { "hits", JsonValue::boolean (set.hits) },
+                                           { "learned_on", JsonValue::string (set.learnedOn) },
+                                           { "classes", JsonValue::array (std::move (classes)) } });
+    // Names and sources that are not UTF-8 (a file name may not be) are written with U+FFFD in their place.
+    return engine::writeJson (json, engine::InvalidUtf8::replace);
 }
 
 ExampleSet decodeExampleSet (std::string_view text)

@@ -16,6 +16,11 @@
 #include <span>
 #include <vector>
 
+namespace sonotype::engine
+{
+class Model;
+}
+
 namespace sonotype::teach
 {
 
@@ -31,8 +36,21 @@ struct HitEmbeddingSpan
     output 0 and every other output are the base model's. The metadata's "hit_embedding" says
     which value and tokens (and a taught file's "taught" repeats it). A file that already has a
     hit embedding comes back as it is; nullopt for a model with no token sequence. Throws
-    std::invalid_argument (or the JSON reader's errors) for a file that is not a model file, and
-    for a span outside (0, 60] seconds or empty. */
+    std::invalid_argument for a file that is not a model file the engine's reader takes
+    (engine::ModelFileWriter), and for a span outside (0, 60] seconds or empty. */
 std::optional<std::vector<std::uint8_t>> hitEmbeddingModelFile (std::span<const std::uint8_t> baseFile, const HitEmbeddingSpan& span = {});
+
+/** What a model's "hit_embedding" says: tokens [fromToken, toToken) of the sequence's numTokens
+    are averaged, fromSeconds to toSeconds of a hit's clip (rounded to milliseconds). */
+struct HitEmbeddingSpanInfo
+{
+    int64_t fromToken = 0, toToken = 0, numTokens = 0;
+    double fromSeconds = 0.0, toSeconds = 0.0;
+};
+
+/** The hit embedding a model file says it computes (hitEmbeddingModelFile's record), read with the
+    engine's JSON reader; nullopt for a model without one, or with one that does not read as
+    hitEmbeddingModelFile writes it (a file from elsewhere may say anything there). */
+std::optional<HitEmbeddingSpanInfo> hitEmbeddingOf (const engine::Model& model);
 
 } // namespace sonotype::teach

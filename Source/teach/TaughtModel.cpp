@@ -1,12 +1,155 @@
 #include "teach/TaughtModel.h"
 
 #include "engine/Model.h"
-#include "teach/ModelFileEdit.h"
+#include "engine/OpTable.h"
+#include "engine/file/JsonWriter.h"
+#include "engine/file/ModelError.h"
+#include "engine/file/ModelFileKeys.h"
+#include "engine/file/ModelFileWriter.h"
+#include "engine/file/ModelMetadata.h"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace sonotype::teach
 {
+namespace
+{
+    using engine::JsonValue;
+    namespace keys = engine::keys;
+
+    /** The names of the head's stored tensors: "taught.scale" and so on, or "taught2.scale" and so
+        on in a file taught before (whose head stays: an adapted rule reads its scores). */
+    struct TensorNames
+    {
+        std::string prefix;
+        std::string operator() (const char* name) const { return prefix + "." + name; }
+    };
+
+    TensorNames tensorNamesFor (const engine::ModelFileWriter& file)
+    {
+        static constexpr const char* kNames[] = { "epsilon", "prototypes", "cosine_weight", "scale", "unknown" };
+        for (int k = 1;; ++k)
+        {
+            const TensorNames names { k == 1 ? std::string ("taught") : "taught" + std::to_string (k) };
+            if (std::none_of (std::begin (kNames), std::end (kNames), [&] (const char* name) { return file.hasTensor (names (name)); }))
+                return names;
+        }
+    }
+
+    /** A node of the head, its op named from the engine's op table. */
+    int node (engine::ModelFileWriter& file, engine::OpKind op, const std::vector<int>& inputs, const std::vector<int64_t>& shape,
+              JsonValue::Object attrs = {})
+    {
+        return file.node (engine::opName (op), inputs, shape, JsonValue::object (std::move (attrs)), "taught head");
+    }
+
+    JsonValue integers (const std::vector<int64_t>& items)
+    {
+        JsonValue::Array list;
+        for (const auto item : items)
+            list.push_back (JsonValue::integer (item));
+        return JsonValue::array (std::move (list));
+    }
+
+    JsonValue strings (const std::vector<std::string>& items)
+    {
+        JsonValue::Array list;
+        for (const auto& item : items)
+            list.push_back (JsonValue::string (item));
+        return JsonValue::array (std::move (list));
+    }
+
+    /** The head's nodes after the embedding; its scores' value, and what the "taught" record says of the rule. */
+    int appendHead (engine::ModelFileWriter& file, const Head& head, int embedding, int baseScores, JsonValue& taught)
+    {
+        using K = engine::OpKind;
+        const auto name = tensorNamesFor (file);
+        const int64_t dims = file.elements (embedding);
+        const auto numTaught = static_cast<int64_t> (head.prototypes.size());
+        for (const auto& prototype : head.prototypes)
+            if (static_cast<int64_t> (prototype.size()) != dims)
+                throw std::invalid_argument ("the prototypes (" + std::to_string (prototype.size()) + " numbers) do not fit the base model's embedding ("
+                                             + std::to_string (dims) + ")");
+
+        // The embedding as one row, L2-normalised: e / sqrt(sum(e^2) + 1e-12).
+        const int row = node (file, K::reshape, { embedding }, { 1, dims });
+        const int squares = node (file, K::mul, { row, row }, { 1, dims });
+        const int sum = node (file, K::reduceSum, { squares }, { 1, 1 }, { { "axes", integers ({ -1 }) }, { "keepdim", JsonValue::boolean (true) } });
+        const float epsilon[] = { 1e-12f };
+        const int padded = node (file, K::add, { sum, file.tensor (name ("epsilon"), { 1 }, epsilon) }, { 1, 1 });
+        const int norm = node (file, K::sqrt, { padded }, { 1, 1 });
+        const int unit = node (file, K::div, { row, norm }, { 1, dims });
+        // Cosines to the prototypes: unit @ P, P [dims, classes].
+        std::vector<float> columns (static_cast<std::size_t> (dims * numTaught));
+        for (int64_t c = 0; c < numTaught; ++c)
+            for (int64_t i = 0; i < dims; ++i)
+                columns[static_cast<std::size_t> (i * numTaught + c)] = head.prototypes[static_cast<std::size_t> (c)][static_cast<std::size_t> (i)];
+        const int prototypes = file.tensor (name ("prototypes"), { dims, numTaught }, columns);
+        const int cosines = node (file, K::gemm, { unit, prototypes }, { 1, numTaught },
+                                  { { "trans_a", JsonValue::boolean (false) },
+                                    { "trans_b", JsonValue::boolean (false) },
+                                    { "alpha", JsonValue::number (1.0) },
+                                    { "beta", JsonValue::number (0.0) } });
+        if (head.adapted)
+        {
+            // 4 x (softmax of the base scores over the taught classes + 5 x cosine).
+            const std::vector<int64_t> indices (head.baseIndex.begin(), head.baseIndex.end());
+            const int picked = node (file, K::indexSelect, { baseScores }, { 1, numTaught },
+                                     { { "axis", JsonValue::integer (-1) }, { "indices", integers (indices) } });
+            const int probabilities = node (file, K::softmax, { picked }, { 1, numTaught }, { { "axis", JsonValue::integer (-1) } });
+            const float weight[] = { Head::kAdaptedCosineWeight }, scale[] = { Head::kAdaptedScale };
+            const int weighted = node (file, K::mul, { cosines, file.tensor (name ("cosine_weight"), { 1 }, weight) }, { 1, numTaught });
+            const int combined = node (file, K::add, { probabilities, weighted }, { 1, numTaught });
+            taught.set (keys::taughtRule, JsonValue::string ("adapted: the base head over these classes + 5 x cosine to the prototype"));
+            return node (file, K::mul, { combined, file.tensor (name ("scale"), { 1 }, scale) }, { 1, numTaught });
+        }
+        const float scale[] = { Head::kNewScale }, unknown[] = { Head::kNewScale * static_cast<float> (head.unknownBelow) };
+        int scores = node (file, K::mul, { cosines, file.tensor (name ("scale"), { 1 }, scale) }, { 1, numTaught });
+        if (head.labels.size() > head.prototypes.size())
+            scores = node (file, K::concat, { scores, file.tensor (name ("unknown"), { 1, 1 }, unknown) }, { 1, numTaught + 1 },
+                           { { "axis", JsonValue::integer (-1) } });
+        taught.set (keys::taughtRule, JsonValue::string ("prototypes: cosine to each class's prototype"));
+        taught.set (keys::taughtUnknownBelow, JsonValue::number (head.unknownBelow));
+        return scores;
+    }
+
+    /** The taught file, as the base file with the head appended (not loaded yet). */
+    std::vector<std::uint8_t> taughtBytes (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head,
+                                           const std::string& examplesJson)
+    {
+        engine::ModelFileWriter file (baseFile, "base model");
+        const auto outputs = file.outputs();
+        const auto* embeddingText = file.metadata (keys::embeddingOutput);
+        if (embeddingText == nullptr || outputs.empty())
+            throw std::invalid_argument ("the base model has no embedding output");
+        const auto embeddingIndex = engine::readEmbeddingOutput ({ { keys::embeddingOutput, *embeddingText } }, outputs.size());
+        const int embedding = outputs[static_cast<std::size_t> (*embeddingIndex)];
+
+        auto taught = JsonValue::object ({ { keys::taughtBase, JsonValue::string (baseName) }, { keys::taughtClasses, strings (head.labels) } });
+        const int scores = appendHead (file, head, embedding, outputs[0], taught);
+        if (head.hitClipSeconds > 0.0)
+            taught.set (keys::taughtOnsetWindow, JsonValue::number (head.hitClipSeconds)); // classify --onsets classifies hits as they were taught
+        if (const auto* hitEmbedding = file.metadata (keys::hitEmbedding))
+            try
+            {
+                taught.set (keys::taughtEmbedding, engine::parseJson (*hitEmbedding)); // what hits are embedded from (HitEmbedding.h)
+            }
+            catch (const engine::JsonError&)
+            {
+            }
+        file.setOutputs ({ scores, embedding });
+        file.setMetadata (keys::labels, engine::writeJson (strings (head.labels)));
+        file.setMetadata (keys::embeddingOutput, "1");
+        file.setMetadata (keys::taught, engine::writeJson (taught));
+        if (! examplesJson.empty())
+            file.setMetadata (keys::taughtExamples, examplesJson);
+        else
+            file.eraseMetadata (keys::taughtExamples); // a base that was itself taught: its examples are not these
+        return file.bytes();
+    }
+} // namespace
 
 std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head)
 {
@@ -15,70 +158,19 @@ std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFil
 
 TaughtModelFile buildTaughtModel (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head, const std::string& examplesJson)
 {
-    using Json = nlohmann::json;
-    detail::ModelFileEdit edit (baseFile);
-    auto& metadata = edit.metadata();
-    const auto& graph = edit.graph;
-    const int embeddingIndex = std::stoi (metadata.at ("embedding_output").get<std::string>());
-    const int embedding = graph.at ("outputs").at (static_cast<std::size_t> (embeddingIndex)).get<int>();
-    const int baseScores = graph["outputs"][0].get<int>();
-    const int64_t dims = edit.elements (embedding);
-    const auto numTaught = static_cast<int64_t> (head.prototypes.size());
-    for (const auto& prototype : head.prototypes)
-        if (static_cast<int64_t> (prototype.size()) != dims)
-            throw std::invalid_argument ("the prototypes (" + std::to_string (prototype.size()) + " numbers) do not fit the base model's embedding ("
-                                         + std::to_string (dims) + ")");
-
-    // The embedding as one row, L2-normalised: e / sqrt(sum(e^2) + 1e-12).
-    const int row = edit.node ("reshape", { embedding }, { 1, dims });
-    const int squares = edit.node ("mul", { row, row }, { 1, dims });
-    const int sum = edit.node ("reduce_sum", { squares }, { 1, 1 }, { { "axes", { -1 } }, { "keepdim", true } });
-    const int padded = edit.node ("add", { sum, edit.tensor ("taught.epsilon", { 1 }, { 1e-12f }) }, { 1, 1 });
-    const int norm = edit.node ("sqrt", { padded }, { 1, 1 });
-    const int unit = edit.node ("div", { row, norm }, { 1, dims });
-    // Cosines to the prototypes: unit @ P, P [dims, classes].
-    std::vector<float> columns (static_cast<std::size_t> (dims * numTaught));
-    for (int64_t c = 0; c < numTaught; ++c)
-        for (int64_t i = 0; i < dims; ++i)
-            columns[static_cast<std::size_t> (i * numTaught + c)] = head.prototypes[static_cast<std::size_t> (c)][static_cast<std::size_t> (i)];
-    const int cosines = edit.node ("gemm", { unit, edit.tensor ("taught.prototypes", { dims, numTaught }, columns) }, { 1, numTaught },
-                                   { { "trans_a", false }, { "trans_b", false }, { "alpha", 1.0 }, { "beta", 0.0 } });
-    int scores = 0;
-    Json taught = { { "base", baseName }, { "classes", head.labels } };
-    if (head.adapted)
+    std::vector<std::uint8_t> file;
+    try
     {
-        // 4 x (softmax of the base scores over the taught classes + 5 x cosine).
-        std::vector<int64_t> indices (head.baseIndex.begin(), head.baseIndex.end());
-        const int picked = edit.node ("index_select", { baseScores }, { 1, numTaught }, { { "axis", -1 }, { "indices", indices } });
-        const int probabilities = edit.node ("softmax", { picked }, { 1, numTaught }, { { "axis", -1 } });
-        const int weighted = edit.node ("mul", { cosines, edit.tensor ("taught.cosine_weight", { 1 }, { Head::kAdaptedCosineWeight }) }, { 1, numTaught });
-        const int combined = edit.node ("add", { probabilities, weighted }, { 1, numTaught });
-        scores = edit.node ("mul", { combined, edit.tensor ("taught.scale", { 1 }, { Head::kAdaptedScale }) }, { 1, numTaught });
-        taught["rule"] = "adapted: the base head over these classes + 5 x cosine to the prototype";
+        file = taughtBytes (baseFile, baseName, head, examplesJson);
     }
-    else
+    catch (const engine::ModelError& e) // the base file is not a model the head can be added to
     {
-        scores = edit.node ("mul", { cosines, edit.tensor ("taught.scale", { 1 }, { Head::kNewScale }) }, { 1, numTaught });
-        if (head.labels.size() > head.prototypes.size())
-            scores = edit.node ("concat", { scores, edit.tensor ("taught.unknown", { 1, 1 }, { Head::kNewScale * static_cast<float> (head.unknownBelow) }) },
-                                { 1, numTaught + 1 }, { { "axis", -1 } });
-        taught["rule"] = "prototypes: cosine to each class's prototype";
-        taught["unknown_below"] = head.unknownBelow;
+        throw std::invalid_argument (e.what());
     }
-    if (head.hitClipSeconds > 0.0)
-        taught["onset_window"] = head.hitClipSeconds; // classify --onsets classifies hits as they were taught
-    if (const auto hitEmbedding = metadata.find ("hit_embedding"); hitEmbedding != metadata.end() && hitEmbedding->is_string())
-        if (auto described = Json::parse (hitEmbedding->get<std::string>(), nullptr, false); ! described.is_discarded())
-            taught["embedding"] = std::move (described); // what hits are embedded from (HitEmbedding.h)
-    edit.graph["outputs"] = { scores, embedding };
-    metadata["labels"] = Json (head.labels).dump();
-    metadata["embedding_output"] = "1";
-    metadata["taught"] = taught.dump();
-    if (! examplesJson.empty())
-        metadata["taught_examples"] = examplesJson;
-    else
-        metadata.erase ("taught_examples"); // a base that was itself taught: its examples are not these
-    auto file = edit.bytes();
+    catch (const engine::JsonError& e) // a name or label that is not UTF-8 text
+    {
+        throw std::invalid_argument (e.what());
+    }
     // The engine reads it back as any file from a stranger: a head it would refuse is never written.
     auto model = engine::Model::fromMemory (file.data(), file.size(), "taught model");
     return { std::move (file), std::move (model) };
@@ -87,7 +179,7 @@ TaughtModelFile buildTaughtModel (std::span<const std::uint8_t> baseFile, const 
 std::string taughtExamplesOf (const engine::Model& model)
 {
     const auto& metadata = model.info().metadata;
-    const auto found = metadata.find ("taught_examples");
+    const auto found = metadata.find (keys::taughtExamples);
     return found == metadata.end() ? std::string() : found->second;
 }
 

@@ -4,8 +4,10 @@
 // another plugin instance or another computer runs it like any model. Output 0 is the head's
 // scores (logits over the taught classes and "unknown"), output 1 the base model's embedding (so a
 // taught model can be taught again); the labels are the taught classes; the front end and every
-// stored tensor of the base model are kept. The metadata's "taught" records the base model and the
-// rule, for inspect.
+// stored tensor of the base model are kept (a taught base keeps its own head too: the new head's
+// tensors are then "taught2.*", and so on). The metadata's "taught" records the base model and the
+// rule, for inspect. The file is written by engine::ModelFileWriter, the head's ops named from the
+// engine's op table.
 #pragma once
 
 #include "teach/Teacher.h"

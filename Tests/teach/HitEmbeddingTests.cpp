@@ -64,6 +64,16 @@ TEST_CASE ("teach: a hit's embedding is the mean of the built-in model's stem to
     CHECK (described.find ("\"of\":51") != std::string::npos);
     // Already a hit embedding: as it is.
     CHECK (teach::hitEmbeddingModelFile (*bytes) == bytes);
+    // What it says, read back (the CLI prints it); nothing for a model without one, or one it cannot read.
+    const auto info = teach::hitEmbeddingOf (*model);
+    REQUIRE (info.has_value());
+    CHECK (info->fromToken == 2);
+    CHECK (info->toToken == 8);
+    CHECK (info->numTokens == 51);
+    CHECK (info->fromSeconds == 0.039); // token 2 of 51 a second
+    CHECK (info->toSeconds == 0.157);
+    CHECK_FALSE (teach::hitEmbeddingOf (*base).has_value());
+    CHECK_FALSE (teach::hitEmbeddingOf (*load (replaced (*bytes, "\\\"of\\\":51", "\\\"of\\\":[]"))).has_value());
 
     // Each token alone: their mean is the embedding of the span.
     std::vector<std::shared_ptr<const engine::Model>> single;

@@ -2,6 +2,7 @@
 // file, whose engine output must be what the rule computes (the check people read before writing
 // a model has to describe the model written).
 #include "engine/Model.h"
+#include "engine/Session.h"
 #include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -147,6 +148,46 @@ TEST_CASE ("teach: the taught model file computes what the rule computes, and cl
         CHECK (windows > 8);
     }
     folder.deleteRecursively();
+}
+
+TEST_CASE ("teach: a taught model is taught again: its head stays, the new head's tensors get names of their own", "[teach]")
+{
+    // Heads of unit prototypes along the first axes (what they compute is checked above).
+    const auto headOf = [] (std::vector<std::string> labels, std::size_t numTaught, std::vector<int> baseIndex) {
+        teach::Head head;
+        head.labels = std::move (labels);
+        for (std::size_t c = 0; c < numTaught; ++c)
+        {
+            std::vector<float> prototype (96, 0.0f);
+            prototype[c] = 1.0f;
+            head.prototypes.push_back (prototype);
+        }
+        head.adapted = ! baseIndex.empty();
+        head.baseIndex = std::move (baseIndex);
+        return head;
+    };
+    const auto first = teach::taughtModelFile (resources::builtinModelFile(), "built-in", headOf ({ "x", "y", "unknown" }, 2, {}));
+    const auto second = teach::taughtModelFile (first, "first", headOf ({ "a", "b", "c", "unknown" }, 3, {}));
+    const auto third = teach::taughtModelFile (second, "second", headOf ({ "c", "a" }, 2, { 2, 0 })); // adapted: the second head's scores
+    const auto load = [] (const std::vector<std::uint8_t>& bytes) { return engine::Model::fromMemory (bytes.data(), bytes.size(), "taught"); };
+    const auto base = resources::builtinModel();
+    const auto twice = load (second), thrice = load (third);
+    CHECK (twice->info().labels == std::vector<std::string> { "a", "b", "c", "unknown" });
+    CHECK (thrice->info().labels == std::vector<std::string> { "c", "a" });
+    for (const auto* name : { "taught.prototypes", "taught2.prototypes", "taught2.unknown" })
+        CHECK (twice->storedTensor (name) != nullptr);
+    CHECK (thrice->storedTensor ("taught3.cosine_weight") != nullptr);
+    CHECK (thrice->info().metadata.at ("taught").find ("\"base\":\"second\"") != std::string::npos);
+    // The embedding is still the base model's, bit for bit.
+    engine::Session fromBase (base), fromThrice (thrice);
+    for (auto* session : { &fromBase, &fromThrice })
+    {
+        auto input = session->input (0);
+        for (std::size_t i = 0; i < input.size(); ++i)
+            input[i] = std::sin (0.01f * static_cast<float> (i));
+        session->run();
+    }
+    CHECK (std::equal (fromBase.output (1).begin(), fromBase.output (1).end(), fromThrice.output (1).begin(), fromThrice.output (1).end()));
 }
 
 TEST_CASE ("teach: a model without an embedding output cannot be taught, and says how to export one", "[teach]")

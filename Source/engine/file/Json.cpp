@@ -1,3 +1,4 @@
+// The strict parser of Json.h (JsonParser), and parseJson; JsonValue itself is in JsonValue.cpp.
 #include "engine/file/Json.h"
 
 #include "engine/file/Text.h"
@@ -11,20 +12,6 @@ namespace sonotype::engine
 {
 namespace
 {
-    const char* typeName (JsonValue::Type type) noexcept
-    {
-        switch (type)
-        {
-            case JsonValue::Type::null: return "null";
-            case JsonValue::Type::boolean: return "a boolean";
-            case JsonValue::Type::number: return "a number";
-            case JsonValue::Type::string: return "a string";
-            case JsonValue::Type::array: return "a list";
-            case JsonValue::Type::object: return "an object";
-        }
-        return "?";
-    }
-
     bool isDigit (char c) noexcept { return c >= '0' && c <= '9'; }
 
     void appendUtf8 (std::string& out, unsigned codePoint)
@@ -301,13 +288,24 @@ private:
         // Integers are kept exactly too where they fit in int64 (zero need not be: "-0" stays a
         // double, keeping its sign). One that does not is marked, for asInt to refuse.
         auto number = JsonValue::number (value);
-        if (isIntegerLiteral && seenNonZero)
+        auto& stored = std::get<JsonValue::Number> (number.value_);
+        if (isIntegerLiteral && ! seenNonZero)
+            stored.digits = true; // written back as 0, "-0" too
+        else if (isIntegerLiteral)
         {
             int64_t integer = 0;
             const auto exact = std::from_chars (first, last, integer);
             if (exact.ec == std::errc() && exact.ptr == last)
                 return JsonValue::integer (integer);
-            std::get<JsonValue::Number> (number.value_).integer = JsonValue::Number::Integer::outsideInt64;
+            stored.integer = JsonValue::Number::Integer::outsideInt64;
+            // Positive digits within uint64 are still written back as they were; others as the double.
+            std::uint64_t magnitude = 0;
+            const auto digits = std::from_chars (first, last, magnitude);
+            if (! negative && digits.ec == std::errc() && digits.ptr == last)
+            {
+                stored.digits = true;
+                stored.magnitude = magnitude;
+            }
         }
         return number;
     }
@@ -405,129 +403,6 @@ private:
     std::size_t pos_ = 0;
     std::size_t maxMemoryBytes_, memoryBytes_ = 0;
 };
-
-namespace
-{
-} // namespace
-
-JsonValue JsonValue::boolean (bool value)
-{
-    JsonValue v;
-    v.value_ = value;
-    return v;
-}
-
-JsonValue JsonValue::number (double value)
-{
-    JsonValue v;
-    v.value_ = Number { value };
-    return v;
-}
-
-JsonValue JsonValue::integer (int64_t value)
-{
-    JsonValue v;
-    // The nearest double, as parsing the digits gives, and all 64 bits.
-    v.value_ = Number { static_cast<double> (value), Number::Integer::exact, value };
-    return v;
-}
-
-JsonValue JsonValue::string (std::string value)
-{
-    JsonValue v;
-    v.value_ = std::move (value);
-    return v;
-}
-
-JsonValue JsonValue::array (Array items)
-{
-    JsonValue v;
-    v.value_ = std::move (items);
-    return v;
-}
-
-JsonValue JsonValue::object (Object members)
-{
-    JsonValue v;
-    v.value_ = std::move (members);
-    return v;
-}
-
-bool JsonValue::isExactInteger() const noexcept
-{
-    const auto* number = std::get_if<Number> (&value_);
-    return number != nullptr && number->integer == Number::Integer::exact;
-}
-
-bool JsonValue::asBool() const
-{
-    if (! isBool())
-        throw JsonError (std::string ("expected a boolean, found ") + typeName (type()));
-    return std::get<bool> (value_);
-}
-
-double JsonValue::asNumber() const
-{
-    if (! isNumber())
-        throw JsonError (std::string ("expected a number, found ") + typeName (type()));
-    return std::get<Number> (value_).value;
-}
-
-int64_t JsonValue::asInt() const
-{
-    const double value = asNumber();
-    const auto& number = std::get<Number> (value_);
-    if (number.integer == Number::Integer::exact)
-        return number.exact;
-    if (number.integer == Number::Integer::outsideInt64) // although the rounded double may be in range
-        throw JsonError ("expected an integer, found one beyond the int64 range");
-    // -2^63 and 2^63 are exact doubles: the int64 range is [-2^63, 2^63). NaN fails both tests.
-    if (! (value >= -9223372036854775808.0 && value < 9223372036854775808.0) || std::trunc (value) != value)
-    {
-        char buffer[32]; // to_chars also spells out nan and inf
-        const auto result = std::to_chars (buffer, buffer + sizeof buffer, value);
-        throw JsonError ("expected an integer, found " + std::string (buffer, result.ptr));
-    }
-    return static_cast<int64_t> (value);
-}
-
-const std::string& JsonValue::asString() const
-{
-    if (! isString())
-        throw JsonError (std::string ("expected a string, found ") + typeName (type()));
-    return std::get<std::string> (value_);
-}
-
-const JsonValue::Array& JsonValue::asArray() const
-{
-    if (! isArray())
-        throw JsonError (std::string ("expected a list, found ") + typeName (type()));
-    return std::get<Array> (value_);
-}
-
-const JsonValue::Object& JsonValue::asObject() const
-{
-    if (! isObject())
-        throw JsonError (std::string ("expected an object, found ") + typeName (type()));
-    return std::get<Object> (value_);
-}
-
-const JsonValue* JsonValue::find (const std::string& key) const noexcept
-{
-    if (! isObject())
-        return nullptr;
-    for (const auto& [name, value] : std::get<Object> (value_))
-        if (name == key)
-            return &value;
-    return nullptr;
-}
-
-const JsonValue& JsonValue::at (const std::string& key) const
-{
-    if (const auto* value = find (key))
-        return *value;
-    throw JsonError ("missing key " + quote (key, 40));
-}
 
 JsonValue parseJson (std::string_view text)
 {

@@ -1,8 +1,11 @@
 // A strict JSON (RFC 8259) parser for untrusted model-file metadata: bounded depth, checked
-// numbers and UTF-8, specific errors with byte offsets. Standard library only.
+// numbers and UTF-8, specific errors with byte offsets. Standard library only. A parsed value can
+// be changed (set, erase, the lists) and written back with writeJson (engine/file/JsonWriter.h):
+// each number remembers whether it was written as integer digits, so that it is written back so.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -59,14 +62,39 @@ public:
     /** The member `key` of an object; throws JsonError ("missing key 'key'") if absent. */
     const JsonValue& at (const std::string& key) const;
 
+    /** The same, to change what they hold (each throws JsonError on the wrong type, as above). */
+    Array& asArray();
+    Object& asObject();
+    JsonValue* find (const std::string& key) noexcept;
+    JsonValue& at (const std::string& key);
+
+    /** Sets the member `key` of an object: replaced where it is, else appended; throws JsonError
+        for a non-object. Returns the member. */
+    JsonValue& set (const std::string& key, JsonValue value);
+    /** Removes the member `key` of an object; false when there is none (or this is not an object). */
+    bool erase (const std::string& key) noexcept;
+
+    /** How an integer is written back (JsonWriter.h): its sign and magnitude. */
+    struct IntegerDigits
+    {
+        bool negative = false; // never for zero: "-0" is written back as 0
+        std::uint64_t magnitude = 0;
+    };
+    /** The integer a number is written as: one made by integer(), or one parsed from integer digits
+        within the int64 range or, if positive, the uint64 range. nullopt for numbers written as
+        doubles: made by number(), parsed with a fraction or exponent, or integers beyond those ranges. */
+    std::optional<IntegerDigits> integerDigits() const noexcept;
+
 private:
     friend class JsonParser; // marks integers beyond int64 while parsing
 
     struct Number
     {
         double value = 0.0;
+        int64_t exact = 0;           // the number, when integer is exact
+        std::uint64_t magnitude = 0; // the integer written back (with `negative`), when digits is set
         enum class Integer : std::uint8_t { unknown, exact, outsideInt64 } integer = Integer::unknown;
-        int64_t exact = 0; // the number, when integer is exact
+        bool digits = false, negative = false;
     };
     std::variant<std::monostate, bool, Number, std::string, Array, Object> value_;
 };

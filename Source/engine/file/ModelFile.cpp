@@ -2,6 +2,7 @@
 
 #include "engine/file/Json.h"
 #include "engine/file/ModelError.h"
+#include "engine/file/ModelFileKeys.h"
 
 #include <algorithm>
 #include <bit>
@@ -165,9 +166,16 @@ ModelFile ModelFile::parse (const std::uint8_t* bytes, std::size_t numBytes, con
     return load (reader, budget);
 }
 
-ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
+struct ModelFile::Header
 {
-    static_assert (std::endian::native == std::endian::little, "the engine reads little-endian float32 data");
+    JsonValue json;
+    std::map<std::string, std::string> metadata;
+    std::vector<Entry> entries;
+    std::uint64_t dataStart = 0;
+};
+
+ModelFile::Header ModelFile::readHeader (Reader& reader, LoadBudget& budget)
+{
     const auto numBytes = reader.size();
     if (numBytes < 8)
         throw reader.fail ("too short to be a safetensors file (" + std::to_string (numBytes) + " bytes)");
@@ -177,17 +185,17 @@ ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
     if (headerBytes > kMaxHeaderBytes || headerBytes > numBytes - 8)
         throw reader.fail ("header length " + std::to_string (headerBytes) + " exceeds the file size (" + std::to_string (numBytes)
                            + " bytes) or the limit of " + std::to_string (kMaxHeaderBytes) + " bytes: not a safetensors file, or truncated");
-    const auto dataStart = 8 + headerBytes;
-    const auto dataBytes = numBytes - dataStart;
+    Header header;
+    header.dataStart = 8 + headerBytes;
+    const auto dataBytes = numBytes - header.dataStart;
 
-    JsonValue header;
     try
     {
         budget.claim (static_cast<std::size_t> (headerBytes), "the header");
         std::string text (static_cast<std::size_t> (headerBytes), '\0');
         reader.read (8, text.size(), text.data());
         std::size_t parsedBytes = 0;
-        header = parseJson (text, budget.remainingBytes(), parsedBytes);
+        header.json = parseJson (text, budget.remainingBytes(), parsedBytes);
         budget.claim (parsedBytes, "the parsed header");
     }
     catch (const JsonError& e)
@@ -198,24 +206,23 @@ ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
     {
         throw reader.fail (e.what());
     }
-    if (! header.isObject())
+    if (! header.json.isObject())
         throw reader.fail ("header is not a JSON object");
 
-    ModelFile file;
-    std::vector<Entry> entries;
+    auto& entries = header.entries;
     try
     {
-        for (const auto& [key, value] : header.asObject())
+        for (const auto& [key, value] : header.json.asObject())
         {
-            if (key == "__metadata__")
+            if (key == keys::metadata)
             {
                 if (! value.isObject())
-                    throw ModelError ("__metadata__ is not an object");
+                    throw ModelError (std::string (keys::metadata) + " is not an object");
                 for (const auto& [metaKey, metaValue] : value.asObject())
                 {
                     if (! metaValue.isString())
                         throw ModelError ("metadata " + quote (metaKey) + " is not a string");
-                    file.metadata_[metaKey] = metaValue.asString();
+                    header.metadata[metaKey] = metaValue.asString();
                 }
                 continue;
             }
@@ -249,6 +256,25 @@ ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
         throw reader.fail (expected > dataBytes ? "truncated: tensors need " + std::to_string (expected) + " data bytes but the file holds "
                                                       + std::to_string (dataBytes)
                                                 : std::to_string (dataBytes - expected) + " bytes of trailing data after the last tensor");
+    return header;
+}
+
+JsonValue ModelFile::parseHeader (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name, LoadBudget& budget, std::uint64_t& dataStart)
+{
+    MemoryReader reader (bytes, numBytes, name);
+    auto header = readHeader (reader, budget);
+    dataStart = header.dataStart;
+    return std::move (header.json);
+}
+
+ModelFile ModelFile::load (Reader& reader, LoadBudget& budget)
+{
+    static_assert (std::endian::native == std::endian::little, "the engine reads little-endian float32 data");
+    auto header = readHeader (reader, budget);
+    const auto& entries = header.entries;
+    const auto dataStart = header.dataStart;
+    ModelFile file;
+    file.metadata_ = std::move (header.metadata);
 
     // Each tensor starts 64-byte aligned; dataBytes bounds the sum, the padding adds 15 floats each.
     std::uint64_t numFloats = 0;

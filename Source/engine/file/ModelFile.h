@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/file/AlignedBuffer.h"
+#include "engine/file/Json.h"
 #include "engine/file/LoadBudget.h"
 #include "engine/file/Shape.h"
 
@@ -37,6 +38,13 @@ public:
     /** Same, from bytes in memory (`name` is used in error messages). */
     static ModelFile parse (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name, LoadBudget& budget);
 
+    /** The header of a file in memory as parsed JSON, after every check parse() makes of it (its
+        length, the JSON, the metadata's strings, each tensor's entry, the tensors tiling the data
+        section), and in `dataStart` where the data section begins; the tensors are not read.
+        What ModelFileWriter starts from. Throws ModelError as parse() does. */
+    static JsonValue parseHeader (const std::uint8_t* bytes, std::size_t numBytes, const std::string& name, LoadBudget& budget,
+                                  std::uint64_t& dataStart);
+
     const std::map<std::string, std::string>& metadata() const noexcept { return metadata_; }
     const std::vector<StoredTensor>& tensors() const noexcept { return tensors_; }
     const StoredTensor* find (const std::string& name) const noexcept;
@@ -48,6 +56,8 @@ public:
     class Reader;
 
 private:
+    struct Header; // the parsed header, its metadata and entries (ModelFile.cpp)
+    static Header readHeader (Reader& reader, LoadBudget& budget);
     static ModelFile load (Reader& reader, LoadBudget& budget);
 
     std::map<std::string, std::string> metadata_;

@@ -2,6 +2,7 @@
 
 #include "engine/file/Json.h"
 #include "engine/file/ModelError.h"
+#include "engine/file/ModelFileKeys.h"
 #include "engine/file/Text.h"
 
 #include <set>
@@ -11,14 +12,14 @@ namespace sonotype::engine
 
 const std::string& graphOf (const Metadata& metadata)
 {
-    const auto format = metadata.find ("format");
-    if (format == metadata.end() || format->second != "sonotype")
+    const auto format = metadata.find (keys::format);
+    if (format == metadata.end() || format->second != keys::formatMarker)
         throw ModelError ("not a Sonotype model (its metadata has no \"format\": \"sonotype\"); export models with sonotype.export.export_model");
-    const auto version = metadata.find ("format_version");
+    const auto version = metadata.find (keys::formatVersion);
     if (version == metadata.end() || version->second != std::to_string (kModelFormatVersion))
         throw ModelError ("format_version " + (version == metadata.end() ? std::string ("(missing)") : version->second)
                           + " is not supported: this engine reads version " + std::to_string (kModelFormatVersion));
-    const auto graph = metadata.find ("graph");
+    const auto graph = metadata.find (keys::graph);
     if (graph == metadata.end())
         throw ModelError ("the metadata has no graph");
     return graph->second;
@@ -27,7 +28,7 @@ const std::string& graphOf (const Metadata& metadata)
 std::vector<std::string> readLabels (const Metadata& metadata, const Shape& output0, LoadBudget& budget)
 {
     std::vector<std::string> labels;
-    const auto entry = metadata.find ("labels");
+    const auto entry = metadata.find (keys::labels);
     if (entry == metadata.end())
         return labels;
     std::size_t parsedBytes = 0;
@@ -59,7 +60,7 @@ std::vector<std::string> readLabels (const Metadata& metadata, const Shape& outp
 
 std::optional<int> readEmbeddingOutput (const Metadata& metadata, std::size_t numOutputs)
 {
-    const auto entry = metadata.find ("embedding_output");
+    const auto entry = metadata.find (keys::embeddingOutput);
     if (entry == metadata.end())
         return std::nullopt;
     const auto& text = entry->second;
