@@ -39,6 +39,7 @@ add_executable(sonotype_tests
     Tests/runtime/SpscFifoTests.cpp
     Tests/runtime/WaveformModelTests.cpp
     Tests/teach/HitEmbeddingTests.cpp
+    Tests/teach/LessonTests.cpp
     Tests/teach/TeacherTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/TimelineExportTests.cpp)
