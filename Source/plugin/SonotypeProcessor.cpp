@@ -385,21 +385,17 @@ std::shared_ptr<const engine::Model> SonotypeProcessor::readModelFile (const juc
 
 void SonotypeProcessor::setStatus (juce::String message, bool isError)
 {
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    status_ = std::move (message);
-    statusIsError_ = isError;
+    status_.set (std::move (message), isError);
 }
 
 juce::String SonotypeProcessor::statusMessage() const
 {
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    return status_;
+    return status_.message();
 }
 
 bool SonotypeProcessor::statusIsError() const
 {
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    return statusIsError_;
+    return status_.isError();
 }
 
 void SonotypeProcessor::clearStatus()

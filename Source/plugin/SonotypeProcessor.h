@@ -35,8 +35,8 @@
 // - Model service thread: readModelFile() and the service's install callback (the runtime's
 //   reconfigure with a new model: nothing else swaps the model; the message thread's timer only
 //   changes the hop and smoothing, keeping the model).
-// Shared here: the status message behind statusMutex_ (message thread, model service,
-// prepareToPlay; never the audio thread); the applied hop and smoothing behind parameterMutex_ (the timer and
+// Shared here: the status message (StatusLine, behind its own mutex: message thread, model
+// service, prepareToPlay; never the audio thread); the applied hop and smoothing behind parameterMutex_ (the timer and
 // prepareToPlay); the input peak (an atomic, audio thread -> GUI); the parameters (the host's
 // atomics). What may block: the destructor waits for the model service's command under way and
 // joins the worker.
@@ -51,6 +51,7 @@
 #include "plugin/ModelService.h"
 #include "plugin/OscOutput.h"
 #include "plugin/SessionHistory.h"
+#include "plugin/StatusLine.h"
 #include "plugin/TeachSession.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
@@ -209,9 +210,7 @@ private:
     juce::StringArray reportedFailures_; // message thread: the files whose failure the status told (since they were opened)
     uint64_t reportedVersion_ = 0;       // message thread: the file analyzer's version the failures were looked for in
 
-    mutable std::mutex statusMutex_; // message thread, model service and prepareToPlay, never the audio thread
-    juce::String status_;
-    bool statusIsError_ = false;
+    StatusLine status_; // message thread, model service and prepareToPlay, never the audio thread
 
     ClassFilter classes_;
     MidiScheduler midi_;
