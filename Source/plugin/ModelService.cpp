@@ -84,9 +84,7 @@ void ModelService::teach (std::shared_ptr<const TaughtClasses> classes)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     classes_ = std::move (classes);
-    if (! stopped_.load())
-        startThread(); // (once: a no-op while it runs)
-    notify();
+    wake();
 }
 
 void ModelService::post (std::function<void()> task)
@@ -121,8 +119,19 @@ void ModelService::push (Command command)
     if (stopped_.load())
         return;
     queue_.push_back (std::move (command));
-    startThread(); // (once: a no-op while it runs)
-    notify();      // (a notify before the thread waits is not lost)
+    wake();
+}
+
+void ModelService::wake()
+{
+    if (stopped_.load())
+        return;
+    // The service thread itself (a task that edits the taught classes) is running: starting it
+    // would wait for juce::Thread's start/stop lock, which stop() holds while it waits for this
+    // very thread to end.
+    if (juce::Thread::getCurrentThreadId() != getThreadId())
+        startThread(); // (once: a no-op while it runs)
+    notify(); // (a notify before the thread waits is not lost)
 }
 
 // ----- queries ----------------------------------------------------------------------------------

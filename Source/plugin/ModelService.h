@@ -175,6 +175,7 @@ private:
     void requestLoad (const juce::File& file, LoadKind kind);
     void requestBuiltin (bool quiet);
     void push (Command command);                                                  // mutex_ held
+    void wake();                                                                  // mutex_ held: starts the thread (once) and wakes it
     std::uint64_t newRequest (ModelDescription requested);                        // mutex_ held
     void execute (Command& command);                                              // the service thread, from here on
     void loadFile (std::uint64_t request, const juce::File& file, LoadKind kind);
