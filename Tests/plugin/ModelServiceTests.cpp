@@ -139,7 +139,7 @@ TEST_CASE ("the model service runs its commands in order on its one thread: a se
     CHECK (record.threads.count (std::this_thread::get_id()) == 0);
 }
 
-TEST_CASE ("a newer model command supersedes a load not yet done; the built-in model runs whenever asked for", "[plugin][model]")
+TEST_CASE ("a newer model command supersedes a load not yet done, and the built-in model runs whenever asked for", "[plugin][model]")
 {
     ModelCopy slow, skipped, last;
     Record record;
