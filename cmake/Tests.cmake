@@ -41,6 +41,7 @@ add_executable(sonotype_tests
     Tests/runtime/SpscFifoTests.cpp
     Tests/runtime/WaveformModelTests.cpp
     Tests/teach/HitEmbeddingTests.cpp
+    Tests/teach/LessonTests.cpp
     Tests/teach/TeacherTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/TimelineExportTests.cpp)
@@ -121,6 +122,7 @@ add_executable(sonotype_plugin_tests
     Tests/gui/TeachPanelTests.cpp
     Tests/plugin/HitModeTests.cpp
     Tests/plugin/HostileModelTests.cpp
+    Tests/plugin/ModelServiceTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp

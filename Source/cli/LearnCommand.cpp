@@ -5,9 +5,8 @@
 #include "cli/ModelLoading.h"
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
-#include "runtime/WindowAnalyzer.h"
 #include "teach/HitEmbedding.h"
-#include "teach/TaughtModel.h"
+#include "teach/Lesson.h"
 
 #include <algorithm>
 #include <fstream>
@@ -49,6 +48,68 @@ examples. The result is one model file, the base model plus what was learned: gi
         return text;
     }
 
+    /** Each class's examples, from its files and folders; false when a file could not be read (each
+        error said as it comes). */
+    bool gatherExamples (const Options& options, teach::Lesson& lesson, std::vector<teach::TaughtClass>& classes)
+    {
+        bool failed = false;
+        for (const auto& group : options.classes)
+        {
+            teach::TaughtClass taught { group[0], {} };
+            std::vector<PathProblem> errors, skipped;
+            const auto files = collectFiles ({ group.begin() + 1, group.end() }, errors, skipped);
+            for (const auto& error : errors)
+            {
+                std::cerr << engine::printable ("error: " + error.path + ": " + error.message) << "\n";
+                failed = true;
+            }
+            for (const auto& file : files)
+                try
+                {
+                    auto examples = lesson.examplesOfFile (file);
+                    if (examples.empty())
+                        std::cerr << engine::printable ("warning: " + file + ": no hits found") << "\n";
+                    std::move (examples.begin(), examples.end(), std::back_inserter (taught.examples));
+                }
+                catch (const std::exception& e)
+                {
+                    std::cerr << engine::printable ("error: " + file + ": " + e.what()) << "\n";
+                    failed = true;
+                }
+            std::cerr << engine::printable (taught.name) << ": " << taught.examples.size() << (options.hits ? " hits" : " examples") << " from "
+                      << files.size() << " files\n";
+            classes.push_back (std::move (taught));
+        }
+        return ! failed;
+    }
+
+    /** Leave one file out: the table people read to see whether their classes are separable. */
+    void printConfusion (const std::vector<teach::TaughtClass>& classes, const teach::Lesson::Learned& learned)
+    {
+        const auto& confusion = learned.confusion;
+        std::size_t width = 8;
+        for (const auto& label : confusion.labels)
+            width = std::max (width, engine::printable (label).size() + 2);
+        std::cout << "Leave one file out (" << (learned.head.adapted ? "the model's head and your examples" : "your examples")
+                  << "): rows are the classes taught, columns what each example was taken for.\n"
+                  << padded ("", width);
+        for (const auto& label : confusion.labels)
+            std::cout << padded (engine::printable (label), width);
+        std::cout << "right\n";
+        for (std::size_t c = 0; c < classes.size(); ++c)
+        {
+            std::cout << padded (engine::printable (classes[c].name), width);
+            int total = 0;
+            for (const int n : confusion.counts[c])
+            {
+                std::cout << padded (std::to_string (n), width);
+                total += n;
+            }
+            std::cout << confusion.counts[c][c] << "/" << total << "\n";
+        }
+        std::cout << "right: " << confusion.correct << " of " << confusion.total << " examples\n";
+    }
+
     int learn (const Options& options)
     {
         if (options.classes.empty())
@@ -67,25 +128,25 @@ examples. The result is one model file, the base model plus what was learned: gi
             std::ifstream in (options.model, std::ios::binary);
             base.assign (std::istreambuf_iterator<char> (in), {});
         }
-        if (options.hits)
-            if (auto tokens = teach::hitEmbeddingModelFile (base)) // hits: from the model's tokens (teach/HitEmbedding.h)
-            {
-                base = std::move (*tokens);
-                model = engine::Model::fromMemory (base.data(), base.size(), model->info().name, options.limits.limits());
-                std::ostringstream which; // (a file taught from hits before keeps its own description, which may say anything)
-                if (const auto span = teach::hitEmbeddingOf (*model))
-                    which << ", tokens " << span->fromToken << "-" << span->toToken << " of " << span->numTokens << " (" << span->fromSeconds << "-"
-                          << span->toSeconds << " s of each clip)";
-                std::cerr << "hits: embedded from the model's token sequence" << which.str() << "\n";
-            }
-        if (! model->info().embeddingOutput.has_value())
-            throw UsageError (std::string (options.model.empty() ? "the built-in model" : options.model)
-                              + " has no embedding output, which learning needs: export it with export_model(..., embedding=...)");
-        const auto baseLabels = runtime::classLabels (*model);
-        teach::ExampleSettings settings;
+        teach::LessonSettings settings;
         settings.hopSeconds = options.hopSeconds;
         settings.hits = options.hits;
         settings.clipSeconds = options.clipSeconds;
+        settings.unknownBelow = options.unknownBelow;
+        teach::Lesson lesson (std::move (base), model, options.model.empty() ? resources::kBuiltinModelName : options.model, settings,
+                              options.limits.limits());
+        if (options.hits && lesson.embedsTokens()) // hits: from the model's tokens (teach/HitEmbedding.h)
+        {
+            model = lesson.embedder();
+            std::ostringstream which; // (a file taught from hits before keeps its own description, which may say anything)
+            if (const auto span = teach::hitEmbeddingOf (*model))
+                which << ", tokens " << span->fromToken << "-" << span->toToken << " of " << span->numTokens << " (" << span->fromSeconds << "-"
+                      << span->toSeconds << " s of each clip)";
+            std::cerr << "hits: embedded from the model's token sequence" << which.str() << "\n";
+        }
+        if (! model->info().embeddingOutput.has_value())
+            throw UsageError (std::string (options.model.empty() ? "the built-in model" : options.model)
+                              + " has no embedding output, which learning needs: export it with export_model(..., embedding=...)");
 
         for (const auto& group : options.classes)
         {
@@ -101,72 +162,20 @@ examples. The result is one model file, the base model plus what was learned: gi
             }
         }
         std::vector<teach::TaughtClass> classes;
-        bool failed = false;
-        for (const auto& group : options.classes)
-        {
-            teach::TaughtClass taught { group[0], {} };
-            std::vector<PathProblem> errors, skipped;
-            const auto files = collectFiles ({ group.begin() + 1, group.end() }, errors, skipped);
-            for (const auto& error : errors)
-            {
-                std::cerr << engine::printable ("error: " + error.path + ": " + error.message) << "\n";
-                failed = true;
-            }
-            for (const auto& file : files)
-                try
-                {
-                    auto examples = teach::examplesOf (file, model, settings);
-                    if (examples.empty())
-                        std::cerr << engine::printable ("warning: " + file + ": no hits found") << "\n";
-                    std::move (examples.begin(), examples.end(), std::back_inserter (taught.examples));
-                }
-                catch (const std::exception& e)
-                {
-                    std::cerr << engine::printable ("error: " + file + ": " + e.what()) << "\n";
-                    failed = true;
-                }
-            std::cerr << engine::printable (taught.name) << ": " << taught.examples.size() << (options.hits ? " hits" : " examples") << " from "
-                      << files.size() << " files\n";
-            classes.push_back (std::move (taught));
-        }
-        if (failed)
+        if (! gatherExamples (options, lesson, classes))
             return 1;
-        teach::Head head;
+        teach::Lesson::Learned learned;
         try
         {
-            head = teach::learn (classes, baseLabels, options.unknownBelow);
-            head.hitClipSeconds = options.hits ? options.clipSeconds : 0.0;
+            learned = lesson.learn (classes);
         }
         catch (const std::exception& e) // a class without examples, a name given twice or not a label (engine::checkDisplayText)
         {
             throw UsageError (e.what());
         }
+        printConfusion (classes, learned);
 
-        // Leave one file out: the table people read to see whether their classes are separable.
-        const auto confusion = teach::leaveOneFileOut (classes, baseLabels, options.unknownBelow);
-        std::size_t width = 8;
-        for (const auto& label : confusion.labels)
-            width = std::max (width, engine::printable (label).size() + 2);
-        std::cout << "Leave one file out (" << (head.adapted ? "the model's head and your examples" : "your examples")
-                  << "): rows are the classes taught, columns what each example was taken for.\n"
-                  << padded ("", width);
-        for (const auto& label : confusion.labels)
-            std::cout << padded (engine::printable (label), width);
-        std::cout << "right\n";
-        for (std::size_t c = 0; c < classes.size(); ++c)
-        {
-            std::cout << padded (engine::printable (classes[c].name), width);
-            int total = 0;
-            for (const int n : confusion.counts[c])
-            {
-                std::cout << padded (std::to_string (n), width);
-                total += n;
-            }
-            std::cout << confusion.counts[c][c] << "/" << total << "\n";
-        }
-        std::cout << "right: " << confusion.correct << " of " << confusion.total << " examples\n";
-
-        const auto file = teach::taughtModelFile (base, options.model.empty() ? resources::kBuiltinModelName : options.model, head);
+        const auto file = lesson.build (learned.head).bytes;
         std::ofstream out (options.output, std::ios::binary | std::ios::trunc);
         out.write (reinterpret_cast<const char*> (file.data()), static_cast<std::streamsize> (file.size()));
         if (! out)
@@ -174,9 +183,9 @@ examples. The result is one model file, the base model plus what was learned: gi
             std::cerr << "error: " << options.output << ": cannot write this file\n";
             return 1;
         }
-        std::cout << "wrote " << options.output << ": " << head.labels.size() << " classes (";
-        for (std::size_t c = 0; c < head.labels.size(); ++c)
-            std::cout << (c ? ", " : "") << engine::printable (head.labels[c]);
+        std::cout << "wrote " << options.output << ": " << learned.head.labels.size() << " classes (";
+        for (std::size_t c = 0; c < learned.head.labels.size(); ++c)
+            std::cout << (c ? ", " : "") << engine::printable (learned.head.labels[c]);
         std::cout << ")\n";
         return 0;
     }

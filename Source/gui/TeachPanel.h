@@ -4,9 +4,10 @@
 // segment of an analysed file (the Files view's right-click menu). Each example shows its length
 // and the leave-one-out check (whether the other examples recognise it, else what they hear it
 // as) and can be removed. With "Examples are hits" each hit found in an example teaches (drum
-// pieces from the user's kit, for per-hit MIDI), and each example shows its hits. Learning happens on the teacher thread (plugin::TeachSession); the class
-// bars beside show the taught classes live. Export writes one model file (the base model plus what
-// was learned, with its examples) that the CLI and other instances run; Import takes one back.
+// pieces from the user's kit, for per-hit MIDI), and each example shows its hits. Learning happens
+// on the model service's thread (plugin::ModelService); the class bars beside show the taught
+// classes live. Export writes one model file (the base model plus what was learned, with its
+// examples) that the CLI and other instances run; Import takes one back.
 // Message thread only; refresh() is called by the editor's timer.
 #pragma once
 

@@ -62,27 +62,12 @@ SonotypeProcessor::SonotypeProcessor()
       midi_ (*parameters.getRawParameterValue (ParameterIds::midiOut), *parameters.getRawParameterValue (ParameterIds::threshold),
              *parameters.getRawParameterValue (ParameterIds::baseNote)),
       hits_ (parameters),
-      teach_ ({ [this] (std::shared_ptr<const engine::Model> model, uint64_t baseGeneration) {
-                    const std::lock_guard<std::mutex> lock (installMutex_);
-                    if (! teach_.isCurrentBase (baseGeneration))
-                        return; // a newer base model came meanwhile: its own learning follows
-                    try
-                    {
-                        runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load());
-                    }
-                    catch (const std::exception& e)
-                    {
-                        setStatus ("Could not run the taught classes: " + juce::String::fromUTF8 (e.what()), true);
-                    }
-                },
-                [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } }),
-      loader_ ({ [this] (const juce::File& file) { return readModelFile (file); },
-                 [this] (std::shared_ptr<const engine::Model> model, const ModelDescription& description) {
-                     const std::lock_guard<std::mutex> lock (installMutex_);
-                     runtime_->reconfigure (model, hop_->load(), smoothing_->load()); // throws before changing anything
-                     teach_.setBase (std::move (model), description); // the taught classes are learned on it again
-                 },
-                 [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } })
+      service_ ({ [this] (const juce::File& file) { return readModelFile (file); },
+                  [this] (std::shared_ptr<const engine::Model> model) {
+                      runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load()); // throws before changing anything
+                  },
+                  [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } }),
+      teach_ (service_, [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); })
 {
     hop_ = parameters.getRawParameterValue (ParameterIds::hop);
     smoothing_ = parameters.getRawParameterValue (ParameterIds::smoothing);
@@ -97,15 +82,13 @@ SonotypeProcessor::SonotypeProcessor()
     runtime_->setHitListener ([this] (const runtime::HitResult& hit, int64_t onsetSample, const runtime::AnalysisInfo& info) {
         hits_.queueHit (hit, onsetSample, classes_.workerMask (info));
     });
-    teach_.setBase (resources::builtinModel(), loader_.running());
     startTimerHz (10);
 }
 
 SonotypeProcessor::~SonotypeProcessor()
 {
     stopTimer();
-    loader_.stop(); // whatever is loading is no longer wanted; a load under way ends first
-    teach_.stop();  // so is learning
+    service_.stop(); // whatever is loading or learning is no longer wanted; a command under way ends first
     runtime_->stop();
 }
 
@@ -245,8 +228,6 @@ void SonotypeProcessor::onResult (const runtime::WindowResult& result, const run
 void SonotypeProcessor::timerCallback()
 {
     applyAnalysisParameters();
-    if (! isLoadingModel())
-        teach_.resume(); // a session's model load the taught classes waited for has ended
     updateFileAnalysis();
 }
 
@@ -391,8 +372,8 @@ LiveSnapshot SonotypeProcessor::snapshot() const
 
 ModelDescription SonotypeProcessor::modelDescription() const
 {
-    auto description = loader_.running();
-    if (teach_.isRunningTaught())
+    auto description = service_.running();
+    if (service_.isRunningTaught())
         description.name += " + taught";
     return description;
 }
@@ -404,21 +385,17 @@ std::shared_ptr<const engine::Model> SonotypeProcessor::readModelFile (const juc
 
 void SonotypeProcessor::setStatus (juce::String message, bool isError)
 {
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    status_ = std::move (message);
-    statusIsError_ = isError;
+    status_.set (std::move (message), isError);
 }
 
 juce::String SonotypeProcessor::statusMessage() const
 {
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    return status_;
+    return status_.message();
 }
 
 bool SonotypeProcessor::statusIsError() const
 {
-    const std::lock_guard<std::mutex> lock (statusMutex_);
-    return statusIsError_;
+    return status_.isError();
 }
 
 void SonotypeProcessor::clearStatus()
@@ -431,7 +408,7 @@ void SonotypeProcessor::clearStatus()
 void SonotypeProcessor::getStateInformation (juce::MemoryBlock& destData)
 {
     auto state = parameters.copyState();
-    const auto model = loader_.requested(); // the running model, or the one being loaded (the user's choice)
+    const auto model = service_.requested(); // the running model, or the one being loaded (the user's choice)
     state.setProperty (kModelPath, model.builtin ? juce::String() : model.file.getFullPathName(), nullptr);
     state.setProperty (kDisabledClasses, classes_.disabledLabels().joinIntoString ("\n"), nullptr);
     const auto osc = osc_.target();
@@ -482,27 +459,21 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
         }
     const bool taughtEnabled = ! state.hasProperty (kTaughtEnabled) || static_cast<bool> (state.getProperty (kTaughtEnabled));
 
+    // The session's model first, then its taught classes: the service runs its commands in
+    // order, so they are learned on the session's model once it runs, not on the one running now.
     const auto path = state.getProperty (kModelPath).toString();
-    const auto wanted = loader_.requested();
+    const auto wanted = service_.requested();
     if (path.isEmpty())
     {
         if (! wanted.builtin || isLoadingModel())
-            useBuiltinModel();
+            service_.restore ({}); // the built-in model, silently
         clearStatus();
-        teach_.restore (std::move (taught), taughtEnabled);
     }
     else if (wanted.builtin || wanted.file != juce::File (path))
-    {
-        // Learned on the session's model once it runs, not on the one running now (the timer
-        // resumes the teacher if the load ends without a new model).
-        teach_.restore (std::move (taught), taughtEnabled, true);
-        loader_.request (juce::File (path), ModelLoader::LoadKind::restore); // off the message thread, as a user's load
-    }
+        service_.restore (juce::File (path)); // off the message thread, as a user's load
     else
-    {
         clearStatus();
-        teach_.restore (std::move (taught), taughtEnabled);
-    }
+    teach_.restore (std::move (taught), taughtEnabled);
     if (oscError.isNotEmpty())
         setStatus (oscError, true);
     if (taughtError.isNotEmpty())

@@ -11,13 +11,14 @@
 // - MidiScheduler: detections to MIDI (worker thread queues, audio thread writes);
 // - HitMode: the per-hit mode's notes and pass-through delay (worker thread queues, audio thread writes);
 // - ClassFilter: the classes the user disabled (message thread; the worker's cached mask);
-// - ModelLoader: model files, on its own juce::Thread;
+// - ModelService: the model that runs (a file, the built-in model, a session's, the taught classes
+//   learned on it), changed only on its own juce::Thread;
 // - OscOutput (worker thread sends) and FilePlayer (its own juce::Thread reads, audio thread plays);
 // - FileAnalyzer: whole files analysed on its own juce::Thread, for the timeline (no device needed);
 // - SessionHistory: the live detections as segments (worker thread adds), for export;
-// - TeachSession: the taught classes, learned on its own thread into a model run in the base
-//   model's place; InputRecorder: a few seconds of what the analysis hears, to teach from
-//   (audio thread writes, message thread takes).
+// - TeachSession: the taught classes as the Teach view edits them, learned by the model service
+//   into a model run in the base model's place; InputRecorder: a few seconds of what the analysis
+//   hears, to teach from (audio thread writes, message thread takes).
 //
 // In the standalone app the input is not passed to the output (a microphone next to speakers would
 // feed back) and is analysed only when the user asks for it (setListeningToInput()): the app plays
@@ -31,10 +32,14 @@
 // - Message thread: everything else (GUI, state, loading, the class filter, the 10 Hz timer that
 //   applies hop and smoothing).
 // - Worker thread: onResult(), the runtime's result listener (MIDI, OSC).
-// Shared here: the status message behind statusMutex_ (message thread, loader, prepareToPlay; never
-// the audio thread); the applied hop and smoothing behind parameterMutex_ (the timer and
+// - Model service thread: readModelFile() and the service's install callback (the runtime's
+//   reconfigure with a new model: nothing else swaps the model; the message thread's timer only
+//   changes the hop and smoothing, keeping the model).
+// Shared here: the status message (StatusLine, behind its own mutex: message thread, model
+// service, prepareToPlay; never the audio thread); the applied hop and smoothing behind parameterMutex_ (the timer and
 // prepareToPlay); the input peak (an atomic, audio thread -> GUI); the parameters (the host's
-// atomics). What may block: the destructor waits for a model load under way and joins the worker.
+// atomics). What may block: the destructor waits for the model service's command under way and
+// joins the worker.
 #pragma once
 
 #include "plugin/ClassFilter.h"
@@ -43,9 +48,10 @@
 #include "plugin/HitMode.h"
 #include "plugin/InputRecorder.h"
 #include "plugin/MidiScheduler.h"
-#include "plugin/ModelLoader.h"
+#include "plugin/ModelService.h"
 #include "plugin/OscOutput.h"
 #include "plugin/SessionHistory.h"
+#include "plugin/StatusLine.h"
 #include "plugin/TeachSession.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
@@ -109,15 +115,18 @@ public:
         classes answer in its place. */
     ModelDescription modelDescription() const;
 
-    /** Loads a model file on a background thread (never the message thread, never the audio
-        thread: a slow or huge file freezes nothing) and swaps it in while audio runs. Returns at
-        once; meanwhile the status says "Loading ..." and isLoadingModel() is true. Then the status
-        says which model was loaded, or why not (the running model keeps running). A newer
-        request (another file, the built-in model, a state restore) supersedes an unfinished one. */
-    void loadModelFile (const juce::File& file) { loader_.request (file, ModelLoader::LoadKind::user); }
-    void useBuiltinModel() { loader_.useBuiltin(); }
-    /** Whether a model file is still being loaded. */
-    bool isLoadingModel() const { return loader_.isLoading(); }
+    /** Loads a model file on the model service's thread (never the message thread, never the
+        audio thread: a slow or huge file freezes nothing) and swaps it in while audio runs.
+        Returns at once; meanwhile the status says "Loading ..." and isLoadingModel() is true. Then
+        the status says which model was loaded, or why not (the running model keeps running). A
+        newer request (another file, the built-in model, a state restore) supersedes an unfinished
+        one. */
+    void loadModelFile (const juce::File& file) { service_.load (file); }
+    /** Swaps the built-in model in, on the model service's thread: returns at once, and
+        isLoadingModel() is true until it runs. */
+    void useBuiltinModel() { service_.useBuiltin(); }
+    /** Whether a model command (a file, the built-in model, a session's model) has not ended. */
+    bool isLoadingModel() const { return service_.isLoading(); }
 
     /** The message the GUI shows inline (empty: none); errors are marked as such. */
     juce::String statusMessage() const;
@@ -171,7 +180,7 @@ public:
     const HitMode& hitMode() const noexcept { return hits_; }
 
 protected:
-    /** Reads and validates a model file (engine::Model::load), on the loader thread; throws
+    /** Reads and validates a model file (engine::Model::load), on the model service's thread; throws
         what it refuses. Tests override it to make a read take as long as they want. */
     virtual std::shared_ptr<const engine::Model> readModelFile (const juce::File& file);
 
@@ -201,10 +210,7 @@ private:
     juce::StringArray reportedFailures_; // message thread: the files whose failure the status told (since they were opened)
     uint64_t reportedVersion_ = 0;       // message thread: the file analyzer's version the failures were looked for in
 
-    std::mutex installMutex_; // the loader's install and the teacher's: one model swap at a time, the newest base winning
-    mutable std::mutex statusMutex_; // message thread, loader and prepareToPlay, never the audio thread
-    juce::String status_;
-    bool statusIsError_ = false;
+    StatusLine status_; // message thread, model service and prepareToPlay, never the audio thread
 
     ClassFilter classes_;
     MidiScheduler midi_;
@@ -214,8 +220,8 @@ private:
     FileAnalyzer files_;
     SessionHistory history_;
     InputRecorder recorder_;
-    TeachSession teach_;
-    ModelLoader loader_; // last: its thread starts when it is made, and may use everything above
+    ModelService service_; // its thread (started by its first command) uses everything above
+    TeachSession teach_;   // gives the service its classes
 
     JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)
 };

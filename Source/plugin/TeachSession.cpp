@@ -3,9 +3,7 @@
 #include "dsp/Resampler.h"
 #include "engine/file/Text.h"
 #include "formats/AudioFileReader.h"
-#include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
-#include "teach/HitEmbedding.h"
 #include "teach/TaughtModel.h"
 
 #include <algorithm>
@@ -59,23 +57,9 @@ namespace
     }
 } // namespace
 
-TeachSession::TeachSession (Callbacks callbacks) : juce::Thread ("Sonotype teacher"), callbacks_ (std::move (callbacks))
+TeachSession::TeachSession (ModelService& service, std::function<void (juce::String, bool)> setStatus)
+    : service_ (service), setStatus_ (std::move (setStatus))
 {
-    // The thread starts with the first class or example (wake()): an instance that is never
-    // taught anything has no thread idling for it.
-}
-
-TeachSession::~TeachSession()
-{
-    stop();
-}
-
-void TeachSession::stop()
-{
-    stopped_.store (true);
-    signalThreadShouldExit();
-    notify();
-    stopThread (-1);
 }
 
 // ----- edits (message thread) -------------------------------------------------------------------
@@ -101,6 +85,8 @@ juce::String TeachSession::addClass (const juce::String& name)
             return "There is a class '" + text (trimmed) + "' already";
     if (classes_.size() >= static_cast<std::size_t> (teach::ExampleSet::kMaxClasses))
         return "At most " + juce::String (teach::ExampleSet::kMaxClasses) + " classes can be taught";
+    if (classes_.empty())
+        sampleRate_ = sampleRateLocked (*service_.base().model); // the examples to come are kept at the model's rate
     classes_.push_back ({ trimmed, {} });
     edited();
     return {};
@@ -161,9 +147,12 @@ juce::String TeachSession::addFiles (int classIndex, const juce::Array<juce::Fil
     if (classIndex < 0 || classIndex >= static_cast<int> (classes_.size()))
         return "No such class";
     for (const auto& file : audio)
-        jobs_.push_back ({ classes_[static_cast<std::size_t> (classIndex)].name, file, startSeconds, endSeconds });
+    {
+        FileJob job { classes_[static_cast<std::size_t> (classIndex)].name, file, startSeconds, endSeconds };
+        service_.post ([this, job = std::move (job), epoch = readEpoch_] { readFile (job, epoch); });
+        ++pendingFiles_;
+    }
     ++version_;
-    wake();
     return {};
 }
 
@@ -199,9 +188,7 @@ void TeachSession::setHits (bool hits)
     const std::lock_guard<std::mutex> lock (mutex_);
     if (hits_ == hits)
         return;
-    hits_ = hits;
-    embedded_.clear(); // embedded the other way
-    heardAs_.clear();
+    hits_ = hits; // (the service embeds them the other way, and the view shows no check until then)
     edited();
 }
 
@@ -227,7 +214,7 @@ juce::String TeachSession::addLocked (const std::string& className, teach::Examp
     int64_t total = 0;
     for (const auto& taught : classes_)
         for (const auto& example : taught.examples)
-            total += static_cast<int64_t> (example.sound.samples.size());
+            total += static_cast<int64_t> (example.sound->samples.size());
     if (static_cast<double> (total + static_cast<int64_t> (sound.samples.size())) > teach::ExampleSet::kMaxTotalSeconds * sampleRate_)
         return "The examples hold " + juce::String (static_cast<int> (teach::ExampleSet::kMaxTotalSeconds))
                + " s of sound at most (a saved session stays small): remove some to add " + text (sound.source);
@@ -235,7 +222,7 @@ juce::String TeachSession::addLocked (const std::string& className, teach::Examp
     // session learns.
     for (auto& x : sound.samples)
         x = std::isfinite (x) ? static_cast<float> (std::lround (std::clamp (x, -1.0f, 1.0f) * 32767.0f)) / 32767.0f : 0.0f;
-    found->examples.push_back ({ nextId_++, std::move (sound) });
+    found->examples.push_back ({ nextId_++, std::make_shared<const teach::ExampleSound> (std::move (sound)) });
     edited();
     return {};
 }
@@ -244,14 +231,38 @@ void TeachSession::edited()
 {
     ++edits_;
     ++version_;
-    wake();
+    // The service learns a copy of the classes (the sounds shared): nothing here waits for it.
+    auto taught = std::make_shared<TaughtClasses>();
+    taught->version = edits_;
+    taught->sampleRate = sampleRate_;
+    taught->unknownBelow = unknownBelow_;
+    taught->hits = hits_;
+    taught->enabled = enabled_;
+    taught->learnedOn = learnedOnLocked (service_.outcome().get());
+    for (const auto& c : classes_)
+    {
+        TaughtClasses::Class copy { c.name, {} };
+        for (const auto& example : c.examples)
+            copy.examples.push_back ({ example.id, example.sound });
+        taught->classes.push_back (std::move (copy));
+    }
+    service_.teach (std::move (taught));
 }
 
-void TeachSession::wake()
+double TeachSession::sampleRateLocked (const engine::Model& base) const
 {
-    if (! stopped_.load())
-        startThread(); // (once: a no-op while it runs)
-    notify();
+    return classes_.empty() ? storageRateFor (base) : sampleRate_;
+}
+
+std::string TeachSession::learnedOnLocked (const LessonOutcome* outcome) const
+{
+    // What the service learned these classes on, else what they were restored with.
+    return outcome != nullptr && outcome->version >= restoredAt_ ? outcome->learnedOn : learnedOn_;
+}
+
+bool TeachSession::busyLocked() const
+{
+    return pendingFiles_ > 0 || service_.isBusy();
 }
 
 // ----- views and files (message thread) ---------------------------------------------------------
@@ -259,22 +270,27 @@ void TeachSession::wake()
 TeachSession::View TeachSession::view() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
+    const auto outcome = service_.outcome();
+    const auto base = service_.base();
+    // What the service learned of these classes (an outcome from before a restore is of others).
+    const bool learned = outcome != nullptr && outcome->version >= restoredAt_;
     View v;
-    v.version = version_;
+    v.version = version_ + (outcome != nullptr ? outcome->serial : 0);
     v.enabled = enabled_;
     v.hits = hits_;
-    v.pendingFiles = static_cast<int> (jobs_.size());
-    v.busy = learning_ || waitingForBase_ || ! jobs_.empty() || learnedEdits_ != edits_ || learnedGeneration_ != baseGeneration_;
-    v.runningTaught = runningTaught_;
-    v.learnMilliseconds = learnMilliseconds_;
-    v.sampleRate = sampleRate_;
-    v.baseName = baseDescription_.name;
-    v.error = error_;
-    for (const auto& label : learnedLabels_)
-        v.labels.add (text (label));
-    std::vector<std::string> baseLabels;
-    if (base_ != nullptr)
-        baseLabels = runtime::classLabels (*base_);
+    v.pendingFiles = pendingFiles_;
+    v.busy = busyLocked();
+    v.runningTaught = service_.isRunningTaught();
+    v.learnMilliseconds = outcome != nullptr ? outcome->milliseconds : 0.0;
+    v.sampleRate = sampleRateLocked (*base.model);
+    v.baseName = base.description.name;
+    v.error = learned && outcome->version > readErrorAt_ ? outcome->error : readError_;
+    if (outcome != nullptr)
+        for (const auto& label : outcome->labels)
+            v.labels.add (text (label));
+    const auto baseLabels = runtime::classLabels (*base.model);
+    // The checks are shown when they were made the way the examples are taught now (hits or not).
+    const auto* heardAs = learned && outcome->hits == hits_ ? &outcome->heardAs : nullptr;
     int64_t total = 0;
     for (const auto& taught : classes_)
     {
@@ -284,10 +300,11 @@ TeachSession::View TeachSession::view() const
         for (const auto& example : taught.examples)
         {
             ExampleView e;
-            e.source = text (example.sound.source);
-            e.seconds = static_cast<double> (example.sound.samples.size()) / sampleRate_;
-            total += static_cast<int64_t> (example.sound.samples.size());
-            if (const auto heard = heardAs_.find (example.id); heard != heardAs_.end())
+            e.source = text (example.sound->source);
+            e.seconds = static_cast<double> (example.sound->samples.size()) / v.sampleRate;
+            total += static_cast<int64_t> (example.sound->samples.size());
+            const auto heard = heardAs != nullptr ? heardAs->find (example.id) : std::map<uint64_t, std::vector<int>>::const_iterator();
+            if (heardAs != nullptr && heard != heardAs->end())
             {
                 e.checked = true;
                 for (const int label : heard->second)
@@ -306,26 +323,19 @@ TeachSession::View TeachSession::view() const
         }
         v.classes.push_back (std::move (c));
     }
-    v.storedSeconds = static_cast<double> (total) / sampleRate_;
+    v.storedSeconds = static_cast<double> (total) / v.sampleRate;
     return v;
 }
 
 juce::String TeachSession::exportModel (const juce::File& file) const
 {
-    teach::Head head;
-    std::shared_ptr<const std::vector<std::uint8_t>> baseBytes;
-    std::string baseName;
-    {
-        const std::lock_guard<std::mutex> lock (mutex_);
-        if (! head_.has_value() || headBytes_ == nullptr)
-            return "Nothing taught yet: give a class an example first";
-        head = *head_;
-        baseBytes = headBytes_;
-        baseName = baseDescription_.name.toStdString();
-    }
+    // The head last learned, built again on the file it extends, with the examples this time.
+    const auto outcome = service_.outcome();
+    if (outcome == nullptr || ! outcome->head.has_value() || outcome->extendedFile == nullptr)
+        return "Nothing taught yet: give a class an example first";
     try
     {
-        const auto built = teach::buildTaughtModel (*baseBytes, baseName, head, teach::encodeExampleSet (examples()));
+        const auto built = teach::buildTaughtModel (*outcome->extendedFile, outcome->baseName, *outcome->head, teach::encodeExampleSet (examples()));
         if (! file.replaceWithData (built.bytes.data(), built.bytes.size()))
             return "Could not write " + file.getFullPathName();
     }
@@ -357,81 +367,47 @@ teach::ExampleSet TeachSession::examples() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     teach::ExampleSet set;
-    set.sampleRate = sampleRate_;
+    set.sampleRate = sampleRateLocked (*service_.base().model);
     set.unknownBelow = unknownBelow_;
     set.hits = hits_;
-    set.learnedOn = learnedOn_;
+    set.learnedOn = learnedOnLocked (service_.outcome().get());
     for (const auto& taught : classes_)
     {
         teach::ClassSounds c { taught.name, {} };
         for (const auto& example : taught.examples)
-            c.examples.push_back (example.sound);
+            c.examples.push_back (*example.sound);
         set.classes.push_back (std::move (c));
     }
     return set;
 }
 
-void TeachSession::resume()
+void TeachSession::restore (teach::ExampleSet set, bool enabled)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
-    if (std::exchange (waitingForBase_, false))
-        edited();
-}
-
-void TeachSession::restore (teach::ExampleSet set, bool enabled, bool waitForBase)
-{
-    const std::lock_guard<std::mutex> lock (mutex_);
-    waitingForBase_ = waitForBase;
+    ++readEpoch_; // files still to read were for the classes before
+    pendingFiles_ = 0;
     classes_.clear();
-    jobs_.clear();
-    heardAs_.clear();
-    sampleRate_ = set.classes.empty() && base_ != nullptr ? storageRateFor (*base_) : set.sampleRate;
+    sampleRate_ = set.sampleRate;
     unknownBelow_ = set.unknownBelow;
     hits_ = set.hits;
-    embedded_.clear();
     learnedOn_ = set.learnedOn;
     enabled_ = enabled;
-    error_.clear();
+    readError_.clear();
+    readErrorAt_ = 0;
     for (auto& taught : set.classes)
     {
         StoredClass c { taught.name, {} };
         for (auto& sound : taught.examples)
-            c.examples.push_back ({ nextId_++, std::move (sound) });
+            c.examples.push_back ({ nextId_++, std::make_shared<const teach::ExampleSound> (std::move (sound)) });
         classes_.push_back (std::move (c));
     }
+    restoredAt_ = edits_ + 1; // the edit below
     edited();
-}
-
-// ----- base model -------------------------------------------------------------------------------
-
-uint64_t TeachSession::setBase (std::shared_ptr<const engine::Model> model, const ModelDescription& description)
-{
-    const std::lock_guard<std::mutex> lock (mutex_);
-    const bool empty = std::all_of (classes_.begin(), classes_.end(), [] (const StoredClass& c) { return c.examples.empty(); });
-    if (empty && classes_.empty())
-        sampleRate_ = storageRateFor (*model); // the examples to come are kept at the model's rate
-    base_ = std::move (model);
-    baseDescription_ = description;
-    runningTaught_ = false;
-    waitingForBase_ = false;
-    ++version_;
-    if (classes_.empty() && jobs_.empty())
-        notify(); // nothing taught: nothing to learn on the new base (the thread, if any, looks anyway)
-    else
-        wake();
-    return ++baseGeneration_;
-}
-
-bool TeachSession::isCurrentBase (uint64_t generation) const
-{
-    const std::lock_guard<std::mutex> lock (mutex_);
-    return generation == baseGeneration_;
 }
 
 bool TeachSession::isRunningTaught() const
 {
-    const std::lock_guard<std::mutex> lock (mutex_);
-    return runningTaught_;
+    return service_.isRunningTaught();
 }
 
 bool TeachSession::waitUntilIdle (int timeoutMs) const
@@ -439,63 +415,32 @@ bool TeachSession::waitUntilIdle (int timeoutMs) const
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds (timeoutMs);
     while (std::chrono::steady_clock::now() < deadline)
     {
-        if (! view().busy)
-            return true;
+        {
+            const std::lock_guard<std::mutex> lock (mutex_);
+            if (! busyLocked())
+                return true;
+        }
         std::this_thread::sleep_for (std::chrono::milliseconds (2));
     }
     return false;
 }
 
-// ----- teacher thread ---------------------------------------------------------------------------
+// ----- service thread ---------------------------------------------------------------------------
 
-void TeachSession::run()
-{
-    while (! threadShouldExit())
-    {
-        std::optional<FileJob> job;
-        bool needsLearning = false;
-        {
-            const std::lock_guard<std::mutex> lock (mutex_);
-            if (! jobs_.empty())
-            {
-                job = jobs_.front();
-                jobs_.erase (jobs_.begin());
-            }
-            needsLearning = base_ != nullptr && ! waitingForBase_ && (learnedEdits_ != edits_ || learnedGeneration_ != baseGeneration_);
-            learning_ = job.has_value() || needsLearning;
-        }
-        try
-        {
-            if (job.has_value())
-                readFile (*job);
-            else if (needsLearning)
-                learn();
-            else
-                wait (-1);
-        }
-        catch (...)
-        {
-            // Out of memory even for a message: this round ends; never let it out into the host.
-            const std::lock_guard<std::mutex> lock (mutex_);
-            learnedEdits_ = edits_;
-            learnedGeneration_ = baseGeneration_;
-            error_ = "Learning failed (out of memory?)";
-        }
-    }
-}
-
-void TeachSession::readFile (const FileJob& job)
+void TeachSession::readFile (const FileJob& job, uint64_t epoch)
 {
     const auto name = job.file.getFileName();
     juce::String error;
     teach::ExampleSound sound;
+    double rate = 0.0;
+    {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (epoch != readEpoch_)
+            return; // restored meanwhile: not for these classes
+        rate = sampleRate_;
+    }
     try
     {
-        double rate = 0.0;
-        {
-            const std::lock_guard<std::mutex> lock (mutex_);
-            rate = sampleRate_;
-        }
         formats::AudioFileReader reader (job.file.getFullPathName().toStdString());
         const double fileRate = reader.sampleRate();
         const bool region = job.end > job.start;
@@ -530,218 +475,20 @@ void TeachSession::readFile (const FileJob& job)
     }
     {
         const std::lock_guard<std::mutex> lock (mutex_);
+        if (epoch != readEpoch_)
+            return;
         if (error.isEmpty())
-            error = addLocked (job.className, std::move (sound));
+            error = addLocked (job.className, std::move (sound)); // (an edit: the service learns it once the files are read)
         if (error.isNotEmpty())
-            error_ = error;
+        {
+            readError_ = error;
+            readErrorAt_ = edits_;
+        }
+        --pendingFiles_;
         ++version_;
     }
     if (error.isNotEmpty())
-        callbacks_.setStatus (error, true);
-}
-
-void TeachSession::learn()
-{
-    const auto started = std::chrono::steady_clock::now();
-    // What to learn, copied (the sounds are shared by value: at most a few megabytes).
-    std::vector<StoredClass> classes;
-    std::shared_ptr<const engine::Model> base;
-    ModelDescription description;
-    uint64_t generation = 0, edits = 0;
-    bool enabled = true, wasRunningTaught = false;
-    double rate = 16000.0, unknownBelow = 0.5;
-    std::string learnedOn;
-    std::map<uint64_t, std::vector<teach::Example>> embedded;
-    std::shared_ptr<const std::vector<std::uint8_t>> baseBytes, hitBytes;
-    std::shared_ptr<const engine::Model> hitEmbedder;
-    bool hits = false;
-    {
-        const std::lock_guard<std::mutex> lock (mutex_);
-        classes = classes_;
-        base = base_;
-        description = baseDescription_;
-        generation = baseGeneration_;
-        edits = edits_;
-        enabled = enabled_;
-        rate = sampleRate_;
-        unknownBelow = unknownBelow_;
-        learnedOn = learnedOn_;
-        wasRunningTaught = runningTaught_;
-        hits = hits_;
-        if (embeddedGeneration_ == generation)
-            embedded = embedded_;
-        if (bytesGeneration_ == generation)
-            baseBytes = baseBytes_, hitBytes = hitBytes_, hitEmbedder = hitEmbedder_;
-    }
-    const auto finish = [&] (juce::String error, std::shared_ptr<const engine::Model> taught) {
-        {
-            const std::lock_guard<std::mutex> lock (mutex_);
-            if (edits != edits_ || generation != baseGeneration_)
-                return false; // edited meanwhile: the next round learns again
-            learnedEdits_ = edits;
-            learnedGeneration_ = generation;
-            error_ = error;
-            embedded_ = embedded;
-            embeddedGeneration_ = generation;
-            learnMilliseconds_ = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
-            ++version_;
-        }
-        const bool runsTaught = taught != nullptr;
-        if (runsTaught || wasRunningTaught)
-            callbacks_.install (runsTaught ? std::move (taught) : base, generation);
-        const std::lock_guard<std::mutex> lock (mutex_);
-        if (generation == baseGeneration_)
-            runningTaught_ = runsTaught;
-        return true;
-    };
-
-    const bool anything = std::any_of (classes.begin(), classes.end(), [] (const StoredClass& c) { return ! c.examples.empty(); });
-    if (! anything || ! enabled)
-    {
-        {
-            const std::lock_guard<std::mutex> lock (mutex_);
-            if (! anything)
-                heardAs_.clear(), learnedLabels_.clear(), head_.reset();
-        }
-        finish ({}, nullptr);
-        return;
-    }
-    if (! base->info().embeddingOutput.has_value())
-    {
-        const juce::String error = "The taught classes need a model with an embedding output, and " + description.name
-                                   + " has none: the model's own classes answer. The taught examples are kept for a model that has one.";
-        if (finish (error, nullptr))
-            callbacks_.setStatus (error, true);
-        return;
-    }
-    try
-    {
-        if (baseBytes == nullptr)
-        {
-            if (description.builtin)
-            {
-                const auto file = resources::builtinModelFile();
-                baseBytes = std::make_shared<const std::vector<std::uint8_t>> (file.begin(), file.end());
-            }
-            else
-            {
-                juce::MemoryBlock block;
-                if (! description.file.loadFileAsData (block))
-                    throw std::runtime_error ("cannot read " + description.file.getFullPathName().toStdString() + " again");
-                const auto* data = static_cast<const std::uint8_t*> (block.getData());
-                baseBytes = std::make_shared<const std::vector<std::uint8_t>> (data, data + block.getSize());
-            }
-        }
-        // Hits are embedded as `sonotype learn --hits` embeds them: from the model's token sequence
-        // where it has one (teach/HitEmbedding.h), and the taught model extends that file.
-        // The hit-embedding file is made once per base model (kept with the base's bytes).
-        if (hits && hitBytes == nullptr)
-        {
-            hitBytes = baseBytes, hitEmbedder = base;
-            if (auto tokens = teach::hitEmbeddingModelFile (*baseBytes))
-            {
-                hitBytes = std::make_shared<const std::vector<std::uint8_t>> (std::move (*tokens));
-                hitEmbedder = engine::Model::fromMemory (hitBytes->data(), hitBytes->size(), base->info().name);
-            }
-        }
-        const auto headBytes = hits ? hitBytes : baseBytes;
-        const auto embedder = hits ? hitEmbedder : base;
-        teach::ExampleSettings settings;
-        settings.hits = hits;
-
-        // Each new example's embedding (hits mode: each of its hits') on the base model; the
-        // examples already embedded on it are kept.
-        std::vector<teach::TaughtClass> taught;
-        std::vector<std::vector<uint64_t>> ids; // per taught class, the example each of its examples came from
-        for (const auto& c : classes)
-        {
-            teach::TaughtClass t { c.name, {} };
-            std::vector<uint64_t> from;
-            for (const auto& example : c.examples)
-            {
-                auto found = embedded.find (example.id);
-                if (found == embedded.end())
-                {
-                    const auto source = "example " + std::to_string (example.id);
-                    auto e = hits ? teach::hitExamplesOfSamples (example.sound.samples, rate, source, embedder, settings)
-                                  : std::vector<teach::Example> { teach::exampleOfSamples (example.sound.samples, rate, source, embedder) };
-                    found = embedded.emplace (example.id, std::move (e)).first;
-                }
-                for (const auto& e : found->second)
-                {
-                    t.examples.push_back (e);
-                    from.push_back (example.id);
-                }
-            }
-            if (threadShouldExit())
-                return;
-            if (t.examples.empty())
-                continue; // no examples yet, or (hits) no hit found in them: the view says so
-            taught.push_back (std::move (t));
-            ids.push_back (std::move (from));
-        }
-        if (taught.empty())
-        {
-            const juce::String error = "No hits found in the examples: record or add sounds with clear attacks, or switch off \"Examples are hits\"";
-            {
-                const std::lock_guard<std::mutex> lock (mutex_);
-                if (edits == edits_ && generation == baseGeneration_)
-                    heardAs_.clear(), learnedLabels_.clear(), head_.reset();
-            }
-            finish (error, nullptr);
-            return;
-        }
-        const auto baseLabels = runtime::classLabels (*base);
-        auto head = teach::learn (taught, baseLabels, unknownBelow);
-        if (hits)
-            head.hitClipSeconds = settings.clipSeconds; // the per-hit mode classifies hits as they were taught
-        const auto confusion = teach::leaveOneFileOut (taught, baseLabels, unknownBelow);
-        const auto built = teach::buildTaughtModel (*headBytes, description.name.toStdString(), head);
-        const auto identity = teach::modelIdentity (description.name.toStdString(), baseBytes->data(), baseBytes->size());
-        {
-            const std::lock_guard<std::mutex> lock (mutex_);
-            if (edits != edits_ || generation != baseGeneration_)
-                return;
-            heardAs_.clear();
-            for (std::size_t c = 0; c < ids.size(); ++c)
-                for (std::size_t i = 0; i < ids[c].size(); ++i)
-                    heardAs_[ids[c][i]].push_back (confusion.predicted[c][i]);
-            for (const auto& c : classes)
-                for (const auto& example : c.examples)
-                    heardAs_.try_emplace (example.id); // checked, no hit found in it
-            learnedLabels_ = head.labels;
-            head_ = head;
-            baseBytes_ = baseBytes;
-            headBytes_ = headBytes;
-            hitBytes_ = hitBytes;
-            hitEmbedder_ = hitEmbedder;
-            bytesGeneration_ = generation;
-            learnedOn_ = identity;
-        }
-        if (finish ({}, built.model) && ! learnedOn.empty() && learnedOn != identity)
-        {
-            int count = 0;
-            juce::StringArray names;
-            for (const auto& t : taught)
-            {
-                names.add (text (t.name));
-                count += static_cast<int> (t.examples.size());
-            }
-            const auto old = text (learnedOn.substr (0, learnedOn.rfind ('#')));
-            callbacks_.setStatus ("The taught classes (" + names.joinIntoString (", ") + ") were learned again from their " + juce::String (count)
-                                      + " examples on " + description.name
-                                      + (old == description.name ? juce::String (", a model of that name that differs from the one they were taught on")
-                                                                 : " (they were taught on " + old + ")")
-                                      + ". Check them in the Teach view.",
-                                  false);
-        }
-    }
-    catch (const std::exception& e)
-    {
-        const auto error = "Could not learn the taught classes on " + description.name + ": " + text (e.what());
-        if (finish (error, nullptr))
-            callbacks_.setStatus (error, true);
-    }
+        setStatus_ (error, true);
 }
 
 } // namespace sonotype::plugin

@@ -1,50 +1,36 @@
-// The plugin's taught classes: the sounds the user gives each class (recorded from the input, a
-// region of an analysed file, dropped files), learned on the running base model into a taught
-// model (teach::buildTaughtModel: the base model plus its head as engine ops) that the processor
-// runs in its place. Learning happens on this object's own thread, never the audio or message
-// thread; the sounds are kept (teach::ExampleSet, bounded) so that the classes are learned again,
-// and the user told, when the base model changes, and saved with the plugin's state.
+// The plugin's taught classes, as the Teach view shows and edits them: the sounds the user gives
+// each class (recorded from the input, a region of an analysed file, dropped files), kept
+// (teach::ExampleSet, bounded) so that they are saved with the plugin's state and learned again
+// when the base model changes. Learning is the model service's (ModelService): each edit hands it
+// a copy of the classes (TaughtClasses), which it learns on the running base model into the model
+// it runs in its place; the view shows what it learned (LessonOutcome). Dropped files are read on
+// the service's thread too, in tasks posted to it.
 //
 // Threading contract
 // - Message thread: the edits (addClass, addSound, addFiles, removeExample, ...), setEnabled(),
-//   view(), exportModel(), examples()/restore() (the saved state), importModel().
-// - The loader thread or the message thread (the processor's install callback): setBase().
-// - The teacher thread (a juce::Thread): reads and resamples dropped files, computes each new
-//   example's embedding on the base model, learns, checks (leave one out), builds the taught model
-//   and hands it to the install callback.
-// Shared: everything behind mutex_ (held briefly: never while embedding, learning or installing).
-// The callbacks are called without mutex_ held.
+//   view(), exportModel(), importModel(), examples()/restore() (the saved state).
+// - Service thread: the file reads addFiles() posts (readFile(): each adds its sound as an edit).
+// - Any thread but the audio thread: isEnabled(), isRunningTaught(), waitUntilIdle().
+// Shared: everything here behind mutex_ (held briefly: never while reading a file). With mutex_
+// held it calls the service's commands and queries, which take only the service's own mutex and
+// never call back; the status callback is called without mutex_ held.
 #pragma once
 
-#include "engine/Model.h"
-#include "plugin/ModelLoader.h"
+#include "plugin/ModelService.h"
 #include "teach/ExampleSet.h"
-#include "teach/Teacher.h"
 
 #include <juce_core/juce_core.h>
 
-#include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 
 namespace sonotype::plugin
 {
 
-class TeachSession final : private juce::Thread
+class TeachSession final
 {
 public:
-    struct Callbacks
-    {
-        /** Teacher thread: runs `model` (the taught model, or the base model again when teaching is
-            off or has nothing to learn) if `baseGeneration` is still the current base. */
-        std::function<void (std::shared_ptr<const engine::Model> model, uint64_t baseGeneration)> install;
-        /** Teacher thread: what the user should be told (re-learned for a new model, an error). */
-        std::function<void (juce::String message, bool isError)> setStatus;
-    };
-
     /** What the Teach panel shows: copies. */
     struct ExampleView
     {
@@ -78,17 +64,16 @@ public:
         juce::String baseName, error;
     };
 
-    explicit TeachSession (Callbacks callbacks);
-    ~TeachSession() override;
-    /** Stops the teacher thread (a learning under way ends first). */
-    void stop();
+    /** Learned by `service` (which outlives this object and is stopped before it goes);
+        `setStatus`: any thread, what the user should be told (a file that could not be read). */
+    TeachSession (ModelService& service, std::function<void (juce::String message, bool isError)> setStatus);
 
     // ----- edits (message thread); each returns the error to show, empty on success -----------
     juce::String addClass (const juce::String& name);
     void removeClass (int classIndex);
     /** A sound at `sampleRate` (mono): resampled to the set's rate, cut to kMaxExampleSeconds. */
     juce::String addSound (int classIndex, const std::vector<float>& samples, double sampleRate, const juce::String& source);
-    /** Audio files, and folders searched for them (read on the teacher thread); a region
+    /** Audio files, and folders searched for them (read on the service thread); a region
         [startSeconds, endSeconds) of one file when endSeconds > startSeconds. */
     juce::String addFiles (int classIndex, const juce::Array<juce::File>& files, double startSeconds = 0.0, double endSeconds = 0.0);
     void removeExample (int classIndex, int exampleIndex);
@@ -111,19 +96,12 @@ public:
 
     // ----- saved state (message thread) ---------------------------------------------------------
     teach::ExampleSet examples() const;
-    /** Takes these classes and examples in place of the ones here. `waitForBase`: a session's
-        model is being loaded; they are learned once it runs (setBase) or resume() says the load
-        ended, not on the model running now. */
-    void restore (teach::ExampleSet set, bool enabled, bool waitForBase = false);
-    /** Learning goes on (a model load that restore() waited for has ended without a new model). */
-    void resume();
+    /** Takes these classes and examples in place of the ones here (files still to read are
+        dropped). They are learned once the commands given to the service before have run: a
+        session's model first, when the processor restores one. */
+    void restore (teach::ExampleSet set, bool enabled);
 
-    // ----- base model (the processor's install callback) -----------------------------------------
-    /** The base model now running; the taught classes are learned on it again. Returns the new
-        base generation. */
-    uint64_t setBase (std::shared_ptr<const engine::Model> model, const ModelDescription& description);
-    bool isCurrentBase (uint64_t generation) const;
-    /** Whether the running model is the taught one, and its classes (for the model's display). */
+    /** Whether the running model is the taught one. */
     bool isRunningTaught() const;
 
     /** Waits (up to timeoutMs) until nothing is left to read or learn; true if so (tests). */
@@ -133,7 +111,7 @@ private:
     struct StoredExample
     {
         uint64_t id = 0;
-        teach::ExampleSound sound;
+        std::shared_ptr<const teach::ExampleSound> sound; // shared with the service's copies; never changed
     };
     struct StoredClass
     {
@@ -147,45 +125,27 @@ private:
         double start = 0.0, end = 0.0;
     };
 
-    void run() override;
-    void readFile (const FileJob& job);
-    void learn();
-    juce::String addLocked (const std::string& className, teach::ExampleSound sound); // mutex_ held
-    void edited();                                                                // mutex_ held
-    void wake();                                                                  // starts the thread (once) and wakes it
+    void readFile (const FileJob& job, uint64_t epoch);                           // service thread
+    juce::String addLocked (const std::string& className, teach::ExampleSound sound); // mutex_ held, from here on
+    void edited();
+    double sampleRateLocked (const engine::Model& base) const;
+    std::string learnedOnLocked (const LessonOutcome* outcome) const;
+    bool busyLocked() const;
 
-    const Callbacks callbacks_;
+    ModelService& service_;
+    const std::function<void (juce::String, bool)> setStatus_;
     mutable std::mutex mutex_;
-    std::atomic<bool> stopped_ { false }; // after stop(), wake() no longer starts the thread
     std::vector<StoredClass> classes_;
-    double sampleRate_ = 16000.0, unknownBelow_ = 0.5;
-    std::string learnedOn_;
-    bool enabled_ = true;
-    uint64_t nextId_ = 1, edits_ = 1, learnedEdits_ = 0, version_ = 1;
-    std::vector<FileJob> jobs_;
-    bool learning_ = false;
-    bool waitingForBase_ = false;
-    // The base model and what was learned on it.
-    std::shared_ptr<const engine::Model> base_;
-    ModelDescription baseDescription_;
-    uint64_t baseGeneration_ = 0, learnedGeneration_ = 0;
-    bool hits_ = false;
-    // By example id, on base generation embeddedGeneration_: its embedding (hits mode: one per hit).
-    std::map<uint64_t, std::vector<teach::Example>> embedded_;
-    uint64_t embeddedGeneration_ = 0;
-    std::map<uint64_t, std::vector<int>> heardAs_; // leave one out, by example id (hits mode: one per hit)
-    std::vector<std::string> learnedLabels_;
-    std::optional<teach::Head> head_;             // the last head learned (export builds the file again, with the examples)
-    std::shared_ptr<const std::vector<std::uint8_t>> baseBytes_; // the base model's file, on base generation bytesGeneration_
-    uint64_t bytesGeneration_ = 0;
-    std::shared_ptr<const std::vector<std::uint8_t>> headBytes_; // the file head_ extends: the base, or its hit embedding (teach/HitEmbedding.h)
-    // Hits mode, on base generation bytesGeneration_: the base's hit-embedding file and its model (the
-    // base's own where it has no token sequence), made once per base rather than every learning round.
-    std::shared_ptr<const std::vector<std::uint8_t>> hitBytes_;
-    std::shared_ptr<const engine::Model> hitEmbedder_;
-    bool runningTaught_ = false;
-    double learnMilliseconds_ = 0.0;
-    juce::String error_;
+    double sampleRate_ = 16000.0, unknownBelow_ = 0.5; // sampleRate_: once there are classes (before, the base model's)
+    bool enabled_ = true, hits_ = false;
+    std::string learnedOn_;          // as restored: the base the classes were last learned on
+    uint64_t nextId_ = 1, edits_ = 0; // edits_: the version of the classes the service was last given
+    uint64_t restoredAt_ = 0;        // the edit restore() made: outcomes before it are of other classes
+    uint64_t version_ = 1;           // the view's, with each outcome's serial
+    int pendingFiles_ = 0;
+    uint64_t readEpoch_ = 0;         // restore() drops the reads not yet done
+    juce::String readError_;         // the last file that could not be added, at edit readErrorAt_
+    uint64_t readErrorAt_ = 0;
 };
 
 } // namespace sonotype::plugin

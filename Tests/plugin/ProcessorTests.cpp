@@ -231,7 +231,9 @@ TEST_CASE ("a model can be swapped while audio runs, a bad file keeps the runnin
     CHECK (snapshot.result.probabilities.size() == 4);
     CHECK (snapshot.stats.error.empty());
 
-    processor.useBuiltinModel();
+    processor.useBuiltinModel(); // swapped in on the model service's thread
+    REQUIRE (waitForModelLoad (processor));
+    CHECK (processor.modelDescription().builtin);
     driver.play (exampleSequence ({ "drums" }, 48000.0, 2));
     snapshot = processor.snapshot();
     CHECK (snapshot.info->labels.size() == 12);
@@ -610,9 +612,10 @@ TEST_CASE ("a newer model request supersedes one still loading", "[plugin][load]
     CHECK_FALSE (processor.statusIsError()); // the slow file's failure is not reported: it was superseded
     CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
     CHECK (processor.analysis().labels().size() == 4);
-    processor.useBuiltinModel();
-    CHECK_FALSE (processor.isLoadingModel());
+    processor.useBuiltinModel(); // a command like the others, run once the service gets to it
+    REQUIRE (waitForModelLoad (processor));
     CHECK (processor.modelDescription().builtin);
+    CHECK (processor.statusMessage() == "Using the built-in model");
 }
 
 TEST_CASE ("the standalone app never sends its input to the speakers, and analyzes it only when asked", "[plugin][standalone]")

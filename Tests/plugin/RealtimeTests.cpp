@@ -138,7 +138,7 @@ TEST_CASE ("recording an example from the input and running taught classes alloc
     for (std::size_t position = 0, block = 0; block < 20000; ++block)
     {
         // Between blocks, as the message thread would: record half a second, give it to a class
-        // (the teacher thread learns and swaps the taught model in while audio runs).
+        // (the model service learns and swaps the taught model in while audio runs).
         if (block % 500 == 0 && ! processor.recorder().isRecording())
             processor.recorder().start (0.5, rate);
         if (auto recorded = processor.recorder().take(); ! recorded.empty())

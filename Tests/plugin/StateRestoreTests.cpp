@@ -46,7 +46,7 @@ TEST_CASE ("a saved state with valid non-ASCII text restores", "[plugin]")
     const std::string path = "/nonexistent/mod\xc3\xa8le \xe2\x99\xab.safetensors"; // "modèle ♫"
     TestProcessor processor;
     restore (processor, stateFromText ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<SonotypeState modelPath=\"" + path + "\"/>"));
-    REQUIRE (waitForModelLoad (processor)); // the saved model loads on the loader thread
+    REQUIRE (waitForModelLoad (processor)); // the saved model loads on the model service's thread
     CHECK (processor.statusIsError());
     CHECK (processor.statusMessage().contains (juce::String::fromUTF8 (path.c_str())));
     CHECK (processor.statusMessage().contains ("built-in"));

@@ -1,7 +1,7 @@
 // The plugin's Teach view underneath: classes taught from the input (recorded through processBlock),
-// from files and regions of files, learned on the teacher thread into a model that runs in the base
-// model's place; kept in the saved state (and learned again, the user told, on another base model);
-// exported as an ordinary model file that carries its examples and is imported back.
+// from files and regions of files, learned on the model service's thread into a model that runs in
+// the base model's place; kept in the saved state (and learned again, the user told, on another base
+// model); exported as an ordinary model file that carries its examples and is imported back.
 #include "formats/AudioFileReader.h"
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
@@ -199,7 +199,7 @@ TEST_CASE ("taught classes from a session on another model are learned again on 
     CHECK (processor.teaching().view().classes.size() == 3);
 }
 
-TEST_CASE ("learning from 50 examples takes well under a second on the teacher thread", "[plugin][teach]")
+TEST_CASE ("learning from 50 examples takes well under a second on the model service's thread", "[plugin][teach]")
 {
     // Given all at once (as a session restores them), so that one learning embeds all 50.
     teach::ExampleSet set;

@@ -636,8 +636,8 @@ int main (int argc, char* argv[])
 {
     // One malloc arena for every thread, set before any thread starts: the resident set then
     // measures what is allocated, not where glibc keeps what was freed. With its default per-thread
-    // arenas, a model loaded on the processor's loader thread and freed later stays resident in
-    // that thread's arena (the hour-long run: +19 MiB of RSS, once, while the heap in use stayed
+    // arenas, a model loaded on the processor's model service thread and freed later stays resident
+    // in that thread's arena (the hour-long run: +19 MiB of RSS, once, while the heap in use stayed
     // flat; with one arena +1.5 MiB).
     mallopt (M_ARENA_MAX, 1);
     const juce::ScopedJuceInitialiser_GUI juce;
