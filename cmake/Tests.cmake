@@ -12,6 +12,7 @@ endif()
 add_executable(sonotype_tests
     Tests/TestMain.cpp
     Tests/cli/ArgumentsTests.cpp
+    Tests/cli/AudioPathsTests.cpp
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/dsp/OnsetDetectorTests.cpp
@@ -30,6 +31,7 @@ add_executable(sonotype_tests
     Tests/engine/TextTests.cpp
     Tests/engine/WorkEstimateTests.cpp
     Tests/formats/AudioFileReaderTests.cpp
+    Tests/formats/AudioFormatsTests.cpp
     Tests/formats/Mp3ReaderTests.cpp
     Tests/formats/OpusReaderTests.cpp
     Tests/runtime/ClassesInPlayTests.cpp

@@ -1,6 +1,6 @@
 #include "gui/SonotypeEditor.h"
 
-#include "formats/AudioFileReader.h"
+#include "formats/AudioFormats.h"
 
 #include "plugin/PluginParameters.h"
 #include "timeline/TimelineExport.h"
@@ -12,7 +12,7 @@ namespace
 {
     bool isAudioFile (const juce::File& file)
     {
-        return file.hasFileExtension (formats::kAudioFileExtensions);
+        return formats::isReadableAudioFile (file.getFullPathName().toStdString());
     }
 
     bool allAudioFiles (const juce::StringArray& files)

@@ -3,6 +3,7 @@
 // writes for the same files, byte for byte (the built CLI is run). A corrupt file is an error in
 // the banner and on the timeline. The live session exports too. Writes the screenshots README
 // shows (build/screenshots/file-analysis.png, file-error.png).
+#include "formats/AudioFormats.h"
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
@@ -178,6 +179,32 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     saveScreenshot (view, "file-analysis.png");
     wav.deleteFile();
     mp3.deleteFile();
+}
+
+TEST_CASE ("the app takes the audio files the CLI's folder scan takes, .wave too, dropped or chosen", "[gui][timeline][files]")
+{
+    TestProcessor processor;
+    processor.setAudioDeviceAvailable (false);
+    gui::SonotypeEditor view (processor, true);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    for (const auto& extension : formats::readableExtensions())
+        CHECK (view.isInterestedInFileDrag ({ juce::String ("/music/take." + extension) }));
+    CHECK (view.isInterestedInFileDrag ({ "/music/TAKE.WAVE", "/music/other.flac" }));
+    CHECK_FALSE (view.isInterestedInFileDrag ({ "/music/take.wave", "/music/notes.txt" }));
+    CHECK_FALSE (view.isInterestedInFileDrag ({ "/music/notes.txt" }));
+    CHECK (view.isInterestedInFileDrag ({ "/models/model.safetensors" }));
+    view.fileDragExit ({});
+
+    // A .wave file dropped is analysed as the WAV it is.
+    const auto wave = writeExampleWav ("dropped take.wave");
+    view.filesDropped ({ wave.getFullPathName() }, 0, 0);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    CHECK (view.isShowingFiles());
+    CHECK (view.timeline().status().file == wave);
+    CHECK (view.timeline().status().state == plugin::FileState::done);
+    CHECK (view.timeline().status().segments.size() >= 3);
+    wave.deleteFile();
 }
 
 TEST_CASE ("a corrupt audio file: the banner and the timeline say why, and nothing else changes", "[gui][timeline]")
