@@ -43,6 +43,7 @@ add_executable(sonotype_tests
     Tests/teach/HitEmbeddingTests.cpp
     Tests/teach/TeacherTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
+    Tests/timeline/FileBlocksTests.cpp
     Tests/timeline/TimelineExportTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
     target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)

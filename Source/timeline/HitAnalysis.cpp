@@ -3,6 +3,7 @@
 #include "formats/AudioFileReader.h"
 #include "runtime/HitAnalyzer.h"
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/FileBlocks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,9 +47,10 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
             onHit (hit, found.embedding);
         outcome.hits.push_back (std::move (hit));
     };
-    std::vector<float> block (runtime::WindowAnalyzer::fileBlockSamples (rate));
-    while (const auto count = reader.readMono (block.data(), block.size()))
-        analyzer.push (block.data(), count, report);
+    forEachBlock (reader, [&] (std::span<const float> block) {
+        analyzer.push (block.data(), block.size(), report);
+        return true;
+    });
     analyzer.finish (report);
     outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     outcome.durationSeconds = static_cast<double> (analyzer.numInputSamples()) / rate;
