@@ -12,14 +12,6 @@
 namespace sonotype::timeline
 {
 
-int hitVelocity (float levelDb) noexcept
-{
-    constexpr float kRangeDb = 48.0f;
-    if (! std::isfinite (levelDb))
-        return 1;
-    return std::clamp (static_cast<int> (std::lround (1.0f + 126.0f * (levelDb + kRangeDb) / kRangeDb)), 1, 127);
-}
-
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit)
 {

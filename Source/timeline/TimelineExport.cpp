@@ -93,8 +93,8 @@ namespace
         {
             if (note.note < 0 || note.note > 127)
                 continue;
-            track.addEvent (juce::MidiMessage::noteOn (1, note.note, static_cast<juce::uint8> (juce::jlimit (1, 127, note.velocity))), ticks (note.startSeconds));
-            track.addEvent (juce::MidiMessage::noteOff (1, note.note), ticks (note.endSeconds));
+            track.addEvent (noteOn (note.note, note.velocity), ticks (note.startSeconds));
+            track.addEvent (noteOff (note.note), ticks (note.endSeconds));
             end = std::max (end, static_cast<double> (ticks (note.endSeconds)));
         }
         track.updateMatchedPairs();
@@ -116,7 +116,7 @@ std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNot
 {
     std::vector<Note> notes;
     for (const auto& segment : segments)
-        notes.push_back ({ baseNote + segment.classIndex, juce::roundToInt (segment.confidence * 127.0f), segment.startSeconds, segment.endSeconds });
+        notes.push_back ({ baseNote + segment.classIndex, confidenceVelocity (segment.confidence), segment.startSeconds, segment.endSeconds });
     return midiNotes (notes);
 }
 

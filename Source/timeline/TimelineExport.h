@@ -5,6 +5,7 @@
 
 #include "runtime/Segmenter.h"
 #include "timeline/HitAnalysis.h"
+#include "timeline/MidiNotes.h"
 
 #include <string>
 #include <vector>
@@ -36,7 +37,7 @@ std::string reaperRegions (const std::vector<runtime::Segment>& segments, const 
 /** A Standard MIDI File (type 1, 960 ticks per quarter note, 120 bpm: 1920 ticks a second) with one
     note per segment on channel 1, as the plugin's MIDI output plays it: note baseNote + class index
     (a segment whose note falls outside 0-127 has none), velocity from the segment's confidence
-    (confidence * 127, at least 1). */
+    (confidenceVelocity). */
 std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNote);
 
 // ----- hits (the per-hit mode) -------------------------------------------------------------------
@@ -52,8 +53,6 @@ std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<st
     velocity from the hit's level (hitVelocity), kHitNoteSeconds long or up to the next hit of the
     same note. */
 std::string midiHitFile (const std::vector<Hit>& hits, int baseNote);
-
-inline constexpr double kHitNoteSeconds = 0.1;
 
 inline constexpr int kMidiTicksPerQuarterNote = 960;
 inline constexpr int kMidiTicksPerSecond = 2 * kMidiTicksPerQuarterNote; // at 120 bpm
