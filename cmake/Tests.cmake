@@ -42,6 +42,7 @@ add_executable(sonotype_tests
     Tests/runtime/WaveformModelTests.cpp
     Tests/teach/HitEmbeddingTests.cpp
     Tests/teach/TeacherTests.cpp
+    Tests/timeline/AnalysisWarningsTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/FileBlocksTests.cpp
     Tests/timeline/TimelineExportTests.cpp)

@@ -111,9 +111,9 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
 
         // The exports, written as the app's Export menu writes them, against the CLI's.
         const auto csv = scratch ("export.segments.csv"), labels = scratch ("export.labels.txt"), midi = scratch ("export.mid");
-        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
-        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::audacity, labels).isEmpty());
-        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::midi, midi).isEmpty());
+        CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
+        CHECK (view.exportTimeline (timeline::ExportFormat::audacity, labels).isEmpty());
+        CHECK (view.exportTimeline (timeline::ExportFormat::midi, midi).isEmpty());
         auto arguments = settings;
         arguments.insert (0, "classify");
         arguments.add ("--segments");
@@ -139,7 +139,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     view.refresh();
     CHECK (processor.fileAnalyzer().settings().analysis.detector.threshold == Approx (0.8f));
     const auto csv = scratch ("threshold.segments.csv");
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
+    CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
     auto arguments = settings;
     arguments.set (5, "80");
     arguments.insert (0, "classify");
@@ -159,7 +159,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     juce::StringArray inPlayText;
     for (const auto& label : inPlay)
         inPlayText.add (label);
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
+    CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
     arguments.insert (1, "--classes");
     arguments.insert (2, inPlayText.joinIntoString (","));
     CHECK (csv.loadFileAsString() == runCli (arguments).toString());
@@ -223,7 +223,7 @@ TEST_CASE ("a corrupt audio file: the banner and the timeline say why, and nothi
     CHECK (view.timeline().status().error.contains ("not a readable audio file"));
     CHECK (view.banner().isVisible());
     CHECK (view.banner().message() == "Cannot analyze " + corrupt.getFileName() + ": " + view.timeline().status().error);
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, scratch ("none.csv")).contains ("not analyzed"));
+    CHECK (view.exportTimeline (timeline::ExportFormat::csv, scratch ("none.csv")).contains ("not analyzed"));
     CHECK_FALSE (scratch ("none.csv").exists());
     saveScreenshot (view, "file-error.png");
     corrupt.deleteFile();
@@ -240,7 +240,7 @@ TEST_CASE ("the live session's detections export as segments in seconds of audio
     REQUIRE (history.segments.size() >= 2);
     CHECK (history.analyzedSeconds > 10.0); // two clips of about 2 s, three times each
     const auto labels = scratch ("session.labels.txt");
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::audacity, labels).isEmpty());
+    CHECK (view.exportTimeline (timeline::ExportFormat::audacity, labels).isEmpty());
     const auto lines = juce::StringArray::fromLines (labels.loadFileAsString().trim());
     CHECK (lines.size() == static_cast<int> (history.segments.size()));
     CHECK (lines[0].upToFirstOccurrenceOf ("\t", false, false).getDoubleValue() < 1.0); // the session's first seconds
