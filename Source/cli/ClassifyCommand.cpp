@@ -188,8 +188,14 @@ usage.)";
     }
 
     /** The files classified by `numWorkers` threads at once (each with its own analyzer, a
-        session of the model and a front end), each outcome handed to onOutcome on the calling
-        thread in file order, as soon as its turn comes. */
+        session of the model and a front end), each outcome taken by the calling thread in file
+        order, as soon as its turn comes.
+        Threading contract
+        - Worker threads (started by the constructor): classify the next file not taken by another
+          (nextFile_, atomic), then store its outcome under mutex_ and wake the caller.
+        - The calling thread: take(), in file order, waits under mutex_ for the file's outcome; the
+          destructor joins the workers (each ends when no file is left).
+        - Shared: outcomes_ (under mutex_), nextFile_; the files, model and options are read only. */
     class ClassifyJobs
     {
     public:
