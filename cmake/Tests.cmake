@@ -12,6 +12,7 @@ endif()
 add_executable(sonotype_tests
     Tests/TestMain.cpp
     Tests/cli/ArgumentsTests.cpp
+    Tests/cli/AudioPathsTests.cpp
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/dsp/OnsetDetectorTests.cpp
@@ -32,6 +33,7 @@ add_executable(sonotype_tests
     Tests/engine/TextTests.cpp
     Tests/engine/WorkEstimateTests.cpp
     Tests/formats/AudioFileReaderTests.cpp
+    Tests/formats/AudioFormatsTests.cpp
     Tests/formats/Mp3ReaderTests.cpp
     Tests/formats/OpusReaderTests.cpp
     Tests/runtime/ClassesInPlayTests.cpp
@@ -43,7 +45,9 @@ add_executable(sonotype_tests
     Tests/teach/HitEmbeddingTests.cpp
     Tests/teach/LessonTests.cpp
     Tests/teach/TeacherTests.cpp
+    Tests/timeline/AnalysisWarningsTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
+    Tests/timeline/FileBlocksTests.cpp
     Tests/timeline/TimelineExportTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
     target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)

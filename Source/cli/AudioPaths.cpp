@@ -1,6 +1,6 @@
 #include "cli/AudioPaths.h"
 
-#include "formats/AudioFileReader.h"
+#include "formats/AudioFormats.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -36,7 +36,7 @@ std::vector<std::string> collectFiles (const std::vector<std::string>& paths, st
                 continue;
             if (! it->is_regular_file (error))
                 skipped.push_back ({ name, "not a regular file" });
-            else if (! formats::hasAudioExtension (name))
+            else if (! formats::isReadableAudioFile (name))
                 skipped.push_back ({ name, it->path().has_extension() ? "unsupported extension (" + it->path().extension().string() + ")"
                                                                       : std::string ("no file extension") });
             else
@@ -48,7 +48,7 @@ std::vector<std::string> collectFiles (const std::vector<std::string>& paths, st
         if (error)
             errors.push_back ({ path, error.message() });
         if (found == 0)
-            errors.push_back ({ path, "no audio files (.wav .aif .aiff .flac .ogg .mp3 .opus) in this folder" });
+            errors.push_back ({ path, "no audio files (" + formats::readableExtensionsText() + ") in this folder" });
     }
     std::sort (files.begin(), files.end());
     files.erase (std::unique (files.begin(), files.end()), files.end());

@@ -1,26 +1,26 @@
 // `sonotype classify`: classifies audio files and folders, window by window, with the same analyzer
-// the live runtime runs. Results go to stdout (CSV or JSON); messages and progress to stderr.
+// the live runtime runs. Results go to stdout (CSV or JSON); messages and progress to stderr. The
+// options are ClassifyOptions', the rows ClassifyOutput's; here each file's analysis and the jobs
+// that run them in parallel.
 #include "cli/AudioPaths.h"
+#include "cli/ClassifyOptions.h"
+#include "cli/ClassifyOutput.h"
 #include "cli/Commands.h"
-#include "cli/ModelLoading.h"
 #include "engine/file/Text.h"
-#include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/AnalysisWarnings.h"
 #include "timeline/FileAnalysis.h"
 #include "timeline/HitAnalysis.h"
-#include "timeline/TimelineExport.h"
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 #include <unistd.h>
@@ -80,48 +80,6 @@ file classified as far as it goes, are on stderr); 1 a file or folder could not 
 other files are still classified; the model's output not finite counts as not classified); 2 bad
 usage.)";
 
-    enum class Format
-    {
-        csv,
-        json,
-        audacity,
-        reaper,
-        midi
-    };
-
-    std::optional<Format> parseFormat (const std::string& text)
-    {
-        static const std::pair<const char*, Format> names[] = { { "csv", Format::csv },
-                                                                { "json", Format::json },
-                                                                { "audacity", Format::audacity },
-                                                                { "reaper", Format::reaper },
-                                                                { "midi", Format::midi } };
-        for (const auto& [name, format] : names)
-            if (text == name)
-                return format;
-        return std::nullopt;
-    }
-
-    struct Options
-    {
-        std::string model;
-        double hopSeconds = 0.25, smoothingSeconds = 0.0;
-        bool json = false, summary = false, segments = false, toEnd = false, errorRows = false;
-        bool embeddings = false; // --embeddings: each window row gets the model's embedding
-        Format format = Format::csv;
-        double thresholdPercent = 50.0; // the plugin's "Detection threshold" default
-        int baseNote = 36;              // the plugin's "MIDI base note" default
-        std::string output;
-        unsigned jobs = std::max (1u, std::thread::hardware_concurrency());
-        std::size_t shardIndex = 0, shardCount = 1;
-        std::vector<std::string> paths;
-        std::vector<std::string> classes; // --classes: in play (empty: all)
-        bool onsets = false;              // --onsets: one classification per hit
-        timeline::HitAnalysisSettings hits;
-        CLI::Option* onsetWindow = nullptr; // given or not: a taught model's own window is the default
-        ModelLimitOptions limits;
-    };
-
     struct FileOutcome
     {
         std::vector<std::string> rows;     // formatted rows (CSV lines, or JSON objects)
@@ -132,161 +90,20 @@ usage.)";
         bool failed = false;
     };
 
-    /** Audacity, REAPER and MIDI files hold the segments of one file. */
-    bool isExport (Format format) noexcept
+    void addWarnings (FileOutcome& outcome, const std::string& path, const std::vector<std::string>& warnings)
     {
-        return format == Format::audacity || format == Format::reaper || format == Format::midi;
+        for (const auto& warning : warnings)
+            outcome.messages.push_back ("warning: " + path + ": " + warning);
     }
 
-    runtime::DetectorSettings detectorSettings (const Options& options)
+    void addError (FileOutcome& outcome, const std::string& path, const std::exception& e)
     {
-        runtime::DetectorSettings settings; // hysteresis and confirmation as the plugin's
-        settings.threshold = static_cast<float> (options.thresholdPercent / 100.0);
-        return settings;
+        outcome.messages.push_back ("error: " + path + ": " + e.what());
+        outcome.error = e.what();
+        outcome.failed = true;
     }
 
-    /** --classes: comma-separated labels, spaces around each trimmed, empty ones left out. */
-    std::vector<std::string> splitClasses (const std::string& text)
-    {
-        std::vector<std::string> classes;
-        std::size_t start = 0;
-        while (start <= text.size())
-        {
-            const auto comma = std::min (text.find (',', start), text.size());
-            auto label = text.substr (start, comma - start);
-            label.erase (0, label.find_first_not_of (' '));
-            label.erase (label.find_last_not_of (' ') + 1);
-            if (! label.empty())
-                classes.push_back (label);
-            start = comma + 1;
-        }
-        return classes;
-    }
-
-    /** --shard I/N: I and N decimal digits (fewer than 10), 0 <= I < N; the message if not. */
-    std::string parseShard (const std::string& text, std::size_t& index, std::size_t& count)
-    {
-        const auto slash = text.find ('/');
-        const auto digits = [] (const std::string& s) { return ! s.empty() && s.size() < 10 && s.find_first_not_of ("0123456789") == std::string::npos; };
-        if (slash == std::string::npos || ! digits (text.substr (0, slash)) || ! digits (text.substr (slash + 1)))
-            return "must be I/N, e.g. 0/4, not '" + text + "'";
-        index = std::stoul (text.substr (0, slash));
-        count = std::stoul (text.substr (slash + 1));
-        if (count < 1 || index >= count)
-            return "I/N needs 0 <= I < N, not '" + text + "'";
-        return {};
-    }
-
-    /** `text` as a JSON string. Malformed UTF-8 (a Latin-1 file name, say) becomes U+FFFD, so
-        that a row is always valid JSON. */
-    std::string jsonString (const std::string& text)
-    {
-        return nlohmann::json (text).dump (-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    }
-
-    std::string number (double value, int decimals)
-    {
-        return timeline::csvNumber (value, decimals);
-    }
-
-    std::string jsonNumber (double value, int decimals)
-    {
-        return std::isfinite (value) ? number (value, decimals) : "null"; // JSON has no NaN
-    }
-
-    /** An embedding's number as the float it is (9 significant digits read back to the same float). */
-    std::string exactNumber (float value, bool json)
-    {
-        if (! std::isfinite (value))
-            return json ? "null" : "nan";
-        char text[32];
-        std::snprintf (text, sizeof text, "%.9g", static_cast<double> (value));
-        return text;
-    }
-
-    /** What --to-end adds to a row: a window's padded and tail flags, or a summary's duration and windows. */
-    struct RowEnd
-    {
-        bool padded = false, tail = false;
-        double durationSeconds = 0.0;
-        int64_t numWindows = 0;
-        std::span<const float> embedding {}; // --embeddings: the window's
-    };
-
-    std::string formatRow (const Options& options, const std::string& file, const std::vector<std::string>& labels, const double* times,
-                           const std::vector<float>& probabilities, const RowEnd& end = {})
-    {
-        const auto top = static_cast<std::size_t> (std::max_element (probabilities.begin(), probabilities.end()) - probabilities.begin());
-        std::string row;
-        if (options.json)
-        {
-            row = "{\"file\":" + jsonString (file);
-            if (times != nullptr)
-                row += ",\"start_s\":" + jsonNumber (times[0], 3) + ",\"end_s\":" + jsonNumber (times[1], 3);
-            row += ",\"label\":" + jsonString (labels[top]) + ",\"confidence\":" + jsonNumber (probabilities[top], 6) + ",\"probabilities\":{";
-            for (std::size_t c = 0; c < probabilities.size(); ++c)
-                row += (c ? "," : "") + jsonString (labels[c]) + ":" + jsonNumber (probabilities[c], 6);
-            row += "}";
-            if (options.toEnd && times != nullptr)
-                row += std::string (",\"padded\":") + (end.padded ? "true" : "false") + ",\"tail\":" + (end.tail ? "true" : "false");
-            else if (options.toEnd)
-                row += ",\"duration_s\":" + jsonNumber (end.durationSeconds, 3) + ",\"windows\":" + std::to_string (end.numWindows);
-            if (options.embeddings && times != nullptr)
-            {
-                row += ",\"embedding\":[";
-                for (std::size_t i = 0; i < end.embedding.size(); ++i)
-                    row += (i ? "," : "") + exactNumber (end.embedding[i], true);
-                row += "]";
-            }
-            return row + "}";
-        }
-        row = timeline::csvField (file);
-        if (times != nullptr)
-            row += "," + number (times[0], 3) + "," + number (times[1], 3);
-        row += "," + timeline::csvField (labels[top]) + "," + number (probabilities[top], 6);
-        for (float p : probabilities)
-            row += "," + number (p, 6);
-        if (options.toEnd && times != nullptr)
-            row += std::string (end.padded ? ",1" : ",0") + (end.tail ? ",1" : ",0");
-        else if (options.toEnd)
-            row += "," + number (end.durationSeconds, 3) + "," + std::to_string (end.numWindows);
-        if (options.embeddings && times != nullptr)
-            for (const float e : end.embedding)
-                row += "," + exactNumber (e, false);
-        return row + "\n";
-    }
-
-    std::string formatSegment (const Options& options, const std::string& file, const std::vector<std::string>& labels,
-                               const runtime::Segment& segment)
-    {
-        const auto& label = labels[static_cast<std::size_t> (segment.classIndex)];
-        if (options.json)
-            return "{\"file\":" + jsonString (file) + ",\"start_s\":" + jsonNumber (segment.startSeconds, 3) + ",\"end_s\":"
-                   + jsonNumber (segment.endSeconds, 3) + ",\"label\":" + jsonString (label) + ",\"confidence\":"
-                   + jsonNumber (segment.confidence, 6) + "}";
-        return timeline::segmentCsvRow (file, segment, labels);
-    }
-
-    std::string formatHit (const Options& options, const std::string& file, const std::vector<std::string>& labels, const timeline::Hit& hit)
-    {
-        const auto& label = labels[static_cast<std::size_t> (hit.classIndex)];
-        if (options.json)
-        {
-            std::string row = "{\"file\":" + jsonString (file) + ",\"time_s\":" + jsonNumber (hit.seconds, 3) + ",\"label\":" + jsonString (label)
-                              + ",\"confidence\":" + jsonNumber (hit.confidence, 6) + ",\"level_db\":" + jsonNumber (hit.levelDb, 1)
-                              + ",\"probabilities\":{";
-            for (std::size_t c = 0; c < hit.probabilities.size(); ++c)
-                row += (c ? "," : "") + jsonString (labels[c]) + ":" + jsonNumber (hit.probabilities[c], 6);
-            return row + "}}";
-        }
-        std::string row = timeline::csvField (file) + "," + number (hit.seconds, 3) + "," + timeline::csvField (label) + "," + number (hit.confidence, 6)
-                          + "," + number (hit.levelDb, 1);
-        for (float p : hit.probabilities)
-            row += "," + number (p, 6);
-        return row + "\n";
-    }
-
-    FileOutcome classifyHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options)
+    FileOutcome classifyHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options)
     {
         FileOutcome outcome;
         try
@@ -294,38 +111,27 @@ usage.)";
             auto settings = options.hits;
             settings.classes = options.classes;
             auto analysis = timeline::analyzeHits (path, model, settings);
-            if (! analysis.truncationWarning.empty())
-                outcome.messages.push_back ("warning: " + path + ": " + analysis.truncationWarning);
-            if (analysis.numNonFiniteSamples > 0)
-                outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analysis.numNonFiniteSamples)
-                                            + " NaN or infinite samples were replaced by 0");
-            if (analysis.numNonFiniteHits > 0)
-            {
-                outcome.messages.push_back ("warning: " + path + ": the model's output was not finite (NaN or infinite) for "
-                                            + std::to_string (analysis.numNonFiniteHits) + " of " + std::to_string (analysis.hits.size())
-                                            + " hits");
-                outcome.failed = true;
-            }
-            if (! isExport (options.format))
+            addWarnings (outcome, path, timeline::warningsOf (analysis));
+            outcome.failed = analysis.numNonFiniteHits > 0;
+            if (! options.exporting())
                 for (const auto& hit : analysis.hits)
-                    outcome.rows.push_back (formatHit (options, path, analysis.labels, hit));
+                    outcome.rows.push_back (hitRow (options, path, analysis.labels, hit));
             outcome.hits = std::move (analysis.hits);
         }
         catch (const std::exception& e)
         {
-            outcome.messages.push_back ("error: " + path + ": " + e.what());
-            outcome.error = e.what();
-            outcome.failed = true;
+            addError (outcome, path, e);
         }
         return outcome;
     }
 
-    FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const Options& options,
+    FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options,
                               timeline::FileAnalyzerCache& analyzers)
     {
         if (options.onsets)
             return classifyHits (path, model, options);
         FileOutcome outcome;
+        std::string truncationWarning; // said even if the analysis then fails
         try
         {
             timeline::FileAnalysisSettings settings;
@@ -337,45 +143,35 @@ usage.)";
             const auto labels = runtime::classLabels (*model);
             std::vector<std::string> rows;
             timeline::FileAnalysisCallbacks callbacks;
-            callbacks.onOpen = [&] (double, const std::string& truncationWarning) {
-                if (! truncationWarning.empty()) // said even if the analysis then fails
-                    outcome.messages.push_back ("warning: " + path + ": " + truncationWarning);
-            };
+            callbacks.onOpen = [&] (double, const std::string& warning) { truncationWarning = warning; };
             if (! options.segments && ! options.summary)
                 callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags flags) {
                     const double times[] = { result.startSeconds, result.endSeconds };
-                    rows.push_back (formatRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail, 0.0, 0, flags.embedding }));
+                    rows.push_back (probabilityRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail, 0.0, 0, flags.embedding }));
                 };
             const auto analysis = timeline::analyzeFile (path, model, settings, callbacks, analyzers);
-            if (analysis.numNonFiniteSamples > 0)
-                outcome.messages.push_back ("warning: " + path + ": " + std::to_string (analysis.numNonFiniteSamples)
-                                            + " NaN or infinite samples were replaced by 0");
-            if (analysis.numNonFiniteWindows > 0)
-            {
-                outcome.messages.push_back ("warning: " + path + ": the model's output was not finite (NaN or infinite) in "
-                                            + std::to_string (analysis.numNonFiniteWindows) + " of " + std::to_string (analysis.numWindows)
-                                            + " windows");
-                outcome.failed = true;
-            }
+            truncationWarning.clear(); // said now, with the others
+            addWarnings (outcome, path, timeline::warningsOf (analysis));
+            outcome.failed = analysis.numNonFiniteWindows > 0;
             if (options.summary && analysis.numWindows > 0)
             {
                 const std::vector<float> means (analysis.meanProbabilities.begin(), analysis.meanProbabilities.end());
-                rows.push_back (formatRow (options, path, labels, nullptr, means, { false, false, analysis.durationSeconds, analysis.numWindows }));
+                rows.push_back (probabilityRow (options, path, labels, nullptr, means, { false, false, analysis.durationSeconds, analysis.numWindows }));
             }
             if (options.segments)
             {
                 outcome.segments = analysis.segments;
-                if (! isExport (options.format))
+                if (! options.exporting())
                     for (const auto& segment : outcome.segments)
-                        rows.push_back (formatSegment (options, path, labels, segment));
+                        rows.push_back (segmentRow (options, path, labels, segment));
             }
             outcome.rows = std::move (rows);
         }
         catch (const std::exception& e)
         {
-            outcome.messages.push_back ("error: " + path + ": " + e.what());
-            outcome.error = e.what();
-            outcome.failed = true;
+            if (! truncationWarning.empty())
+                addWarnings (outcome, path, { truncationWarning });
+            addError (outcome, path, e);
         }
         return outcome;
     }
@@ -390,284 +186,196 @@ usage.)";
             std::fprintf (stderr, "\n");
         std::fflush (stderr);
     }
-} // namespace
 
-namespace
-{
-    int classify (Options options);
+    /** The files classified by `numWorkers` threads at once (each with its own analyzer, a
+        session of the model and a front end), each outcome taken by the calling thread in file
+        order, as soon as its turn comes.
+        Threading contract
+        - Worker threads (started by the constructor): classify the next file not taken by another
+          (nextFile_, atomic), then store its outcome under mutex_ and wake the caller.
+        - The calling thread: take(), in file order, waits under mutex_ for the file's outcome; the
+          destructor joins the workers (each ends when no file is left).
+        - Shared: outcomes_ (under mutex_), nextFile_; the files, model and options are read only. */
+    class ClassifyJobs
+    {
+    public:
+        ClassifyJobs (const std::vector<std::string>& files, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options,
+                      std::size_t numWorkers)
+            : files_ (files), outcomes_ (files.size())
+        {
+            for (std::size_t w = 0; w < numWorkers; ++w)
+                workers_.emplace_back ([this, &model, &options] {
+                    timeline::FileAnalyzerCache analyzers; // a job's files reuse one analyzer
+                    for (auto i = nextFile_++; i < files_.size(); i = nextFile_++)
+                    {
+                        auto outcome = classifyFile (files_[i], model, options, analyzers);
+                        const std::lock_guard<std::mutex> lock (mutex_);
+                        outcomes_[i] = std::move (outcome);
+                        ready_.notify_all();
+                    }
+                });
+        }
+
+        ~ClassifyJobs()
+        {
+            for (auto& worker : workers_)
+                worker.join();
+        }
+
+        /** Waits for file i's outcome (files in order: each once) and hands it over. */
+        FileOutcome take (std::size_t i)
+        {
+            std::unique_lock<std::mutex> lock (mutex_);
+            ready_.wait (lock, [&] { return outcomes_[i].has_value(); });
+            auto outcome = std::move (*outcomes_[i]);
+            outcomes_[i].reset();
+            return outcome;
+        }
+
+    private:
+        const std::vector<std::string>& files_;
+        std::vector<std::optional<FileOutcome>> outcomes_;
+        std::mutex mutex_;
+        std::condition_variable ready_;
+        std::atomic<std::size_t> nextFile_ { 0 };
+        std::vector<std::thread> workers_;
+    };
+
+    /** As many jobs as files, and as the memory budget allows: each holds an analyzer. */
+    std::size_t numJobs (const engine::Model& model, const ClassifyOptions& options, std::size_t numFiles)
+    {
+        const auto perJob = std::max<std::size_t> (model.info().activationBytes + model.info().frontendBytes, 1);
+        // The load claimed the weights and one job's share already.
+        const auto maxMemory = options.limits.limits().maxMemoryBytes;
+        const auto loaded = std::min (model.info().loadBytes, maxMemory);
+        const auto affordable = std::max<std::size_t> ((maxMemory - loaded) / perJob + 1, 1);
+        return std::min ({ static_cast<std::size_t> (options.jobs), std::max<std::size_t> (numFiles, 1), affordable });
+    }
+
+    /** The model, checked against the options that depend on it (UsageError if they do not fit);
+        the onset window a model taught from hits learned them from, unless one was given. */
+    std::shared_ptr<const engine::Model> loadClassifyModel (ClassifyOptions& options)
+    {
+        const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
+        runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
+        if (options.embeddings && ! model->info().embeddingOutput.has_value())
+            throw UsageError ("--embeddings: " + (options.model.empty() ? std::string ("the built-in model") : engine::printable (options.model))
+                              + " has no embedding output (export it with export_model(..., embedding=...))");
+        if (options.onsets && options.onsetWindow->count() == 0)
+            options.hits.clipSeconds = runtime::hitClipSeconds (*model, options.hits.clipSeconds); // a model taught from hits: the clip it learned them from
+        try
+        {
+            runtime::classesInPlay (runtime::classLabels (*model), options.classes);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw UsageError (std::string ("--classes: ") + e.what());
+        }
+        runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
+        return model;
+    }
+
+    int64_t embeddingSizeOf (const engine::Model& model)
+    {
+        const auto& embeddingOutput = model.info().embeddingOutput;
+        return embeddingOutput.has_value() ? model.info().outputShapes[static_cast<std::size_t> (*embeddingOutput)].numElements() : int64_t { 0 };
+    }
+
+    /** How the files went, for the exit status and the totals. */
+    struct Tally
+    {
+        bool failed = false;
+        std::size_t numClassified = 0, numFailed = 0;
+    };
+
+    /** Classifies the files, writing each file's messages to stderr and its rows (or export) to
+        `output` in file order. */
+    void classifyInOrder (const std::vector<std::string>& files, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options,
+                          ClassifyOutput& output, std::ostream& out, Tally& tally)
+    {
+        ClassifyJobs jobs (files, model, options, numJobs (*model, options, files.size()));
+        const bool progress = isatty (STDERR_FILENO) != 0 && ! files.empty();
+        for (std::size_t i = 0; i < files.size(); ++i)
+        {
+            auto outcome = jobs.take (i);
+            if (progress)
+                std::fprintf (stderr, "\r\033[K");
+            for (const auto& message : outcome.messages)
+                std::cerr << engine::printable (message) << "\n"; // names from files: never raw escapes
+            tally.failed = tally.failed || outcome.failed;
+            ++(outcome.failed ? tally.numFailed : tally.numClassified);
+            for (auto& row : outcome.rows)
+                output.row (std::move (row));
+            if (! outcome.error.empty())
+                output.errorRow (files[i], outcome.error);
+            if (options.exporting() && ! outcome.failed)
+                output.fileExport (outcome.segments, outcome.hits);
+            out.flush();
+            if (progress)
+                drawProgress (i + 1, files.size());
+        }
+    }
+
+    int classify (ClassifyOptions options)
+    {
+        checkClassifyUsage (options);
+        const auto model = loadClassifyModel (options);
+        std::vector<PathProblem> errors, skipped;
+        const auto files = collectFiles (options.paths, errors, skipped);
+        if (options.exporting() && files.size() > 1)
+            throw UsageError ("--format audacity, reaper and midi take one audio file at a time, not " + std::to_string (files.size()));
+        for (const auto& item : skipped)
+            std::cerr << engine::printable ("skipped: " + item.path + ": " + item.message) << "\n";
+        for (const auto& error : errors)
+            std::cerr << engine::printable ("error: " + error.path + ": " + error.message) << "\n";
+        const bool scannedFolder = std::any_of (options.paths.begin(), options.paths.end(), [] (const std::string& path) {
+            std::error_code error;
+            return std::filesystem::is_directory (path, error);
+        });
+        std::vector<std::string> shard;
+        for (std::size_t i = 0; i < files.size(); ++i)
+            if (i % options.shardCount == options.shardIndex)
+                shard.push_back (files[i]);
+
+        std::ofstream file;
+        if (! options.output.empty())
+        {
+            file.open (options.output, std::ios::binary | std::ios::trunc);
+            if (! file)
+            {
+                std::cerr << "error: " << options.output << ": cannot write this file\n";
+                return 1;
+            }
+        }
+        std::ostream& out = options.output.empty() ? std::cout : file;
+        const auto labels = runtime::classLabels (*model);
+        ClassifyOutput output (out, options, labels, embeddingSizeOf (*model));
+        for (const auto& error : errors)
+            output.errorRow (error.path, error.message);
+        Tally tally { ! errors.empty() || (files.empty() && ! options.paths.empty()), 0, errors.size() };
+        classifyInOrder (shard, model, options, output, out, tally);
+        output.finish();
+        out.flush();
+        if (scannedFolder)
+            std::cerr << "total: " << tally.numClassified << " classified, " << skipped.size() << " skipped, " << tally.numFailed << " failed\n";
+        if (! out)
+        {
+            std::cerr << "error: " << (options.output.empty() ? std::string ("stdout") : options.output) << ": writing failed\n";
+            return 1;
+        }
+        return tally.failed ? 1 : 0;
+    }
 } // namespace
 
 CommandRun addClassifyCommand (CLI::App& app)
 {
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<ClassifyOptions>();
     auto* command = addCommand (app, "classify", "classify audio files and folders, window by window", kDescription, kFooter);
-    command->add_option ("--model", options->model, "model file (default: the built-in model)")->type_name ("FILE");
-    addNumberOption (*command, "--hop", options->hopSeconds, 0.0, 3600.0, true, "a number of seconds", "SECONDS",
-                     "time between windows (default 0.25)");
-    addNumberOption (*command, "--smooth", options->smoothingSeconds, 0.0, 3600.0, false, "a number of seconds", "SECONDS",
-                     "exponential smoothing time constant of the probabilities (default 0: off)");
-    command
-        ->add_option_function<std::string> (
-            "--format",
-            [options] (const std::string& text) {
-                options->format = parseFormat (text).value_or (Format::csv);
-                options->json = options->format == Format::json;
-            },
-            "csv (default), json, or segments for other programs: audacity (label track), reaper (region list), midi "
-            "(Standard MIDI File); audacity, reaper and midi imply --segments")
-        ->type_name ("csv|json|audacity|reaper|midi")
-        ->check (CLI::Validator (
-            [] (std::string& text) {
-                return parseFormat (text) ? std::string() : "must be csv, json, audacity, reaper or midi, not '" + text + "'";
-            },
-            "", "format"));
-    command
-        ->add_option_function<std::string> (
-            "--classes",
-            [options] (const std::string& text) {
-                options->classes = splitClasses (text);
-            },
-            "only these classes (comma-separated labels): the others get 0, the answer is renormalised over these")
-        ->type_name ("A,B,...")
-        ->check (CLI::Validator (
-            [] (std::string& text) { return splitClasses (text).empty() ? std::string ("must name at least one class") : std::string(); }, "",
-            "classes"));
-    command->add_flag ("--onsets", options->onsets, "one row per hit (an onset detector finds them) instead of per window");
-    addNumberOption (*command, "--onset-threshold", options->hits.onsets.threshold, 0.0, 100.0, false, "a number", "X",
-                     "--onsets: how far a hit's spectral flux must rise above the local mean, in units of its long-term level (default 1.2; "
-                     "lower finds quieter hits)");
-    addNumberOption (*command, "--onset-gap", options->hits.onsets.minGapSeconds, 0.0, 10.0, false, "a number of seconds", "SECONDS",
-                     "--onsets: two onsets closer than this are one (default 0.05)");
-    addNumberOption (*command, "--onset-silence", options->hits.onsets.silenceDb, -200.0, 0.0, false, "a level in dBFS", "DB",
-                     "--onsets: a hit quieter than this (RMS) is not one (default -50)");
-    options->onsetWindow = addNumberOption (*command, "--onset-window", options->hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
-                                            "--onsets: the seconds after an onset a hit is classified from (default 0.25, or the window a "
-                                            "model taught from hits was taught with)");
-    command->add_flag ("--summary", options->summary, "one row per file: the mean probability of each class over its windows");
-    command->add_flag ("--to-end", options->toEnd,
-                       "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
-                       "full window gets a window aligned to the end (tail: 1); --summary: the duration and number of windows");
-    command->add_flag ("--embeddings", options->embeddings,
-                       "csv, json: each window row gets the model's embedding of the window (CSV: columns embedding_0, ...); "
-                       "the model needs an embedding output");
-    command->add_flag ("--error-rows", options->errorRows,
-                       "csv, json: a file or folder that could not be classified is a row too, with its error (CSV: an error column last)");
-    command->add_flag ("--segments", options->segments, "one row per segment (a stretch where one class is detected) instead of per window");
-    addNumberOption (*command, "--threshold", options->thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
-                     "segments: the probability at which a class is detected, as the plugin's Detection threshold (default 50)");
-    addWholeOption (*command, "--base-note", options->baseNote, 0, 127, "NOTE", "--format midi: the note of class 0, as the plugin's (default 36)");
-    command->add_option ("--output", options->output, "write the results to FILE instead of stdout")->type_name ("FILE");
-    addWholeOption (*command, "--jobs", options->jobs, 1u, 1024u, "N", "files classified in parallel (default: the number of cores)");
-    command
-        ->add_option_function<std::string> (
-            "--shard", [options] (const std::string& text) { parseShard (text, options->shardIndex, options->shardCount); },
-            "only the I-th (0-based) of N slices of the sorted file list")
-        ->type_name ("I/N")
-        ->check (CLI::Validator (
-            [] (std::string& text) {
-                std::size_t index = 0, count = 0;
-                return parseShard (text, index, count);
-            },
-            "", "shard"));
-    command->add_option ("PATH", options->paths, "audio files and folders")->option_text ("PATH...");
-    addModelLimitOptions (*command, options->limits);
+    addClassifyOptions (*command, *options);
     return [options] {
-        options->segments = options->segments || (isExport (options->format) && ! options->onsets); // audacity, reaper, midi: segments (or hits)
+        completeClassifyOptions (*options);
         return classify (*options);
     };
 }
-
-namespace
-{
-int classify (Options options)
-{
-    if (options.paths.empty())
-        throw UsageError ("classify needs at least one file or folder (see sonotype classify --help)");
-    const bool exporting = isExport (options.format);
-    if (options.summary && (options.segments || exporting))
-        throw UsageError ("--summary and segments (--segments, --format audacity|reaper|midi) do not go together");
-    if (options.onsets && (options.summary || options.toEnd || options.segments))
-        throw UsageError ("--onsets gives one row per hit: --summary, --segments and --to-end do not go with it");
-    if (options.embeddings && (options.summary || options.segments || options.onsets || exporting))
-        throw UsageError ("--embeddings gives window rows: --summary, --segments, --onsets and --format audacity|reaper|midi do not go with it");
-    if (options.format == Format::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)
-        throw UsageError ("--format midi writes a binary file: give --output FILE or redirect stdout");
-
-    const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
-    runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
-    const auto& embeddingOutput = model->info().embeddingOutput;
-    if (options.embeddings && ! embeddingOutput.has_value())
-        throw UsageError ("--embeddings: " + (options.model.empty() ? std::string ("the built-in model") : engine::printable (options.model))
-                          + " has no embedding output (export it with export_model(..., embedding=...))");
-    const auto embeddingSize = embeddingOutput.has_value() ? model->info().outputShapes[static_cast<std::size_t> (*embeddingOutput)].numElements() : int64_t { 0 };
-    if (options.onsets && options.onsetWindow->count() == 0)
-        options.hits.clipSeconds = runtime::hitClipSeconds (*model, options.hits.clipSeconds); // a model taught from hits: the clip it learned them from
-    try
-    {
-        runtime::classesInPlay (runtime::classLabels (*model), options.classes);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw UsageError (std::string ("--classes: ") + e.what());
-    }
-    runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
-    std::vector<PathProblem> errors, skipped;
-    auto files = collectFiles (options.paths, errors, skipped);
-    if (exporting && files.size() > 1)
-        throw UsageError ("--format audacity, reaper and midi take one audio file at a time, not " + std::to_string (files.size()));
-    for (const auto& item : skipped)
-        std::cerr << engine::printable ("skipped: " + item.path + ": " + item.message) << "\n";
-    for (const auto& error : errors)
-        std::cerr << engine::printable ("error: " + error.path + ": " + error.message) << "\n";
-    const bool scannedFolder = std::any_of (options.paths.begin(), options.paths.end(), [] (const std::string& path) {
-        std::error_code error;
-        return std::filesystem::is_directory (path, error);
-    });
-    std::vector<std::string> shard;
-    for (std::size_t i = 0; i < files.size(); ++i)
-        if (i % options.shardCount == options.shardIndex)
-            shard.push_back (files[i]);
-
-    std::ofstream file;
-    if (! options.output.empty())
-    {
-        file.open (options.output, std::ios::binary | std::ios::trunc);
-        if (! file)
-        {
-            std::cerr << "error: " << options.output << ": cannot write this file\n";
-            return 1;
-        }
-    }
-    std::ostream& out = options.output.empty() ? std::cout : file;
-
-    // Header.
-    const auto labels = runtime::classLabels (*model);
-    std::size_t numColumns = 0; // CSV
-    const bool errorRows = options.errorRows && ! exporting;
-    if (options.json)
-        out << "[";
-    else if (! exporting)
-    {
-        std::string header = options.summary  ? "file,label,confidence"
-                             : options.onsets ? "file,time_s,label,confidence,level_db"
-                                              : "file,start_s,end_s,label,confidence";
-        if (! options.segments)
-            for (const auto& label : labels)
-                header += "," + timeline::csvField (label);
-        if (options.toEnd && ! options.segments)
-            header += options.summary ? ",duration_s,windows" : ",padded,tail";
-        if (options.embeddings)
-            for (int64_t i = 0; i < embeddingSize; ++i)
-                header += ",embedding_" + std::to_string (i);
-        if (errorRows)
-            header += ",error";
-        numColumns = static_cast<std::size_t> (std::count (header.begin(), header.end(), ',')) + 1;
-        out << header << "\n";
-    }
-    bool firstJsonRow = true;
-    auto writeRow = [&] (std::string row) {
-        if (options.json)
-            out << (firstJsonRow ? "\n" : ",\n");
-        else if (errorRows)
-            row.insert (row.size() - 1, ","); // an empty error column before the line's end
-        out << row;
-        firstJsonRow = false;
-    };
-    auto writeErrorRow = [&] (const std::string& path, const std::string& message) {
-        if (! errorRows)
-            return;
-        if (options.json)
-        {
-            out << (firstJsonRow ? "\n" : ",\n") << "{\"file\":" << jsonString (path) << ",\"error\":" << jsonString (message) << "}";
-            firstJsonRow = false;
-        }
-        else
-            out << timeline::csvField (path) << std::string (numColumns - 1, ',') << timeline::csvField (message) << "\n";
-    };
-    for (const auto& error : errors)
-        writeErrorRow (error.path, error.message);
-
-    // Files in parallel; output in file order as soon as each file's turn comes.
-    std::vector<std::optional<FileOutcome>> outcomes (shard.size());
-    std::mutex mutex;
-    std::condition_variable ready;
-    std::atomic<std::size_t> nextFile { 0 };
-    std::vector<std::thread> workers;
-    // Each job holds an analyzer (a session of the model and a front end): as many jobs as files, and
-    // as the memory budget allows.
-    const auto perJob = std::max<std::size_t> (model->info().activationBytes + model->info().frontendBytes, 1);
-    // The load claimed the weights and one job's share already.
-    const auto maxMemory = options.limits.limits().maxMemoryBytes;
-    const auto loaded = std::min (model->info().loadBytes, maxMemory);
-    const auto affordable = std::max<std::size_t> ((maxMemory - loaded) / perJob + 1, 1);
-    const auto numWorkers = std::min ({ static_cast<std::size_t> (options.jobs), std::max<std::size_t> (shard.size(), 1), affordable });
-    for (std::size_t w = 0; w < numWorkers; ++w)
-        workers.emplace_back ([&] {
-            timeline::FileAnalyzerCache analyzers; // a job's files reuse one analyzer
-            for (auto i = nextFile++; i < shard.size(); i = nextFile++)
-            {
-                auto outcome = classifyFile (shard[i], model, options, analyzers);
-                const std::lock_guard<std::mutex> lock (mutex);
-                outcomes[i] = std::move (outcome);
-                ready.notify_all();
-            }
-        });
-    const bool progress = isatty (STDERR_FILENO) != 0 && ! shard.empty();
-    bool failed = ! errors.empty() || (files.empty() && ! options.paths.empty());
-    std::size_t numClassified = 0, numFailed = errors.size();
-    for (std::size_t i = 0; i < shard.size(); ++i)
-    {
-        std::unique_lock<std::mutex> lock (mutex);
-        ready.wait (lock, [&] { return outcomes[i].has_value(); });
-        auto outcome = std::move (*outcomes[i]);
-        outcomes[i].reset();
-        lock.unlock();
-        if (progress)
-            std::fprintf (stderr, "\r\033[K");
-        for (const auto& message : outcome.messages)
-            std::cerr << engine::printable (message) << "\n"; // names from files: never raw escapes
-        failed = failed || outcome.failed;
-        ++(outcome.failed ? numFailed : numClassified);
-        for (auto& row : outcome.rows)
-            writeRow (std::move (row));
-        if (! outcome.error.empty())
-            writeErrorRow (shard[i], outcome.error);
-        if (exporting && ! outcome.failed && options.onsets)
-        {
-            if (options.format == Format::audacity)
-                out << timeline::audacityHitLabels (outcome.hits, labels);
-            else if (options.format == Format::reaper)
-                out << timeline::reaperHitMarkers (outcome.hits, labels);
-            else
-                out << timeline::midiHitFile (outcome.hits, options.baseNote);
-        }
-        else if (exporting && ! outcome.failed)
-        {
-            if (options.format == Format::audacity)
-                out << timeline::audacityLabels (outcome.segments, labels);
-            else if (options.format == Format::reaper)
-                out << timeline::reaperRegions (outcome.segments, labels);
-            else
-                out << timeline::midiFile (outcome.segments, options.baseNote);
-        }
-        out.flush();
-        if (progress)
-            drawProgress (i + 1, shard.size());
-    }
-    for (auto& worker : workers)
-        worker.join();
-    if (options.json)
-        out << (firstJsonRow ? "]\n" : "\n]\n");
-    out.flush();
-    if (scannedFolder)
-        std::cerr << "total: " << numClassified << " classified, " << skipped.size() << " skipped, " << numFailed << " failed\n";
-    if (! out)
-    {
-        std::cerr << "error: " << (options.output.empty() ? std::string ("stdout") : options.output) << ": writing failed\n";
-        return 1;
-    }
-    return failed ? 1 : 0;
-}
-} // namespace
 
 } // namespace sonotype::cli

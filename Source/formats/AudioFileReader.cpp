@@ -1,11 +1,8 @@
 #include "formats/AudioFileReader.h"
 
-#include "formats/Mp3AudioFormat.h"
-
 #include <juce_audio_formats/juce_audio_formats.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <fstream>
 
@@ -89,18 +86,6 @@ namespace
     }
 } // namespace
 
-bool hasAudioExtension (const std::string& path)
-{
-    const auto dot = path.find_last_of ('.');
-    const auto slash = path.find_last_of ('/');
-    if (dot == std::string::npos || (slash != std::string::npos && slash > dot))
-        return false;
-    std::string extension = path.substr (dot + 1);
-    std::transform (extension.begin(), extension.end(), extension.begin(), [] (unsigned char c) { return static_cast<char> (std::tolower (c)); });
-    return extension == "wav" || extension == "wave" || extension == "aif" || extension == "aiff" || extension == "flac" || extension == "ogg"
-           || extension == "mp3" || extension == "opus";
-}
-
 std::unique_ptr<juce::AudioFormatReader> openAudioFile (const std::string& path)
 {
     const juce::File file (juce::File::getCurrentWorkingDirectory().getChildFile (juce::String (path)));
@@ -108,7 +93,7 @@ std::unique_ptr<juce::AudioFormatReader> openAudioFile (const std::string& path)
         throw AudioFileError (file.isDirectory() ? "is a folder" : "no such file");
     checkWavXmlChunks (file.getFullPathName().toStdString());
     juce::AudioFormatManager formats;
-    formats::registerAudioFormats (formats);
+    registerFormats (formats);
     std::unique_ptr<juce::AudioFormatReader> reader (formats.createReaderFor (file));
     if (reader == nullptr)
         throw AudioFileError ("not a readable audio file (unknown format, or a damaged or truncated header)");

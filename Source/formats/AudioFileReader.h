@@ -1,7 +1,10 @@
 // Reading audio files (WAV, AIFF, FLAC, Ogg Vorbis, MP3, Opus) block by block as mono, through JUCE's
-// AudioFormatManager (MP3 through libmpg123: formats/Mp3AudioFormat.h; Opus through libopusfile:
-// formats/OpusAudioFormat.h); bounded memory whatever the file's length.
+// AudioFormatManager with the formats of formats/AudioFormats.h (MP3 through libmpg123:
+// formats/Mp3AudioFormat.h; Opus through libopusfile: formats/OpusAudioFormat.h); bounded memory
+// whatever the file's length.
 #pragma once
+
+#include "formats/AudioFormats.h"
 
 #include <cstdint>
 #include <memory>
@@ -18,19 +21,11 @@ class AudioBuffer;
 namespace sonotype::formats
 {
 
-/** The audio files the app, the plugin and teaching open (juce::File::hasFileExtension's form),
-    and the same as a file chooser's patterns. */
-inline constexpr const char* kAudioFileExtensions = "wav;aif;aiff;flac;ogg;mp3;opus";
-inline constexpr const char* kAudioFilePatterns = "*.wav;*.aif;*.aiff;*.flac;*.ogg;*.mp3;*.opus";
-
 /** A file that cannot be read as audio: the message says why. */
 struct AudioFileError : std::runtime_error
 {
     using std::runtime_error::runtime_error;
 };
-
-/** Whether a file name has an extension the classifier reads (.wav .aif .aiff .flac .ogg .mp3 .opus). */
-bool hasAudioExtension (const std::string& path);
 
 /** Opens a file with every check the reader makes before and after JUCE parses it (metadata chunks
     JUCE would mishandle, no channels or rate, more than 256 channels, no audio); throws

@@ -1,6 +1,5 @@
 #include "formats/Mp3AudioFormat.h"
 
-#include "formats/OpusAudioFormat.h"
 #include "formats/StreamSeek.h"
 
 #include <mpg123.h>
@@ -170,13 +169,6 @@ juce::AudioFormatReader* Mp3AudioFormat::createReaderFor (juce::InputStream* sou
     if (! deleteStreamIfOpeningFails)
         reader->input = nullptr;
     return nullptr;
-}
-
-void registerAudioFormats (juce::AudioFormatManager& formats)
-{
-    formats.registerBasicFormats();
-    formats.registerFormat (new Mp3AudioFormat(), false);
-    formats.registerFormat (new OpusAudioFormat(), false);
 }
 
 } // namespace sonotype::formats

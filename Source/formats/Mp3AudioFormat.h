@@ -1,6 +1,7 @@
 // MP3 files in, for the `sonotype` CLI and the standalone app's file player: a juce::AudioFormat
 // over libmpg123 (Debian's libmpg123), registered beside JUCE's WAV, AIFF, FLAC and Ogg Vorbis
-// readers (and the Ogg Opus reader, formats/OpusAudioFormat.h) by registerAudioFormats().
+// readers (and the Ogg Opus reader, formats/OpusAudioFormat.h) by registerFormats()
+// (formats/AudioFormats.h).
 //
 // Why libmpg123 rather than JUCE's own MP3 decoder: it gives exact lengths (it scans the frames;
 // JUCE's reader assumes 1152 samples a frame, wrong for MPEG-2 and 2.5 at 8 to 24 kHz, and guesses
@@ -36,13 +37,5 @@ public:
     }
     using juce::AudioFormat::createWriterFor;
 };
-
-/** Registers what Sonotype reads: WAV, AIFF, FLAC, Ogg Vorbis (JUCE's), MP3 (libmpg123) and Ogg Opus
-    (libopusfile: formats/OpusAudioFormat.h), MP3 and Opus last, so that a file is tried as MP3 or
-    Opus only when the others refuse it or its name ends in .mp3 or .opus. */
-void registerAudioFormats (juce::AudioFormatManager& formats);
-
-/** The formats, for messages: "WAV, AIFF, FLAC, Ogg Vorbis, MP3, Opus". */
-inline constexpr const char* kReadableFormats = "WAV, AIFF, FLAC, Ogg Vorbis, MP3, Opus";
 
 } // namespace sonotype::formats

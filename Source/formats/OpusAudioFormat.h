@@ -1,6 +1,6 @@
 // Ogg Opus files (.opus) in, for the `sonotype` CLI and the standalone app's file player: a
 // juce::AudioFormat over libopusfile (Debian's libopusfile), registered beside MP3 by
-// registerAudioFormats() (formats/Mp3AudioFormat.h).
+// registerFormats() (formats/AudioFormats.h).
 //
 // Why opusfile: it is Xiph's reference decoder library for Ogg Opus (JUCE has no Opus reader). It
 // gives the exact length (from the last granule position; no guessing from the file size), removes

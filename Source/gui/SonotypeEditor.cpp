@@ -1,6 +1,6 @@
 #include "gui/SonotypeEditor.h"
 
-#include "formats/AudioFileReader.h"
+#include "formats/AudioFormats.h"
 
 #include "plugin/PluginParameters.h"
 #include "timeline/TimelineExport.h"
@@ -12,7 +12,7 @@ namespace
 {
     bool isAudioFile (const juce::File& file)
     {
-        return file.hasFileExtension (formats::kAudioFileExtensions);
+        return formats::isReadableAudioFile (file.getFullPathName().toStdString());
     }
 
     bool allAudioFiles (const juce::StringArray& files)
@@ -22,16 +22,16 @@ namespace
 
     struct ExportKind
     {
-        SonotypeEditor::ExportFormat format;
+        timeline::ExportFormat format;
         const char* menuText;
         const char* suffix; // of the file name offered
         const char* pattern;
     };
     constexpr ExportKind kExportKinds[] = {
-        { SonotypeEditor::ExportFormat::audacity, "Audacity labels (.txt)", ".labels.txt", "*.txt" },
-        { SonotypeEditor::ExportFormat::reaper, "REAPER regions (.csv)", ".regions.csv", "*.csv" },
-        { SonotypeEditor::ExportFormat::midi, "MIDI file, a note per segment (.mid)", ".mid", "*.mid" },
-        { SonotypeEditor::ExportFormat::csv, "Segments as CSV, as sonotype classify --segments (.csv)", ".segments.csv", "*.csv" },
+        { timeline::ExportFormat::audacity, "Audacity labels (.txt)", ".labels.txt", "*.txt" },
+        { timeline::ExportFormat::reaper, "REAPER regions (.csv)", ".regions.csv", "*.csv" },
+        { timeline::ExportFormat::midi, "MIDI file, a note per segment (.mid)", ".mid", "*.mid" },
+        { timeline::ExportFormat::csv, "Segments as CSV, as sonotype classify --segments (.csv)", ".segments.csv", "*.csv" },
     };
 } // namespace
 
@@ -395,7 +395,7 @@ void SonotypeEditor::chooseExport()
     });
 }
 
-juce::String SonotypeEditor::exportTimeline (ExportFormat format, const juce::File& destination)
+juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, const juce::File& destination)
 {
     std::vector<std::string> labels;
     std::vector<runtime::Segment> segments;
@@ -429,19 +429,8 @@ juce::String SonotypeEditor::exportTimeline (ExportFormat format, const juce::Fi
     std::string text;
     try
     {
-        switch (format)
-        {
-            case ExportFormat::audacity: text = timeline::audacityLabels (segments, labels); break;
-            case ExportFormat::reaper: text = timeline::reaperRegions (segments, labels); break;
-            case ExportFormat::midi:
-                text = timeline::midiFile (segments, juce::roundToInt (processor_.parameters.getRawParameterValue (plugin::ParameterIds::baseNote)->load()));
-                break;
-            case ExportFormat::csv:
-                text = timeline::kSegmentsCsvHeader;
-                for (const auto& segment : segments)
-                    text += timeline::segmentCsvRow (source, segment, labels);
-                break;
-        }
+        const int baseNote = juce::roundToInt (processor_.parameters.getRawParameterValue (plugin::ParameterIds::baseNote)->load());
+        text = timeline::exportSegments (format, segments, labels, { source, baseNote });
     }
     catch (const std::exception& e)
     {

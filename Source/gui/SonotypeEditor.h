@@ -17,6 +17,7 @@
 #include "gui/TimelineView.h"
 #include "gui/TopClassView.h"
 #include "gui/TransportBar.h"
+#include "timeline/TimelineExport.h"
 
 #include <optional>
 
@@ -59,16 +60,10 @@ public:
     /** Shows file `index` of those opened (in the app, the player loads it). */
     void selectFile (std::size_t index);
 
-    enum class ExportFormat
-    {
-        audacity, // label track, .txt
-        reaper,   // region list, .csv
-        midi,     // Standard MIDI File, .mid
-        csv       // `sonotype classify --segments` CSV, .csv
-    };
-    /** Writes the segments on show (the file's, or the live session's) to `destination`; returns
-        the error, empty on success (the status says what was written either way). */
-    juce::String exportTimeline (ExportFormat format, const juce::File& destination);
+    /** Writes the segments on show (the file's, or the live session's) to `destination` in `format`
+        (timeline::exportSegments, as `sonotype classify` writes them); returns the error, empty on
+        success (the status says what was written either way). */
+    juce::String exportTimeline (timeline::ExportFormat format, const juce::File& destination);
 
     const DisplayState& displayState() const noexcept { return state_; }
     const HistoryView& history() const noexcept { return history_; }

@@ -1,6 +1,6 @@
 #include "gui/TeachPanel.h"
 
-#include "formats/AudioFileReader.h"
+#include "formats/AudioFormats.h"
 #include "gui/Theme.h"
 
 namespace sonotype::gui
@@ -360,7 +360,7 @@ void TeachPanel::report (const juce::String& error)
 void TeachPanel::chooseFiles (int classIndex)
 {
     chooser_ = std::make_unique<juce::FileChooser> ("Examples for " + view_.classes[static_cast<std::size_t> (classIndex)].name, juce::File(),
-                                                    formats::kAudioFilePatterns);
+                                                    formats::audioFilePatterns());
     chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles
                                | juce::FileBrowserComponent::canSelectDirectories | juce::FileBrowserComponent::canSelectMultipleItems,
                            [this, classIndex] (const juce::FileChooser& chooser) {

@@ -1,6 +1,6 @@
 #include "gui/TransportBar.h"
 
-#include "formats/AudioFileReader.h"
+#include "formats/AudioFormats.h"
 #include "gui/Theme.h"
 
 namespace sonotype::gui
@@ -79,7 +79,7 @@ void TransportBar::refresh()
 
 void TransportBar::chooseFiles()
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Analyze audio files with Sonotype", juce::File(), formats::kAudioFilePatterns);
+    chooser_ = std::make_unique<juce::FileChooser> ("Analyze audio files with Sonotype", juce::File(), formats::audioFilePatterns());
     chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles
                                | juce::FileBrowserComponent::canSelectMultipleItems,
                            [this] (const juce::FileChooser& chooser) {

@@ -1,6 +1,7 @@
 #include "plugin/FileAnalyzer.h"
 
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/AnalysisWarnings.h"
 
 #include <optional>
 
@@ -8,17 +9,12 @@ namespace sonotype::plugin
 {
 namespace
 {
-    /** What `sonotype classify` prints as warnings for a file it classified. */
-    juce::String warningsOf (const timeline::FileAnalysisResult& result)
+    /** What `sonotype classify` prints as warnings for a file it classified, on one line. */
+    juce::String warningLine (const timeline::FileAnalysisResult& result)
     {
         juce::StringArray warnings;
-        if (! result.truncationWarning.empty())
-            warnings.add (juce::String::fromUTF8 (result.truncationWarning.c_str()));
-        if (result.numNonFiniteSamples > 0)
-            warnings.add (juce::String (result.numNonFiniteSamples) + " NaN or infinite samples were replaced by 0");
-        if (result.numNonFiniteWindows > 0)
-            warnings.add ("the model's output was not finite (NaN or infinite) in " + juce::String (result.numNonFiniteWindows) + " of "
-                          + juce::String (result.numWindows) + " windows");
+        for (const auto& warning : timeline::warningsOf (result))
+            warnings.add (juce::String::fromUTF8 (warning.c_str()));
         return warnings.joinIntoString ("; ");
     }
 
@@ -265,7 +261,7 @@ void FileAnalyzer::analyzeOne (std::size_t index, uint64_t request, const Settin
         status.labels = result->labels;
         status.windowSeconds = result->windowSeconds;
         status.hopSeconds = result->hopSeconds;
-        status.warning = warningsOf (*result);
+        status.warning = warningLine (*result);
         // The detector may have changed during the analysis (resegment): merge with today's.
         status.segments = segmentsOf (entry.windows, settings_.analysis.detector);
     }

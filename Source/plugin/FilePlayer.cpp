@@ -1,7 +1,7 @@
 #include "plugin/FilePlayer.h"
 
 #include "formats/AudioFileReader.h"
-#include "formats/Mp3AudioFormat.h"
+#include "formats/AudioFormats.h"
 
 #include <cmath>
 #include <utility>

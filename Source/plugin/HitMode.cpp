@@ -2,7 +2,7 @@
 
 #include "plugin/PluginParameters.h"
 #include "runtime/Detector.h"
-#include "timeline/HitAnalysis.h"
+#include "timeline/MidiNotes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,19 +12,6 @@ namespace sonotype::plugin
 namespace
 {
     constexpr int kDelayChunk = 1024; // the delay line is written and read in steps of at most this
-
-    /** As MidiScheduler's: an event JUCE cannot store without allocating more than the host gave
-        is lost rather than let std::bad_alloc out of a noexcept function. */
-    void addMidi (juce::MidiBuffer& midi, const juce::MidiMessage& message, int position) noexcept
-    {
-        try
-        {
-            midi.addEvent (message, position);
-        }
-        catch (...)
-        {
-        }
-    }
 
     /** A parameter's float as the number typed at the command line: rounded to `decimals`. */
     double typed (float value, int decimals) noexcept
@@ -145,7 +132,7 @@ void HitMode::writeBlock (juce::MidiBuffer& midi, int numSamples, bool stopEvery
         for (int note = 0; note < 128 && numSounding_ > 0; ++note)
             if (offAt_[static_cast<std::size_t> (note)] >= 0)
             {
-                addMidi (midi, juce::MidiMessage::noteOff (1, note), 0);
+                timeline::addNoteOff (midi, note, 0);
                 offAt_[static_cast<std::size_t> (note)] = -1;
                 --numSounding_;
             }
@@ -172,10 +159,10 @@ void HitMode::writeBlock (juce::MidiBuffer& midi, int numSamples, bool stopEvery
         const int position = static_cast<int> (std::clamp<int64_t> (due - blockStart, 0, last));
         auto& offAt = offAt_[static_cast<std::size_t> (hit.note)];
         if (offAt >= 0)
-            addMidi (midi, juce::MidiMessage::noteOff (1, hit.note), static_cast<int> (std::clamp<int64_t> (offAt - blockStart, 0, position))); // the same note again: this one ends
+            timeline::addNoteOff (midi, hit.note, static_cast<int> (std::clamp<int64_t> (offAt - blockStart, 0, position))); // the same note again: this one ends
         else
             ++numSounding_;
-        addMidi (midi, juce::MidiMessage::noteOn (1, hit.note, static_cast<juce::uint8> (hit.velocity)), position);
+        timeline::addNoteOn (midi, hit.note, hit.velocity, position);
         offAt = blockStart + position + noteSamples_;
         lastDelay_.store (blockStart + position - hit.onset, std::memory_order_relaxed);
         notesSent_.fetch_add (1, std::memory_order_relaxed);
@@ -187,7 +174,7 @@ void HitMode::writeBlock (juce::MidiBuffer& midi, int numSamples, bool stopEvery
         auto& offAt = offAt_[static_cast<std::size_t> (note)];
         if (offAt >= 0 && offAt < blockEnd)
         {
-            addMidi (midi, juce::MidiMessage::noteOff (1, note), static_cast<int> (std::clamp<int64_t> (offAt - blockStart, 0, last)));
+            timeline::addNoteOff (midi, note, static_cast<int> (std::clamp<int64_t> (offAt - blockStart, 0, last)));
             offAt = -1;
             --numSounding_;
         }

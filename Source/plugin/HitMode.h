@@ -30,6 +30,7 @@
 #include "dsp/OnsetDetector.h"
 #include "runtime/HitAnalyzer.h"
 #include "runtime/SpscFifo.h"
+#include "timeline/MidiNotes.h"
 
 #include <juce_audio_processors/juce_audio_processors.h>
 
@@ -58,7 +59,7 @@ public:
         longer (its window and taught clip over 2 s) gets this much, and its notes land late by the
         rest: latencyShortfall(). */
     static constexpr double kMaxLatencySeconds = 2.0;
-    static constexpr double kNoteSeconds = 0.1; // as the CLI's MIDI file (timeline::kHitNoteSeconds)
+    static constexpr double kNoteSeconds = timeline::kHitNoteSeconds; // as the CLI's MIDI file
 
     /** The processor's parameters (alive as long as this). */
     explicit HitMode (juce::AudioProcessorValueTreeState& parameters);

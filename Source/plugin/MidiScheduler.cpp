@@ -1,24 +1,11 @@
 #include "plugin/MidiScheduler.h"
 
+#include "timeline/MidiNotes.h"
+
 #include <utility>
 
 namespace sonotype::plugin
 {
-namespace
-{
-    /** Audio thread: a MIDI buffer without room reserved makes JUCE allocate, which can throw
-        std::bad_alloc; inside a noexcept function that would end the host. The event is lost instead. */
-    void addMidi (juce::MidiBuffer& midi, const juce::MidiMessage& message, int position) noexcept
-    {
-        try
-        {
-            midi.addEvent (message, position);
-        }
-        catch (...)
-        {
-        }
-    }
-} // namespace
 
 // ----- worker thread ----------------------------------------------------------------------------
 
@@ -57,7 +44,7 @@ void MidiScheduler::queueEvents (const runtime::WindowResult& result, const runt
         const int note = base + detection.classIndex;
         if (detection.kind == runtime::Detection::Kind::start && note >= 0 && note <= 127)
         {
-            queue (true, note, juce::jlimit (1, 127, juce::roundToInt (detection.confidence * 127.0f)));
+            queue (true, note, timeline::confidenceVelocity (detection.confidence));
             workerNote_ = note;
         }
     }
@@ -70,7 +57,7 @@ void MidiScheduler::writeBlock (juce::MidiBuffer& midi, int numSamples, bool sto
     const bool enabled = midiOut_.load (std::memory_order_relaxed) >= 0.5f;
     if (std::exchange (closeActiveNote_, false) && activeNote_ >= 0)
     {
-        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
+        timeline::addNoteOff (midi, activeNote_, 0);
         activeNote_ = -1;
     }
     MidiEvent event;
@@ -95,20 +82,20 @@ void MidiScheduler::writeBlock (juce::MidiBuffer& midi, int numSamples, bool sto
         if (held.noteOn)
         {
             if (activeNote_ >= 0)
-                addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
-            addMidi (midi, juce::MidiMessage::noteOn (1, held.note, static_cast<juce::uint8> (held.velocity)), position);
+                timeline::addNoteOff (midi, activeNote_, position);
+            timeline::addNoteOn (midi, held.note, held.velocity, position);
             activeNote_ = held.note;
         }
         else if (held.note == activeNote_)
         {
-            addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), position);
+            timeline::addNoteOff (midi, activeNote_, position);
             activeNote_ = -1;
         }
     }
     numHeld_ = kept;
     if ((! enabled || stopEverything) && activeNote_ >= 0)
     {
-        addMidi (midi, juce::MidiMessage::noteOff (1, activeNote_), 0);
+        timeline::addNoteOff (midi, activeNote_, 0);
         activeNote_ = -1;
     }
     if (stopEverything)

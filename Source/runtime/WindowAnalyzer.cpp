@@ -242,12 +242,20 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
         std::copy (samples, samples + settings_.windowSamples, input.begin());
     session_.run();
     probabilitiesFromOutput (result);
+    smoothAndRank (k, windowStartSeconds (k), result);
+    result.windowIndex = k;
+    result.startSeconds = windowStartSeconds (k);
+    result.endSeconds = result.startSeconds + windowSeconds();
+    result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+}
 
+void WindowAnalyzer::smoothAndRank (int64_t k, double startSeconds, WindowResult& result)
+{
     if (smoothingSeconds_ > 0.0)
     {
         // Exponential moving average with time constant smoothingSeconds, over the time since the
         // last analyzed window (windows skipped by a late worker count as elapsed time).
-        const double elapsed = lastWindow_ < 0 ? 0.0 : windowStartSeconds (k) - lastStartSeconds_;
+        const double elapsed = lastWindow_ < 0 ? 0.0 : startSeconds - lastStartSeconds_;
         const auto keep = lastWindow_ < 0 ? 0.0f : static_cast<float> (std::exp (-elapsed / smoothingSeconds_));
         for (std::size_t c = 0; c < smoothed_.size(); ++c)
             result.probabilities[c] = smoothed_[c] = keep * smoothed_[c] + (1.0f - keep) * result.probabilities[c];
@@ -255,14 +263,22 @@ void WindowAnalyzer::run (int64_t k, const float* samples, WindowResult& result)
     else
         std::copy (result.probabilities.begin(), result.probabilities.end(), smoothed_.begin()); // smoothing switched on later goes on from here
     lastWindow_ = k;
-    lastStartSeconds_ = windowStartSeconds (k);
-
+    lastStartSeconds_ = startSeconds;
     result.topClass = topClassInPlay (result.probabilities);
     result.confidence = result.probabilities[static_cast<std::size_t> (result.topClass)];
+}
+
+void WindowAnalyzer::analyzeTail (const float* lastSamples, std::size_t numSamples, WindowResult& result)
+{
+    analyzeClip (lastSamples, numSamples, result);
+    // The stream's end in seconds, as a file's duration is counted: its samples over its rate.
+    const double end = static_cast<double> (numInput_) / resampler_->inputRate();
+    const int64_t k = nextWindow_;
+    result.startSeconds = std::max (0.0, end - windowSeconds());
+    result.endSeconds = end;
+    smoothAndRank (k, result.startSeconds, result);
     result.windowIndex = k;
-    result.startSeconds = windowStartSeconds (k);
-    result.endSeconds = result.startSeconds + windowSeconds();
-    result.inferenceMs = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+    nextWindow_ = k + 1;
 }
 
 void WindowAnalyzer::analyzeClip (const float* samples, std::size_t numSamples, WindowResult& result)

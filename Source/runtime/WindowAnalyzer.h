@@ -110,6 +110,13 @@ public:
     /** After finish(), for a stream shorter than one window: window 0, zero-padded. False if the
         stream was empty or window 0 was already analyzed. */
     bool analyzePaddedFirstWindow (WindowResult& result);
+    /** After finish() and the stream's windows, for a stream that ends after its last window (a
+        file's tail, classified to its end): one more window, window nextWindow(), aligned to the
+        stream's end, [max(0, end - window), end). It is analysed from `lastSamples` (the stream's
+        last samples, a window's worth or more, or all there were) as analyzeClip() analyses a clip,
+        then smoothed with the windows before it as they are with each other: an exponential average
+        over the time between its start and the last window's. */
+    void analyzeTail (const float* lastSamples, std::size_t numSamples, WindowResult& result);
 
     int64_t numNonFiniteSamples() const noexcept { return numNonFinite_; }
     /** Input samples of the stream so far, those skipped over included. */
@@ -119,6 +126,9 @@ private:
     int64_t windowStart (int64_t k) const noexcept;
     double windowStartSeconds (int64_t k) const noexcept;
     void run (int64_t k, const float* samples, WindowResult& result);
+    /** Smoothing (if on) of a window starting at startSeconds, after the one analysed last; then its
+        top class. */
+    void smoothAndRank (int64_t k, double startSeconds, WindowResult& result);
     void probabilitiesFromOutput (WindowResult& result); // the session's output 0, as probabilities over the classes in play
     int topClassInPlay (const std::vector<float>& probabilities) const noexcept;
 

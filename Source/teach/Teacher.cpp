@@ -4,6 +4,7 @@
 #include "engine/file/Text.h"
 #include "formats/AudioFileReader.h"
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/FileBlocks.h"
 #include "timeline/HitAnalysis.h"
 
 #include <algorithm>
@@ -75,14 +76,15 @@ namespace
                                       "export_model(..., embedding=<module>) or embedding=\"auto\"");
     }
 
-    /** One example from a stream of mono samples (read(block, size) -> how many, 0 at the end):
-        the mean of its windows' embeddings, or of the zero-padded first window of a short sound. */
-    template <typename Read>
-    Example meanOfWindows (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds, const std::string& source, Read&& read)
+    /** One example from a sound's mono samples, which forEachBlock (onBlock) hands to onBlock block
+        by block (timeline::forEachBlock over a file or samples in memory): the mean of its windows'
+        embeddings, or of the zero-padded first window of a short sound. */
+    template <typename ForEachBlock>
+    Example meanOfWindows (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds, const std::string& source,
+                           ForEachBlock&& forEachBlock)
     {
         runtime::WindowAnalyzer analyzer (model, rate, hopSeconds);
         runtime::WindowResult result;
-        std::vector<float> block (runtime::WindowAnalyzer::fileBlockSamples (rate));
         Mean mean;
         auto analyzeReady = [&] {
             for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
@@ -91,11 +93,11 @@ namespace
                 mean.add (analyzer.embedding(), result.probabilities);
             }
         };
-        while (const auto count = read (block.data(), block.size()))
-        {
-            analyzer.push (block.data(), count);
+        forEachBlock ([&] (std::span<const float> block) {
+            analyzer.push (block.data(), block.size());
             analyzeReady();
-        }
+            return true;
+        });
         analyzer.finish();
         analyzeReady();
         if (mean.count == 0 && analyzer.analyzePaddedFirstWindow (result))
@@ -129,7 +131,7 @@ std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<
     }
     formats::AudioFileReader reader (path);
     examples.push_back (meanOfWindows (model, reader.sampleRate(), settings.hopSeconds, path,
-                                       [&reader] (float* block, std::size_t size) { return reader.readMono (block, size); }));
+                                       [&reader] (const timeline::BlockHandler& onBlock) { timeline::forEachBlock (reader, onBlock); }));
     return examples;
 }
 
@@ -137,13 +139,8 @@ Example exampleOfSamples (std::span<const float> samples, double sampleRate, con
                           const std::shared_ptr<const engine::Model>& model, double hopSeconds)
 {
     checkEmbedding (*model);
-    std::size_t position = 0;
-    return meanOfWindows (model, sampleRate, hopSeconds, source, [&] (float* block, std::size_t size) {
-        const auto count = std::min (size, samples.size() - position);
-        std::copy_n (samples.begin() + static_cast<std::ptrdiff_t> (position), count, block);
-        position += count;
-        return count;
-    });
+    return meanOfWindows (model, sampleRate, hopSeconds, source,
+                          [&] (const timeline::BlockHandler& onBlock) { timeline::forEachBlock (samples, sampleRate, onBlock); });
 }
 
 std::vector<Example> hitExamplesOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,

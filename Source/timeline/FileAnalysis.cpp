@@ -2,6 +2,7 @@
 
 #include "formats/AudioFileReader.h"
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/FileBlocks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,98 @@ namespace
     {
         return std::all_of (values.begin(), values.end(), [] (float p) { return std::isfinite (p); });
     }
+
+    /** A stream's last `size` samples (and at most as many more before them: trimmed once it holds
+        twice the tail, one move of the tail per tail's length read). Size 0 keeps nothing. */
+    class StreamTail
+    {
+    public:
+        explicit StreamTail (std::size_t size) : size_ (size) {}
+
+        void add (std::span<const float> block)
+        {
+            if (size_ == 0)
+                return;
+            samples_.insert (samples_.end(), block.begin(), block.end());
+            if (samples_.size() > 2 * size_)
+                samples_.erase (samples_.begin(), samples_.end() - static_cast<std::ptrdiff_t> (size_));
+        }
+
+        /** The last `size` samples, or all there were. */
+        std::span<const float> samples() const noexcept
+        {
+            const auto count = std::min (samples_.size(), size_);
+            return { samples_.data() + (samples_.size() - count), count };
+        }
+
+    private:
+        std::size_t size_;
+        std::vector<float> samples_;
+    };
+
+    /** The windows of one file as the analyzer gives them: counted, summed for the means, merged
+        into segments and handed to the caller. */
+    class WindowCollector
+    {
+    public:
+        using Listener = std::function<void (const runtime::WindowResult&, WindowFlags)>;
+
+        WindowCollector (runtime::WindowAnalyzer& analyzer, const runtime::DetectorSettings& detector, const Listener& onWindow)
+            : analyzer_ (analyzer), segmenter_ (detector), onWindow_ (onWindow), sums_ (static_cast<std::size_t> (analyzer.numClasses()), 0.0)
+        {
+        }
+
+        /** The result the next window is analysed into. */
+        runtime::WindowResult& result() noexcept { return result_; }
+        int64_t count() const noexcept { return count_; }
+        double lastEndSeconds() const noexcept { return lastEndSeconds_; }
+
+        /** Analyses the windows whose samples have all arrived. */
+        void analyzeReady()
+        {
+            for (auto k = analyzer_.nextWindow(); k <= analyzer_.newestCompleteWindow(); ++k)
+            {
+                analyzer_.analyze (k, result_);
+                emit ({});
+            }
+        }
+
+        /** result() is the next window. */
+        void emit (WindowFlags flags)
+        {
+            flags.embedding = analyzer_.embedding();
+            ++count_;
+            if (! allFinite (result_.probabilities))
+                ++numNonFinite_;
+            for (std::size_t c = 0; c < sums_.size(); ++c)
+                sums_[c] += result_.probabilities[c];
+            segmenter_.add (result_.startSeconds, result_.endSeconds, result_.probabilities.data(), static_cast<int> (sums_.size()));
+            if (onWindow_)
+                onWindow_ (result_, flags);
+            lastEndSeconds_ = result_.endSeconds;
+        }
+
+        /** The counts, means and segments into `outcome`. */
+        void finish (FileAnalysisResult& outcome)
+        {
+            outcome.numWindows = count_;
+            outcome.numNonFiniteWindows = numNonFinite_;
+            outcome.meanProbabilities.assign (sums_.size(), 0.0);
+            if (count_ > 0)
+                for (std::size_t c = 0; c < sums_.size(); ++c)
+                    outcome.meanProbabilities[c] = sums_[c] / static_cast<double> (count_);
+            outcome.segments = segmenter_.finish();
+        }
+
+    private:
+        runtime::WindowAnalyzer& analyzer_;
+        runtime::Segmenter segmenter_;
+        const Listener& onWindow_;
+        std::vector<double> sums_;
+        runtime::WindowResult result_;
+        int64_t count_ = 0, numNonFinite_ = 0;
+        double lastEndSeconds_ = 0.0;
+    };
 } // namespace
 
 runtime::WindowAnalyzer& FileAnalyzerCache::start (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds,
@@ -56,8 +149,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     if (callbacks.onOpen)
         callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate, reader.truncationWarning());
     runtime::WindowAnalyzer& analyzer = cache.start (model, rate, settings.hopSeconds, settings.smoothingSeconds);
-    const auto inPlay = runtime::classesInPlay (analyzer.labels(), settings.classes);
-    analyzer.setClassesInPlay (inPlay);
+    analyzer.setClassesInPlay (runtime::classesInPlay (analyzer.labels(), settings.classes));
 
     FileAnalysisResult outcome;
     outcome.labels = analyzer.labels();
@@ -65,109 +157,45 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     outcome.windowSeconds = analyzer.windowSeconds();
     outcome.hopSeconds = analyzer.hopSeconds();
     outcome.truncationWarning = reader.truncationWarning();
-    const auto numClasses = static_cast<std::size_t> (analyzer.numClasses());
-    std::vector<double> sums (numClasses, 0.0);
-    runtime::Segmenter segmenter (settings.detector);
-    runtime::WindowResult result, previous;
-    bool havePrevious = false;
-
-    auto emit = [&] (WindowFlags flags) {
-        flags.embedding = analyzer.embedding();
-        ++outcome.numWindows;
-        if (! allFinite (result.probabilities))
-            ++outcome.numNonFiniteWindows;
-        for (std::size_t c = 0; c < numClasses; ++c)
-            sums[c] += result.probabilities[c];
-        segmenter.add (result.startSeconds, result.endSeconds, result.probabilities.data(), static_cast<int> (numClasses));
-        if (callbacks.onWindow)
-            callbacks.onWindow (result, flags);
-        previous = result;
-        havePrevious = true;
-    };
-    auto analyzeReady = [&] {
-        for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
-        {
-            analyzer.analyze (k, result);
-            emit ({});
-        }
-    };
-
+    WindowCollector windows (analyzer, settings.detector, callbacks.onWindow);
     // toEnd: the input's last window of samples (and one more), for a final window aligned to the end.
-    const auto tailSamples = static_cast<std::size_t> (std::ceil (outcome.windowSeconds * rate)) + 1;
-    std::vector<float> last;
-    std::vector<float> block (runtime::WindowAnalyzer::fileBlockSamples (rate));
+    StreamTail last (settings.toEnd ? static_cast<std::size_t> (std::ceil (outcome.windowSeconds * rate)) + 1 : 0);
     const auto length = static_cast<double> (std::max<int64_t> (reader.lengthInSamples(), 1));
     int64_t numSamples = 0;
-    while (const auto count = reader.readMono (block.data(), block.size()))
-    {
-        numSamples += static_cast<int64_t> (count);
-        if (settings.toEnd)
-        {
-            // Trimmed once it holds twice the tail: one move of the tail per tail's length read.
-            last.insert (last.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t> (count));
-            if (last.size() > 2 * tailSamples)
-                last.erase (last.begin(), last.end() - static_cast<std::ptrdiff_t> (tailSamples));
-        }
-        analyzer.push (block.data(), count);
-        analyzeReady();
-        if (callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (numSamples) / length, 1.0)))
-        {
-            outcome.stopped = true;
-            break;
-        }
-    }
+    forEachBlock (reader, [&] (std::span<const float> block) {
+        numSamples += static_cast<int64_t> (block.size());
+        last.add (block);
+        analyzer.push (block.data(), block.size());
+        windows.analyzeReady();
+        outcome.stopped = callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (numSamples) / length, 1.0));
+        return ! outcome.stopped;
+    });
     if (! outcome.stopped)
     {
         analyzer.finish();
-        analyzeReady();
+        windows.analyzeReady();
     }
-    if (last.size() > tailSamples)
-        last.erase (last.begin(), last.end() - static_cast<std::ptrdiff_t> (tailSamples));
     outcome.durationSeconds = static_cast<double> (numSamples) / rate;
     outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     const double duration = outcome.durationSeconds;
 
     // A file not read to its end (stopped) gets no padded or tail window: what was analyzed stands.
-    if (! outcome.stopped && outcome.numWindows == 0 && analyzer.analyzePaddedFirstWindow (result))
+    runtime::WindowResult& result = windows.result();
+    if (! outcome.stopped && windows.count() == 0 && analyzer.analyzePaddedFirstWindow (result))
     {
         if (settings.toEnd)
             result.endSeconds = duration; // the file's true end
-        emit ({ true, false });
+        windows.emit ({ true, false });
     }
-    else if (! outcome.stopped && settings.toEnd && outcome.numWindows > 0 && duration - previous.endSeconds > 0.5 / rate)
+    else if (! outcome.stopped && settings.toEnd && windows.count() > 0 && duration - windows.lastEndSeconds() > 0.5 / rate)
     {
         // The tail after the last full window: one more window, aligned to the file's end, analyzed
-        // as a clip of the file's last samples by the analyzer restarted (as a fresh one, smoothing
-        // off), then smoothed with the windows before it as the analyzer smooths: an exponential
-        // average over the time between the two windows' starts.
-        analyzer.restart (rate);
-        analyzer.setSmoothing (0.0);
-        analyzer.push (last.data(), last.size());
-        analyzer.finish();
-        if (analyzer.newestCompleteWindow() >= 0)
-            analyzer.analyze (0, result);
-        else
-            analyzer.analyzePaddedFirstWindow (result);
-        result.startSeconds = std::max (0.0, duration - outcome.windowSeconds);
-        result.endSeconds = duration;
-        if (settings.smoothingSeconds > 0.0 && havePrevious)
-        {
-            const auto keep = static_cast<float> (std::exp (-(result.startSeconds - previous.startSeconds) / settings.smoothingSeconds));
-            for (std::size_t c = 0; c < numClasses; ++c)
-                result.probabilities[c] = keep * previous.probabilities[c] + (1.0f - keep) * result.probabilities[c];
-            const auto top = std::max_element (result.probabilities.begin(), result.probabilities.end());
-            result.topClass = static_cast<int> (top - result.probabilities.begin());
-            result.confidence = *top;
-        }
-        result.windowIndex = previous.windowIndex + 1;
-        emit ({ false, true });
+        // from the file's last samples and smoothed with the windows before it (the analyzer's).
+        const auto samples = last.samples();
+        analyzer.analyzeTail (samples.data(), samples.size(), result);
+        windows.emit ({ false, true });
     }
-
-    outcome.meanProbabilities.assign (numClasses, 0.0);
-    if (outcome.numWindows > 0)
-        for (std::size_t c = 0; c < numClasses; ++c)
-            outcome.meanProbabilities[c] = sums[c] / static_cast<double> (outcome.numWindows);
-    outcome.segments = segmenter.finish();
+    windows.finish (outcome);
     return outcome;
 }
 

@@ -3,6 +3,7 @@
 #include "formats/AudioFileReader.h"
 #include "runtime/HitAnalyzer.h"
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/FileBlocks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,14 +11,6 @@
 
 namespace sonotype::timeline
 {
-
-int hitVelocity (float levelDb) noexcept
-{
-    constexpr float kRangeDb = 48.0f;
-    if (! std::isfinite (levelDb))
-        return 1;
-    return std::clamp (static_cast<int> (std::lround (1.0f + 126.0f * (levelDb + kRangeDb) / kRangeDb)), 1, 127);
-}
 
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit)
@@ -46,9 +39,10 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
             onHit (hit, found.embedding);
         outcome.hits.push_back (std::move (hit));
     };
-    std::vector<float> block (runtime::WindowAnalyzer::fileBlockSamples (rate));
-    while (const auto count = reader.readMono (block.data(), block.size()))
-        analyzer.push (block.data(), count, report);
+    forEachBlock (reader, [&] (std::span<const float> block) {
+        analyzer.push (block.data(), block.size(), report);
+        return true;
+    });
     analyzer.finish (report);
     outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     outcome.durationSeconds = static_cast<double> (analyzer.numInputSamples()) / rate;

@@ -58,7 +58,4 @@ using HitListener = std::function<void (const Hit& hit, std::span<const float> e
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit = {});
 
-/** MIDI velocity (1-127) of a hit at levelDb: 48 dB of range, full scale 127. */
-int hitVelocity (float levelDb) noexcept;
-
 } // namespace sonotype::timeline

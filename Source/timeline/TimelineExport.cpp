@@ -1,9 +1,11 @@
 #include "timeline/TimelineExport.h"
 
 #include <juce_audio_basics/juce_audio_basics.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace sonotype::timeline
 {
@@ -16,11 +18,85 @@ namespace
                                                                                                  : unknown;
     }
 
+    const std::string& labelOf (int classIndex, const std::vector<std::string>& labels)
+    {
+        return labelOf (runtime::Segment { classIndex, 0.0, 0.0, 0.0f, 0 }, labels);
+    }
+
     int ticks (double secondsValue)
     {
         return static_cast<int> (std::lround (secondsValue * kMidiTicksPerSecond));
     }
+
+    /** CSV: the header, then the rows; JSON: the rows as an array, one a line, as classify writes them. */
+    template <typename Item, typename CsvRow, typename JsonRow>
+    std::string rows (ExportFormat format, const std::string& header, const std::vector<Item>& items, CsvRow&& csvRow, JsonRow&& jsonRow)
+    {
+        if (format == ExportFormat::csv)
+        {
+            std::string text = header + "\n";
+            for (const auto& item : items)
+                text += csvRow (item);
+            return text;
+        }
+        std::string text = "[";
+        for (std::size_t i = 0; i < items.size(); ++i)
+            text += (i == 0 ? "\n" : ",\n") + jsonRow (items[i]);
+        return text + (items.empty() ? "]\n" : "\n]\n");
+    }
 } // namespace
+
+std::optional<ExportFormat> exportFormatNamed (const std::string& name)
+{
+    static const std::pair<const char*, ExportFormat> names[] = { { "csv", ExportFormat::csv },
+                                                                  { "json", ExportFormat::json },
+                                                                  { "audacity", ExportFormat::audacity },
+                                                                  { "reaper", ExportFormat::reaper },
+                                                                  { "midi", ExportFormat::midi } };
+    for (const auto& [formatName, format] : names)
+        if (name == formatName)
+            return format;
+    return std::nullopt;
+}
+
+bool holdsOneFile (ExportFormat format) noexcept
+{
+    return format == ExportFormat::audacity || format == ExportFormat::reaper || format == ExportFormat::midi;
+}
+
+std::string exportSegments (ExportFormat format, const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels,
+                            const ExportSettings& settings)
+{
+    switch (format)
+    {
+        case ExportFormat::audacity: return audacityLabels (segments, labels);
+        case ExportFormat::reaper: return reaperRegions (segments, labels);
+        case ExportFormat::midi: return midiFile (segments, settings.baseNote);
+        case ExportFormat::csv:
+        case ExportFormat::json: break;
+    }
+    return rows (
+        format, kSegmentColumns, segments, [&] (const runtime::Segment& segment) { return segmentCsvRow (settings.source, segment, labels); },
+        [&] (const runtime::Segment& segment) { return segmentJsonRow (settings.source, segment, labels); });
+}
+
+std::string exportHits (ExportFormat format, const std::vector<Hit>& hits, const std::vector<std::string>& labels, const ExportSettings& settings)
+{
+    switch (format)
+    {
+        case ExportFormat::audacity: return audacityHitLabels (hits, labels);
+        case ExportFormat::reaper: return reaperHitMarkers (hits, labels);
+        case ExportFormat::midi: return midiHitFile (hits, settings.baseNote);
+        case ExportFormat::csv:
+        case ExportFormat::json: break;
+    }
+    std::string header = kHitColumns;
+    for (const auto& label : labels)
+        header += "," + csvField (label);
+    return rows (
+        format, header, hits, [&] (const Hit& hit) { return hitCsvRow (settings.source, hit, labels); },
+        [&] (const Hit& hit) { return hitJsonRow (settings.source, hit, labels); });
+}
 
 std::string csvField (const std::string& text)
 {
@@ -41,10 +117,46 @@ std::string csvNumber (double value, int decimals)
     return text;
 }
 
+std::string jsonString (const std::string& text)
+{
+    return nlohmann::json (text).dump (-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string jsonNumber (double value, int decimals)
+{
+    return std::isfinite (value) ? csvNumber (value, decimals) : "null";
+}
+
 std::string segmentCsvRow (const std::string& file, const runtime::Segment& segment, const std::vector<std::string>& labels)
 {
     return csvField (file) + "," + csvNumber (segment.startSeconds, 3) + "," + csvNumber (segment.endSeconds, 3) + ","
            + csvField (labelOf (segment, labels)) + "," + csvNumber (segment.confidence, 6) + "\n";
+}
+
+std::string segmentJsonRow (const std::string& file, const runtime::Segment& segment, const std::vector<std::string>& labels)
+{
+    return "{\"file\":" + jsonString (file) + ",\"start_s\":" + jsonNumber (segment.startSeconds, 3) + ",\"end_s\":"
+           + jsonNumber (segment.endSeconds, 3) + ",\"label\":" + jsonString (labelOf (segment, labels)) + ",\"confidence\":"
+           + jsonNumber (segment.confidence, 6) + "}";
+}
+
+std::string hitCsvRow (const std::string& file, const Hit& hit, const std::vector<std::string>& labels)
+{
+    std::string row = csvField (file) + "," + csvNumber (hit.seconds, 3) + "," + csvField (labelOf (hit.classIndex, labels)) + ","
+                      + csvNumber (hit.confidence, 6) + "," + csvNumber (hit.levelDb, 1);
+    for (const float p : hit.probabilities)
+        row += "," + csvNumber (p, 6);
+    return row + "\n";
+}
+
+std::string hitJsonRow (const std::string& file, const Hit& hit, const std::vector<std::string>& labels)
+{
+    std::string row = "{\"file\":" + jsonString (file) + ",\"time_s\":" + jsonNumber (hit.seconds, 3) + ",\"label\":"
+                      + jsonString (labelOf (hit.classIndex, labels)) + ",\"confidence\":" + jsonNumber (hit.confidence, 6) + ",\"level_db\":"
+                      + jsonNumber (hit.levelDb, 1) + ",\"probabilities\":{";
+    for (std::size_t c = 0; c < hit.probabilities.size(); ++c)
+        row += (c ? "," : "") + jsonString (labelOf (static_cast<int> (c), labels)) + ":" + jsonNumber (hit.probabilities[c], 6);
+    return row + "}}";
 }
 
 std::string audacityLabels (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels)
@@ -93,8 +205,8 @@ namespace
         {
             if (note.note < 0 || note.note > 127)
                 continue;
-            track.addEvent (juce::MidiMessage::noteOn (1, note.note, static_cast<juce::uint8> (juce::jlimit (1, 127, note.velocity))), ticks (note.startSeconds));
-            track.addEvent (juce::MidiMessage::noteOff (1, note.note), ticks (note.endSeconds));
+            track.addEvent (noteOn (note.note, note.velocity), ticks (note.startSeconds));
+            track.addEvent (noteOff (note.note), ticks (note.endSeconds));
             end = std::max (end, static_cast<double> (ticks (note.endSeconds)));
         }
         track.updateMatchedPairs();
@@ -116,7 +228,7 @@ std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNot
 {
     std::vector<Note> notes;
     for (const auto& segment : segments)
-        notes.push_back ({ baseNote + segment.classIndex, juce::roundToInt (segment.confidence * 127.0f), segment.startSeconds, segment.endSeconds });
+        notes.push_back ({ baseNote + segment.classIndex, confidenceVelocity (segment.confidence), segment.startSeconds, segment.endSeconds });
     return midiNotes (notes);
 }
 

@@ -1,29 +1,92 @@
-// Segments (runtime::Segmenter) written as files other programs import: CSV as `sonotype classify
-// --segments` writes it, an Audacity label track, a REAPER region list, a Standard MIDI File with one
-// note per segment. The command line and the app write them with these functions.
+// Segments (runtime::Segmenter) and hits (HitAnalysis) written as files other programs import: CSV
+// and JSON rows as `sonotype classify` writes them, an Audacity label track, a REAPER region (or
+// marker) list, a Standard MIDI File with one note per segment or hit. exportSegments() and
+// exportHits() are the one dispatch over the formats: the command line and the app's Export...
+// both call them (the app only picks the format and the file), so what either writes is the same.
+// Pure functions: any thread.
 #pragma once
 
 #include "runtime/Segmenter.h"
 #include "timeline/HitAnalysis.h"
+#include "timeline/MidiNotes.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace sonotype::timeline
 {
 
+// ----- the dispatch ------------------------------------------------------------------------------
+
+/** The formats a timeline is written in, as `sonotype classify --format` names them. */
+enum class ExportFormat
+{
+    csv,      // rows with a header (`classify --segments`, `classify --onsets`), .csv
+    json,     // an array of one object per row, as `classify --format json` writes it, .json
+    audacity, // a label track (point labels for hits), .txt
+    reaper,   // a region list (markers for hits), .csv
+    midi      // a Standard MIDI File, a note per segment or hit, .mid
+};
+
+/** The format `name` names ("csv", "json", "audacity", "reaper", "midi"), or none. */
+std::optional<ExportFormat> exportFormatNamed (const std::string& name);
+
+/** Audacity, REAPER and MIDI files hold one file's segments or hits; CSV and JSON rows name their file. */
+bool holdsOneFile (ExportFormat format) noexcept;
+
+struct ExportSettings
+{
+    std::string source; // CSV and JSON: the file the rows name
+    int baseNote = 36;  // MIDI: the note of class 0 (the plugin's "MIDI base note" default)
+};
+
+/** A file's segments in `format`: CSV (the header, then segmentCsvRow()s), JSON (segmentJsonRow()s
+    in an array), audacityLabels(), reaperRegions() or midiFile(). Throws std::runtime_error when
+    the MIDI file cannot be written. */
+std::string exportSegments (ExportFormat format, const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels,
+                            const ExportSettings& settings);
+
+/** A file's hits in `format`: CSV (the header, then hitCsvRow()s), JSON (hitJsonRow()s in an
+    array), audacityHitLabels(), reaperHitMarkers() or midiHitFile(). */
+std::string exportHits (ExportFormat format, const std::vector<Hit>& hits, const std::vector<std::string>& labels, const ExportSettings& settings);
+
+// ----- rows (CSV and JSON) -------------------------------------------------------------------------
+
 /** `text` as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line break. */
 std::string csvField (const std::string& text);
 
-/** The header of `classify --segments`' CSV: "file,start_s,end_s,label,confidence". */
-inline constexpr const char* kSegmentsCsvHeader = "file,start_s,end_s,label,confidence\n";
-
-/** One segment as a row of `classify --segments`' CSV: the file, start and end in seconds (3
-    decimals), the label, the mean confidence (6 decimals). */
-std::string segmentCsvRow (const std::string& file, const runtime::Segment& segment, const std::vector<std::string>& labels);
-
 /** A number with `decimals` decimals, "nan" when it is not finite (CSV). */
 std::string csvNumber (double value, int decimals);
+
+/** `text` as a JSON string. Malformed UTF-8 (a Latin-1 file name, say) becomes U+FFFD, so that a
+    row is always valid JSON. */
+std::string jsonString (const std::string& text);
+
+/** A number with `decimals` decimals, null when it is not finite (JSON has no NaN). */
+std::string jsonNumber (double value, int decimals);
+
+/** The columns of segment rows: "file,start_s,end_s,label,confidence". */
+inline constexpr const char* kSegmentColumns = "file,start_s,end_s,label,confidence";
+
+/** The first columns of hit rows: "file,time_s,label,confidence,level_db" (then one per class). */
+inline constexpr const char* kHitColumns = "file,time_s,label,confidence,level_db";
+
+/** One segment as a CSV row: the file, start and end in seconds (3 decimals), the label, the mean
+    confidence (6 decimals). */
+std::string segmentCsvRow (const std::string& file, const runtime::Segment& segment, const std::vector<std::string>& labels);
+
+/** The same as a JSON object (no line break): {"file":..,"start_s":..,"end_s":..,"label":..,"confidence":..}. */
+std::string segmentJsonRow (const std::string& file, const runtime::Segment& segment, const std::vector<std::string>& labels);
+
+/** One hit as a CSV row: the file, the onset in seconds (3 decimals), the label, the confidence (6
+    decimals), the level in dB (1 decimal), then each class's probability (6 decimals). */
+std::string hitCsvRow (const std::string& file, const Hit& hit, const std::vector<std::string>& labels);
+
+/** The same as a JSON object (no line break), the probabilities an object by label. */
+std::string hitJsonRow (const std::string& file, const Hit& hit, const std::vector<std::string>& labels);
+
+// ----- files for other programs -----------------------------------------------------------------------
 
 /** Audacity's label track text (File > Import > Labels): "start<TAB>end<TAB>label" a line, seconds
     with 6 decimals. Tabs and line breaks in a label become spaces. */
@@ -36,10 +99,8 @@ std::string reaperRegions (const std::vector<runtime::Segment>& segments, const 
 /** A Standard MIDI File (type 1, 960 ticks per quarter note, 120 bpm: 1920 ticks a second) with one
     note per segment on channel 1, as the plugin's MIDI output plays it: note baseNote + class index
     (a segment whose note falls outside 0-127 has none), velocity from the segment's confidence
-    (confidence * 127, at least 1). */
+    (confidenceVelocity). */
 std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNote);
-
-// ----- hits (the per-hit mode) -------------------------------------------------------------------
 
 /** Audacity point labels, one per hit: "time<TAB>time<TAB>label". */
 std::string audacityHitLabels (const std::vector<Hit>& hits, const std::vector<std::string>& labels);
@@ -52,8 +113,6 @@ std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<st
     velocity from the hit's level (hitVelocity), kHitNoteSeconds long or up to the next hit of the
     same note. */
 std::string midiHitFile (const std::vector<Hit>& hits, int baseNote);
-
-inline constexpr double kHitNoteSeconds = 0.1;
 
 inline constexpr int kMidiTicksPerQuarterNote = 960;
 inline constexpr int kMidiTicksPerSecond = 2 * kMidiTicksPerQuarterNote; // at 120 bpm

@@ -38,7 +38,7 @@ TEST_CASE ("an MP3 is read: exact length and rate, samples aligned with its sour
         const unsigned frames = rate * 3 / 2 + 123; // not a whole number of MP3 frames
         const auto source = writeToneWav (wav, rate, frames);
         encode (wav, mp3, bitrate);
-        REQUIRE (formats::hasAudioExtension (mp3));
+        REQUIRE (formats::isReadableAudioFile (mp3));
 
         formats::AudioFileReader reader (mp3);
         CHECK (reader.sampleRate() == rate);

@@ -38,7 +38,7 @@ TEST_CASE ("an Opus file is read: 48 kHz, exact length, samples aligned with its
     const unsigned frames = rate * 3 / 2 + 123; // not a whole number of 20 ms Opus frames
     const auto source = writeToneWav (wav, rate, frames);
     encode (wav, opus, "128");
-    REQUIRE (formats::hasAudioExtension (opus));
+    REQUIRE (formats::isReadableAudioFile (opus));
 
     formats::AudioFileReader reader (opus);
     CHECK (reader.sampleRate() == 48000.0);

@@ -3,6 +3,7 @@
 // writes for the same files, byte for byte (the built CLI is run). A corrupt file is an error in
 // the banner and on the timeline. The live session exports too. Writes the screenshots README
 // shows (build/screenshots/file-analysis.png, file-error.png).
+#include "formats/AudioFormats.h"
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
@@ -110,9 +111,9 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
 
         // The exports, written as the app's Export menu writes them, against the CLI's.
         const auto csv = scratch ("export.segments.csv"), labels = scratch ("export.labels.txt"), midi = scratch ("export.mid");
-        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
-        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::audacity, labels).isEmpty());
-        CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::midi, midi).isEmpty());
+        CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
+        CHECK (view.exportTimeline (timeline::ExportFormat::audacity, labels).isEmpty());
+        CHECK (view.exportTimeline (timeline::ExportFormat::midi, midi).isEmpty());
         auto arguments = settings;
         arguments.insert (0, "classify");
         arguments.add ("--segments");
@@ -138,7 +139,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     view.refresh();
     CHECK (processor.fileAnalyzer().settings().analysis.detector.threshold == Approx (0.8f));
     const auto csv = scratch ("threshold.segments.csv");
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
+    CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
     auto arguments = settings;
     arguments.set (5, "80");
     arguments.insert (0, "classify");
@@ -158,7 +159,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     juce::StringArray inPlayText;
     for (const auto& label : inPlay)
         inPlayText.add (label);
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, csv).isEmpty());
+    CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
     arguments.insert (1, "--classes");
     arguments.insert (2, inPlayText.joinIntoString (","));
     CHECK (csv.loadFileAsString() == runCli (arguments).toString());
@@ -180,6 +181,32 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     mp3.deleteFile();
 }
 
+TEST_CASE ("the app takes the audio files the CLI's folder scan takes, .wave too, dropped or chosen", "[gui][timeline][files]")
+{
+    TestProcessor processor;
+    processor.setAudioDeviceAvailable (false);
+    gui::SonotypeEditor view (processor, true);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    for (const auto& extension : formats::readableExtensions())
+        CHECK (view.isInterestedInFileDrag ({ juce::String ("/music/take." + extension) }));
+    CHECK (view.isInterestedInFileDrag ({ "/music/TAKE.WAVE", "/music/other.flac" }));
+    CHECK_FALSE (view.isInterestedInFileDrag ({ "/music/take.wave", "/music/notes.txt" }));
+    CHECK_FALSE (view.isInterestedInFileDrag ({ "/music/notes.txt" }));
+    CHECK (view.isInterestedInFileDrag ({ "/models/model.safetensors" }));
+    view.fileDragExit ({});
+
+    // A .wave file dropped is analysed as the WAV it is.
+    const auto wave = writeExampleWav ("dropped take.wave");
+    view.filesDropped ({ wave.getFullPathName() }, 0, 0);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    CHECK (view.isShowingFiles());
+    CHECK (view.timeline().status().file == wave);
+    CHECK (view.timeline().status().state == plugin::FileState::done);
+    CHECK (view.timeline().status().segments.size() >= 3);
+    wave.deleteFile();
+}
+
 TEST_CASE ("a corrupt audio file: the banner and the timeline say why, and nothing else changes", "[gui][timeline]")
 {
     TestProcessor processor;
@@ -196,7 +223,7 @@ TEST_CASE ("a corrupt audio file: the banner and the timeline say why, and nothi
     CHECK (view.timeline().status().error.contains ("not a readable audio file"));
     CHECK (view.banner().isVisible());
     CHECK (view.banner().message() == "Cannot analyze " + corrupt.getFileName() + ": " + view.timeline().status().error);
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::csv, scratch ("none.csv")).contains ("not analyzed"));
+    CHECK (view.exportTimeline (timeline::ExportFormat::csv, scratch ("none.csv")).contains ("not analyzed"));
     CHECK_FALSE (scratch ("none.csv").exists());
     saveScreenshot (view, "file-error.png");
     corrupt.deleteFile();
@@ -213,7 +240,7 @@ TEST_CASE ("the live session's detections export as segments in seconds of audio
     REQUIRE (history.segments.size() >= 2);
     CHECK (history.analyzedSeconds > 10.0); // two clips of about 2 s, three times each
     const auto labels = scratch ("session.labels.txt");
-    CHECK (view.exportTimeline (gui::SonotypeEditor::ExportFormat::audacity, labels).isEmpty());
+    CHECK (view.exportTimeline (timeline::ExportFormat::audacity, labels).isEmpty());
     const auto lines = juce::StringArray::fromLines (labels.loadFileAsString().trim());
     CHECK (lines.size() == static_cast<int> (history.segments.size()));
     CHECK (lines[0].upToFirstOccurrenceOf ("\t", false, false).getDoubleValue() < 1.0); // the session's first seconds

@@ -10,6 +10,7 @@
 #include "teach/HitEmbedding.h"
 #include "teach/TaughtModel.h"
 #include "timeline/HitAnalysis.h"
+#include "timeline/MidiNotes.h"
 #include "support/EncodedAudio.h"
 #include "support/Fixtures.h"
 #include "support/KitPattern.h"

@@ -1,9 +1,14 @@
 // Segments as an Audacity label track, a REAPER region list and a Standard MIDI File (read back
-// with juce::MidiFile).
+// with juce::MidiFile); the export dispatch (exportSegments, exportHits) over every format, as the
+// CLI and the app call it; the MIDI notes the plugin plays and the files hold.
+#include "timeline/MidiNotes.h"
 #include "timeline/TimelineExport.h"
 
 #include <catch2/catch.hpp>
 #include <juce_audio_basics/juce_audio_basics.h>
+
+#include <cmath>
+#include <cstring>
 
 using namespace sonotype;
 
@@ -14,6 +19,13 @@ const std::vector<std::string> kLabels { "speech", "drums, loud", "tab\there" };
 std::vector<runtime::Segment> someSegments()
 {
     return { { 0, 0.0, 1.25, 0.9f, 5 }, { 1, 1.25, 4.0, 0.5f, 9 }, { 2, 4.5, 6.0000004, 0.001f, 4 } };
+}
+
+std::vector<timeline::Hit> someHits()
+{
+    timeline::Hit kick { 0.5, 1, 0.75f, -6.0f, { 0.125f, 0.75f, 0.125f } };
+    timeline::Hit hat { 1.0, 2, 0.5f, -30.25f, { 0.25f, 0.25f, 0.5f } };
+    return { kick, hat };
 }
 } // namespace
 
@@ -70,4 +82,104 @@ TEST_CASE ("MIDI velocity is at least 1", "[export]")
     for (const auto* event : *file.getTrack (0))
         if (event->message.isNoteOn())
             CHECK (event->message.getVelocity() == 1);
+}
+
+TEST_CASE ("the export dispatch: every format by its name, the files of one file apart from rows", "[export]")
+{
+    const std::pair<const char*, timeline::ExportFormat> formats[] = { { "csv", timeline::ExportFormat::csv },
+                                                                       { "json", timeline::ExportFormat::json },
+                                                                       { "audacity", timeline::ExportFormat::audacity },
+                                                                       { "reaper", timeline::ExportFormat::reaper },
+                                                                       { "midi", timeline::ExportFormat::midi } };
+    for (const auto& [name, format] : formats)
+    {
+        INFO (name);
+        CHECK (timeline::exportFormatNamed (name) == format);
+        CHECK (timeline::holdsOneFile (format) == (format != timeline::ExportFormat::csv && format != timeline::ExportFormat::json));
+    }
+    CHECK_FALSE (timeline::exportFormatNamed ("CSV").has_value());
+    CHECK_FALSE (timeline::exportFormatNamed ("mid").has_value());
+    CHECK_FALSE (timeline::exportFormatNamed ("").has_value());
+}
+
+TEST_CASE ("the export dispatch writes segments in each format as its writer does, CSV and JSON as classify --segments", "[export]")
+{
+    const auto segments = someSegments();
+    const timeline::ExportSettings settings { "take, 1.wav", 40 };
+    using timeline::ExportFormat;
+    CHECK (timeline::exportSegments (ExportFormat::audacity, segments, kLabels, settings) == timeline::audacityLabels (segments, kLabels));
+    CHECK (timeline::exportSegments (ExportFormat::reaper, segments, kLabels, settings) == timeline::reaperRegions (segments, kLabels));
+    CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings) == timeline::midiFile (segments, 40));
+    CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings) != timeline::midiFile (segments, 36));
+    CHECK (timeline::exportSegments (ExportFormat::csv, segments, kLabels, settings)
+           == "file,start_s,end_s,label,confidence\n"
+              "\"take, 1.wav\",0.000,1.250,speech,0.900000\n"
+              "\"take, 1.wav\",1.250,4.000,\"drums, loud\",0.500000\n"
+              "\"take, 1.wav\",4.500,6.000,tab\there,0.001000\n");
+    CHECK (timeline::exportSegments (ExportFormat::json, segments, kLabels, settings)
+           == "[\n"
+              "{\"file\":\"take, 1.wav\",\"start_s\":0.000,\"end_s\":1.250,\"label\":\"speech\",\"confidence\":0.900000},\n"
+              "{\"file\":\"take, 1.wav\",\"start_s\":1.250,\"end_s\":4.000,\"label\":\"drums, loud\",\"confidence\":0.500000},\n"
+              "{\"file\":\"take, 1.wav\",\"start_s\":4.500,\"end_s\":6.000,\"label\":\"tab\\there\",\"confidence\":0.001000}\n"
+              "]\n");
+    CHECK (timeline::exportSegments (ExportFormat::csv, {}, kLabels, settings) == "file,start_s,end_s,label,confidence\n");
+    CHECK (timeline::exportSegments (ExportFormat::json, {}, kLabels, settings) == "[]\n");
+}
+
+TEST_CASE ("the export dispatch writes hits in each format as its writer does, CSV and JSON as classify --onsets", "[export]")
+{
+    const auto hits = someHits();
+    const timeline::ExportSettings settings { "loop.wav", 36 };
+    using timeline::ExportFormat;
+    CHECK (timeline::exportHits (ExportFormat::audacity, hits, kLabels, settings) == timeline::audacityHitLabels (hits, kLabels));
+    CHECK (timeline::exportHits (ExportFormat::reaper, hits, kLabels, settings) == timeline::reaperHitMarkers (hits, kLabels));
+    CHECK (timeline::exportHits (ExportFormat::midi, hits, kLabels, settings) == timeline::midiHitFile (hits, 36));
+    CHECK (timeline::exportHits (ExportFormat::csv, hits, kLabels, settings)
+           == "file,time_s,label,confidence,level_db,speech,\"drums, loud\",tab\there\n"
+              "loop.wav,0.500,\"drums, loud\",0.750000,-6.0,0.125000,0.750000,0.125000\n"
+              "loop.wav,1.000,tab\there,0.500000,-30.2,0.250000,0.250000,0.500000\n");
+    CHECK (timeline::exportHits (ExportFormat::json, hits, kLabels, settings)
+           == "[\n"
+              "{\"file\":\"loop.wav\",\"time_s\":0.500,\"label\":\"drums, loud\",\"confidence\":0.750000,\"level_db\":-6.0,"
+              "\"probabilities\":{\"speech\":0.125000,\"drums, loud\":0.750000,\"tab\\there\":0.125000}},\n"
+              "{\"file\":\"loop.wav\",\"time_s\":1.000,\"label\":\"tab\\there\",\"confidence\":0.500000,\"level_db\":-30.2,"
+              "\"probabilities\":{\"speech\":0.250000,\"drums, loud\":0.250000,\"tab\\there\":0.500000}}\n"
+              "]\n");
+}
+
+TEST_CASE ("JSON rows: malformed UTF-8 becomes U+FFFD, numbers that are not finite null", "[export]")
+{
+    CHECK (timeline::jsonString ("caf\xe9.wav") == "\"caf\xef\xbf\xbd.wav\"");
+    CHECK (timeline::jsonNumber (std::nan (""), 3) == "null");
+    CHECK (timeline::csvNumber (std::nan (""), 3) == "nan");
+    CHECK (timeline::jsonNumber (1.23456, 3) == "1.235");
+}
+
+TEST_CASE ("MIDI notes: channel 1, velocities from 1 to 127, into a buffer on the audio thread's terms", "[midi]")
+{
+    CHECK (timeline::confidenceVelocity (1.0f) == 127);
+    CHECK (timeline::confidenceVelocity (0.5f) == 64);
+    CHECK (timeline::confidenceVelocity (0.0f) == 1);
+    CHECK (timeline::confidenceVelocity (2.0f) == 127);
+    CHECK (timeline::hitVelocity (0.0f) == 127);
+    CHECK (timeline::hitVelocity (-48.0f) == 1);
+    CHECK (timeline::hitVelocity (-24.0f) == 64);
+    CHECK (timeline::hitVelocity (std::nanf ("")) == 1);
+
+    juce::MidiBuffer midi;
+    midi.ensureSize (256);
+    timeline::addNoteOn (midi, 60, 300, 5);
+    timeline::addNoteOn (midi, 61, 0, 6);
+    timeline::addNoteOff (midi, 60, 7);
+    std::vector<std::pair<juce::MidiMessage, int>> events;
+    for (const auto metadata : midi)
+        events.emplace_back (metadata.getMessage(), metadata.samplePosition);
+    REQUIRE (events.size() == 3);
+    CHECK ((events[0].first.isNoteOn() && events[0].first.getChannel() == 1 && events[0].first.getNoteNumber() == 60
+            && events[0].first.getVelocity() == 127 && events[0].second == 5));
+    CHECK ((events[1].first.isNoteOn() && events[1].first.getVelocity() == 1 && events[1].second == 6)); // velocity 0 would be a note-off
+    CHECK ((events[2].first.isNoteOff() && events[2].first.getChannel() == 1 && events[2].first.getNoteNumber() == 60 && events[2].second == 7));
+    // The same messages as the MIDI files hold.
+    CHECK (timeline::noteOn (60, 127).getRawDataSize() == 3);
+    CHECK (std::memcmp (timeline::noteOn (60, 300).getRawData(), events[0].first.getRawData(), 3) == 0);
 }

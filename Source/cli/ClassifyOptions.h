@@ -1,0 +1,54 @@
+// `sonotype classify`'s options: what the command line sets, and the checks of which go together
+// that need no model (the others, classify's, once the model is loaded: ClassifyCommand.cpp).
+#pragma once
+
+#include "cli/Arguments.h"
+#include "cli/ModelLoading.h"
+#include "runtime/Detector.h"
+#include "timeline/HitAnalysis.h"
+#include "timeline/TimelineExport.h"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace sonotype::cli
+{
+
+struct ClassifyOptions
+{
+    std::string model;
+    double hopSeconds = 0.25, smoothingSeconds = 0.0;
+    bool json = false, summary = false, segments = false, toEnd = false, errorRows = false;
+    bool embeddings = false; // --embeddings: each window row gets the model's embedding
+    timeline::ExportFormat format = timeline::ExportFormat::csv;
+    double thresholdPercent = 50.0; // the plugin's "Detection threshold" default
+    int baseNote = 36;              // the plugin's "MIDI base note" default
+    std::string output;
+    unsigned jobs = std::max (1u, std::thread::hardware_concurrency());
+    std::size_t shardIndex = 0, shardCount = 1;
+    std::vector<std::string> paths;
+    std::vector<std::string> classes; // --classes: in play (empty: all)
+    bool onsets = false;              // --onsets: one classification per hit
+    timeline::HitAnalysisSettings hits;
+    CLI::Option* onsetWindow = nullptr; // given or not: a taught model's own window is the default
+    ModelLimitOptions limits;
+
+    /** Audacity, REAPER and MIDI: one file's segments (or hits) as one file, not rows. */
+    bool exporting() const noexcept { return timeline::holdsOneFile (format); }
+};
+
+/** Adds classify's options and its PATH arguments to `command`, parsed into `options`. */
+void addClassifyOptions (CLI::App& command, ClassifyOptions& options);
+
+/** After parsing: audacity, reaper and midi imply segments (or hits, with --onsets). */
+void completeClassifyOptions (ClassifyOptions& options);
+
+/** Throws UsageError for options that do not go together, or a MIDI file for a terminal. */
+void checkClassifyUsage (const ClassifyOptions& options);
+
+/** The detector's settings for segments: the plugin's hysteresis and confirmation, --threshold. */
+runtime::DetectorSettings detectorSettings (const ClassifyOptions& options);
+
+} // namespace sonotype::cli

@@ -1,0 +1,64 @@
+// What `sonotype classify` writes to stdout (or --output): the rows of each file (windows, a
+// summary, segments or hits) in CSV or JSON, error rows, or one file's export (Audacity, REAPER,
+// MIDI: timeline::exportSegments and exportHits, the app's Export... too). Segment and hit rows are
+// timeline's (TimelineExport.h), shared with the app; window and summary rows are the CLI's alone.
+// One thread: classify's, which writes each file's rows in file order.
+#pragma once
+
+#include "cli/ClassifyOptions.h"
+
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sonotype::cli
+{
+
+/** What --to-end adds to a row: a window's padded and tail flags, or a summary's duration and windows. */
+struct RowEnd
+{
+    bool padded = false, tail = false;
+    double durationSeconds = 0.0;
+    int64_t numWindows = 0;
+    std::span<const float> embedding {}; // --embeddings: the window's
+};
+
+/** A window's row (times: its start and end) or, times null, a file's summary row (the mean
+    probabilities): CSV (a line) or JSON (an object), as the options say. */
+std::string probabilityRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, const double* times,
+                            const std::vector<float>& probabilities, const RowEnd& end = {});
+
+/** A segment's or a hit's row, CSV or JSON (timeline's rows). */
+std::string segmentRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels,
+                        const runtime::Segment& segment);
+std::string hitRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, const timeline::Hit& hit);
+
+/** The output stream as classify fills it: the CSV header (or JSON's opening bracket) when made,
+    then rows and error rows in order, then finish(). An export format (Audacity, REAPER, MIDI) has
+    no header and no rows: each file's export goes out whole. */
+class ClassifyOutput
+{
+public:
+    ClassifyOutput (std::ostream& out, const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize);
+
+    /** One formatted row (CSV: a line; JSON: an object). */
+    void row (std::string text);
+    /** A file or folder that could not be classified, with --error-rows. */
+    void errorRow (const std::string& path, const std::string& message);
+    /** One file's segments or hits in the export format. */
+    void fileExport (const std::vector<runtime::Segment>& segments, const std::vector<timeline::Hit>& hits);
+    /** JSON's closing bracket. */
+    void finish();
+
+private:
+    std::ostream& out_;
+    const ClassifyOptions& options_;
+    const std::vector<std::string>& labels_;
+    bool errorRows_ = false;
+    std::size_t numColumns_ = 0; // CSV
+    bool firstJsonRow_ = true;
+};
+
+} // namespace sonotype::cli
