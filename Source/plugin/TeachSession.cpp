@@ -3,8 +3,10 @@
 #include "dsp/Resampler.h"
 #include "engine/file/Text.h"
 #include "formats/AudioFileReader.h"
+#include "formats/AudioFormats.h"
 #include "runtime/WindowAnalyzer.h"
 #include "teach/TaughtModel.h"
+#include "timeline/FileBlocks.h"
 
 #include <algorithm>
 #include <chrono>
@@ -49,11 +51,6 @@ namespace
         {
             return 16000.0;
         }
-    }
-
-    bool isAudioFile (const juce::File& file)
-    {
-        return file.hasFileExtension (formats::kAudioFileExtensions);
     }
 } // namespace
 
@@ -135,7 +132,7 @@ juce::String TeachSession::addFiles (int classIndex, const juce::Array<juce::Fil
             auto found = file.findChildFiles (juce::File::findFiles, true, "*", juce::File::FollowSymlinks::noCycles);
             found.sort();
             for (const auto& f : found)
-                if (isAudioFile (f) && audio.size() <= teach::ExampleSet::kMaxExamplesPerClass)
+                if (formats::isReadableAudioFile (f.getFullPathName().toStdString()) && audio.size() <= teach::ExampleSet::kMaxExamplesPerClass)
                     audio.add (f);
         }
         else if (audio.size() <= teach::ExampleSet::kMaxExamplesPerClass)
@@ -444,26 +441,20 @@ void TeachSession::readFile (const FileJob& job, uint64_t epoch)
         formats::AudioFileReader reader (job.file.getFullPathName().toStdString());
         const double fileRate = reader.sampleRate();
         const bool region = job.end > job.start;
-        auto skip = static_cast<int64_t> (std::max (0.0, job.start) * fileRate);
+        const auto skip = static_cast<int64_t> (std::max (0.0, job.start) * fileRate);
         const auto wanted = static_cast<std::size_t> (std::ceil ((region ? std::min (job.end - job.start, teach::ExampleSet::kMaxExampleSeconds)
                                                                          : teach::ExampleSet::kMaxExampleSeconds)
                                                                  * fileRate));
-        std::vector<float> samples (wanted), scratch (65536);
-        while (skip > 0)
-        {
-            const auto got = reader.readMono (scratch.data(), static_cast<std::size_t> (std::min<int64_t> (skip, static_cast<int64_t> (scratch.size()))));
-            if (got == 0)
-                break;
-            skip -= static_cast<int64_t> (got);
-        }
-        std::size_t count = 0;
-        while (count < wanted)
-        {
-            const auto got = reader.readMono (samples.data() + count, wanted - count);
-            if (got == 0)
-                break;
-            count += got;
-        }
+        timeline::forEachBlock (reader, {}, skip); // to the region's start
+        std::vector<float> samples;
+        samples.reserve (wanted);
+        timeline::forEachBlock (
+            reader, [&samples] (std::span<const float> block) {
+                samples.insert (samples.end(), block.begin(), block.end());
+                return true;
+            },
+            static_cast<int64_t> (wanted));
+        const auto count = samples.size();
         sound.samples = resampled (samples.data(), count, fileRate, rate, static_cast<std::size_t> (teach::ExampleSet::kMaxExampleSeconds * rate));
         char range[64];
         std::snprintf (range, sizeof range, " %.2f-%.2f s", job.start, job.start + static_cast<double> (count) / fileRate);
