@@ -34,6 +34,7 @@ add_executable(sonotype_tests
     Tests/formats/OpusReaderTests.cpp
     Tests/runtime/ClassesInPlayTests.cpp
     Tests/runtime/DetectorTests.cpp
+    Tests/runtime/HitStreamTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SegmenterTests.cpp
     Tests/runtime/SpscFifoTests.cpp
