@@ -119,6 +119,7 @@ add_executable(sonotype_plugin_tests
     Tests/gui/TeachPanelTests.cpp
     Tests/plugin/HitModeTests.cpp
     Tests/plugin/HostileModelTests.cpp
+    Tests/plugin/InputGateTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
