@@ -38,6 +38,7 @@ add_executable(sonotype_tests
     Tests/formats/OpusReaderTests.cpp
     Tests/runtime/ClassesInPlayTests.cpp
     Tests/runtime/DetectorTests.cpp
+    Tests/runtime/HitStreamTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SegmenterTests.cpp
     Tests/runtime/SpscFifoTests.cpp
@@ -126,6 +127,7 @@ add_executable(sonotype_plugin_tests
     Tests/gui/TeachPanelTests.cpp
     Tests/plugin/HitModeTests.cpp
     Tests/plugin/HostileModelTests.cpp
+    Tests/plugin/InputGateTests.cpp
     Tests/plugin/ModelServiceTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp

@@ -97,41 +97,66 @@ void TimelineView::mouseDrag (const juce::MouseEvent& event)
         onSeek (secondsAt (event.position.x));
 }
 
+TimelineView::Layout TimelineView::layout() const
+{
+    // Labels on the left; on the right, from the top: the ruler, the segment lane, the heat map.
+    Layout layout;
+    const auto bounds = getLocalBounds().toFloat();
+    layout.fontSize = std::max (11.0f, bounds.getHeight() * 0.055f);
+    auto area = bounds.reduced (6.0f);
+    layout.labels = area.removeFromLeft (area.getWidth() * 0.14f);
+    layout.ruler = area.removeFromTop (bounds.getHeight() * kRulerShare);
+    layout.labels.removeFromTop (layout.ruler.getHeight());
+    layout.lane = area.removeFromTop (bounds.getHeight() * kSegmentShare);
+    layout.labels.removeFromTop (layout.lane.getHeight());
+    area.removeFromTop (3.0f);
+    layout.labels.removeFromTop (3.0f);
+    layout.heat = area;
+    layout.numClasses = static_cast<int> (status_.labels.size());
+    layout.rowHeight = layout.numClasses > 0 ? layout.heat.getHeight() / static_cast<float> (layout.numClasses) : layout.heat.getHeight();
+    return layout;
+}
+
 void TimelineView::paint (juce::Graphics& g)
 {
-    auto bounds = getLocalBounds().toFloat();
+    const auto bounds = getLocalBounds().toFloat();
     g.setColour (Colours::panel);
     g.fillRoundedRectangle (bounds, 6.0f);
-    const float fontSize = std::max (11.0f, bounds.getHeight() * 0.055f);
+    const auto parts = layout();
     if (status_.file == juce::File())
     {
         g.setColour (Colours::dimText);
-        g.setFont (fontSize * 1.2f);
+        g.setFont (parts.fontSize * 1.2f);
         g.drawFittedText ("Open or drop audio files (WAV, AIFF, FLAC, Ogg, MP3, Opus) to see their timeline.\nNo audio device is needed.",
                           bounds.reduced (12.0f).toNearestInt(), juce::Justification::centred, 3);
         return;
     }
+    drawRuler (g, parts);
+    drawLabels (g, parts);
+    drawHeatMap (g, parts);
+    drawSegments (g, parts);
+    drawProgress (g, parts);
+    drawPlayhead (g, parts);
+}
 
-    auto area = bounds.reduced (6.0f);
-    auto labels = area.removeFromLeft (area.getWidth() * 0.14f);
-    const auto ruler = area.removeFromTop (bounds.getHeight() * kRulerShare);
-    labels.removeFromTop (ruler.getHeight());
-    const auto lane = area.removeFromTop (bounds.getHeight() * kSegmentShare);
-    labels.removeFromTop (lane.getHeight());
-    area.removeFromTop (3.0f);
-    labels.removeFromTop (3.0f);
-    const auto heat = area;
+bool TimelineView::isClassEnabled (std::size_t classIndex) const noexcept
+{
+    return classIndex >= enabled_.size() || enabled_[classIndex];
+}
+
+void TimelineView::drawRuler (juce::Graphics& g, const Layout& layout) const
+{
+    // m:ss at a step that keeps labels apart, ticks across the plot (none for a file that could
+    // not be read: it has no length).
+    const auto& ruler = layout.ruler;
     const double span = spanSeconds();
-
-    // Ruler: m:ss at a step that keeps labels apart, ticks across the plot (none for a file that
-    // could not be read: it has no length).
-    g.setFont (fontSize);
-    const double step = rulerStep (span, ruler.getWidth(), fontSize * 5.0f);
+    g.setFont (layout.fontSize);
+    const double step = rulerStep (span, ruler.getWidth(), layout.fontSize * 5.0f);
     for (double t = 0.0; status_.state != plugin::FileState::failed && t <= span + 1e-9; t += step)
     {
         const float x = xOf (t);
         g.setColour (Colours::panelEdge);
-        g.drawVerticalLine (juce::roundToInt (x), ruler.getBottom(), heat.getBottom());
+        g.drawVerticalLine (juce::roundToInt (x), ruler.getBottom(), layout.heat.getBottom());
         const auto text = clock (t, step < 1.0);
         const float width = g.getCurrentFont().getStringWidthFloat (text) + 4.0f;
         if (x + 3.0f + width > ruler.getRight())
@@ -139,25 +164,30 @@ void TimelineView::paint (juce::Graphics& g)
         g.setColour (Colours::dimText);
         g.drawText (text, juce::Rectangle<float> (x + 3.0f, ruler.getY(), width, ruler.getHeight()), juce::Justification::centredLeft);
     }
+}
 
-    // Class labels beside the heat map's rows.
-    const int numClasses = static_cast<int> (status_.labels.size());
-    const float rowHeight = numClasses > 0 ? heat.getHeight() / static_cast<float> (numClasses) : heat.getHeight();
-    g.setFont (std::min (rowHeight * 0.8f, fontSize));
-    for (int c = 0; c < numClasses; ++c)
+void TimelineView::drawLabels (juce::Graphics& g, const Layout& layout) const
+{
+    // The class names beside the heat map's rows (a disabled class greyed), "segments" beside the lane.
+    g.setFont (std::min (layout.rowHeight * 0.8f, layout.fontSize));
+    for (int c = 0; c < layout.numClasses; ++c)
     {
-        const bool enabled = c >= static_cast<int> (enabled_.size()) || enabled_[static_cast<std::size_t> (c)];
-        g.setColour (enabled ? classColour (c) : Colours::dimText.withAlpha (0.5f));
+        g.setColour (isClassEnabled (static_cast<std::size_t> (c)) ? classColour (c) : Colours::dimText.withAlpha (0.5f));
         g.drawText (juce::String::fromUTF8 (status_.labels[static_cast<std::size_t> (c)].c_str()),
-                    labels.withY (heat.getY() + rowHeight * static_cast<float> (c)).withHeight (rowHeight).reduced (2.0f, 0.0f),
+                    layout.labels.withY (layout.heat.getY() + layout.rowHeight * static_cast<float> (c)).withHeight (layout.rowHeight).reduced (2.0f, 0.0f),
                     juce::Justification::centredRight);
     }
     g.setColour (Colours::dimText);
-    g.setFont (fontSize);
-    g.drawText ("segments", labels.withY (lane.getY()).withHeight (lane.getHeight()).reduced (2.0f, 0.0f), juce::Justification::centredRight);
+    g.setFont (layout.fontSize);
+    g.drawText ("segments", layout.labels.withY (layout.lane.getY()).withHeight (layout.lane.getHeight()).reduced (2.0f, 0.0f),
+                juce::Justification::centredRight);
+}
 
-    // Heat map: each window up to one hop past its middle (the last one to its end), one column
-    // after another; where windows are narrower than a pixel, one window per pixel is drawn.
+void TimelineView::drawHeatMap (juce::Graphics& g, const Layout& layout) const
+{
+    // Each window up to one hop past its middle (the last one to its end), one column after
+    // another; where windows are narrower than a pixel, one window per pixel is drawn.
+    const auto& heat = layout.heat;
     g.setColour (juce::Colour (0xff161a2a));
     g.fillRect (heat);
     const double hop = status_.hopSeconds > 0.0 ? status_.hopSeconds : 0.25;
@@ -171,39 +201,45 @@ void TimelineView::paint (juce::Graphics& g)
         if (x1 < x0 + 1.0f && ! last)
             continue;
         drawnTo = x1;
-        for (int c = 0; c < numClasses && c < static_cast<int> (window.probabilities.size()); ++c)
+        for (int c = 0; c < layout.numClasses && c < static_cast<int> (window.probabilities.size()); ++c)
         {
             g.setColour (heatColour (window.probabilities[static_cast<std::size_t> (c)]));
-            g.fillRect (juce::Rectangle<float> (x0, heat.getY() + rowHeight * static_cast<float> (c), x1 - x0 + 0.5f, rowHeight + 0.5f));
+            g.fillRect (juce::Rectangle<float> (x0, heat.getY() + layout.rowHeight * static_cast<float> (c), x1 - x0 + 0.5f, layout.rowHeight + 0.5f));
         }
     }
+}
 
-    // Segments: labelled blocks in the class's colour (a disabled class greyed).
+void TimelineView::drawSegments (juce::Graphics& g, const Layout& layout) const
+{
+    // Labelled blocks in the class's colour (a disabled class greyed): what the exports hold.
+    const auto& lane = layout.lane;
     for (const auto& segment : status_.segments)
     {
-        if (segment.classIndex < 0 || segment.classIndex >= numClasses)
+        if (segment.classIndex < 0 || segment.classIndex >= layout.numClasses)
             continue;
         const auto block = juce::Rectangle<float> (xOf (segment.startSeconds), lane.getY() + 2.0f,
                                                    std::max (1.0f, xOf (segment.endSeconds) - xOf (segment.startSeconds)), lane.getHeight() - 4.0f);
         const auto c = static_cast<std::size_t> (segment.classIndex);
-        const bool enabled = c >= enabled_.size() || enabled_[c];
-        const auto colour = enabled ? classColour (segment.classIndex) : Colours::dimText.withAlpha (0.4f);
+        const auto colour = isClassEnabled (c) ? classColour (segment.classIndex) : Colours::dimText.withAlpha (0.4f);
         g.setColour (colour.withAlpha (0.85f));
         g.fillRoundedRectangle (block, 3.0f);
         g.setColour (colour.getPerceivedBrightness() > 0.55f ? juce::Colours::black : juce::Colours::white);
-        g.setFont (std::min (fontSize, lane.getHeight() * 0.7f));
+        g.setFont (std::min (layout.fontSize, lane.getHeight() * 0.7f));
         g.drawText (juce::String::fromUTF8 (status_.labels[c].c_str()), block.reduced (3.0f, 0.0f), juce::Justification::centredLeft, true);
     }
+}
 
+void TimelineView::drawProgress (juce::Graphics& g, const Layout& layout) const
+{
     // What is not analysed yet: shaded, with the progress; a failure: its message.
-    const auto plot = lane.getUnion (heat);
+    const auto plot = layout.lane.getUnion (layout.heat);
     if (status_.state == plugin::FileState::queued || status_.state == plugin::FileState::analyzing)
     {
         const float done = windows_.empty() ? plot.getX() : std::min (plot.getRight(), xOf (windows_.back().endSeconds));
         g.setColour (Colours::background.withAlpha (0.75f));
         g.fillRect (plot.withLeft (done));
         g.setColour (Colours::text);
-        g.setFont (fontSize * 1.2f);
+        g.setFont (layout.fontSize * 1.2f);
         const auto text = status_.state == plugin::FileState::queued ? juce::String ("Waiting to analyze...")
                                                                      : "Analyzing... " + juce::String (juce::roundToInt (status_.progress * 100.0)) + "%";
         g.drawText (text, plot.withLeft (done).reduced (8.0f), juce::Justification::centred);
@@ -213,18 +249,20 @@ void TimelineView::paint (juce::Graphics& g)
         g.setColour (Colours::background.withAlpha (0.85f));
         g.fillRect (plot);
         g.setColour (Colours::error);
-        g.setFont (fontSize * 1.2f);
+        g.setFont (layout.fontSize * 1.2f);
         g.drawFittedText ("Cannot analyze " + status_.file.getFileName() + ": " + status_.error, plot.reduced (12.0f).toNearestInt(),
                           juce::Justification::centred, 4);
     }
+}
 
-    // The player's position.
-    if (playhead_ >= 0.0 && playhead_ <= span)
-    {
-        const float x = xOf (playhead_);
-        g.setColour (juce::Colours::white);
-        g.fillRect (juce::Rectangle<float> (x - 1.0f, ruler.getY(), 2.0f, heat.getBottom() - ruler.getY()));
-    }
+void TimelineView::drawPlayhead (juce::Graphics& g, const Layout& layout) const
+{
+    // The player's position, across ruler, lane and heat map.
+    if (! (playhead_ >= 0.0 && playhead_ <= spanSeconds()))
+        return;
+    const float x = xOf (playhead_);
+    g.setColour (juce::Colours::white);
+    g.fillRect (juce::Rectangle<float> (x - 1.0f, layout.ruler.getY(), 2.0f, layout.heat.getBottom() - layout.ruler.getY()));
 }
 
 } // namespace sonotype::gui

@@ -34,8 +34,26 @@ public:
     double secondsAt (float x) const noexcept;
 
 private:
+    /** Where paint() draws each part, for the component's size and the file's classes. */
+    struct Layout
+    {
+        juce::Rectangle<float> labels, ruler, lane, heat; // class names | time ruler, segment lane, heat map
+        float fontSize = 11.0f, rowHeight = 0.0f;         // rowHeight: one class's row of the heat map
+        int numClasses = 0;
+    };
+
     juce::Rectangle<float> plotArea() const noexcept;
     float xOf (double seconds) const noexcept;
+    bool isClassEnabled (std::size_t classIndex) const noexcept;
+
+    // paint()'s steps, in the order they are drawn (each one over the ones before).
+    Layout layout() const;
+    void drawRuler (juce::Graphics& g, const Layout& layout) const;
+    void drawLabels (juce::Graphics& g, const Layout& layout) const;
+    void drawHeatMap (juce::Graphics& g, const Layout& layout) const;
+    void drawSegments (juce::Graphics& g, const Layout& layout) const;
+    void drawProgress (juce::Graphics& g, const Layout& layout) const;
+    void drawPlayhead (juce::Graphics& g, const Layout& layout) const;
 
     plugin::FileStatus status_;
     std::vector<plugin::TimelineWindow> windows_;

@@ -137,37 +137,44 @@ bool SonotypeProcessor::isBusesLayoutSupported (const BusesLayout& layouts) cons
 
 void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::MidiBuffer& midi)
 {
+    // One chain, the plugin's and the standalone app's: source -> input gate -> peak -> analysis
+    // -> the per-hit mode's delay -> MIDI.
     const juce::ScopedNoDenormals noDenormals;
     const int numChannels = std::min (getTotalNumInputChannels(), buffer.getNumChannels());
     const int numSamples = buffer.getNumSamples();
     const bool playingFile = player_.render (buffer, numSamples); // a playing file replaces the input (standalone app)
-    if (wrapperType == wrapperType_Standalone && ! playingFile)
-    {
-        // The app: the input is heard by the analysis only when asked for, and never reaches the
-        // speakers. Nothing to analyse: nothing goes into the history either.
-        const bool listening = listening_.load (std::memory_order_relaxed);
-        if (listening)
-        {
-            runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
-            recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
-        }
-        float peak = 0.0f;
-        for (int c = 0; listening && c < numChannels; ++c)
-            peak = std::max (peak, buffer.getMagnitude (c, 0, numSamples));
-        if (std::isfinite (peak) && peak > inputPeak_.load (std::memory_order_relaxed))
-            inputPeak_.store (peak, std::memory_order_relaxed);
-        buffer.clear();
-        hits_.delayAudio (buffer, numChannels, numSamples); // (silence: keeps the delay line in step)
-        midi.clear();
-        // The analysis stopping (a file paused or ended, the input off) ends a sounding note, as a
-        // transport stop does: no more windows will come to end it.
-        const bool perHit = hits_.isOn();
-        midi_.writeBlock (midi, numSamples, (std::exchange (wasAnalyzing_, listening) && ! listening) || perHit, false);
-        hits_.writeBlock (midi, listening ? numSamples : 0, ! listening || ! perHit); // (its stream: the samples analysed)
-        return;
-    }
-    wasAnalyzing_ = true;
+    const auto route = gate_.route (wrapperType == wrapperType_Standalone && ! playingFile);
 
+    // Offline (export, bounce): every window is analyzed, and we wait for it, so that each
+    // detection lands on its own sample whatever the block sizes. Real time never waits.
+    const bool offline = isNonRealtime();
+    if (route.analysed)
+    {
+        meterPeak (buffer, numChannels, numSamples);
+        runtime_->setNonRealtime (offline);
+        runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+        recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
+        if (offline)
+            runtime_->waitUntilAnalyzed();
+    }
+    if (route.silenced)
+        buffer.clear();
+    // Per-hit mode: the pass-through by the latency reported, after the analysis took the input
+    // (silence in the app keeps the delay line in step).
+    hits_.delayAudio (buffer, numChannels, numSamples);
+    writeNotes (midi, numSamples, route.analysed, transportStopped() || route.analysisStopped, offline);
+}
+
+void SonotypeProcessor::processBlockBypassed (juce::AudioBuffer<float>& buffer, juce::MidiBuffer& midi)
+{
+    // Bypassed: audio passes through untouched (no analysis; in per-hit mode delayed by the latency
+    // reported, which the host still compensates), and no note is left hanging.
+    hits_.delayAudio (buffer, std::min (getTotalNumInputChannels(), buffer.getNumChannels()), buffer.getNumSamples());
+    writeNotes (midi, 0, false, true, false);
+}
+
+void SonotypeProcessor::meterPeak (const juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept
+{
     float peak = 0.0f;
     for (int c = 0; c < numChannels; ++c)
     {
@@ -176,39 +183,29 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     }
     if (std::isfinite (peak) && peak > inputPeak_.load (std::memory_order_relaxed))
         inputPeak_.store (peak, std::memory_order_relaxed); // a lost race only loses a meter peak
+}
 
-    // Offline (export, bounce): every window is analyzed, and we wait for it, so that each
-    // detection lands on its own sample whatever the block sizes. Real time never waits.
-    const bool offline = isNonRealtime();
-    runtime_->setNonRealtime (offline);
-    runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
-    recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
-    if (offline)
-        runtime_->waitUntilAnalyzed();
-    hits_.delayAudio (buffer, numChannels, numSamples); // per-hit mode: the pass-through by the latency reported (after the analysis took the input)
-
-    bool transportStopped = false;
+bool SonotypeProcessor::transportStopped() noexcept
+{
+    bool stopped = false;
     if (auto* host = getPlayHead())
         if (const auto position = host->getPosition())
         {
             const bool playing = position->getIsPlaying();
-            transportStopped = wasPlaying_ && ! playing;
+            stopped = wasPlaying_ && ! playing;
             wasPlaying_ = playing;
         }
-    midi.clear();
-    const bool perHit = hits_.isOn(); // the window's notes, or the hits'
-    midi_.writeBlock (midi, numSamples, transportStopped || perHit, offline);
-    hits_.writeBlock (midi, numSamples, transportStopped || ! perHit);
+    return stopped;
 }
 
-void SonotypeProcessor::processBlockBypassed (juce::AudioBuffer<float>& buffer, juce::MidiBuffer& midi)
+void SonotypeProcessor::writeNotes (juce::MidiBuffer& midi, int numSamples, bool analysed, bool stopped, bool offline) noexcept
 {
-    // Bypassed: audio passes through untouched (no analysis; in per-hit mode delayed by the latency
-    // reported, which the host still compensates), and no note is left hanging.
-    hits_.delayAudio (buffer, std::min (getTotalNumInputChannels(), buffer.getNumChannels()), buffer.getNumSamples());
+    // The windows' notes, or the hits' (per-hit mode); `stopped` ends the ones sounding. The hits'
+    // stream is the samples analysed: it moves on only with them, and drops its queue without them.
     midi.clear();
-    midi_.writeBlock (midi, 0, true, false);
-    hits_.writeBlock (midi, 0, true);
+    const bool perHit = hits_.isOn();
+    midi_.writeBlock (midi, numSamples, stopped || perHit, offline);
+    hits_.writeBlock (midi, analysed ? numSamples : 0, stopped || ! analysed || ! perHit);
 }
 
 // ----- worker thread ----------------------------------------------------------------------------

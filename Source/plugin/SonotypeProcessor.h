@@ -20,9 +20,12 @@
 //   into a model run in the base model's place; InputRecorder: a few seconds of what the analysis
 //   hears, to teach from (audio thread writes, message thread takes).
 //
-// In the standalone app the input is not passed to the output (a microphone next to speakers would
-// feed back) and is analysed only when the user asks for it (setListeningToInput()): the app plays
-// and analyses files; with nothing playing and no input asked for, nothing is analysed.
+// The plugin and the standalone app run one signal chain (processBlock()): the source (a file the
+// FilePlayer plays, or the input) -> the InputGate -> the input peak -> the analysis -> the
+// per-hit mode's delay -> MIDI. In the standalone app the gate keeps the input from the output (a
+// microphone next to speakers would feed back) and from the analysis unless the user asks for it
+// (setListeningToInput()): the app plays and analyses files; with nothing playing and no input
+// asked for, nothing is analysed. In a plugin the gate lets everything pass.
 //
 // Threading contract
 // - Audio thread: processBlock(), processBlockBypassed(), takeInputPeak(). Never blocks,
@@ -46,6 +49,7 @@
 #include "plugin/FileAnalyzer.h"
 #include "plugin/FilePlayer.h"
 #include "plugin/HitMode.h"
+#include "plugin/InputGate.h"
 #include "plugin/InputRecorder.h"
 #include "plugin/MidiScheduler.h"
 #include "plugin/ModelService.h"
@@ -160,8 +164,8 @@ public:
     void clearSessionHistory() { history_.clear(); }
 
     /** Standalone app: whether the audio input is analysed when no file plays (off at first). */
-    void setListeningToInput (bool shouldListen) noexcept { listening_.store (shouldListen); }
-    bool isListeningToInput() const noexcept { return listening_.load(); }
+    void setListeningToInput (bool shouldListen) noexcept { gate_.setListening (shouldListen); }
+    bool isListeningToInput() const noexcept { return gate_.isListening(); }
     /** Standalone app: whether an audio device is open (files can be played, input heard). */
     void setAudioDeviceAvailable (bool available) noexcept { deviceAvailable_.store (available); }
     bool isAudioDeviceAvailable() const noexcept { return deviceAvailable_.load(); }
@@ -191,6 +195,10 @@ private:
     FileAnalyzer::Settings fileAnalysisSettings() const;
     void updateFileAnalysis(); // message thread: files follow the live analysis' settings
     void applyHitParameters (double sampleRate, bool force); // under parameterMutex_
+    // The audio thread's steps of processBlock().
+    void meterPeak (const juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept;
+    bool transportStopped() noexcept;
+    void writeNotes (juce::MidiBuffer& midi, int numSamples, bool analysed, bool stopped, bool offline) noexcept;
 
     std::unique_ptr<runtime::StreamingRuntime> runtime_;
     std::atomic<float>* hop_ = nullptr;
@@ -204,9 +212,9 @@ private:
 
     // Audio thread (prepareToPlay too: the host never runs both at once).
     bool wasPlaying_ = false;
-    bool wasAnalyzing_ = false; // standalone: the last block went to the analysis
+    InputGate gate_; // standalone app: its input analysed only when asked for (the message thread says), never heard
     std::atomic<float> inputPeak_ { 0.0f };
-    std::atomic<bool> listening_ { false }, deviceAvailable_ { true }; // standalone app; set on the message thread
+    std::atomic<bool> deviceAvailable_ { true }; // standalone app; set on the message thread
     juce::StringArray reportedFailures_; // message thread: the files whose failure the status told (since they were opened)
     uint64_t reportedVersion_ = 0;       // message thread: the file analyzer's version the failures were looked for in
 

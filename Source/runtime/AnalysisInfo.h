@@ -1,10 +1,12 @@
 // What readers of the streaming runtime need to interpret its results: the model and the analysis
-// settings they come from (one generation of the analysis worker).
+// settings they come from (one generation of the analysis worker); and how the worker asks which
+// of a generation's classes are in play.
 #pragma once
 
 #include "engine/Model.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,5 +24,9 @@ struct AnalysisInfo
     double modelSampleRate = 0.0;
     uint64_t generation = 0;
 };
+
+/** The classes in play for a generation (WindowAnalyzer::setClassesInPlay), asked on the worker
+    before each window and each chunk of the per-hit analysis. */
+using ClassSelector = std::function<const std::vector<bool>& (const AnalysisInfo&)>;
 
 } // namespace sonotype::runtime

@@ -109,7 +109,8 @@ void AnalysisWorker::prepare (double hostSampleRate)
     readyDelay_ = resamplerDelay (hostSampleRate, analyzer_->settings().sampleRate);
     chunk_.resize (8192);
     hitsFound_.store (0, std::memory_order_relaxed);
-    applyHitRequest (true); // a new stream: the hits from its start
+    hits_.takeRequest(); // a pending per-hit request first; whatever it changes, a new stream
+    restartHits();       // starts the hits afresh from its start
 }
 
 void AnalysisWorker::request (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds)
@@ -123,15 +124,6 @@ void AnalysisWorker::request (std::shared_ptr<const engine::Model> model, double
         pending_ = std::make_unique<Pending> (Pending { std::move (model), hopSeconds, smoothingSeconds, modelChanged });
     }
     hasPending_.store (true, std::memory_order_release);
-}
-
-void AnalysisWorker::requestHits (std::optional<dsp::OnsetSettings> onsets)
-{
-    {
-        const std::lock_guard<std::mutex> lock (hitMutex_);
-        hitRequest_ = onsets;
-    }
-    hasHitRequest_.store (true, std::memory_order_release);
 }
 
 void AnalysisWorker::applyPending()
@@ -201,8 +193,8 @@ bool AnalysisWorker::processPending()
 {
     if (hasPending_.load (std::memory_order_acquire))
         applyPending();
-    if (hasHitRequest_.load (std::memory_order_acquire))
-        applyHitRequest (false);
+    if (hits_.takeRequest())
+        restartHits();
     bool didSomething = false;
     for (;;)
     {
@@ -215,7 +207,7 @@ bool AnalysisWorker::processPending()
             inlet_.takeGap();
             analyzeReady(); // the windows complete before the gap
             windowsSkipped_.fetch_add (analyzer_->skip (gap.count), std::memory_order_relaxed);
-            if (hits_ != nullptr)
+            if (hits_.isOn())
                 restartHits(); // after the gap (what it dropped is no hit's clip)
             didSomething = true;
             continue;
@@ -228,7 +220,7 @@ bool AnalysisWorker::processPending()
         const auto count = inlet_.read (chunk_.data(), want);
         fifoRead_ += static_cast<int64_t> (count);
         analyzer_->push (chunk_.data(), count);
-        pushHits (chunk_.data(), count);
+        hitsFound_.fetch_add (hits_.push (chunk_.data(), count, workerGeneration_->info, classSelector_), std::memory_order_relaxed);
         didSomething = true;
     }
     inputSamples_.store (generationStartSample_ + analyzer_->numInputSamples(), std::memory_order_relaxed);
@@ -242,7 +234,7 @@ bool AnalysisWorker::processPending()
 double AnalysisWorker::idleSeconds() const noexcept
 {
     constexpr double shortest = 0.002, longest = 0.02;
-    if (hits_ != nullptr || analyzer_ == nullptr)
+    if (hits_.isOn() || analyzer_ == nullptr)
         return shortest;
     return std::clamp (analyzer_->secondsUntilComplete (analyzer_->nextWindow()), shortest, longest);
 }
@@ -286,60 +278,13 @@ void AnalysisWorker::analyzeWindow (int64_t k)
         listener_ (result_, workerGeneration_->info);
 }
 
-void AnalysisWorker::applyHitRequest (bool restart)
-{
-    if (hasHitRequest_.load (std::memory_order_acquire))
-    {
-        std::optional<dsp::OnsetSettings> request;
-        {
-            const std::lock_guard<std::mutex> lock (hitMutex_);
-            request = hitRequest_;
-            hasHitRequest_.store (false, std::memory_order_release);
-        }
-        restart = restart || request != hitOnsets_ || hits_ == nullptr; // (the same settings: the hits pending go on)
-        hitOnsets_ = request;
-    }
-    if (restart)
-        restartHits();
-}
-
 void AnalysisWorker::restartHits()
 {
-    hits_.reset();
-    if (! hitOnsets_.has_value() || analyzer_ == nullptr)
-        return;
-    hitStartSample_ = generationStartSample_ + analyzer_->numInputSamples();
-    try
-    {
-        const auto& model = workerGeneration_->info.model;
-        hits_ = std::make_unique<HitAnalyzer> (model, hostSampleRate_.load (std::memory_order_relaxed), hitSettingsFor (*model, *hitOnsets_));
-    }
-    catch (const std::exception& e)
-    {
-        setError ("no per-hit analysis: ", e.what());
-    }
-}
-
-void AnalysisWorker::pushHits (const float* samples, std::size_t count)
-{
-    if (hits_ == nullptr)
-        return;
-    try
-    {
-        if (classSelector_)
-            hits_->setClassesInPlay (classSelector_ (workerGeneration_->info));
-        hits_->push (samples, count, [this] (const HitResult& hit) {
-            hitsFound_.fetch_add (1, std::memory_order_relaxed);
-            if (hitListener_)
-                hitListener_ (hit, hitStartSample_ + hit.onset, workerGeneration_->info);
-        });
-    }
-    catch (const std::exception& e)
-    {
-        // The windows go on; the hits stop until the next request, model or rate.
-        hits_.reset();
-        setError ("the per-hit analysis stopped: ", e.what());
-    }
+    if (analyzer_ == nullptr)
+        hits_.stop(); // no stream yet: prepare() starts them
+    else
+        hits_.restart (workerGeneration_->info.model, hostSampleRate_.load (std::memory_order_relaxed),
+                       generationStartSample_ + analyzer_->numInputSamples());
 }
 
 void AnalysisWorker::setError (const char* prefix, const char* what) noexcept

@@ -1,34 +1,35 @@
 // The streaming runtime's analysis worker: takes the audio the inlet buffered, runs the
 // WindowAnalyzer over the newest complete window (every window, in non-real-time mode), publishes
 // results for readers and keeps the statistics. It also owns the model generations: a
-// reconfigure() is a request that the worker applies between two windows. With the per-hit
-// analysis on (requestHits()), it also runs a HitAnalyzer over every sample it takes, and its hit
-// listener hears each hit as soon as the hit is classified.
+// reconfigure() is a request that the worker applies between two windows. Its HitStream runs the
+// per-hit analysis (requestHits()) over every chunk of samples the worker takes.
 //
 // Threading contract
 // - Worker thread (StreamingRuntime's loop, or whoever calls StreamingRuntime::processPending()):
-//   processPending(), setError(). It alone touches the analyzer, the hit analyzer, its generation,
-//   the FIFO's read side, the chunk and the result being built; the result and hit listeners run on it.
+//   processPending(), idleSeconds(), setError(). It alone touches the analyzer, its generation,
+//   the FIFO's read side, the chunk, the result being built and the HitStream's worker side; the
+//   result listener and the hit listener run on it.
 // - Control thread (StreamingRuntime's prepare/stop/reconfigure/setResultListener, which take
-//   turns on the facade's control mutex): prepare(), setListener() and setHitListener() only while
-//   the worker thread is stopped; request() and requestHits() any time; applyPending() only while
-//   the worker thread is stopped.
+//   turns on the facade's control mutex): prepare(), setListener(), setClassSelector() and
+//   setHitListener() only while the worker thread is stopped; request() and requestHits() any
+//   time; applyPending() only while the worker thread is stopped.
 // - Readers, any thread but the audio thread: latest(), history(), info(), readStats(),
 //   hostSampleRate().
 // - Audio thread: analyzedThrough() only (an atomic; StreamingRuntime::waitUntilAnalyzed()).
 // Shared: the current generation and a pending request, behind generationMutex_ (worker on a swap,
 // control thread, readers; never the audio thread; held only to copy a pointer); results through
 // each generation's ResultBoard (seqlocked, readers never block the worker); a per-hit request
-// behind hitMutex_ (control thread and worker, held only to copy it); statistics in atomics;
-// the last error behind errorMutex_ (worker and readers only). Nothing here ever waits for the
-// audio thread; the audio thread reads only analyzedThrough() here (in non-real-time mode it
-// sleeps until that advances). What may block: the worker's analysis (a window's inference) and,
-// briefly, generationMutex_ and errorMutex_ between worker, control thread and readers.
+// inside the HitStream (its own mutex, control thread and worker, held only to copy it);
+// statistics in atomics; the last error behind errorMutex_ (worker and readers only). Nothing
+// here ever waits for the audio thread; the audio thread reads only analyzedThrough() here (in
+// non-real-time mode it sleeps until that advances). What may block: the worker's analysis (a
+// window's inference, a hit's clip) and, briefly, the three mutexes between worker, control
+// thread and readers.
 #pragma once
 
 #include "runtime/AnalysisInfo.h"
 #include "runtime/AudioInlet.h"
-#include "runtime/HitAnalyzer.h"
+#include "runtime/HitStream.h"
 #include "runtime/ResultBoard.h"
 #include "runtime/RuntimeOptions.h"
 #include "runtime/RuntimeStats.h"
@@ -49,11 +50,10 @@ class AnalysisWorker
 {
 public:
     using Listener = std::function<void (const WindowResult&, const AnalysisInfo&)>;
-    /** The classes in play for a generation (WindowAnalyzer::setClassesInPlay), asked before each window. */
-    using ClassSelector = std::function<const std::vector<bool>& (const AnalysisInfo&)>;
-    /** A hit of the per-hit analysis: `onsetSample` is its onset in host-rate samples of the whole
-        stream since prepare() (as WindowResult::readySample counts). */
-    using HitListener = std::function<void (const HitResult& hit, int64_t onsetSample, const AnalysisInfo& info)>;
+    /** The classes in play for a generation, asked before each window and each chunk of the hits. */
+    using ClassSelector = runtime::ClassSelector;
+    /** A hit of the per-hit analysis (HitStream::Listener). */
+    using HitListener = HitStream::Listener;
 
     /** The first generation: `model` (not null) with the options' hop and smoothing. Throws for a
         model without usable front-end settings or bad settings. Reads its audio from `inlet`;
@@ -72,12 +72,11 @@ public:
     /** While the worker thread is stopped. */
     void setClassSelector (ClassSelector selector) { classSelector_ = std::move (selector); }
     /** While the worker thread is stopped. */
-    void setHitListener (HitListener listener) { hitListener_ = std::move (listener); }
-    /** Any time: the per-hit analysis on with these onset settings (the clip is the running
-        model's: hitSettingsFor()), or off (nullopt). The worker applies it before the next samples
-        it takes; a new model, a new rate (prepare()) or a gap starts the hit analysis afresh. The
-        caller has validated the settings (an analyzer that cannot be made is reported as the error). */
-    void requestHits (std::optional<dsp::OnsetSettings> onsets);
+    void setHitListener (HitListener listener) { hits_.setListener (std::move (listener)); }
+    /** Any time: the per-hit analysis on with these onset settings (HitStream::request()), or off
+        (nullopt). The worker applies it before the next samples it takes; a new model, a new rate
+        (prepare()) or a gap starts the hit analysis afresh. */
+    void requestHits (std::optional<dsp::OnsetSettings> onsets) { hits_.request (onsets); }
     /** Any time: leaves a new model (null: the one that will run next) and settings for the
         worker; the caller has validated them. */
     void request (std::shared_ptr<const engine::Model> model, double hopSeconds, double smoothingSeconds);
@@ -127,9 +126,7 @@ private:
 
     bool analyzeReady();
     void analyzeWindow (int64_t k);
-    void applyHitRequest (bool restart); // a pending per-hit request, if any; restarts the hits if it changes them (or `restart`)
-    void restartHits(); // a new hit analyzer from the current stream position (or none)
-    void pushHits (const float* samples, std::size_t count);
+    void restartHits(); // the hits afresh from the current stream position (none before prepare())
     std::shared_ptr<Generation> makeGeneration (const Pending& settings) const;
     std::shared_ptr<Generation> current() const;
 
@@ -155,13 +152,8 @@ private:
     std::vector<float> chunk_;
     WindowResult result_;
 
-    HitListener hitListener_; // set while the worker is stopped, run by the worker
-    std::mutex hitMutex_;     // control thread and worker; never the audio thread
-    std::optional<dsp::OnsetSettings> hitRequest_; // guarded by hitMutex_
-    std::atomic<bool> hasHitRequest_ { false };
-    std::optional<dsp::OnsetSettings> hitOnsets_; // the worker's: the per-hit analysis on, with these
-    std::unique_ptr<HitAnalyzer> hits_;            // the worker's (null: off, or it could not be made)
-    int64_t hitStartSample_ = 0;                   // host-rate stream position where hits_ started
+    // The per-hit analysis (its worker side is the worker's); its failures are the worker's error.
+    HitStream hits_ { [this] (const char* prefix, const char* what) { setError (prefix, what); } };
 
     std::atomic<double> hostSampleRate_ { 0.0 };
     std::atomic<int64_t> analyzedThrough_ { 0 }; // FIFO samples taken and fully analyzed

@@ -4,7 +4,8 @@
 //
 // The facade over two parts, split by the thread that owns them:
 // - AudioInlet (the audio thread's): push, downmix, FIFO, gaps;
-// - AnalysisWorker (the worker thread's): generations, analyzer, results, statistics;
+// - AnalysisWorker (the worker thread's): generations, analyzer, results, statistics, and its
+//   HitStream (the per-hit analysis of the same samples);
 // and the worker thread itself (WorkerThread), which this class starts and stops.
 //
 // Threading contract
