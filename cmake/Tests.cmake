@@ -45,7 +45,7 @@ add_executable(sonotype_tests
     Tests/runtime/WaveformModelTests.cpp
     Tests/teach/HitEmbeddingTests.cpp
     Tests/teach/LessonTests.cpp
-    Tests/teach/TeacherTests.cpp
+    Tests/teach/PrototypesTests.cpp
     Tests/timeline/AnalysisWarningsTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/FileBlocksTests.cpp
@@ -125,7 +125,7 @@ add_executable(sonotype_plugin_tests
     Tests/gui/EditorTests.cpp
     Tests/gui/FileTimelineTests.cpp
     Tests/gui/TeachPanelTests.cpp
-    Tests/plugin/HitModeTests.cpp
+    Tests/plugin/HitNotesTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/InputGateTests.cpp
     Tests/plugin/ModelServiceTests.cpp
@@ -133,7 +133,7 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
     Tests/plugin/StateRestoreTests.cpp
-    Tests/plugin/TeachSessionTests.cpp
+    Tests/plugin/TeachingTests.cpp
     Tests/plugin/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE)
     target_sources(sonotype_plugin_tests PRIVATE Tests/plugin/FilePlayerTests.cpp Tests/plugin/RealtimeTests.cpp)

@@ -126,7 +126,7 @@ usage.)";
     }
 
     FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options,
-                              timeline::FileAnalyzerCache& analyzers)
+                              timeline::ReusedAnalyzer& analyzers)
     {
         if (options.onsets)
             return classifyHits (path, model, options);
@@ -205,7 +205,7 @@ usage.)";
         {
             for (std::size_t w = 0; w < numWorkers; ++w)
                 workers_.emplace_back ([this, &model, &options] {
-                    timeline::FileAnalyzerCache analyzers; // a job's files reuse one analyzer
+                    timeline::ReusedAnalyzer analyzers; // a job's files reuse one analyzer
                     for (auto i = nextFile_++; i < files_.size(); i = nextFile_++)
                     {
                         auto outcome = classifyFile (files_[i], model, options, analyzers);

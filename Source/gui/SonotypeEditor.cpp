@@ -146,7 +146,7 @@ void SonotypeEditor::refresh()
     {
         const auto& player = processor_.filePlayer();
         const bool playing = transport_ != nullptr && player.hasFile() && player.file() == timeline_.status().file;
-        timeline_.update (processor_.fileAnalyzer(), shownFile_, playing ? player.positionSeconds() : -1.0, state_.enabled);
+        timeline_.update (processor_.fileTimelines(), shownFile_, playing ? player.positionSeconds() : -1.0, state_.enabled);
     }
     const auto& shown = timeline_.status();
     exportButton_.setEnabled (! showingTeach_ && (! showingFiles_ || shown.state == plugin::FileState::done));
@@ -357,7 +357,7 @@ void SonotypeEditor::selectFile (std::size_t index)
 
 void SonotypeEditor::updateFileList()
 {
-    const auto files = processor_.fileAnalyzer().files();
+    const auto files = processor_.fileTimelines().files();
     if (files == listedFiles_)
         return;
     listedFiles_ = files;
@@ -402,7 +402,7 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
     std::string source;
     if (showingFiles_)
     {
-        const auto status = processor_.fileAnalyzer().status (shownFile_);
+        const auto status = processor_.fileTimelines().status (shownFile_);
         if (status.state != plugin::FileState::done)
         {
             const juce::String error = "Nothing to export yet: " + status.file.getFileName() + " is not analyzed";
@@ -415,7 +415,7 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
     }
     else
     {
-        const auto history = processor_.sessionHistory();
+        const auto history = processor_.liveHistory();
         if (history.segments.empty())
         {
             const juce::String error = "Nothing to export yet: the live analysis has detected nothing this session";

@@ -36,12 +36,12 @@ public:
     int px (float v) const { return juce::roundToInt (v * owner_.scale_); }
     int classHeight() const { return px (30.0f); }
     int exampleHeight() const { return px (22.0f); }
-    int rowsHeight (const plugin::TeachSession::ClassView& c) const
+    int rowsHeight (const plugin::Teaching::ClassView& c) const
     {
         return classHeight() + std::max<int> (1, static_cast<int> (c.examples.size())) * exampleHeight();
     }
 
-    void setView (const plugin::TeachSession::View& view)
+    void setView (const plugin::Teaching::View& view)
     {
         view_ = view;
         buttons_.clear();
@@ -135,7 +135,7 @@ public:
 
 private:
     /** The class's header line: how many examples (hits), how many the others recognise. */
-    juce::String summary (const plugin::TeachSession::ClassView& taught) const
+    juce::String summary (const plugin::Teaching::ClassView& taught) const
     {
         const int examples = static_cast<int> (taught.examples.size());
         juce::String text = examples == 0 ? juce::String ("no examples yet: record, add or drop some") : count (examples, "example", "examples");
@@ -150,7 +150,7 @@ private:
     }
 
     /** An example's leave-one-out check, and whether it is all right. */
-    std::pair<juce::String, bool> checkText (const plugin::TeachSession::ClassView& taught, const plugin::TeachSession::ExampleView& example) const
+    std::pair<juce::String, bool> checkText (const plugin::Teaching::ClassView& taught, const plugin::Teaching::ExampleView& example) const
     {
         if (! example.checked)
             return { {}, true };
@@ -179,7 +179,7 @@ private:
     }
 
     TeachPanel& owner_;
-    plugin::TeachSession::View view_;
+    plugin::Teaching::View view_;
     std::vector<std::unique_ptr<juce::TextButton>> buttons_;
 };
 

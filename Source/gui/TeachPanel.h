@@ -51,7 +51,7 @@ private:
     void report (const juce::String& error);
 
     plugin::SonotypeProcessor& processor_;
-    plugin::TeachSession::View view_;
+    plugin::Teaching::View view_;
     juce::TextEditor name_;
     juce::TextButton addButton_ { "Add class" }, exportButton_ { "Export..." }, importButton_ { "Import..." };
     juce::ComboBox recordLength_;

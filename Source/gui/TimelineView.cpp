@@ -30,7 +30,7 @@ namespace
     constexpr float kRulerShare = 0.09f, kSegmentShare = 0.13f;
 } // namespace
 
-void TimelineView::update (const plugin::FileAnalyzer& analyzer, std::size_t index, double playheadSeconds, const std::vector<bool>& enabled)
+void TimelineView::update (const plugin::FileTimelines& analyzer, std::size_t index, double playheadSeconds, const std::vector<bool>& enabled)
 {
     auto status = analyzer.status (index);
     const bool sameAnalysis = index == index_ && status.file == status_.file && status.analysis == status_.analysis;

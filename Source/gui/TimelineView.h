@@ -1,4 +1,4 @@
-// A whole file's timeline (plugin::FileAnalyzer): a time ruler tied to the file, the segments as
+// A whole file's timeline (plugin::FileTimelines): a time ruler tied to the file, the segments as
 // labelled blocks (what the exports hold), the class probabilities as a heat map, the part not
 // analysed yet shaded with the progress, and the player's position. A click or drag seeks there.
 #pragma once
@@ -15,7 +15,7 @@ class TimelineView final : public juce::Component
 public:
     /** One frame: file `index` of the analyzer (its new windows are copied, nothing else), the
         player's position in seconds (negative: none), the classes enabled. */
-    void update (const plugin::FileAnalyzer& analyzer, std::size_t index, double playheadSeconds, const std::vector<bool>& enabled);
+    void update (const plugin::FileTimelines& analyzer, std::size_t index, double playheadSeconds, const std::vector<bool>& enabled);
 
     void paint (juce::Graphics&) override;
     void mouseDown (const juce::MouseEvent&) override;

@@ -13,7 +13,7 @@ namespace ParameterIds
     inline constexpr const char* threshold = "threshold"; // detection threshold, percent
     inline constexpr const char* midiOut = "midiOut";     // MIDI output on/off
     inline constexpr const char* baseNote = "baseNote";   // MIDI note of class 0
-    // The per-hit mode (plugin/HitMode.h): one note per hit instead of notes from the windows.
+    // The per-hit mode (plugin/HitNotes.h): one note per hit instead of notes from the windows.
     inline constexpr const char* hitMode = "hitMode";               // per-hit MIDI on/off
     inline constexpr const char* onsetThreshold = "onsetThreshold"; // the onset detector's threshold (dsp::OnsetSettings)
     inline constexpr const char* onsetGap = "onsetGap";             // minimum gap between hits, seconds

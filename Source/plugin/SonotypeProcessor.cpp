@@ -233,12 +233,12 @@ float SonotypeProcessor::detectionThreshold() const noexcept
     return parameters.getRawParameterValue (ParameterIds::threshold)->load() / 100.0f;
 }
 
-FileAnalyzer::Settings SonotypeProcessor::fileAnalysisSettings() const
+FileTimelines::Settings SonotypeProcessor::fileAnalysisSettings() const
 {
     // The model the live analysis runs, and the hop, smoothing and threshold on screen (the same
     // floats the live analysis is given: what the CLI gets with the same numbers).
     const auto info = runtime_->info();
-    FileAnalyzer::Settings settings;
+    FileTimelines::Settings settings;
     settings.model = info->model;
     settings.analysis.hopSeconds = hop_->load();
     settings.analysis.smoothingSeconds = smoothing_->load();
@@ -308,7 +308,7 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
     if (wanted.has_value() && sampleRate > 0.0)
         try
         {
-            latency = runtime::HitAnalyzer::latencySamples (*model, sampleRate, runtime::hitSettingsFor (*model, *wanted));
+            latency = runtime::HitClassifier::latencySamples (*model, sampleRate, runtime::hitSettingsFor (*model, *wanted));
         }
         catch (const std::exception&)
         {
@@ -323,7 +323,7 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
         clearStatus(); // the message below is out of date
     if (shortfall > 0)
         setStatus ("Per-hit MIDI: this model's hits are known " + juce::String (static_cast<double> (latency) / sampleRate, 2)
-                       + " s after their onset, more than the plugin delays its audio (" + juce::String (HitMode::kMaxLatencySeconds, 1)
+                       + " s after their onset, more than the plugin delays its audio (" + juce::String (HitNotes::kMaxLatencySeconds, 1)
                        + " s): their notes land " + juce::String (static_cast<double> (shortfall) / sampleRate * 1000.0, 0) + " ms late in a bounce.",
                    true);
 }

@@ -1,7 +1,7 @@
 // The Sonotype plugin's audio processor: an analyzer. Audio passes through bit-exactly with zero
 // latency; processBlock() only pushes the block into the streaming runtime, whose worker thread
 // classifies it; detections go out as MIDI (through a lock-free queue back to the audio thread) and,
-// optionally, OSC. The GUI reads lock-free snapshots (see snapshot()). In per-hit mode (HitMode)
+// optionally, OSC. The GUI reads lock-free snapshots (see snapshot()). In per-hit mode (HitNotes)
 // each hit is a note instead, and the plugin reports a latency and delays its pass-through by it.
 //
 // The processor keeps the juce::AudioProcessor duties (pass-through, the input meter, the
@@ -9,14 +9,14 @@
 // lives in parts split by the thread that owns them, and the processor delegates to them:
 // - runtime::StreamingRuntime: the analysis (audio thread's inlet, worker thread);
 // - MidiScheduler: detections to MIDI (worker thread queues, audio thread writes);
-// - HitMode: the per-hit mode's notes and pass-through delay (worker thread queues, audio thread writes);
+// - HitNotes: the per-hit mode's notes and pass-through delay (worker thread queues, audio thread writes);
 // - ClassFilter: the classes the user disabled (message thread; the worker's cached mask);
 // - ModelService: the model that runs (a file, the built-in model, a session's, the taught classes
 //   learned on it), changed only on its own juce::Thread;
 // - OscOutput (worker thread sends) and FilePlayer (its own juce::Thread reads, audio thread plays);
-// - FileAnalyzer: whole files analysed on its own juce::Thread, for the timeline (no device needed);
-// - SessionHistory: the live detections as segments (worker thread adds), for export;
-// - TeachSession: the taught classes as the Teach view edits them, learned by the model service
+// - FileTimelines: whole files analysed on its own juce::Thread, for the timeline (no device needed);
+// - LiveHistory: the live detections as segments (worker thread adds), for export;
+// - Teaching: the taught classes as the Teach view edits them, learned by the model service
 //   into a model run in the base model's place; InputRecorder: a few seconds of what the analysis
 //   hears, to teach from (audio thread writes, message thread takes).
 //
@@ -46,17 +46,17 @@
 #pragma once
 
 #include "plugin/ClassFilter.h"
-#include "plugin/FileAnalyzer.h"
+#include "plugin/FileTimelines.h"
 #include "plugin/FilePlayer.h"
-#include "plugin/HitMode.h"
+#include "plugin/HitNotes.h"
 #include "plugin/InputGate.h"
 #include "plugin/InputRecorder.h"
 #include "plugin/MidiScheduler.h"
 #include "plugin/ModelService.h"
 #include "plugin/OscOutput.h"
-#include "plugin/SessionHistory.h"
+#include "plugin/LiveHistory.h"
 #include "plugin/StatusLine.h"
-#include "plugin/TeachSession.h"
+#include "plugin/Teaching.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
 
@@ -148,7 +148,7 @@ public:
 
     OscOutput& osc() noexcept { return osc_; }
     /** The taught classes (the Teach view). */
-    TeachSession& teaching() noexcept { return teach_; }
+    Teaching& teaching() noexcept { return teach_; }
     /** Records what the analysis hears, to teach from. */
     InputRecorder& recorder() noexcept { return recorder_; }
     /** Plays a file in place of the input (the standalone app's transport). */
@@ -158,10 +158,10 @@ public:
         timeline; no audio device needed). A new model, hop, smoothing or threshold applies to them
         too (the 10 Hz timer sees to it). */
     void analyzeFiles (const juce::Array<juce::File>& files);
-    const FileAnalyzer& fileAnalyzer() const noexcept { return files_; }
+    const FileTimelines& fileTimelines() const noexcept { return files_; }
     /** The live analysis' detections this session, as segments. */
-    SessionHistory::Snapshot sessionHistory() const { return history_.snapshot(); }
-    void clearSessionHistory() { history_.clear(); }
+    LiveHistory::Snapshot liveHistory() const { return history_.snapshot(); }
+    void clearLiveHistory() { history_.clear(); }
 
     /** Standalone app: whether the audio input is analysed when no file plays (off at first). */
     void setListeningToInput (bool shouldListen) noexcept { gate_.setListening (shouldListen); }
@@ -181,7 +181,7 @@ public:
     void applyAnalysisParameters();
 
     /** The per-hit mode (its latency, the delay of its last note). */
-    const HitMode& hitMode() const noexcept { return hits_; }
+    const HitNotes& hitNotes() const noexcept { return hits_; }
 
 protected:
     /** Reads and validates a model file (engine::Model::load), on the model service's thread; throws
@@ -192,7 +192,7 @@ private:
     static BusesProperties defaultBuses();
     void timerCallback() override;
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
-    FileAnalyzer::Settings fileAnalysisSettings() const;
+    FileTimelines::Settings fileAnalysisSettings() const;
     void updateFileAnalysis(); // message thread: files follow the live analysis' settings
     void applyHitParameters (double sampleRate, bool force); // under parameterMutex_
     // The audio thread's steps of processBlock().
@@ -222,14 +222,14 @@ private:
 
     ClassFilter classes_;
     MidiScheduler midi_;
-    HitMode hits_;
+    HitNotes hits_;
     OscOutput osc_;
     FilePlayer player_;
-    FileAnalyzer files_;
-    SessionHistory history_;
+    FileTimelines files_;
+    LiveHistory history_;
     InputRecorder recorder_;
     ModelService service_; // its thread (started by its first command) uses everything above
-    TeachSession teach_;   // gives the service its classes
+    Teaching teach_;   // gives the service its classes
 
     JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)
 };

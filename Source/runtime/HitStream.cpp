@@ -35,7 +35,7 @@ void HitStream::restart (const std::shared_ptr<const engine::Model>& model, doub
     startSample_ = streamSample;
     try
     {
-        analyzer_ = std::make_unique<HitAnalyzer> (model, hostSampleRate, hitSettingsFor (*model, *onsets_));
+        analyzer_ = std::make_unique<HitClassifier> (model, hostSampleRate, hitSettingsFor (*model, *onsets_));
     }
     catch (const std::exception& e)
     {

@@ -1,4 +1,4 @@
-// The analysis worker's per-hit analysis: while it is on (request()), a HitAnalyzer runs over every
+// The analysis worker's per-hit analysis: while it is on (request()), a HitClassifier runs over every
 // sample the worker takes from the inlet, beside the windows, and the listener hears each hit as
 // soon as it is classified, with its onset in samples of the whole stream. The worker owns one and
 // tells it where the stream stands: it pushes each chunk it takes, and restarts the hits when a new
@@ -18,7 +18,7 @@
 
 #include "dsp/OnsetDetector.h"
 #include "runtime/AnalysisInfo.h"
-#include "runtime/HitAnalyzer.h"
+#include "runtime/HitClassifier.h"
 
 #include <atomic>
 #include <cstdint>
@@ -79,7 +79,7 @@ private:
 
     // The worker side's own.
     std::optional<dsp::OnsetSettings> onsets_; // the per-hit analysis on, with these
-    std::unique_ptr<HitAnalyzer> analyzer_;    // null: off, no stream yet, or it could not be made
+    std::unique_ptr<HitClassifier> analyzer_;    // null: off, no stream yet, or it could not be made
     int64_t startSample_ = 0;                  // stream position where analyzer_ started
 };
 

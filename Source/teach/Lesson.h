@@ -16,7 +16,7 @@
 #include "engine/Model.h"
 #include "engine/file/LoadLimits.h"
 #include "teach/TaughtModel.h"
-#include "teach/Teacher.h"
+#include "teach/Prototypes.h"
 
 #include <cstdint>
 #include <map>

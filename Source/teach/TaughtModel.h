@@ -1,5 +1,5 @@
 // A taught head written into an ordinary model file: the base model's file with the head's rule
-// (Teacher.h) appended as engine ops after its embedding output — L2 normalisation, a product with
+// (Prototypes.h) appended as engine ops after its embedding output — L2 normalisation, a product with
 // the stored prototypes, and for adapted classes the base head's softmax over them — so the CLI,
 // another plugin instance or another computer runs it like any model. Output 0 is the head's
 // scores (logits over the taught classes and "unknown"), output 1 the base model's embedding (so a
@@ -10,7 +10,7 @@
 // engine's op table.
 #pragma once
 
-#include "teach/Teacher.h"
+#include "teach/Prototypes.h"
 
 #include <cstdint>
 #include <memory>

@@ -109,7 +109,7 @@ namespace
     };
 } // namespace
 
-runtime::WindowAnalyzer& FileAnalyzerCache::start (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds,
+runtime::WindowAnalyzer& ReusedAnalyzer::start (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds,
                                                    double smoothingSeconds)
 {
     runtime::WindowAnalyzer::checkSettings (hopSeconds, smoothingSeconds);
@@ -137,12 +137,12 @@ runtime::WindowAnalyzer& FileAnalyzerCache::start (const std::shared_ptr<const e
 FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
                                 const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks)
 {
-    FileAnalyzerCache cache;
+    ReusedAnalyzer cache;
     return analyzeFile (path, model, settings, callbacks, cache);
 }
 
 FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
-                                const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks, FileAnalyzerCache& cache)
+                                const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks, ReusedAnalyzer& cache)
 {
     formats::AudioFileReader reader (path);
     const double rate = reader.sampleRate();

@@ -79,7 +79,7 @@ struct FileAnalysisResult
     (WindowAnalyzer::restart: the session, the front end's buffers and, at the same rate, the
     resampler's filter are kept) rather than building a new one, which allocates and touches a few
     MiB and designs a resampling filter, more work than analysing a file of a second or two. */
-class FileAnalyzerCache
+class ReusedAnalyzer
 {
 public:
     /** The analyzer for a new file of `model` at `rate`, hop and smoothing set. Throws as the
@@ -103,6 +103,6 @@ private:
 FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
                                 const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks = {});
 FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<const engine::Model>& model,
-                                const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks, FileAnalyzerCache& cache);
+                                const FileAnalysisSettings& settings, const FileAnalysisCallbacks& callbacks, ReusedAnalyzer& cache);
 
 } // namespace sonotype::timeline

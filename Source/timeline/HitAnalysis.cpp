@@ -1,7 +1,7 @@
 #include "timeline/HitAnalysis.h"
 
 #include "formats/AudioFileReader.h"
-#include "runtime/HitAnalyzer.h"
+#include "runtime/HitClassifier.h"
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/FileBlocks.h"
 
@@ -16,10 +16,10 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
                                const HitListener& onHit)
 {
     const runtime::HitSettings hitSettings { settings.onsets, settings.clipSeconds, settings.preRollSeconds };
-    runtime::HitAnalyzer::checkSettings (hitSettings); // before the file is opened
+    runtime::HitClassifier::checkSettings (hitSettings); // before the file is opened
     formats::AudioFileReader reader (path);
     const double rate = reader.sampleRate();
-    runtime::HitAnalyzer analyzer (model, rate, hitSettings);
+    runtime::HitClassifier analyzer (model, rate, hitSettings);
     analyzer.setClassesInPlay (runtime::classesInPlay (analyzer.labels(), settings.classes));
 
     HitAnalysisResult outcome;

@@ -1,12 +1,12 @@
-// The per-hit mode over a whole file: runtime::HitAnalyzer (an onset detector finds each hit, and
+// The per-hit mode over a whole file: runtime::HitClassifier (an onset detector finds each hit, and
 // each hit is classified once, from a clip starting at its onset, with the hit's level) over the
 // file's mono samples. `sonotype classify --onsets` runs it; one row, label or MIDI note per hit.
-// The plugin's live per-hit mode runs the same HitAnalyzer on the stream it receives.
+// The plugin's live per-hit mode runs the same HitClassifier on the stream it receives.
 // One thread per call; memory bounded whatever the file's length (blocks of at most 2 s, and only
 // the samples a pending hit still needs are kept).
 #pragma once
 
-#include "runtime/HitAnalyzer.h"
+#include "runtime/HitClassifier.h"
 
 #include <functional>
 #include <memory>

@@ -25,10 +25,10 @@ namespace
 bool waitForFiles (const plugin::SonotypeProcessor& processor)
 {
     const auto deadline = juce::Time::getMillisecondCounter() + 120000u;
-    while (processor.fileAnalyzer().isBusy() && juce::Time::getMillisecondCounter() < deadline)
+    while (processor.fileTimelines().isBusy() && juce::Time::getMillisecondCounter() < deadline)
         pumpMessages (20);
     pumpMessages (150); // the processor's 10 Hz timer and the editor's frame see the end
-    return ! processor.fileAnalyzer().isBusy();
+    return ! processor.fileTimelines().isBusy();
 }
 
 /** `name` in this test process's own folder under /tmp (names as a user's: the screenshots show them). */
@@ -88,7 +88,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     view.openAudioFiles ({ wav, mp3 });
     CHECK (view.isShowingFiles());
     REQUIRE (waitForFiles (processor));
-    REQUIRE (processor.fileAnalyzer().numFiles() == 2);
+    REQUIRE (processor.fileTimelines().numFiles() == 2);
 
     const auto smoothing = juce::String (processor.parameters.getRawParameterValue (plugin::ParameterIds::smoothing)->load());
     juce::StringArray settings;
@@ -137,7 +137,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.8f);
     pumpMessages (300);
     view.refresh();
-    CHECK (processor.fileAnalyzer().settings().analysis.detector.threshold == Approx (0.8f));
+    CHECK (processor.fileTimelines().settings().analysis.detector.threshold == Approx (0.8f));
     const auto csv = scratch ("threshold.segments.csv");
     CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
     auto arguments = settings;
@@ -154,7 +154,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     pumpMessages (300);
     REQUIRE (waitForFiles (processor));
     view.refresh();
-    const auto inPlay = processor.fileAnalyzer().settings().analysis.classes;
+    const auto inPlay = processor.fileTimelines().settings().analysis.classes;
     CHECK (inPlay.size() == 8);
     juce::StringArray inPlayText;
     for (const auto& label : inPlay)
@@ -236,7 +236,7 @@ TEST_CASE ("the live session's detections export as segments in seconds of audio
     driver.play (exampleSequence ({ "speech", "drums" }, 48000.0, 3));
     gui::SonotypeEditor view (processor);
     CHECK_FALSE (view.isShowingFiles());
-    const auto history = processor.sessionHistory();
+    const auto history = processor.liveHistory();
     REQUIRE (history.segments.size() >= 2);
     CHECK (history.analyzedSeconds > 10.0); // two clips of about 2 s, three times each
     const auto labels = scratch ("session.labels.txt");
@@ -256,12 +256,12 @@ TEST_CASE ("a new model analyzes the open files again, with its classes", "[gui]
     const auto wav = writeExampleWav ("model-swap.wav");
     view.openAudioFiles ({ wav });
     REQUIRE (waitForFiles (processor));
-    CHECK (processor.fileAnalyzer().status (0).labels.size() == 12);
+    CHECK (processor.fileTimelines().status (0).labels.size() == 12);
     REQUIRE (loadModel (processor, juce::File (fixturePath ("tiny_classifier.safetensors"))));
     pumpMessages (300); // the processor's timer sees the new generation
     REQUIRE (waitForFiles (processor));
     view.refresh();
-    const auto status = processor.fileAnalyzer().status (0);
+    const auto status = processor.fileTimelines().status (0);
     CHECK (status.state == plugin::FileState::done);
     CHECK (status.labels.size() == 4);
     CHECK (view.timeline().status().labels.size() == 4);
@@ -273,7 +273,7 @@ TEST_CASE ("a new model analyzes the open files again, with its classes", "[gui]
     pumpMessages (300);
     REQUIRE (waitForFiles (processor));
     view.refresh();
-    const auto slower = processor.fileAnalyzer().status (0);
+    const auto slower = processor.fileTimelines().status (0);
     CHECK (slower.hopSeconds == 0.5);
     CHECK (slower.numWindows < status.numWindows * 6 / 10);
     CHECK (view.timeline().numWindows() == slower.numWindows);

@@ -74,11 +74,11 @@ TEST_CASE ("teach three classes in the Teach view from the input and a file's se
     }
     view.openAudioFiles ({ wav });
     const auto deadline = juce::Time::getMillisecondCounter() + 60000u;
-    while (processor.fileAnalyzer().isBusy() && juce::Time::getMillisecondCounter() < deadline)
+    while (processor.fileTimelines().isBusy() && juce::Time::getMillisecondCounter() < deadline)
         pumpMessages (20);
     pumpMessages (150);
     view.refresh();
-    REQUIRE (processor.fileAnalyzer().status (0).state == plugin::FileState::done);
+    REQUIRE (processor.fileTimelines().status (0).state == plugin::FileState::done);
     const auto menu = view.teachMenu (3.0); // inside the drums, 2-4 s
     const auto teachSegment = menuAction (menu, "beat");
     REQUIRE (teachSegment != nullptr);

@@ -638,7 +638,7 @@ TEST_CASE ("the standalone app never sends its input to the speakers, and analyz
     driver.play (speech);
     CHECK (processor.analysis().stats().pushedSamples == 0);
     CHECK_FALSE (processor.snapshot().hasResult);
-    CHECK (processor.sessionHistory().segments.empty());
+    CHECK (processor.liveHistory().segments.empty());
 
     // Listening: analysed (speech), still silence out.
     processor.setListeningToInput (true);

@@ -1,4 +1,4 @@
-// The analysis worker's per-hit part (runtime::HitStream): the hits a HitAnalyzer finds in the
+// The analysis worker's per-hit part (runtime::HitStream): the hits a HitClassifier finds in the
 // same samples, in any chunks, with their onsets in samples of the whole stream; its requests (off
 // until asked, the same settings go on, new ones restart, off stops); the classes in play; a
 // failure reported, not thrown.
@@ -49,7 +49,7 @@ void pushInChunks (runtime::HitStream& stream, std::vector<HeardHit>& heard, con
 }
 } // namespace
 
-TEST_CASE ("the hit stream hears a HitAnalyzer's hits in the same samples, in any chunks, onsets in stream samples", "[runtime][hits]")
+TEST_CASE ("the hit stream hears a HitClassifier's hits in the same samples, in any chunks, onsets in stream samples", "[runtime][hits]")
 {
     const auto model = resources::builtinModel();
     const double rate = 44100.0;
@@ -58,7 +58,7 @@ TEST_CASE ("the hit stream hears a HitAnalyzer's hits in the same samples, in an
     // The reference: one analyzer, one push, the model's clip (what the live per-hit mode runs).
     std::vector<runtime::HitResult> reference;
     std::vector<std::vector<float>> referenceProbabilities;
-    runtime::HitAnalyzer analyzer (model, rate, runtime::hitSettingsFor (*model, {}));
+    runtime::HitClassifier analyzer (model, rate, runtime::hitSettingsFor (*model, {}));
     analyzer.push (samples.data(), samples.size(), [&] (const runtime::HitResult& hit) {
         reference.push_back (hit);
         referenceProbabilities.push_back (hit.result.probabilities);

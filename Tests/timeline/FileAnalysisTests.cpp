@@ -48,7 +48,7 @@ namespace
         timeline::FileAnalysisResult result;
     };
 
-    Recorded analyze (const std::string& path, const timeline::FileAnalysisSettings& settings, timeline::FileAnalyzerCache* cache = nullptr)
+    Recorded analyze (const std::string& path, const timeline::FileAnalysisSettings& settings, timeline::ReusedAnalyzer* cache = nullptr)
     {
         Recorded recorded;
         timeline::FileAnalysisCallbacks callbacks;
@@ -150,7 +150,7 @@ TEST_CASE ("files through one analyzer cache get a fresh analyzer's results, wha
                                       { "f.wav", { "speech" }, 22050.0, 1.3, true, 0.0, {}, 3 },
                                       { "g.wav", { "piano" }, 22050.0, 1.1, true, 0.0, {} },
                                       { "h.wav", { "drums" }, 22050.0, 1.2, false, 0.0, {} } };
-    timeline::FileAnalyzerCache cache;
+    timeline::ReusedAnalyzer cache;
     for (const auto& file : files)
     {
         INFO ("file " << file.name);

@@ -1,7 +1,7 @@
 // Every key of the model file, spelled once: the safetensors header's, the metadata's, the graph's
 // and those of the records `sonotype learn` and the Teach panel write into the metadata. The reader
 // (ModelFile, ModelMetadata, the engine's Graph and Model), the writer (ModelFileWriter) and what
-// reads or writes the records (teach/, runtime/HitAnalyzer, cli/) all name them from here, so that a
+// reads or writes the records (teach/, runtime/HitClassifier, cli/) all name them from here, so that a
 // key renamed in one place cannot leave a reader behind. docs/ENGINE.md describes each.
 #pragma once
 
@@ -49,7 +49,7 @@ inline constexpr const char* taughtBase = "base";
 inline constexpr const char* taughtClasses = "classes";
 inline constexpr const char* taughtRule = "rule";
 inline constexpr const char* taughtUnknownBelow = "unknown_below";
-inline constexpr const char* taughtOnsetWindow = "onset_window"; // seconds of a hit's clip (runtime/HitAnalyzer.h)
+inline constexpr const char* taughtOnsetWindow = "onset_window"; // seconds of a hit's clip (runtime/HitClassifier.h)
 inline constexpr const char* taughtEmbedding = "embedding";     // the hit_embedding record, repeated
 
 // The "hit_embedding" record: which value and tokens a hit is embedded from (teach/HitEmbedding.h).

@@ -17,7 +17,7 @@ other file is classified by three rules over the classes taught:
 
 A window's answer is the rule's argmax; a file's is the argmax of the mean of its windows' softmaxed
 scores, as `classify --summary --model TAUGHT` gives it. An example and a prototype are the Teacher's
-(Source/teach/Teacher.h): a file's window embeddings, each L2-normalised, averaged and normalised; a
+(Source/teach/Prototypes.h): a file's window embeddings, each L2-normalised, averaged and normalised; a
 class's examples summed and normalised.
 
 The engine runs once per set: `sonotype classify --classes <the set's classes> --embeddings` gives every

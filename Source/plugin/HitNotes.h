@@ -1,11 +1,11 @@
-// The plugin's per-hit mode (drum-to-MIDI): the analysis worker runs runtime::HitAnalyzer on the
+// The plugin's per-hit mode (drum-to-MIDI): the analysis worker runs runtime::HitClassifier on the
 // stream it receives (the same hits and clips as `sonotype classify --onsets`), and each hit
 // becomes one MIDI note: the note of its class (base note + class index), velocity from its level
 // (timeline::hitVelocity, as the CLI's MIDI file), 100 ms long or up to the next hit of the same
 // note. The window analysis goes on for the display; its notes are off while this mode is on.
 //
 // Latency: a hit is classified latency() samples after its onset (the clip, the level's 50 ms or
-// the detector's look-ahead, whichever is longest: runtime::HitAnalyzer::latencySamples). In
+// the detector's look-ahead, whichever is longest: runtime::HitClassifier::latencySamples). In
 // per-hit mode the plugin reports that latency to the host (setLatencySamples), in real time and
 // offline alike, and delays its audio pass-through by the same amount; each note is written on
 // the sample onset + latency of the output, or as soon as it exists when that sample has passed.
@@ -28,7 +28,7 @@
 #pragma once
 
 #include "dsp/OnsetDetector.h"
-#include "runtime/HitAnalyzer.h"
+#include "runtime/HitClassifier.h"
 #include "runtime/SpscFifo.h"
 #include "timeline/MidiNotes.h"
 
@@ -52,7 +52,7 @@ struct HitStatus
     int64_t hits = 0, notes = 0;     // hits classified since prepareToPlay, notes sent
 };
 
-class HitMode
+class HitNotes
 {
 public:
     /** The longest latency (and pass-through delay) the plugin reports; a model whose hits need
@@ -62,7 +62,7 @@ public:
     static constexpr double kNoteSeconds = timeline::kHitNoteSeconds; // as the CLI's MIDI file
 
     /** The processor's parameters (alive as long as this). */
-    explicit HitMode (juce::AudioProcessorValueTreeState& parameters);
+    explicit HitNotes (juce::AudioProcessorValueTreeState& parameters);
 
     // ----- message thread ---------------------------------------------------------------------
     bool isOn() const noexcept;

@@ -1,4 +1,4 @@
-#include "plugin/HitMode.h"
+#include "plugin/HitNotes.h"
 
 #include "plugin/PluginParameters.h"
 #include "runtime/Detector.h"
@@ -21,7 +21,7 @@ namespace
     }
 } // namespace
 
-HitMode::HitMode (juce::AudioProcessorValueTreeState& parameters)
+HitNotes::HitNotes (juce::AudioProcessorValueTreeState& parameters)
     : hitMode_ (*parameters.getRawParameterValue (ParameterIds::hitMode)), midiOut_ (*parameters.getRawParameterValue (ParameterIds::midiOut)),
       baseNote_ (*parameters.getRawParameterValue (ParameterIds::baseNote)),
       threshold_ (*parameters.getRawParameterValue (ParameterIds::onsetThreshold)),
@@ -32,12 +32,12 @@ HitMode::HitMode (juce::AudioProcessorValueTreeState& parameters)
 
 // ----- message thread ---------------------------------------------------------------------------
 
-bool HitMode::isOn() const noexcept
+bool HitNotes::isOn() const noexcept
 {
     return hitMode_.load (std::memory_order_relaxed) >= 0.5f;
 }
 
-dsp::OnsetSettings HitMode::onsetSettings() const noexcept
+dsp::OnsetSettings HitNotes::onsetSettings() const noexcept
 {
     dsp::OnsetSettings settings;
     settings.threshold = typed (threshold_.load (std::memory_order_relaxed), 2); // steps of 0.05
@@ -46,7 +46,7 @@ dsp::OnsetSettings HitMode::onsetSettings() const noexcept
     return settings;
 }
 
-void HitMode::prepare (double sampleRate, int numChannels)
+void HitNotes::prepare (double sampleRate, int numChannels)
 {
     const int capacity = static_cast<int> (std::ceil (kMaxLatencySeconds * sampleRate)) + kDelayChunk;
     delayLines_.assign (static_cast<std::size_t> (std::max (numChannels, 0)), std::vector<float> (static_cast<std::size_t> (capacity), 0.0f));
@@ -64,7 +64,7 @@ void HitMode::prepare (double sampleRate, int numChannels)
     lastDelay_.store (-1, std::memory_order_relaxed);
 }
 
-int HitMode::setLatency (int64_t samples) noexcept
+int HitNotes::setLatency (int64_t samples) noexcept
 {
     const auto room = static_cast<int64_t> (capacity_.load (std::memory_order_relaxed));
     const auto latency = std::clamp<int64_t> (samples, 0, room);
@@ -75,7 +75,7 @@ int HitMode::setLatency (int64_t samples) noexcept
 
 // ----- worker thread ----------------------------------------------------------------------------
 
-void HitMode::queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled) noexcept
+void HitNotes::queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled) noexcept
 {
     if (! isOn() || midiOut_.load (std::memory_order_relaxed) < 0.5f)
         return;
@@ -90,7 +90,7 @@ void HitMode::queueHit (const runtime::HitResult& hit, int64_t onsetSample, cons
 
 // ----- audio thread -----------------------------------------------------------------------------
 
-void HitMode::delayAudio (juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept
+void HitNotes::delayAudio (juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept
 {
     const int channels = std::min ({ numChannels, buffer.getNumChannels(), static_cast<int> (delayLines_.size()) });
     if (delayLines_.empty())
@@ -121,7 +121,7 @@ void HitMode::delayAudio (juce::AudioBuffer<float>& buffer, int numChannels, int
     }
 }
 
-void HitMode::writeBlock (juce::MidiBuffer& midi, int numSamples, bool stopEverything) noexcept
+void HitNotes::writeBlock (juce::MidiBuffer& midi, int numSamples, bool stopEverything) noexcept
 {
     const int64_t blockStart = streamPosition_, blockEnd = streamPosition_ + numSamples;
     const int last = std::max (numSamples - 1, 0);
@@ -184,7 +184,7 @@ void HitMode::writeBlock (juce::MidiBuffer& midi, int numSamples, bool stopEvery
 
 // ----- any thread -------------------------------------------------------------------------------
 
-HitStatus HitMode::status (const engine::Model& model, double sampleRate) const
+HitStatus HitNotes::status (const engine::Model& model, double sampleRate) const
 {
     HitStatus status;
     status.on = isOn();
@@ -196,7 +196,7 @@ HitStatus HitMode::status (const engine::Model& model, double sampleRate) const
     return status;
 }
 
-double HitMode::lastDelaySeconds() const noexcept
+double HitNotes::lastDelaySeconds() const noexcept
 {
     const auto delay = lastDelay_.load (std::memory_order_relaxed);
     const double rate = rate_.load (std::memory_order_relaxed);

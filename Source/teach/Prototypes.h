@@ -54,7 +54,7 @@ Example exampleOfSamples (std::span<const float> samples, double sampleRate, con
                           const std::shared_ptr<const engine::Model>& model, double hopSeconds = 0.25);
 
 /** The examples a sound in memory gives in the per-hit mode: one per hit the onset detector finds
-    in it (runtime::HitAnalyzer with `onsets` and settings.clipSeconds, as classify --onsets),
+    in it (runtime::HitClassifier with `onsets` and settings.clipSeconds, as classify --onsets),
     each with source "<source>@<onset seconds>"; none when it finds no hit. Throws as examplesOf. */
 std::vector<Example> hitExamplesOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,
                                            const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings,

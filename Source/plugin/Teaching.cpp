@@ -1,4 +1,4 @@
-#include "plugin/TeachSession.h"
+#include "plugin/Teaching.h"
 
 #include "dsp/Resampler.h"
 #include "engine/file/Text.h"
@@ -54,14 +54,14 @@ namespace
     }
 } // namespace
 
-TeachSession::TeachSession (ModelService& service, std::function<void (juce::String, bool)> setStatus)
+Teaching::Teaching (ModelService& service, std::function<void (juce::String, bool)> setStatus)
     : service_ (service), setStatus_ (std::move (setStatus))
 {
 }
 
 // ----- edits (message thread) -------------------------------------------------------------------
 
-juce::String TeachSession::addClass (const juce::String& name)
+juce::String Teaching::addClass (const juce::String& name)
 {
     const auto trimmed = name.trim().toStdString();
     if (trimmed.empty())
@@ -89,7 +89,7 @@ juce::String TeachSession::addClass (const juce::String& name)
     return {};
 }
 
-void TeachSession::removeClass (int classIndex)
+void Teaching::removeClass (int classIndex)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     if (classIndex < 0 || classIndex >= static_cast<int> (classes_.size()))
@@ -98,7 +98,7 @@ void TeachSession::removeClass (int classIndex)
     edited();
 }
 
-juce::String TeachSession::addSound (int classIndex, const std::vector<float>& samples, double sampleRate, const juce::String& source)
+juce::String Teaching::addSound (int classIndex, const std::vector<float>& samples, double sampleRate, const juce::String& source)
 {
     if (samples.empty())
         return "The recording is empty";
@@ -122,7 +122,7 @@ juce::String TeachSession::addSound (int classIndex, const std::vector<float>& s
     return addLocked (classes_[static_cast<std::size_t> (classIndex)].name, { source.toStdString(), std::move (sound) });
 }
 
-juce::String TeachSession::addFiles (int classIndex, const juce::Array<juce::File>& files, double startSeconds, double endSeconds)
+juce::String Teaching::addFiles (int classIndex, const juce::Array<juce::File>& files, double startSeconds, double endSeconds)
 {
     juce::Array<juce::File> audio;
     for (const auto& file : files)
@@ -153,7 +153,7 @@ juce::String TeachSession::addFiles (int classIndex, const juce::Array<juce::Fil
     return {};
 }
 
-void TeachSession::removeExample (int classIndex, int exampleIndex)
+void Teaching::removeExample (int classIndex, int exampleIndex)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     if (classIndex < 0 || classIndex >= static_cast<int> (classes_.size()))
@@ -165,7 +165,7 @@ void TeachSession::removeExample (int classIndex, int exampleIndex)
     edited();
 }
 
-void TeachSession::setEnabled (bool enabled)
+void Teaching::setEnabled (bool enabled)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     if (enabled_ == enabled)
@@ -174,13 +174,13 @@ void TeachSession::setEnabled (bool enabled)
     edited();
 }
 
-bool TeachSession::isEnabled() const
+bool Teaching::isEnabled() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     return enabled_;
 }
 
-void TeachSession::setHits (bool hits)
+void Teaching::setHits (bool hits)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     if (hits_ == hits)
@@ -189,7 +189,7 @@ void TeachSession::setHits (bool hits)
     edited();
 }
 
-void TeachSession::setUnknownBelow (double threshold)
+void Teaching::setUnknownBelow (double threshold)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     const auto clamped = std::clamp (threshold, -1.0, 1.0);
@@ -199,7 +199,7 @@ void TeachSession::setUnknownBelow (double threshold)
     edited();
 }
 
-juce::String TeachSession::addLocked (const std::string& className, teach::ExampleSound sound)
+juce::String Teaching::addLocked (const std::string& className, teach::ExampleSound sound)
 {
     const auto found = std::find_if (classes_.begin(), classes_.end(), [&] (const StoredClass& c) { return c.name == className; });
     if (found == classes_.end())
@@ -224,7 +224,7 @@ juce::String TeachSession::addLocked (const std::string& className, teach::Examp
     return {};
 }
 
-void TeachSession::edited()
+void Teaching::edited()
 {
     ++edits_;
     ++version_;
@@ -246,25 +246,25 @@ void TeachSession::edited()
     service_.teach (std::move (taught));
 }
 
-double TeachSession::sampleRateLocked (const engine::Model& base) const
+double Teaching::sampleRateLocked (const engine::Model& base) const
 {
     return classes_.empty() ? storageRateFor (base) : sampleRate_;
 }
 
-std::string TeachSession::learnedOnLocked (const LessonOutcome* outcome) const
+std::string Teaching::learnedOnLocked (const LessonOutcome* outcome) const
 {
     // What the service learned these classes on, else what they were restored with.
     return outcome != nullptr && outcome->version >= restoredAt_ ? outcome->learnedOn : learnedOn_;
 }
 
-bool TeachSession::busyLocked() const
+bool Teaching::busyLocked() const
 {
     return pendingFiles_ > 0 || service_.isBusy();
 }
 
 // ----- views and files (message thread) ---------------------------------------------------------
 
-TeachSession::View TeachSession::view() const
+Teaching::View Teaching::view() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     const auto outcome = service_.outcome();
@@ -324,7 +324,7 @@ TeachSession::View TeachSession::view() const
     return v;
 }
 
-juce::String TeachSession::exportModel (const juce::File& file) const
+juce::String Teaching::exportModel (const juce::File& file) const
 {
     // The head last learned, built again on the file it extends, with the examples this time.
     const auto outcome = service_.outcome();
@@ -343,7 +343,7 @@ juce::String TeachSession::exportModel (const juce::File& file) const
     return {};
 }
 
-juce::String TeachSession::importModel (const juce::File& file)
+juce::String Teaching::importModel (const juce::File& file)
 {
     try
     {
@@ -360,7 +360,7 @@ juce::String TeachSession::importModel (const juce::File& file)
     return {};
 }
 
-teach::ExampleSet TeachSession::examples() const
+teach::ExampleSet Teaching::examples() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     teach::ExampleSet set;
@@ -378,7 +378,7 @@ teach::ExampleSet TeachSession::examples() const
     return set;
 }
 
-void TeachSession::restore (teach::ExampleSet set, bool enabled)
+void Teaching::restore (teach::ExampleSet set, bool enabled)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     ++readEpoch_; // files still to read were for the classes before
@@ -402,12 +402,12 @@ void TeachSession::restore (teach::ExampleSet set, bool enabled)
     edited();
 }
 
-bool TeachSession::isRunningTaught() const
+bool Teaching::isRunningTaught() const
 {
     return service_.isRunningTaught();
 }
 
-bool TeachSession::waitUntilIdle (int timeoutMs) const
+bool Teaching::waitUntilIdle (int timeoutMs) const
 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds (timeoutMs);
     while (std::chrono::steady_clock::now() < deadline)
@@ -424,7 +424,7 @@ bool TeachSession::waitUntilIdle (int timeoutMs) const
 
 // ----- service thread ---------------------------------------------------------------------------
 
-void TeachSession::readFile (const FileJob& job, uint64_t epoch)
+void Teaching::readFile (const FileJob& job, uint64_t epoch)
 {
     const auto name = job.file.getFileName();
     juce::String error;

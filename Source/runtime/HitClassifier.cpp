@@ -1,4 +1,4 @@
-#include "runtime/HitAnalyzer.h"
+#include "runtime/HitClassifier.h"
 
 #include "engine/file/Json.h"
 #include "engine/file/ModelFileKeys.h"
@@ -61,7 +61,7 @@ HitSettings hitSettingsFor (const engine::Model& model, const dsp::OnsetSettings
     return settings;
 }
 
-void HitAnalyzer::checkSettings (const HitSettings& settings)
+void HitClassifier::checkSettings (const HitSettings& settings)
 {
     if (! (settings.clipSeconds >= 0.01 && settings.clipSeconds <= 60.0))
         throw std::invalid_argument ("the clip of a hit must be between 0.01 and 60 seconds");
@@ -69,7 +69,7 @@ void HitAnalyzer::checkSettings (const HitSettings& settings)
         throw std::invalid_argument ("the pre-roll of a hit must be between 0 and 1 second");
 }
 
-HitAnalyzer::HitAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, const HitSettings& settings)
+HitClassifier::HitClassifier (std::shared_ptr<const engine::Model> model, double inputRate, const HitSettings& settings)
     : analyzer_ ((checkSettings (settings), std::move (model)), inputRate, 1.0), detector_ (inputRate, settings.onsets), settings_ (settings),
       rate_ (inputRate)
 {
@@ -80,7 +80,7 @@ HitAnalyzer::HitAnalyzer (std::shared_ptr<const engine::Model> model, double inp
     latency_ = latencyOf (lengths, detector_.latencySamples());
 }
 
-int64_t HitAnalyzer::latencySamples (const engine::Model& model, double inputRate, const HitSettings& settings)
+int64_t HitClassifier::latencySamples (const engine::Model& model, double inputRate, const HitSettings& settings)
 {
     checkSettings (settings);
     dsp::OnsetDetector::checkSettings (settings.onsets);
@@ -90,7 +90,7 @@ int64_t HitAnalyzer::latencySamples (const engine::Model& model, double inputRat
                       dsp::OnsetDetector::latencySamples (inputRate));
 }
 
-void HitAnalyzer::push (const float* samples, std::size_t numSamples, const Listener& onHit)
+void HitClassifier::push (const float* samples, std::size_t numSamples, const Listener& onHit)
 {
     const auto first = buffer_.size();
     buffer_.insert (buffer_.end(), samples, samples + numSamples);
@@ -105,7 +105,7 @@ void HitAnalyzer::push (const float* samples, std::size_t numSamples, const List
     settle (false, onHit);
 }
 
-void HitAnalyzer::finish (const Listener& onHit)
+void HitClassifier::finish (const Listener& onHit)
 {
     detector_.finish (found_);
     // An onset the detector places a little past the end (the stream ends in the middle of an attack) is the end.
@@ -114,7 +114,7 @@ void HitAnalyzer::finish (const Listener& onHit)
     settle (true, onHit);
 }
 
-void HitAnalyzer::classify (int64_t onset, const Listener& onHit)
+void HitClassifier::classify (int64_t onset, const Listener& onHit)
 {
     const auto from = std::max (bufferStart_, onset - preRoll_); // (never before: settle() keeps what an onset can need)
     const auto to = std::min (numRead_, from + clipSamples_);
@@ -130,7 +130,7 @@ void HitAnalyzer::classify (int64_t onset, const Listener& onHit)
         onHit (hit_);
 }
 
-void HitAnalyzer::settle (bool end, const Listener& onHit)
+void HitClassifier::settle (bool end, const Listener& onHit)
 {
     // Classifies the pending hits whose clip has arrived (all of them at the end), then drops the
     // samples nothing needs any more.

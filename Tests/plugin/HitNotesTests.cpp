@@ -182,7 +182,7 @@ TEST_CASE ("per-hit offline bounce: a note per hit on the CLI's onset sample aft
     CHECK (settings.clipSeconds == Approx (0.12));
     const auto hits = timeline::analyzeHits (path, loaded, settings);
     REQUIRE (hits.hits.size() >= 30);
-    const auto latency = runtime::HitAnalyzer::latencySamples (*loaded, rate, runtime::hitSettingsFor (*loaded, {}));
+    const auto latency = runtime::HitClassifier::latencySamples (*loaded, rate, runtime::hitSettingsFor (*loaded, {}));
     CHECK (latency == std::llround (0.11 * rate)); // the clip (less its 10 ms before the onset)
 
     // The taught classes name the kit's own pattern (the rendered hits' pieces).
@@ -228,7 +228,7 @@ TEST_CASE ("per-hit offline bounce at 48 kHz with the built-in model: its defaul
     const auto model = resources::builtinModel();
     const auto hits = timeline::analyzeHits (file.getFullPathName().toStdString(), model, {});
     REQUIRE (hits.hits.size() >= 30);
-    const auto latency = runtime::HitAnalyzer::latencySamples (*model, rate, runtime::hitSettingsFor (*model, {}));
+    const auto latency = runtime::HitClassifier::latencySamples (*model, rate, runtime::hitSettingsFor (*model, {}));
     CHECK (latency == std::llround (0.24 * rate)); // 0.25 s, less the 10 ms before the onset
     const auto tail = latency + static_cast<int64_t> (0.2 * rate);
     const auto reference = bounce (signal, rate, {}, 512, false, tail);
@@ -294,22 +294,22 @@ TEST_CASE ("per-hit settings are parameters: saved with the session, the onset d
     setParameter (processor, plugin::ParameterIds::onsetThreshold, 2.5f);
     setParameter (processor, plugin::ParameterIds::onsetGap, 0.08f);
     setParameter (processor, plugin::ParameterIds::onsetSilence, -60.0f);
-    const auto onsets = processor.hitMode().onsetSettings();
+    const auto onsets = processor.hitNotes().onsetSettings();
     CHECK (onsets.threshold == 2.5);
     CHECK (onsets.minGapSeconds == 0.08);
     CHECK (onsets.silenceDb == -60.0);
     const dsp::OnsetSettings defaults;
     TestProcessor fresh;
-    CHECK (fresh.hitMode().onsetSettings().threshold == defaults.threshold); // 1.2 exactly, as the CLI's default
-    CHECK (fresh.hitMode().onsetSettings().minGapSeconds == defaults.minGapSeconds);
-    CHECK (fresh.hitMode().onsetSettings().silenceDb == defaults.silenceDb);
-    CHECK_FALSE (fresh.hitMode().isOn());
+    CHECK (fresh.hitNotes().onsetSettings().threshold == defaults.threshold); // 1.2 exactly, as the CLI's default
+    CHECK (fresh.hitNotes().onsetSettings().minGapSeconds == defaults.minGapSeconds);
+    CHECK (fresh.hitNotes().onsetSettings().silenceDb == defaults.silenceDb);
+    CHECK_FALSE (fresh.hitNotes().isOn());
 
     juce::MemoryBlock state;
     processor.getStateInformation (state);
     fresh.setStateInformation (state.getData(), static_cast<int> (state.getSize()));
-    CHECK (fresh.hitMode().isOn());
-    CHECK (fresh.hitMode().onsetSettings().threshold == 2.5);
-    CHECK (fresh.hitMode().onsetSettings().minGapSeconds == 0.08);
-    CHECK (fresh.hitMode().onsetSettings().silenceDb == -60.0);
+    CHECK (fresh.hitNotes().isOn());
+    CHECK (fresh.hitNotes().onsetSettings().threshold == 2.5);
+    CHECK (fresh.hitNotes().onsetSettings().minGapSeconds == 0.08);
+    CHECK (fresh.hitNotes().onsetSettings().silenceDb == -60.0);
 }

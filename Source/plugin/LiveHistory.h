@@ -20,7 +20,7 @@
 namespace sonotype::plugin
 {
 
-class SessionHistory
+class LiveHistory
 {
 public:
     static constexpr std::size_t kMaxSegments = 100000;

@@ -59,7 +59,7 @@ struct FileStatus
     uint64_t version = 0;  // changes whenever any of the above (or the windows) changes
 };
 
-class FileAnalyzer final : private juce::Thread
+class FileTimelines final : private juce::Thread
 {
 public:
     struct Settings
@@ -76,8 +76,8 @@ public:
         }
     };
 
-    FileAnalyzer();
-    ~FileAnalyzer() override;
+    FileTimelines();
+    ~FileTimelines() override;
 
     // ----- message thread --------------------------------------------------------------------
     /** Replaces the files with these, analysed in this order (an analysis under way stops). */
@@ -118,7 +118,7 @@ private:
     Settings settings_;
     uint64_t request_ = 0; // bumped by every change of files or settings: an analysis of an older one stops
     uint64_t version_ = 0;
-    timeline::FileAnalyzerCache analyzers_; // the thread's: the files of one pass reuse one analyzer
+    timeline::ReusedAnalyzer analyzers_; // the thread's: the files of one pass reuse one analyzer
 };
 
 } // namespace sonotype::plugin

@@ -1,11 +1,11 @@
-#include "plugin/SessionHistory.h"
+#include "plugin/LiveHistory.h"
 
 #include <utility>
 
 namespace sonotype::plugin
 {
 
-void SessionHistory::add (const runtime::WindowResult& result, const runtime::AnalysisInfo& info, float threshold)
+void LiveHistory::add (const runtime::WindowResult& result, const runtime::AnalysisInfo& info, float threshold)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     if (info.labels != labels_)
@@ -43,7 +43,7 @@ void SessionHistory::add (const runtime::WindowResult& result, const runtime::An
         closed_.pop_front();
 }
 
-SessionHistory::Snapshot SessionHistory::snapshot() const
+LiveHistory::Snapshot LiveHistory::snapshot() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     Snapshot snapshot;
@@ -56,7 +56,7 @@ SessionHistory::Snapshot SessionHistory::snapshot() const
     return snapshot;
 }
 
-void SessionHistory::clear()
+void LiveHistory::clear()
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     closed_.clear();

@@ -28,7 +28,7 @@
 namespace sonotype::plugin
 {
 
-class TeachSession final
+class Teaching final
 {
 public:
     /** What the Teach panel shows: copies. */
@@ -66,7 +66,7 @@ public:
 
     /** Learned by `service` (which outlives this object and is stopped before it goes);
         `setStatus`: any thread, what the user should be told (a file that could not be read). */
-    TeachSession (ModelService& service, std::function<void (juce::String message, bool isError)> setStatus);
+    Teaching (ModelService& service, std::function<void (juce::String message, bool isError)> setStatus);
 
     // ----- edits (message thread); each returns the error to show, empty on success -----------
     juce::String addClass (const juce::String& name);

@@ -53,14 +53,14 @@ struct HitResult
     std::span<const float> embedding; // the model's embedding of the clip (empty for a model without one); valid during the listener only
 };
 
-class HitAnalyzer
+class HitClassifier
 {
 public:
     using Listener = std::function<void (const HitResult& hit)>;
 
     /** Throws std::invalid_argument for settings out of range (the message names the setting),
         and what WindowAnalyzer and OnsetDetector throw for the model and the rate. */
-    HitAnalyzer (std::shared_ptr<const engine::Model> model, double inputRate, const HitSettings& settings);
+    HitClassifier (std::shared_ptr<const engine::Model> model, double inputRate, const HitSettings& settings);
 
     /** Throws std::invalid_argument for a clip or pre-roll out of range (the onset settings are
         OnsetDetector's to check). */

@@ -1,4 +1,4 @@
-#include "teach/Teacher.h"
+#include "teach/Prototypes.h"
 
 #include "engine/file/ModelError.h"
 #include "engine/file/Text.h"
@@ -151,7 +151,7 @@ std::vector<Example> hitExamplesOfSamples (std::span<const float> samples, doubl
     runtime::HitSettings hitSettings;
     hitSettings.onsets = onsets;
     hitSettings.clipSeconds = settings.clipSeconds;
-    runtime::HitAnalyzer analyzer (model, sampleRate, hitSettings);
+    runtime::HitClassifier analyzer (model, sampleRate, hitSettings);
     std::vector<Example> examples;
     const auto report = [&] (const runtime::HitResult& hit) {
         examples.push_back (hitExample (source, static_cast<double> (hit.onset) / sampleRate, hit.embedding, hit.result.probabilities));

@@ -1,4 +1,4 @@
-#include "plugin/FileAnalyzer.h"
+#include "plugin/FileTimelines.h"
 
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/AnalysisWarnings.h"
@@ -27,13 +27,13 @@ namespace
     }
 } // namespace
 
-FileAnalyzer::FileAnalyzer() : juce::Thread ("Sonotype file analysis")
+FileTimelines::FileTimelines() : juce::Thread ("Sonotype file analysis")
 {
     // The thread starts with the first files (a DAW full of instances that never analyse a file
     // has no thread idling for it).
 }
 
-FileAnalyzer::~FileAnalyzer()
+FileTimelines::~FileTimelines()
 {
     {
         const std::lock_guard<std::mutex> lock (mutex_);
@@ -44,7 +44,7 @@ FileAnalyzer::~FileAnalyzer()
 
 // ----- message thread ---------------------------------------------------------------------------
 
-void FileAnalyzer::analyze (const juce::Array<juce::File>& files, Settings settings)
+void FileTimelines::analyze (const juce::Array<juce::File>& files, Settings settings)
 {
     {
         const std::lock_guard<std::mutex> lock (mutex_);
@@ -61,7 +61,7 @@ void FileAnalyzer::analyze (const juce::Array<juce::File>& files, Settings setti
     notify();
 }
 
-void FileAnalyzer::reanalyze (Settings settings)
+void FileTimelines::reanalyze (Settings settings)
 {
     {
         const std::lock_guard<std::mutex> lock (mutex_);
@@ -77,7 +77,7 @@ void FileAnalyzer::reanalyze (Settings settings)
     notify();
 }
 
-void FileAnalyzer::restart (Settings settings)
+void FileTimelines::restart (Settings settings)
 {
     settings_ = std::move (settings);
     ++request_;
@@ -86,7 +86,7 @@ void FileAnalyzer::restart (Settings settings)
         entry.status.version = version_;
 }
 
-void FileAnalyzer::resegment (const runtime::DetectorSettings& detector)
+void FileTimelines::resegment (const runtime::DetectorSettings& detector)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     settings_.analysis.detector = detector;
@@ -99,7 +99,7 @@ void FileAnalyzer::resegment (const runtime::DetectorSettings& detector)
     }
 }
 
-void FileAnalyzer::clear()
+void FileTimelines::clear()
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     entries_.clear();
@@ -109,19 +109,19 @@ void FileAnalyzer::clear()
 
 // ----- readers ----------------------------------------------------------------------------------
 
-std::size_t FileAnalyzer::numFiles() const
+std::size_t FileTimelines::numFiles() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     return entries_.size();
 }
 
-FileStatus FileAnalyzer::status (std::size_t index) const
+FileStatus FileTimelines::status (std::size_t index) const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     return index < entries_.size() ? entries_[index].status : FileStatus {};
 }
 
-std::size_t FileAnalyzer::copyWindows (std::size_t index, std::size_t from, std::vector<TimelineWindow>& out) const
+std::size_t FileTimelines::copyWindows (std::size_t index, std::size_t from, std::vector<TimelineWindow>& out) const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     if (index >= entries_.size() || from >= entries_[index].windows.size())
@@ -131,13 +131,13 @@ std::size_t FileAnalyzer::copyWindows (std::size_t index, std::size_t from, std:
     return windows.size() - from;
 }
 
-FileAnalyzer::Settings FileAnalyzer::settings() const
+FileTimelines::Settings FileTimelines::settings() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     return settings_;
 }
 
-juce::Array<juce::File> FileAnalyzer::files() const
+juce::Array<juce::File> FileTimelines::files() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     juce::Array<juce::File> files;
@@ -146,13 +146,13 @@ juce::Array<juce::File> FileAnalyzer::files() const
     return files;
 }
 
-uint64_t FileAnalyzer::version() const
+uint64_t FileTimelines::version() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     return version_;
 }
 
-bool FileAnalyzer::isBusy() const
+bool FileTimelines::isBusy() const
 {
     const std::lock_guard<std::mutex> lock (mutex_);
     for (const auto& entry : entries_)
@@ -163,7 +163,7 @@ bool FileAnalyzer::isBusy() const
 
 // ----- the analysis thread ----------------------------------------------------------------------
 
-void FileAnalyzer::run()
+void FileTimelines::run()
 {
     while (! threadShouldExit())
     {
@@ -192,7 +192,7 @@ void FileAnalyzer::run()
     }
 }
 
-void FileAnalyzer::analyzeOne (std::size_t index, uint64_t request, const Settings& settings)
+void FileTimelines::analyzeOne (std::size_t index, uint64_t request, const Settings& settings)
 {
     juce::File file;
     {
