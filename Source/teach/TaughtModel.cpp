@@ -32,7 +32,8 @@ namespace
         static constexpr const char* kNames[] = { "epsilon", "prototypes", "cosine_weight", "scale", "unknown" };
         for (int k = 1;; ++k)
         {
-            const TensorNames names { k == 1 ? std::string ("taught") : "taught" + std::to_string (k) };
+            const std::string prefix (engine::keys::taughtTensorPrefix);
+            const TensorNames names { k == 1 ? prefix : prefix + std::to_string (k) };
             if (std::none_of (std::begin (kNames), std::end (kNames), [&] (const char* name) { return file.hasTensor (names (name)); }))
                 return names;
         }

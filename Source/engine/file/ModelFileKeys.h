@@ -29,6 +29,8 @@ inline constexpr const char* embeddingOutput = "embedding_output";
 inline constexpr const char* hitEmbedding = "hit_embedding";
 inline constexpr const char* taught = "taught";
 inline constexpr const char* taughtExamples = "taught_examples";
+// A taught head's stored tensors: taught.*, and a head taught again on a taught model taught2.*, ...
+inline constexpr const char* taughtTensorPrefix = "taught";
 
 // The graph: its lists, a value's kind (and the stored tensor it names), a node's parts.
 inline constexpr const char* values = "values";
