@@ -8,8 +8,8 @@
 // stderr and exit code 1. The peers (Benchmarks/python/torch_worker.py, Benchmarks/peers/
 // ort_worker.js) speak the same protocol.
 #include "engine/Model.h"
-#include "engine/file/ModelError.h"
 #include "engine/Session.h"
+#include "engine/file/ModelError.h"
 
 #include <chrono>
 #include <cstdio>

@@ -7,8 +7,8 @@
 //   BM_LogMelWindow       one 1 s window computed from scratch (no frame reuse): us_per_audio_second
 //   BM_AnalyzerPath       WindowAnalyzer at 48 kHz: resampling + front end + model, one window per
 //                         hop, as the live worker and `sonotype classify` run it: us_per_audio_second
-#include "engine/file/FrontendSettings.h"
 #include "dsp/LogMelSpectrogram.h"
+#include "engine/file/FrontendSettings.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/StreamingRuntime.h"
 #include "runtime/WindowAnalyzer.h"

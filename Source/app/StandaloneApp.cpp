@@ -11,13 +11,13 @@
 #include "plugin/SonotypeProcessor.h"
 
 // JUCE's standalone window, included as its own standalone app includes it.
-#include <juce_core/system/juce_TargetPlatform.h>
+#include <juce_audio_devices/juce_audio_devices.h>
+#include <juce_audio_plugin_client/Standalone/juce_StandaloneFilterWindow.h>
 #include <juce_audio_plugin_client/utility/juce_CheckSettingMacros.h>
 #include <juce_audio_plugin_client/utility/juce_IncludeModuleHeaders.h>
-#include <juce_audio_devices/juce_audio_devices.h>
 #include <juce_audio_utils/juce_audio_utils.h>
+#include <juce_core/system/juce_TargetPlatform.h>
 #include <juce_gui_extra/juce_gui_extra.h>
-#include <juce_audio_plugin_client/Standalone/juce_StandaloneFilterWindow.h>
 #undef Component // juce_IncludeModuleHeaders.h defines it as juce::Component
 
 namespace sonotype::app

@@ -239,7 +239,8 @@ int reportParseError (const CLI::App& app, const CLI::ParseError& error, std::os
         }
         if (left.front().size() < 2 || left.front()[0] != '-')
         {
-            err << "error: unknown command '" << engine::printable (left.front()) << "'\n\n" << app.help();
+            err << "error: unknown command '" << engine::printable (left.front()) << "'\n\n"
+                << app.help();
             return 2;
         }
     }

@@ -82,8 +82,8 @@ usage.)";
 
     struct FileOutcome
     {
-        std::vector<std::string> rows;     // formatted rows (CSV lines, or JSON objects)
-        std::vector<std::string> messages; // for stderr
+        std::vector<std::string> rows;          // formatted rows (CSV lines, or JSON objects)
+        std::vector<std::string> messages;      // for stderr
         std::vector<runtime::Segment> segments; // --segments
         std::vector<timeline::Hit> hits;        // --onsets
         std::string error;                      // why the file was not classified

@@ -1,12 +1,12 @@
 // `sonotype inspect MODEL`: what a model file holds, without running it.
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
-#include "engine/file/FrontendSettings.h"
 #include "engine/CpuDispatch.h"
 #include "engine/Model.h"
+#include "engine/OpTable.h"
+#include "engine/file/FrontendSettings.h"
 #include "engine/file/ModelError.h"
 #include "engine/file/ModelFileKeys.h"
-#include "engine/OpTable.h"
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -148,76 +148,76 @@ CommandRun addInspectCommand (CLI::App& app)
 
 namespace
 {
-int inspect (const Options& options)
-{
-    if (options.ops)
+    int inspect (const Options& options)
     {
-        printOps (options.format.empty() ? "text" : options.format);
+        if (options.ops)
+        {
+            printOps (options.format.empty() ? "text" : options.format);
+            return 0;
+        }
+        if (! options.format.empty())
+            throw UsageError ("--format is for --ops (sonotype inspect --ops --format json)");
+        if (options.models.size() > 1)
+            throw UsageError ("inspect takes at most one MODEL file (see sonotype inspect --help)");
+
+        const auto model = options.models.empty() ? resources::builtinModel() : loadModel (options.models[0], options.limits);
+        const auto& info = model->info();
+        std::cout << "model:       " << engine::printable (info.name) << "\n";
+        std::cout << "format:      sonotype " << metadataOr (info, engine::keys::formatVersion, "?") << " (exporter "
+                  << metadataOr (info, engine::keys::exporterVersion, "?") << ", torch " << metadataOr (info, engine::keys::torchVersion, "?")
+                  << ", class " << metadataOr (info, engine::keys::modelClass, "?") << ")\n";
+        for (std::size_t i = 0; i < info.inputShapes.size(); ++i)
+            std::cout << "input " << i << ":     " << info.inputShapes[i].toString() << "\n";
+        for (std::size_t i = 0; i < info.outputShapes.size(); ++i)
+            std::cout << "output " << i << ":    " << info.outputShapes[i].toString() << "\n";
+        if (info.embeddingOutput.has_value())
+            std::cout << "embedding:   output " << *info.embeddingOutput << " "
+                      << info.outputShapes[static_cast<std::size_t> (*info.embeddingOutput)].toString() << "\n";
+        if (const auto taught = info.metadata.find (engine::keys::taught); taught != info.metadata.end())
+            std::cout << "taught:      " << engine::printable (taught->second) << "\n"; // by sonotype learn: the base model and the rule
+        std::cout << "labels:      ";
+        if (info.labels.empty())
+            std::cout << "(none)";
+        for (std::size_t i = 0; i < info.labels.size(); ++i)
+            std::cout << (i ? ", " : "") << info.labels[i];
+        std::cout << "\nscores:      " << describeScores (model->info().scores) << "\n";
+        std::cout << "frontend:    " << engine::printable (info.frontendJson) << "\n";
+        describeFeatures (*model);
+        std::cout << "ops:         " << info.numNodes << " nodes:";
+        for (const auto& [op, count] : info.opCounts)
+            std::cout << " " << op << " " << count;
+        std::size_t frontendFloats = 0;
+        for (const char* name : { "frontend.window", "frontend.mel_fbanks" })
+            if (const auto* tensor = model->storedTensor (name))
+                frontendFloats += static_cast<std::size_t> (tensor->shape.numElements());
+        const auto weights = info.numParameters - frontendFloats;
+        std::cout << "\nparameters:  " << weights << " floats (" << kibibytes (weights * sizeof (float)) << ")";
+        if (frontendFloats > 0)
+            std::cout << " + front end window and mel filterbank " << frontendFloats << " floats";
+        std::cout << "\n";
+        std::cout << "activations: " << kibibytes (info.activationBytes) << " per session\n";
+        char work[64];
+        std::snprintf (work, sizeof work, "%.1f M", info.opsPerRun / 1e6);
+        std::cout << "work:        " << work << " operations per run (multiply-adds of this path's matrix product; other steps weighed by their time)\n";
+        if (info.frontend.has_value())
+        {
+            char line[160];
+            std::snprintf (line, sizeof line, "%.1f M operations per window with every frame computed, %s of buffers per analyzer",
+                           info.frontendOpsPerWindow / 1e6, kibibytes (info.frontendBytes).c_str());
+            std::cout << "front end:   " << line << "\n";
+        }
+        std::snprintf (work, sizeof work, "%.1f", 2.0 * info.multiplyAdds / 1e6);
+        std::cout << "flops:       " << work << " MFLOP per run (2 x multiply-adds of products and convolutions)\n";
+        const auto& path = engine::activeKernelPath();
+        std::cout << "kernels:     " << path.name << " (" << path.description << "; this CPU runs:";
+        for (const auto& supported : engine::supportedKernelPaths())
+            std::cout << " " << supported.name;
+        std::cout << "; SONOTYPE_KERNELS picks a lower one)\n";
+        if (! engine::kernelPathNote().empty())
+            std::cout << "             " << engine::kernelPathNote() << "\n";
+        std::cout << "load memory: " << kibibytes (info.loadBytes) << " (header, weights, tables, one session" << (info.frontend.has_value() ? ", one front end" : "") << ")\n";
         return 0;
     }
-    if (! options.format.empty())
-        throw UsageError ("--format is for --ops (sonotype inspect --ops --format json)");
-    if (options.models.size() > 1)
-        throw UsageError ("inspect takes at most one MODEL file (see sonotype inspect --help)");
-
-    const auto model = options.models.empty() ? resources::builtinModel() : loadModel (options.models[0], options.limits);
-    const auto& info = model->info();
-    std::cout << "model:       " << engine::printable (info.name) << "\n";
-    std::cout << "format:      sonotype " << metadataOr (info, engine::keys::formatVersion, "?") << " (exporter "
-              << metadataOr (info, engine::keys::exporterVersion, "?") << ", torch " << metadataOr (info, engine::keys::torchVersion, "?")
-              << ", class " << metadataOr (info, engine::keys::modelClass, "?") << ")\n";
-    for (std::size_t i = 0; i < info.inputShapes.size(); ++i)
-        std::cout << "input " << i << ":     " << info.inputShapes[i].toString() << "\n";
-    for (std::size_t i = 0; i < info.outputShapes.size(); ++i)
-        std::cout << "output " << i << ":    " << info.outputShapes[i].toString() << "\n";
-    if (info.embeddingOutput.has_value())
-        std::cout << "embedding:   output " << *info.embeddingOutput << " "
-                  << info.outputShapes[static_cast<std::size_t> (*info.embeddingOutput)].toString() << "\n";
-    if (const auto taught = info.metadata.find (engine::keys::taught); taught != info.metadata.end())
-        std::cout << "taught:      " << engine::printable (taught->second) << "\n"; // by sonotype learn: the base model and the rule
-    std::cout << "labels:      ";
-    if (info.labels.empty())
-        std::cout << "(none)";
-    for (std::size_t i = 0; i < info.labels.size(); ++i)
-        std::cout << (i ? ", " : "") << info.labels[i];
-    std::cout << "\nscores:      " << describeScores (model->info().scores) << "\n";
-    std::cout << "frontend:    " << engine::printable (info.frontendJson) << "\n";
-    describeFeatures (*model);
-    std::cout << "ops:         " << info.numNodes << " nodes:";
-    for (const auto& [op, count] : info.opCounts)
-        std::cout << " " << op << " " << count;
-    std::size_t frontendFloats = 0;
-    for (const char* name : { "frontend.window", "frontend.mel_fbanks" })
-        if (const auto* tensor = model->storedTensor (name))
-            frontendFloats += static_cast<std::size_t> (tensor->shape.numElements());
-    const auto weights = info.numParameters - frontendFloats;
-    std::cout << "\nparameters:  " << weights << " floats (" << kibibytes (weights * sizeof (float)) << ")";
-    if (frontendFloats > 0)
-        std::cout << " + front end window and mel filterbank " << frontendFloats << " floats";
-    std::cout << "\n";
-    std::cout << "activations: " << kibibytes (info.activationBytes) << " per session\n";
-    char work[64];
-    std::snprintf (work, sizeof work, "%.1f M", info.opsPerRun / 1e6);
-    std::cout << "work:        " << work << " operations per run (multiply-adds of this path's matrix product; other steps weighed by their time)\n";
-    if (info.frontend.has_value())
-    {
-        char line[160];
-        std::snprintf (line, sizeof line, "%.1f M operations per window with every frame computed, %s of buffers per analyzer",
-                       info.frontendOpsPerWindow / 1e6, kibibytes (info.frontendBytes).c_str());
-        std::cout << "front end:   " << line << "\n";
-    }
-    std::snprintf (work, sizeof work, "%.1f", 2.0 * info.multiplyAdds / 1e6);
-    std::cout << "flops:       " << work << " MFLOP per run (2 x multiply-adds of products and convolutions)\n";
-    const auto& path = engine::activeKernelPath();
-    std::cout << "kernels:     " << path.name << " (" << path.description << "; this CPU runs:";
-    for (const auto& supported : engine::supportedKernelPaths())
-        std::cout << " " << supported.name;
-    std::cout << "; SONOTYPE_KERNELS picks a lower one)\n";
-    if (! engine::kernelPathNote().empty())
-        std::cout << "             " << engine::kernelPathNote() << "\n";
-    std::cout << "load memory: " << kibibytes (info.loadBytes) << " (header, weights, tables, one session" << (info.frontend.has_value() ? ", one front end" : "") << ")\n";
-    return 0;
-}
 } // namespace
 
 } // namespace sonotype::cli

@@ -3,8 +3,8 @@
 #include "cli/ModelLoading.h"
 #include "cli/ModelProfile.h"
 #include "cli/Npy.h"
-#include "engine/file/ModelError.h"
 #include "engine/Session.h"
+#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <chrono>
@@ -50,59 +50,59 @@ CommandRun addRunModelCommand (CLI::App& app)
 
 namespace
 {
-int runModel (const Options& options)
-{
-    if (options.models.size() != 1)
-        throw UsageError ("run-model needs exactly one MODEL file (see sonotype run-model --help)");
-    const auto& inputPath = options.inputPath;
-    const auto& outputPath = options.outputPath;
-    const auto outputIndex = options.outputIndex;
-
-    const auto model = loadModel (options.models[0], options.limits);
-    const auto& info = model->info();
-    if (info.inputShapes.size() != 1)
-        throw engine::ModelError ("run-model handles models with one input; this one has " + std::to_string (info.inputShapes.size()));
-    if (outputIndex >= info.outputShapes.size())
-        throw UsageError ("--output-index " + std::to_string (outputIndex) + ": the model has " + std::to_string (info.outputShapes.size()) + " outputs");
-
-    const auto input = readNpy (inputPath);
-    const auto& expected = info.inputShapes[0];
-    bool shapeMatches = static_cast<int> (input.shape.size()) == expected.rank();
-    for (int axis = 0; shapeMatches && axis < expected.rank(); ++axis)
-        shapeMatches = input.shape[static_cast<std::size_t> (axis)] == expected[axis];
-    if (! shapeMatches)
+    int runModel (const Options& options)
     {
-        std::string got = "[";
-        for (std::size_t i = 0; i < input.shape.size(); ++i)
-            got += (i ? ", " : "") + std::to_string (input.shape[i]);
-        throw NpyError ("input '" + inputPath + "' has shape " + got + "], the model expects " + expected.toString());
-    }
+        if (options.models.size() != 1)
+            throw UsageError ("run-model needs exactly one MODEL file (see sonotype run-model --help)");
+        const auto& inputPath = options.inputPath;
+        const auto& outputPath = options.outputPath;
+        const auto outputIndex = options.outputIndex;
 
-    engine::Session session (model);
-    std::copy (input.data.begin(), input.data.end(), session.input (0).begin());
-    session.run();
-    const int runs = options.benchmarkRuns > 0 ? options.benchmarkRuns : 100;
-    if (options.profile)
-        printProfile (session, runs, std::cout);
-    else if (options.benchmarkRuns > 0)
-    {
-        const auto started = std::chrono::steady_clock::now();
-        for (int i = 0; i < runs; ++i)
-            session.run();
-        const auto elapsed = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
-        std::cerr << "benchmark: " << runs << " runs, mean " << elapsed / runs << " ms per run (one thread)\n";
-    }
-    if (outputPath.empty())
+        const auto model = loadModel (options.models[0], options.limits);
+        const auto& info = model->info();
+        if (info.inputShapes.size() != 1)
+            throw engine::ModelError ("run-model handles models with one input; this one has " + std::to_string (info.inputShapes.size()));
+        if (outputIndex >= info.outputShapes.size())
+            throw UsageError ("--output-index " + std::to_string (outputIndex) + ": the model has " + std::to_string (info.outputShapes.size()) + " outputs");
+
+        const auto input = readNpy (inputPath);
+        const auto& expected = info.inputShapes[0];
+        bool shapeMatches = static_cast<int> (input.shape.size()) == expected.rank();
+        for (int axis = 0; shapeMatches && axis < expected.rank(); ++axis)
+            shapeMatches = input.shape[static_cast<std::size_t> (axis)] == expected[axis];
+        if (! shapeMatches)
+        {
+            std::string got = "[";
+            for (std::size_t i = 0; i < input.shape.size(); ++i)
+                got += (i ? ", " : "") + std::to_string (input.shape[i]);
+            throw NpyError ("input '" + inputPath + "' has shape " + got + "], the model expects " + expected.toString());
+        }
+
+        engine::Session session (model);
+        std::copy (input.data.begin(), input.data.end(), session.input (0).begin());
+        session.run();
+        const int runs = options.benchmarkRuns > 0 ? options.benchmarkRuns : 100;
+        if (options.profile)
+            printProfile (session, runs, std::cout);
+        else if (options.benchmarkRuns > 0)
+        {
+            const auto started = std::chrono::steady_clock::now();
+            for (int i = 0; i < runs; ++i)
+                session.run();
+            const auto elapsed = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now() - started).count();
+            std::cerr << "benchmark: " << runs << " runs, mean " << elapsed / runs << " ms per run (one thread)\n";
+        }
+        if (outputPath.empty())
+            return 0;
+        const auto output = session.output (outputIndex);
+        NpyArray result;
+        const auto& shape = info.outputShapes[outputIndex];
+        for (int axis = 0; axis < shape.rank(); ++axis)
+            result.shape.push_back (shape[axis]);
+        result.data.assign (output.begin(), output.end());
+        writeNpy (outputPath, result);
         return 0;
-    const auto output = session.output (outputIndex);
-    NpyArray result;
-    const auto& shape = info.outputShapes[outputIndex];
-    for (int axis = 0; axis < shape.rank(); ++axis)
-        result.shape.push_back (shape[axis]);
-    result.data.assign (output.begin(), output.end());
-    writeNpy (outputPath, result);
-    return 0;
-}
+    }
 } // namespace
 
 } // namespace sonotype::cli

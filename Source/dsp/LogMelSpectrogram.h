@@ -67,17 +67,17 @@ private:
     engine::FrontendSettings settings_;
     MelFilterbank filterbank_;
     const engine::kernels::KernelTable& kernels_; // the active path's: its vector log and log10
-    std::vector<double> window_;    // n_fft long: the Hann window centred as torch.stft pads it
+    std::vector<double> window_;                  // n_fft long: the Hann window centred as torch.stft pads it
     std::unique_ptr<Fft> fft_;
-    std::vector<double> spectrum_;  // n_fft / 2 + 1
-    std::vector<double> frameMel_;  // nMels: one frame's mel spectrum, summed in double
-    std::vector<float> frame_;      // its log-mel values, for a frame not cached
-    std::vector<float> logMel_;     // nMels x frames of the current window (before top_db and the normalisation)
+    std::vector<double> spectrum_; // n_fft / 2 + 1
+    std::vector<double> frameMel_; // nMels: one frame's mel spectrum, summed in double
+    std::vector<float> frame_;     // its log-mel values, for a frame not cached
+    std::vector<float> logMel_;    // nMels x frames of the current window (before top_db and the normalisation)
     // Cache of interior frames: slot = (absolute frame start / hop) mod size, a window's frames and
     // a few more (consecutive frames take consecutive slots, so a window's never collide).
     std::vector<int64_t> cacheKeys_;
     std::vector<float> cacheLogMel_;
-    std::vector<float> cacheMax_;   // each cached frame's largest value (where top_db needs it)
+    std::vector<float> cacheMax_; // each cached frame's largest value (where top_db needs it)
     int64_t framesComputed_ = 0;
 };
 

@@ -27,9 +27,9 @@ namespace sonotype::dsp
 
 struct OnsetSettings
 {
-    double threshold = 1.2;       // how far above the local mean flux, in units of its long-term level
-    double minGapSeconds = 0.05;  // two onsets closer than this are one (a snare sample's own second transient, 45 ms on)
-    double silenceDb = -50.0;     // a frame quieter than this (RMS, dBFS) starts no onset (room noise, dither, a fade)
+    double threshold = 1.2;      // how far above the local mean flux, in units of its long-term level
+    double minGapSeconds = 0.05; // two onsets closer than this are one (a snare sample's own second transient, 45 ms on)
+    double silenceDb = -50.0;    // a frame quieter than this (RMS, dBFS) starts no onset (room noise, dither, a fade)
     bool operator== (const OnsetSettings&) const = default;
 };
 
@@ -68,14 +68,14 @@ private:
     double silence_; // settings_.silenceDb as an RMS
     std::unique_ptr<Fft> fft_;
     std::vector<double> window_;
-    std::vector<float> buffer_;       // the newest frameSize_ samples (the first frame is padded with zeros before the stream)
-    std::size_t filled_ = 0;          // samples since the last frame
-    int64_t frames_ = 0;              // frames analysed
+    std::vector<float> buffer_;               // the newest frameSize_ samples (the first frame is padded with zeros before the stream)
+    std::size_t filled_ = 0;                  // samples since the last frame
+    int64_t frames_ = 0;                      // frames analysed
     std::vector<std::vector<float>> spectra_; // the last 3 frames' log magnitudes (lag 2)
-    std::deque<double> flux_;         // flux of the frames not yet decided and the ones the threshold looks back on
-    std::deque<double> rms_;          // the same frames' RMS
-    int64_t fluxStart_ = 0;           // frame index of flux_.front()
-    int64_t decided_ = 0;             // frames decided
+    std::deque<double> flux_;                 // flux of the frames not yet decided and the ones the threshold looks back on
+    std::deque<double> rms_;                  // the same frames' RMS
+    int64_t fluxStart_ = 0;                   // frame index of flux_.front()
+    int64_t decided_ = 0;                     // frames decided
     double longTermSum_ = 0.0;
     std::deque<double> longTermWindow_;
     int64_t lastOnsetFrame_ = -1000000;

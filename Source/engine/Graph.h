@@ -2,8 +2,8 @@
 // lives) and its nodes in run order, each with its op built and checked against the op table.
 #pragma once
 
-#include "engine/file/ModelFile.h"
 #include "engine/Op.h"
+#include "engine/file/ModelFile.h"
 #include "engine/file/Work.h"
 
 #include <cstdint>
@@ -40,7 +40,7 @@ struct Node
     std::string source;                   // the exporter's "file.py:line", for messages and profiles
     std::vector<ValueId> inputs, outputs; // an input may be absent
     std::unique_ptr<Op> kernel;
-    int fusedInto = -1;   // the node that computes this node's output too (a BatchNorm folded into a conv), or -1
+    int fusedInto = -1;    // the node that computes this node's output too (a BatchNorm folded into a conv), or -1
     int64_t rowLength = 0; // softmax and log-softmax over their input's last axis (only ones after their axis): its size
 
     std::string_view op() const noexcept { return opName (kind); }
@@ -48,9 +48,9 @@ struct Node
 
 struct Graph
 {
-    std::vector<Shape> shapes;             // per value
-    std::vector<ValueLocation> locations;  // per value
-    std::vector<Node> nodes;               // in run order
+    std::vector<Shape> shapes;            // per value
+    std::vector<ValueLocation> locations; // per value
+    std::vector<Node> nodes;              // in run order
     std::vector<ValueId> inputs, outputs;
 
     const Shape& shape (ValueId v) const noexcept { return shapes[v.index()]; }

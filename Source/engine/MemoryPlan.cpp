@@ -77,7 +77,7 @@ namespace
             bySize_.emplace (size, offset);
         }
 
-        std::map<std::size_t, std::size_t> byOffset_;         // offset -> size
+        std::map<std::size_t, std::size_t> byOffset_;          // offset -> size
         std::set<std::pair<std::size_t, std::size_t>> bySize_; // (size, offset)
         std::size_t top_ = 0, peak_ = 0;
     };

@@ -13,8 +13,8 @@ namespace sonotype::engine
 
 struct MemoryPlan
 {
-    std::size_t arenaFloats = 0;   // the values' buffers
-    std::size_t scratchFloats = 0; // the largest scratch any op needs (shared by all)
+    std::size_t arenaFloats = 0;       // the values' buffers
+    std::size_t scratchFloats = 0;     // the largest scratch any op needs (shared by all)
     std::size_t bytesWithoutReuse = 0; // if no buffer (nor any op's scratch) were shared
 };
 

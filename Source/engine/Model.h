@@ -2,10 +2,10 @@
 // Run it through a Session (one per thread), which owns the mutable activation memory.
 #pragma once
 
-#include "engine/file/FrontendSettings.h"
 #include "engine/Graph.h"
-#include "engine/file/LoadLimits.h"
 #include "engine/MemoryPlan.h"
+#include "engine/file/FrontendSettings.h"
+#include "engine/file/LoadLimits.h"
 #include "engine/file/ModelFile.h"
 
 #include <map>
@@ -31,25 +31,25 @@ enum class OutputScores
 
 struct ModelInfo
 {
-    std::string name;                        // file path or a caller-given name
+    std::string name; // file path or a caller-given name
     std::vector<Shape> inputShapes, outputShapes;
-    std::vector<std::string> labels;         // class labels, in output order (may be empty)
-    std::optional<int> embeddingOutput;      // which output is the model's embedding (metadata "embedding_output"; never 0)
-    std::string frontendJson = "{}";        // front-end settings as exported (JSON object)
-    std::optional<FrontendSettings> frontend; // as validated at load; none for an empty object (no front end). Its stored
-                                              // window and filterbank are the Model's memory: valid while the Model lives
+    std::vector<std::string> labels;             // class labels, in output order (may be empty)
+    std::optional<int> embeddingOutput;          // which output is the model's embedding (metadata "embedding_output"; never 0)
+    std::string frontendJson = "{}";             // front-end settings as exported (JSON object)
+    std::optional<FrontendSettings> frontend;    // as validated at load; none for an empty object (no front end). Its stored
+                                                 // window and filterbank are the Model's memory: valid while the Model lives
     std::map<std::string, std::string> metadata; // everything in the file's __metadata__
     std::map<std::string, int> opCounts;
     OutputScores scores = OutputScores::logits;
-    std::size_t numParameters = 0;           // floats stored in the file
+    std::size_t numParameters = 0; // floats stored in the file
     std::size_t numNodes = 0;
-    std::size_t activationBytes = 0;         // per Session
+    std::size_t activationBytes = 0;             // per Session
     std::size_t activationBytesWithoutReuse = 0; // what it would be if no buffer (nor any op's scratch) were shared
-    std::size_t loadBytes = 0;               // memory the load claimed from LoadLimits::maxMemoryBytes (one Session and one front end included)
-    std::size_t frontendBytes = 0;           // of which one front end's buffers (FrontendSettings::cost)
-    double opsPerRun = 0.0;                  // operations per Session::run(), in multiply-adds of the kernel path's product (engine/file/Work.h)
-    double frontendOpsPerWindow = 0.0;       // the front end's, per window with every frame computed; with opsPerRun within the work budget
-    double multiplyAdds = 0.0;               // multiply-adds of the products and convolutions per run (FLOPs / 2)
+    std::size_t loadBytes = 0;                   // memory the load claimed from LoadLimits::maxMemoryBytes (one Session and one front end included)
+    std::size_t frontendBytes = 0;               // of which one front end's buffers (FrontendSettings::cost)
+    double opsPerRun = 0.0;                      // operations per Session::run(), in multiply-adds of the kernel path's product (engine/file/Work.h)
+    double frontendOpsPerWindow = 0.0;           // the front end's, per window with every frame computed; with opsPerRun within the work budget
+    double multiplyAdds = 0.0;                   // multiply-adds of the products and convolutions per run (FLOPs / 2)
 };
 
 /** A loaded model. Loading runs in stages, each in its own file and each refusing what it finds

@@ -34,7 +34,7 @@ public:
     OpKind kind() const noexcept { return kind_; }
     std::size_t numInputs() const noexcept { return inputs_.size(); }
     bool hasInput (std::size_t i) const noexcept { return i < inputs_.size() && inputs_[i].has_value(); }
-    const Shape& input (std::size_t i) const;  // throws if absent
+    const Shape& input (std::size_t i) const; // throws if absent
     /** Input i's values when they are stored in the model file (weights), else nullptr: an op may
         prepare them at load (pack them for its kernel). They never change after load. */
     const float* constant (std::size_t i) const noexcept { return i < constants_.size() ? constants_[i] : nullptr; }

@@ -1,7 +1,7 @@
 #include "engine/OpTable.h"
 
-#include "engine/file/ModelError.h"
 #include "engine/Op.h"
+#include "engine/file/ModelError.h"
 #include "engine/kernels/Kernels.h"
 
 #include <array>

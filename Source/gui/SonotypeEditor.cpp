@@ -46,7 +46,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     }
     setLookAndFeel (&lookAndFeel_);
     for (auto* component : std::initializer_list<juce::Component*> { &topClass_, &bars_, &history_, &meter_, &info_, &controls_, &loadButton_,
-                                                                      &builtinButton_, &liveButton_, &filesButton_, &teachButton_, &exportButton_ })
+                                                                     &builtinButton_, &liveButton_, &filesButton_, &teachButton_, &exportButton_ })
         addAndMakeVisible (component);
     addChildComponent (timeline_);
     addChildComponent (teach_);
@@ -381,7 +381,7 @@ void SonotypeEditor::chooseExport()
         const auto shown = timeline_.status().file;
         const auto stem = showingFiles_ && shown != juce::File() ? shown.getFileNameWithoutExtension() : juce::String ("Sonotype session");
         const auto folder = showingFiles_ && shown != juce::File() ? shown.getParentDirectory()
-                                                                    : juce::File::getSpecialLocation (juce::File::userDocumentsDirectory);
+                                                                   : juce::File::getSpecialLocation (juce::File::userDocumentsDirectory);
         chooser_ = std::make_unique<juce::FileChooser> ("Export the timeline", folder.getChildFile (stem + kind.suffix), kind.pattern);
         const auto format = kind.format;
         chooser_->launchAsync (juce::FileBrowserComponent::saveMode | juce::FileBrowserComponent::canSelectFiles

@@ -91,7 +91,7 @@ private:
     double epochStartSeconds_ = 0.0; // audio thread: where the current epoch's audio starts
     int64_t epochFrames_ = 0;        // audio thread: frames played in the current epoch
     std::atomic<int64_t> underruns_ { 0 };
-    float scratch_[1024] {};         // audio thread
+    float scratch_[1024] {}; // audio thread
 };
 
 } // namespace sonotype::plugin

@@ -185,7 +185,7 @@ void FileTimelines::run()
         if (! found || settings.model == nullptr)
         {
             analyzers_.clear(); // idle: the analyzer's memory goes back
-            wait (-1);       // notify() wakes it: new files or settings, or the end
+            wait (-1);          // notify() wakes it: new files or settings, or the end
             continue;
         }
         analyzeOne (next, request, settings);

@@ -47,11 +47,11 @@ struct FileStatus
 {
     juce::File file;
     FileState state = FileState::queued;
-    double progress = 0.0;       // fraction of the file read, 0..1
+    double progress = 0.0;        // fraction of the file read, 0..1
     double durationSeconds = 0.0; // known once the analysis ends (the reader's length before)
     std::size_t numWindows = 0;
-    juce::String error;          // failed: why (the reader's or the analyzer's message)
-    juce::String warning;        // done: what the CLI prints as a warning (truncated file, NaN samples)
+    juce::String error;   // failed: why (the reader's or the analyzer's message)
+    juce::String warning; // done: what the CLI prints as a warning (truncated file, NaN samples)
     std::vector<std::string> labels;
     std::vector<runtime::Segment> segments; // done: the windows merged with the detector's rules
     double windowSeconds = 0.0, hopSeconds = 0.0;

@@ -41,8 +41,8 @@ dsp::OnsetSettings HitNotes::onsetSettings() const noexcept
 {
     dsp::OnsetSettings settings;
     settings.threshold = typed (threshold_.load (std::memory_order_relaxed), 2); // steps of 0.05
-    settings.minGapSeconds = typed (gap_.load (std::memory_order_relaxed), 3);  // steps of 5 ms
-    settings.silenceDb = typed (silence_.load (std::memory_order_relaxed), 0);  // whole dB
+    settings.minGapSeconds = typed (gap_.load (std::memory_order_relaxed), 3);   // steps of 5 ms
+    settings.silenceDb = typed (silence_.load (std::memory_order_relaxed), 0);   // whole dB
     return settings;
 }
 

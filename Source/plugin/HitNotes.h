@@ -45,11 +45,11 @@ namespace sonotype::plugin
 struct HitStatus
 {
     bool on = false;
-    double clipSeconds = 0.0;        // the clip hits are classified from (the model's)
-    bool taughtClip = false;         // the model was taught from hits with this clip
-    double latencySeconds = 0.0;     // reported to the host, and the pass-through's delay
-    double lastDelaySeconds = -1.0;  // from the last note's hit to its note (-1: none yet)
-    int64_t hits = 0, notes = 0;     // hits classified since prepareToPlay, notes sent
+    double clipSeconds = 0.0;       // the clip hits are classified from (the model's)
+    bool taughtClip = false;        // the model was taught from hits with this clip
+    double latencySeconds = 0.0;    // reported to the host, and the pass-through's delay
+    double lastDelaySeconds = -1.0; // from the last note's hit to its note (-1: none yet)
+    int64_t hits = 0, notes = 0;    // hits classified since prepareToPlay, notes sent
 };
 
 class HitNotes
@@ -127,11 +127,11 @@ private:
     std::vector<std::vector<float>> delayLines_; // one per channel, capacity_ samples
     std::atomic<int> capacity_ { 0 };            // prepare() sets it (the message thread's setLatency() reads it)
     int delayWrite_ = 0;
-    std::array<HitEvent, 256> held_ {};  // taken from the queue, their sample still to come
+    std::array<HitEvent, 256> held_ {}; // taken from the queue, their sample still to come
     int numHeld_ = 0;
-    std::array<int64_t, 128> offAt_ {};  // per note: the stream sample its note-off is due, -1 when silent
+    std::array<int64_t, 128> offAt_ {}; // per note: the stream sample its note-off is due, -1 when silent
     int numSounding_ = 0;
-    bool closeAll_ = false;              // prepare() with notes sounding: note-offs at the next block's start
+    bool closeAll_ = false; // prepare() with notes sounding: note-offs at the next block's start
     int64_t streamPosition_ = 0, noteSamples_ = 0;
     std::atomic<int64_t> lastDelay_ { -1 }, notesSent_ { 0 };
 };

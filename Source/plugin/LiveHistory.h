@@ -43,9 +43,9 @@ private:
     runtime::Segmenter segmenter_;
     std::deque<runtime::Segment> closed_;
     float threshold_ = -1.0f;
-    double offset_ = 0.0;          // session seconds where the current stream's time 0 lies
+    double offset_ = 0.0;                     // session seconds where the current stream's time 0 lies
     double lastStart_ = -1.0, lastEnd_ = 0.0; // of the newest result, in stream seconds
-    bool startAgain_ = false;      // cleared: the next window starts the session at 0
+    bool startAgain_ = false;                 // cleared: the next window starts the session at 0
 };
 
 } // namespace sonotype::plugin

@@ -76,7 +76,7 @@ private:
     bool closeActiveNote_ = false;       // prepareToPlay with a note sounding: its note-off goes out in the next block
     std::array<MidiEvent, 256> held_ {}; // offline: events taken from the queue whose sample is still to come
     int numHeld_ = 0;
-    int64_t streamPosition_ = 0;         // samples processed since prepareToPlay
+    int64_t streamPosition_ = 0; // samples processed since prepareToPlay
 };
 
 } // namespace sonotype::plugin

@@ -131,7 +131,7 @@ void ModelService::wake()
     // very thread to end.
     if (juce::Thread::getCurrentThreadId() != getThreadId())
         startThread(); // (once: a no-op while it runs)
-    notify(); // (a notify before the thread waits is not lost)
+    notify();          // (a notify before the thread waits is not lost)
 }
 
 // ----- queries ----------------------------------------------------------------------------------

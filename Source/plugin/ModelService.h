@@ -49,8 +49,8 @@ namespace sonotype::plugin
 /** Which model runs, for display and for the saved state. */
 struct ModelDescription
 {
-    juce::String name;     // file name, or "built-in"
-    juce::File file;       // empty for the built-in model
+    juce::String name; // file name, or "built-in"
+    juce::File file;   // empty for the built-in model
     bool builtin = true;
 };
 
@@ -80,15 +80,15 @@ struct TaughtClasses
 /** What the last learning gave, for the Teach view and its export. */
 struct LessonOutcome
 {
-    std::uint64_t version = 0; // of the TaughtClasses learned
-    std::uint64_t serial = 0;  // one more for each outcome
-    bool hits = false;         // heardAs counts hits
+    std::uint64_t version = 0;                         // of the TaughtClasses learned
+    std::uint64_t serial = 0;                          // one more for each outcome
+    bool hits = false;                                 // heardAs counts hits
     std::map<std::uint64_t, std::vector<int>> heardAs; // leave one out, by sound id: the label each of its examples got (none: no hit in it)
-    std::vector<std::string> labels;                    // the taught classes, then "unknown" when there is one; empty: nothing learned
+    std::vector<std::string> labels;                   // the taught classes, then "unknown" when there is one; empty: nothing learned
     std::optional<teach::Head> head;
     std::shared_ptr<const std::vector<std::uint8_t>> extendedFile; // the file head extends (the base, or its hit embedding)
     std::string baseName;
-    std::string learnedOn; // the identity of the base learned on (the classes' own when nothing was learned)
+    std::string learnedOn;     // the identity of the base learned on (the classes' own when nothing was learned)
     double milliseconds = 0.0; // embedding the new examples, learning, the checks, building and loading the model
     juce::String error;
 };
@@ -174,15 +174,15 @@ private:
     void run() override;
     void requestLoad (const juce::File& file, LoadKind kind);
     void requestBuiltin (bool quiet);
-    void push (Command command);                                                  // mutex_ held
-    void wake();                                                                  // mutex_ held: starts the thread (once) and wakes it
-    std::uint64_t newRequest (ModelDescription requested);                        // mutex_ held
-    void execute (Command& command);                                              // the service thread, from here on
+    void push (Command command);                           // mutex_ held
+    void wake();                                           // mutex_ held: starts the thread (once) and wakes it
+    std::uint64_t newRequest (ModelDescription requested); // mutex_ held
+    void execute (Command& command);                       // the service thread, from here on
     void loadFile (std::uint64_t request, const juce::File& file, LoadKind kind);
     void useBuiltinNow (std::uint64_t request, bool quiet);
     void swapBase (std::shared_ptr<const engine::Model> model, ModelDescription description);
     void finishRequest (std::uint64_t request, std::optional<juce::String> status, bool isError);
-    bool lessonOutdated() const;                                                  // mutex_ held
+    bool lessonOutdated() const; // mutex_ held
     void learnLesson();
     struct Taught // what one learning runs, and what the user is told of it
     {
@@ -197,15 +197,15 @@ private:
     const Callbacks callbacks_;
     mutable std::mutex mutex_;
     std::deque<Command> queue_;
-    bool working_ = false;                 // a command, task or learning under way
-    std::atomic<bool> stopped_ { false };  // after stop(), no command starts the thread
+    bool working_ = false;                // a command, task or learning under way
+    std::atomic<bool> stopped_ { false }; // after stop(), no command starts the thread
     std::uint64_t latestRequest_ = 0, finishedRequest_ = 0;
     ModelDescription model_, requested_;
     std::shared_ptr<const engine::Model> base_;
     std::uint64_t baseGeneration_ = 1;
     bool runningTaught_ = false;
     std::shared_ptr<const TaughtClasses> classes_, learnedClasses_; // the newest, and the last learned (or given up)
-    std::uint64_t learnedGeneration_ = 1;                            // the base generation learnedClasses_ were learned on
+    std::uint64_t learnedGeneration_ = 1;                           // the base generation learnedClasses_ were learned on
     std::shared_ptr<const LessonOutcome> outcome_;
     std::uint64_t outcomes_ = 0;
 

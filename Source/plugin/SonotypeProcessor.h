@@ -46,15 +46,15 @@
 #pragma once
 
 #include "plugin/ClassFilter.h"
-#include "plugin/FileTimelines.h"
 #include "plugin/FilePlayer.h"
+#include "plugin/FileTimelines.h"
 #include "plugin/HitNotes.h"
 #include "plugin/InputGate.h"
 #include "plugin/InputRecorder.h"
+#include "plugin/LiveHistory.h"
 #include "plugin/MidiScheduler.h"
 #include "plugin/ModelService.h"
 #include "plugin/OscOutput.h"
-#include "plugin/LiveHistory.h"
 #include "plugin/StatusLine.h"
 #include "plugin/Teaching.h"
 #include "runtime/Detector.h"
@@ -193,7 +193,7 @@ private:
     void timerCallback() override;
     void onResult (const runtime::WindowResult& result, const runtime::AnalysisInfo& info); // worker thread
     FileTimelines::Settings fileAnalysisSettings() const;
-    void updateFileAnalysis(); // message thread: files follow the live analysis' settings
+    void updateFileAnalysis();                               // message thread: files follow the live analysis' settings
     void applyHitParameters (double sampleRate, bool force); // under parameterMutex_
     // The audio thread's steps of processBlock().
     void meterPeak (const juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept;
@@ -203,8 +203,8 @@ private:
     std::unique_ptr<runtime::StreamingRuntime> runtime_;
     std::atomic<float>* hop_ = nullptr;
     std::atomic<float>* smoothing_ = nullptr;
-    bool analysisRateRefused_ = false; // prepareToPlay's thread: the last rate was refused
-    std::mutex parameterMutex_; // the message thread's timer and a device thread's prepareToPlay, never the audio thread
+    bool analysisRateRefused_ = false;                   // prepareToPlay's thread: the last rate was refused
+    std::mutex parameterMutex_;                          // the message thread's timer and a device thread's prepareToPlay, never the audio thread
     float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f; // guarded by parameterMutex_
     std::optional<dsp::OnsetSettings> appliedOnsets_;    // the same: the per-hit analysis asked of the runtime (none: off)
     int64_t appliedHitLatency_ = 0;                      // the same: the latency reported
@@ -215,8 +215,8 @@ private:
     InputGate gate_; // standalone app: its input analysed only when asked for (the message thread says), never heard
     std::atomic<float> inputPeak_ { 0.0f };
     std::atomic<bool> deviceAvailable_ { true }; // standalone app; set on the message thread
-    juce::StringArray reportedFailures_; // message thread: the files whose failure the status told (since they were opened)
-    uint64_t reportedVersion_ = 0;       // message thread: the file analyzer's version the failures were looked for in
+    juce::StringArray reportedFailures_;         // message thread: the files whose failure the status told (since they were opened)
+    uint64_t reportedVersion_ = 0;               // message thread: the file analyzer's version the failures were looked for in
 
     StatusLine status_; // message thread, model service and prepareToPlay, never the audio thread
 
@@ -229,7 +229,7 @@ private:
     LiveHistory history_;
     InputRecorder recorder_;
     ModelService service_; // its thread (started by its first command) uses everything above
-    Teaching teach_;   // gives the service its classes
+    Teaching teach_;       // gives the service its classes
 
     JUCE_DECLARE_NON_COPYABLE_WITH_LEAK_DETECTOR (SonotypeProcessor)
 };

@@ -36,9 +36,9 @@ public:
     {
         juce::String source;
         double seconds = 0.0;
-        int heardAs = -1;   // leave one out: the class (index) this example got from the others; -1: not checked yet
+        int heardAs = -1; // leave one out: the class (index) this example got from the others; -1: not checked yet
         bool checked = false;
-        int hits = 0;       // hits mode: the hits found in it (each one example), and how many the others recognise
+        int hits = 0; // hits mode: the hits found in it (each one example), and how many the others recognise
         int hitsRecognised = 0;
     };
     struct ClassView
@@ -46,17 +46,17 @@ public:
         juce::String name;
         bool baseClass = false; // one of the base model's classes (adapted), else new
         std::vector<ExampleView> examples;
-        int recognised = 0;     // examples (hits mode: hits) the others recognise (leave one out)
-        int hits = 0;           // hits mode: the hits found in its examples
+        int recognised = 0; // examples (hits mode: hits) the others recognise (leave one out)
+        int hits = 0;       // hits mode: the hits found in its examples
     };
     struct View
     {
-        uint64_t version = 0;   // changes with every edit and every learning
+        uint64_t version = 0; // changes with every edit and every learning
         std::vector<ClassView> classes;
         juce::StringArray labels; // what a checked example can be heard as: the classes, then "unknown" when there is one
         bool enabled = true;
-        bool hits = false;      // each hit of an example teaches (drum pieces, for per-hit MIDI)
-        bool busy = false;      // reading files or learning
+        bool hits = false; // each hit of an example teaches (drum pieces, for per-hit MIDI)
+        bool busy = false; // reading files or learning
         bool runningTaught = false;
         int pendingFiles = 0;
         double learnMilliseconds = 0.0; // the last learning (embeddings of new examples, learning, checks, the model)
@@ -125,7 +125,7 @@ private:
         double start = 0.0, end = 0.0;
     };
 
-    void readFile (const FileJob& job, uint64_t epoch);                           // service thread
+    void readFile (const FileJob& job, uint64_t epoch);                               // service thread
     juce::String addLocked (const std::string& className, teach::ExampleSound sound); // mutex_ held, from here on
     void edited();
     double sampleRateLocked (const engine::Model& base) const;
@@ -138,13 +138,13 @@ private:
     std::vector<StoredClass> classes_;
     double sampleRate_ = 16000.0, unknownBelow_ = 0.5; // sampleRate_: once there are classes (before, the base model's)
     bool enabled_ = true, hits_ = false;
-    std::string learnedOn_;          // as restored: the base the classes were last learned on
+    std::string learnedOn_;           // as restored: the base the classes were last learned on
     uint64_t nextId_ = 1, edits_ = 0; // edits_: the version of the classes the service was last given
-    uint64_t restoredAt_ = 0;        // the edit restore() made: outcomes before it are of other classes
-    uint64_t version_ = 1;           // the view's, with each outcome's serial
+    uint64_t restoredAt_ = 0;         // the edit restore() made: outcomes before it are of other classes
+    uint64_t version_ = 1;            // the view's, with each outcome's serial
     int pendingFiles_ = 0;
-    uint64_t readEpoch_ = 0;         // restore() drops the reads not yet done
-    juce::String readError_;         // the last file that could not be added, at edit readErrorAt_
+    uint64_t readEpoch_ = 0; // restore() drops the reads not yet done
+    juce::String readError_; // the last file that could not be added, at edit readErrorAt_
     uint64_t readErrorAt_ = 0;
 };
 

@@ -27,6 +27,6 @@ struct AnalysisInfo
 
 /** The classes in play for a generation (WindowAnalyzer::setClassesInPlay), asked on the worker
     before each window and each chunk of the per-hit analysis. */
-using ClassSelector = std::function<const std::vector<bool>& (const AnalysisInfo&)>;
+using ClassSelector = std::function<const std::vector<bool>&(const AnalysisInfo&)>;
 
 } // namespace sonotype::runtime

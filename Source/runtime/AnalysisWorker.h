@@ -133,7 +133,7 @@ private:
     const std::size_t historySize_;
     AudioInlet& inlet_;
     const std::atomic<bool>& nonRealtime_;
-    Listener listener_; // set while the worker is stopped, run by the worker
+    Listener listener_;           // set while the worker is stopped, run by the worker
     ClassSelector classSelector_; // the same
 
     mutable std::mutex generationMutex_; // worker (on a swap), control thread and readers; never the audio thread

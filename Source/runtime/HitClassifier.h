@@ -47,9 +47,9 @@ HitSettings hitSettingsFor (const engine::Model& model, const dsp::OnsetSettings
 /** One hit, as it is reported. */
 struct HitResult
 {
-    int64_t onset = 0;               // input sample of the onset, since the analyzer started
-    float levelDb = -200.0f;         // the peak in the 50 ms after the onset, dBFS
-    WindowResult result;             // its clip's classification (windowIndex -1, startSeconds 0)
+    int64_t onset = 0;                // input sample of the onset, since the analyzer started
+    float levelDb = -200.0f;          // the peak in the 50 ms after the onset, dBFS
+    WindowResult result;              // its clip's classification (windowIndex -1, startSeconds 0)
     std::span<const float> embedding; // the model's embedding of the clip (empty for a model without one); valid during the listener only
 };
 
@@ -96,7 +96,7 @@ private:
     double rate_;
     int64_t clipSamples_, preRoll_, levelSamples_, latency_;
 
-    std::vector<float> buffer_;   // input samples from absolute index bufferStart_ on
+    std::vector<float> buffer_; // input samples from absolute index bufferStart_ on
     int64_t bufferStart_ = 0, numRead_ = 0, numNonFinite_ = 0;
     std::deque<int64_t> pending_; // onsets found whose clip has not all arrived
     std::vector<int64_t> found_;

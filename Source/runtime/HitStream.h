@@ -73,13 +73,13 @@ private:
     ErrorReporter reportError_;
     Listener listener_; // set while the worker thread is stopped, run on the worker side
 
-    std::mutex requestMutex_; // control thread and worker side; never the audio thread
+    std::mutex requestMutex_;                   // control thread and worker side; never the audio thread
     std::optional<dsp::OnsetSettings> request_; // guarded by requestMutex_
     std::atomic<bool> hasRequest_ { false };
 
     // The worker side's own.
     std::optional<dsp::OnsetSettings> onsets_; // the per-hit analysis on, with these
-    std::unique_ptr<HitClassifier> analyzer_;    // null: off, no stream yet, or it could not be made
+    std::unique_ptr<HitClassifier> analyzer_;  // null: off, no stream yet, or it could not be made
     int64_t startSample_ = 0;                  // stream position where analyzer_ started
 };
 

@@ -52,9 +52,9 @@ private:
     Detector detector_;
     std::deque<Window> recent_; // the last confirmWindows windows: the run that confirms a class
     std::vector<Segment> segments_;
-    Segment open_;              // classIndex < 0: none
-    double sum_ = 0.0;          // of the open segment's class probability
-    double lastEnd_ = 0.0;      // the end of the last window in which the open class was active
+    Segment open_;         // classIndex < 0: none
+    double sum_ = 0.0;     // of the open segment's class probability
+    double lastEnd_ = 0.0; // the end of the last window in which the open class was active
 };
 
 } // namespace sonotype::runtime

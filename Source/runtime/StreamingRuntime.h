@@ -134,7 +134,7 @@ private:
     AnalysisWorker worker_;
 
     std::unique_ptr<WorkerThread> thread_;
-    std::mutex controlMutex_; // prepare/stop/reconfigure/setResultListener take turns; never the audio thread or the worker
+    std::mutex controlMutex_;    // prepare/stop/reconfigure/setResultListener take turns; never the audio thread or the worker
     bool workerStarted_ = false; // guarded by controlMutex_
 };
 

@@ -9,8 +9,8 @@
 #include "dsp/FrontendError.h"
 #include "dsp/LogMelSpectrogram.h"
 #include "dsp/Resampler.h"
-#include "engine/file/FrontendSettings.h"
 #include "engine/Session.h"
+#include "engine/file/FrontendSettings.h"
 #include "runtime/WindowResult.h"
 
 #include <memory>
@@ -136,7 +136,7 @@ private:
     engine::Session session_;
     engine::FrontendSettings settings_;
     std::optional<dsp::LogMelSpectrogram> logMel_; // absent for a waveform front end
-    std::optional<dsp::Resampler> resampler_; // restarted after a gap (skip()) and for a new stream (restart())
+    std::optional<dsp::Resampler> resampler_;      // restarted after a gap (skip()) and for a new stream (restart())
     std::vector<std::string> labels_;
     int numClasses_ = 0;
     engine::OutputScores scores_ = engine::OutputScores::logits; // logits get a softmax
@@ -146,10 +146,10 @@ private:
     int64_t originWindow_ = 0, originSample_ = 0;
     double originSeconds_ = 0.0;
 
-    std::vector<float> samples_;   // model-rate samples from absolute index bufferStart_ on
+    std::vector<float> samples_; // model-rate samples from absolute index bufferStart_ on
     int64_t bufferStart_ = 0;
     std::vector<float> scratch_;
-    std::vector<float> clip_;      // analyzeClip(): the clip at the model's rate
+    std::vector<float> clip_;                     // analyzeClip(): the clip at the model's rate
     std::optional<dsp::Resampler> clipResampler_; // analyzeClip()'s, restarted for each clip
     int64_t nextWindow_ = 0;
     int64_t numNonFinite_ = 0, numInput_ = 0;

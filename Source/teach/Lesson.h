@@ -15,8 +15,8 @@
 
 #include "engine/Model.h"
 #include "engine/file/LoadLimits.h"
-#include "teach/TaughtModel.h"
 #include "teach/Prototypes.h"
+#include "teach/TaughtModel.h"
 
 #include <cstdint>
 #include <map>

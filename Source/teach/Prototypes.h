@@ -30,8 +30,8 @@ namespace sonotype::teach
     model's mean probabilities over the same windows (for the adapted classes' rule). */
 struct Example
 {
-    std::string source;            // the file (and hit time): leave-one-out leaves out a whole file
-    std::vector<float> embedding;  // L2-normalised
+    std::string source;           // the file (and hit time): leave-one-out leaves out a whole file
+    std::vector<float> embedding; // L2-normalised
     std::vector<float> probabilities;
     int numWindows = 0;
 };
@@ -39,8 +39,8 @@ struct Example
 struct ExampleSettings
 {
     double hopSeconds = 0.25;
-    bool hits = false;           // one example per hit (onsets) instead of one per file
-    double clipSeconds = 0.12;   // hits: the clip each hit is embedded from (0.12 s classified drum pieces best: docs/TEACH.md)
+    bool hits = false;         // one example per hit (onsets) instead of one per file
+    double clipSeconds = 0.12; // hits: the clip each hit is embedded from (0.12 s classified drum pieces best: docs/TEACH.md)
 };
 
 /** The examples a file gives (one, or one per hit). Throws for a file that is not audio, a model
@@ -69,12 +69,12 @@ struct TaughtClass
 /** What is learned: the prototypes and the rule. */
 struct Head
 {
-    std::vector<std::string> labels;          // the taught classes, then "unknown" when new classes have one
+    std::vector<std::string> labels;            // the taught classes, then "unknown" when new classes have one
     std::vector<std::vector<float>> prototypes; // one per taught class, L2-normalised
-    bool adapted = false;                     // every class is one of the base model's: the combined rule
-    std::vector<int> baseIndex;               // adapted: each class's index in the base model's output
-    double unknownBelow = 0.5;                // new classes: best cosine below this is "unknown" (-1: never)
-    double hitClipSeconds = 0.0;              // taught from hits: the clip they were embedded from (0: from files)
+    bool adapted = false;                       // every class is one of the base model's: the combined rule
+    std::vector<int> baseIndex;                 // adapted: each class's index in the base model's output
+    double unknownBelow = 0.5;                  // new classes: best cosine below this is "unknown" (-1: never)
+    double hitClipSeconds = 0.0;                // taught from hits: the clip they were embedded from (0: from files)
     static constexpr float kAdaptedCosineWeight = 5.0f, kAdaptedScale = 4.0f, kNewScale = 20.0f;
 };
 

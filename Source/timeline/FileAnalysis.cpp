@@ -110,7 +110,7 @@ namespace
 } // namespace
 
 runtime::WindowAnalyzer& ReusedAnalyzer::start (const std::shared_ptr<const engine::Model>& model, double rate, double hopSeconds,
-                                                   double smoothingSeconds)
+                                                double smoothingSeconds)
 {
     runtime::WindowAnalyzer::checkSettings (hopSeconds, smoothingSeconds);
     if (analyzer_.has_value() && model_ == model)

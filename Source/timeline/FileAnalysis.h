@@ -67,9 +67,9 @@ struct FileAnalysisResult
     double sampleRate = 0.0, durationSeconds = 0.0;
     double windowSeconds = 0.0, hopSeconds = 0.0;
     int64_t numWindows = 0;
-    int64_t numNonFiniteWindows = 0; // the model's output held NaN or infinity
-    int64_t numNonFiniteSamples = 0; // replaced by 0 before the analysis
-    std::string truncationWarning;   // the header claims more audio than the file holds
+    int64_t numNonFiniteWindows = 0;       // the model's output held NaN or infinity
+    int64_t numNonFiniteSamples = 0;       // replaced by 0 before the analysis
+    std::string truncationWarning;         // the header claims more audio than the file holds
     std::vector<double> meanProbabilities; // per class, over the windows
     std::vector<runtime::Segment> segments;
     bool stopped = false; // onProgress asked to stop: the result covers the file up to there

@@ -26,16 +26,16 @@ struct HitAnalysisSettings
 {
     dsp::OnsetSettings onsets;
     double clipSeconds = runtime::kDefaultHitClipSeconds; // of audio from the onset that a hit is classified from
-    double preRollSeconds = 0.01; // the clip starts this much before the onset (an onset is known to about 5 ms)
-    std::vector<std::string> classes; // in play (empty: all), as FileAnalysisSettings::classes
+    double preRollSeconds = 0.01;                         // the clip starts this much before the onset (an onset is known to about 5 ms)
+    std::vector<std::string> classes;                     // in play (empty: all), as FileAnalysisSettings::classes
 };
 
 struct Hit
 {
-    double seconds = 0.0;          // the onset
+    double seconds = 0.0; // the onset
     int classIndex = -1;
     float confidence = 0.0f;
-    float levelDb = -200.0f;       // the peak in the 50 ms after the onset, dBFS
+    float levelDb = -200.0f; // the peak in the 50 ms after the onset, dBFS
     std::vector<float> probabilities;
 };
 

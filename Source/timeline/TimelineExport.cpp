@@ -15,7 +15,7 @@ namespace
     {
         static const std::string unknown = "?";
         return segment.classIndex >= 0 && segment.classIndex < static_cast<int> (labels.size()) ? labels[static_cast<std::size_t> (segment.classIndex)]
-                                                                                                 : unknown;
+                                                                                                : unknown;
     }
 
     const std::string& labelOf (int classIndex, const std::vector<std::string>& labels)

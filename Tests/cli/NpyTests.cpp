@@ -230,8 +230,7 @@ TEST_CASE ("bad npy files are rejected with specific messages", "[npy]")
 
     SECTION ("header dict")
     {
-        const auto headerError = [] (const std::string& header) -> std::string
-        {
+        const auto headerError = [] (const std::string& header) -> std::string {
             try
             {
                 parseNpy (npyBytes (header, 8));
@@ -287,7 +286,7 @@ TEST_CASE ("bad npy files are rejected with specific messages", "[npy]")
                            Contains ("shape (99999999999, 99999999999) is too large"));
         // 2^34 * 2^30 = 2^64 would wrap around to 0 elements, matching the empty data, if unchecked.
         CHECK_THROWS_WITH (parseNpy (npyBytesWithShape ("(17179869184, 1073741824)", 0)), Contains ("is too large"));
-        CHECK (parseNpy (npyBytesWithShape ("(4294967296, 4294967296, 0)", 0)).data.empty()); // 0 elements, though
+        CHECK (parseNpy (npyBytesWithShape ("(4294967296, 4294967296, 0)", 0)).data.empty());                      // 0 elements, though
         CHECK_THROWS_WITH (parseNpy (npyBytesWithShape ("(2305843009213693952,)", 0)), Contains ("is too large")); // 2^61 * 8 bytes
         CHECK_THROWS_WITH (parseNpy (npyBytesWithShape ("(1000000000000,)", 8)), Contains ("truncated: shape (1000000000000,)"));
     }

@@ -1,14 +1,14 @@
 // The waveform front end: settings of a model that computes its own features.
-#include "engine/file/FrontendSettings.h"
 #include "engine/Model.h"
+#include "engine/file/FrontendSettings.h"
 #include "support/SafetensorsWriter.h"
 
 #include <catch2/catch.hpp>
 
 using namespace sonotype;
 using namespace sonotype::testing;
-using engine::FrontendSettings;
 using Catch::Matchers::Contains;
+using engine::FrontendSettings;
 
 namespace
 {

@@ -2,8 +2,8 @@
 // has none), except where PyTorch takes dim 0 or -1 of a 0-d value: there the engine computes
 // what PyTorch computes. A 0-d value reached ops that indexed a dimension it does not have (a
 // concat wrote past the arena; softmax and cumsum returned zeros).
-#include "engine/file/ModelError.h"
 #include "engine/Session.h"
+#include "engine/file/ModelError.h"
 #include "support/GraphBuilder.h"
 
 #include <catch2/catch.hpp>

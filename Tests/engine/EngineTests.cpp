@@ -56,10 +56,10 @@ TEST_CASE ("every form of gemm gives the same numbers on every run (whether it w
         bool transB;
     };
     const Form forms[] = {
-        { R"({"alpha":0.5})", {}, 0.5f, 1.0f, false },              // scaled, no bias: adds into a zeroed output
-        { R"({})", {}, 1.0f, 1.0f, false },                         // no bias: written whole
-        { R"({"trans_b":true})", { 5 }, 1.0f, 1.0f, true },         // a bias per column: written whole
-        { R"({})", { 3, 1 }, 1.0f, 1.0f, false },                   // a bias per row: adds into it
+        { R"({"alpha":0.5})", {}, 0.5f, 1.0f, false },                 // scaled, no bias: adds into a zeroed output
+        { R"({})", {}, 1.0f, 1.0f, false },                            // no bias: written whole
+        { R"({"trans_b":true})", { 5 }, 1.0f, 1.0f, true },            // a bias per column: written whole
+        { R"({})", { 3, 1 }, 1.0f, 1.0f, false },                      // a bias per row: adds into it
         { R"({"alpha":2.0,"beta":0.5})", { 3, 5 }, 2.0f, 0.5f, false } // scaled, a bias per element
     };
     const std::vector<float> x { 1, -2, 3, 0.5f, -1, 0, 2, 1, 0.25f, 4, -3, 2 };
@@ -76,9 +76,11 @@ TEST_CASE ("every form of gemm gives the same numbers on every run (whether it w
         const std::string biasValue = hasBias ? R"({"shape":[)" + biasShape + R"(],"kind":"tensor","tensor":"c"},)"
                                               : R"({"shape":[1],"kind":"tensor","tensor":"unused"},)";
         const std::string graph = R"({"inputs":[0],"outputs":[3],"values":[
-            {"shape":[3,4],"kind":"input"},{"shape":)" + std::string (form.transB ? "[5,4]" : "[4,5]") + R"(,"kind":"tensor","tensor":"w"},)"
+            {"shape":[3,4],"kind":"input"},{"shape":)"
+                                  + std::string (form.transB ? "[5,4]" : "[4,5]") + R"(,"kind":"tensor","tensor":"w"},)"
                                   + biasValue + R"({"shape":[3,5],"kind":"node"}],
-            "nodes":[{"op":"gemm","inputs":[0,1)" + std::string (hasBias ? ",2" : "") + R"(],"outputs":[3],"attrs":)" + form.attrs + "}]}";
+            "nodes":[{"op":"gemm","inputs":[0,1)"
+                                  + std::string (hasBias ? ",2" : "") + R"(],"outputs":[3],"attrs":)" + form.attrs + "}]}";
         std::vector<float> bias (hasBias ? static_cast<std::size_t> (form.biasShape.size() == 1 ? 5 : form.biasShape[0] * form.biasShape[1]) : 1);
         for (std::size_t i = 0; i < bias.size(); ++i)
             bias[i] = 0.3f * static_cast<float> (i) - 1.0f;

@@ -1,7 +1,7 @@
 // The engine's mixed-radix FFT against a direct DFT in long double, for the sizes spectrogram
 // front ends use (powers of two, 400 = 2^4 5^2) and odd, prime and mixed sizes (generic radix).
-#include "engine/kernels/Fft.h"
 #include "engine/file/ModelError.h"
+#include "engine/kernels/Fft.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // Hostile model files: every class of crafted file is refused with its specific message before it
 // can allocate, loop or touch memory it should not; budgets and checked sizes, tested directly.
-#include "engine/file/FrontendSettings.h"
-#include "engine/file/CheckedArithmetic.h"
-#include "engine/file/LoadBudget.h"
 #include "engine/Session.h"
+#include "engine/file/CheckedArithmetic.h"
+#include "engine/file/FrontendSettings.h"
+#include "engine/file/LoadBudget.h"
 #include "support/GraphBuilder.h"
 #include "support/HostileModels.h"
 #include "support/SafetensorsWriter.h"
@@ -162,7 +162,10 @@ TEST_CASE ("the planner never lets two live buffers overlap (random graphs)", "[
             for (std::size_t i = 0; i < width; ++i)
             {
                 const double x = reference[a][i], y = reference[b][i];
-                result[i] = op == 0 ? x + y : op == 1 ? std::max (x, y) : op == 2 ? std::min (x, y) : op == 3 ? -x : std::tanh (x);
+                result[i] = op == 0 ? x + y : op == 1 ? std::max (x, y)
+                                          : op == 2   ? std::min (x, y)
+                                          : op == 3   ? -x
+                                                      : std::tanh (x);
             }
             reference.push_back (result);
             values += "," + shape + R"("node"})";
@@ -242,7 +245,8 @@ TEST_CASE ("every number attribute of every op is refused outside its range, nam
         for (int i = 0; i < c.inputs; ++i)
             inputs.push_back (g.input ({ 4, 4 }));
         const std::string op = c.op;
-        const GraphBuilder::Dims out = op == "pad" ? GraphBuilder::Dims { 4, 6 } : op == "var" ? GraphBuilder::Dims { 4 } : GraphBuilder::Dims { 4, 4 };
+        const GraphBuilder::Dims out = op == "pad" ? GraphBuilder::Dims { 4, 6 } : op == "var" ? GraphBuilder::Dims { 4 }
+                                                                                               : GraphBuilder::Dims { 4, 4 };
         const int y = g.node (c.op, inputs, { out }, c.attrs);
         try
         {

@@ -310,16 +310,16 @@ TEST_CASE ("typed access checks the type", "[json]")
     CHECK_THROWS_AS (value.asArray(), JsonError);
 }
 
-
 TEST_CASE ("no input crashes the JSON parser", "[json][robustness]")
 {
     const std::string document = R"({"graph": {"nodes": [{"op": "conv", "attrs": {"k": [3, 3], "s": -1.5e-3}}], )"
-                                 R"("name": "\u00e9\ud83c\udfb5 caf)" "\xc3\xa9" R"("}, "ok": [true, false, null]})";
+                                 R"("name": "\u00e9\ud83c\udfb5 caf)"
+                                 "\xc3\xa9"
+                                 R"("}, "ok": [true, false, null]})";
     REQUIRE_NOTHROW (parseJson (document));
 
     // Parses an exactly sized copy, so that reading past its end shows under the address sanitiser.
-    const auto parseCopy = [] (const std::string& text)
-    {
+    const auto parseCopy = [] (const std::string& text) {
         const std::vector<char> copy (text.begin(), text.end());
         return parseJson (std::string_view (copy.data(), copy.size()));
     };

@@ -54,7 +54,7 @@ double randomDouble (std::mt19937_64& random)
 {
     switch (random() % 4)
     {
-        case 0: return std::bit_cast<double> (random()); // any bits (NaN and infinities are written as null)
+        case 0: return std::bit_cast<double> (random());                                                   // any bits (NaN and infinities are written as null)
         case 1: return static_cast<double> (std::bit_cast<float> (static_cast<std::uint32_t> (random()))); // a float32, as weights are
         case 2: return static_cast<double> (static_cast<int64_t> (random() % 2000001) - 1000000) / 1000.0; // milliseconds, as in records
         default: return std::ldexp (static_cast<double> (random() % 1000), static_cast<int> (random() % 200) - 100);
@@ -143,9 +143,9 @@ TEST_CASE ("JSON numbers are written back as nlohmann/json writes them", "[json]
              { "9007199254740993", "9007199254740993" }, // beyond 2^53: not rounded to a double
              { "9223372036854775807", "9223372036854775807" },
              { "-9223372036854775808", "-9223372036854775808" },
-             { "18446744073709551615", "18446744073709551615" },     // uint64, as nlohmann keeps it
-             { "18446744073709551616", "1.8446744073709552e+19" },   // beyond: a double
-             { "-9223372036854775809", "-9.223372036854776e+18" },   // below int64: a double
+             { "18446744073709551615", "18446744073709551615" },   // uint64, as nlohmann keeps it
+             { "18446744073709551616", "1.8446744073709552e+19" }, // beyond: a double
+             { "-9223372036854775809", "-9.223372036854776e+18" }, // below int64: a double
              { "0.5", "0.5" },
              { "1e-05", "1e-05" },
              { "1e-5", "1e-05" },
@@ -207,8 +207,14 @@ TEST_CASE ("JSON strings are written as UTF-8 with only quotes, backslashes and 
     // starts afresh, a surrogate's bytes are three runs).
     CHECK_THROWS_WITH (engine::writeJson (JsonValue::string ("a\xff")), Catch::Contains ("not valid UTF-8") && Catch::Contains ("byte 1: 0xff"));
     const auto replaced = [] (const std::string& bad) { return engine::writeJson (JsonValue::string (bad), InvalidUtf8::replace); };
-    CHECK (replaced ("a\xff" "b") == "\"a\xef\xbf\xbd" "b\"");
-    CHECK (replaced ("\xe2\x82" "a") == "\"\xef\xbf\xbd" "a\"");
+    CHECK (replaced ("a\xff"
+                     "b")
+           == "\"a\xef\xbf\xbd"
+              "b\"");
+    CHECK (replaced ("\xe2\x82"
+                     "a")
+           == "\"\xef\xbf\xbd"
+              "a\"");
     CHECK (replaced ("a\xe2\x82") == "\"a\xef\xbf\xbd\"");
     CHECK (replaced ("\xed\xa0\x80") == "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
     CHECK (replaced ("\xf0\x9f\x98\xf0\x9f\x98\x80") == "\"\xef\xbf\xbd\xf0\x9f\x98\x80\"");

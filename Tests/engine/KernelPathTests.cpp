@@ -1,8 +1,8 @@
 // Every kernel path this CPU runs (engine/CpuDispatch.h), checked against double-precision
 // references: matrix products of awkward shapes with and without packed operands, exp, erf, tanh,
 // GELU, softmax and LayerNorm, NaN and infinities included.
-#include "engine/file/AlignedBuffer.h"
 #include "engine/CpuDispatch.h"
+#include "engine/file/AlignedBuffer.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,152 +19,152 @@ using engine::kernels::KernelTable;
 
 namespace
 {
-    std::vector<float> randomValues (std::size_t count, std::mt19937& random)
+std::vector<float> randomValues (std::size_t count, std::mt19937& random)
+{
+    std::normal_distribution<float> normal;
+    std::vector<float> values (count);
+    for (auto& v : values)
+        v = normal (random);
+    return values;
+}
+
+/** A [m, k] and B [k, n] stored as the operands say (transposed or not), C [m, n] += alpha A B. */
+void checkProduct (const KernelTable& kernels, int64_t m, int64_t n, int64_t k, bool transA, bool transB, bool packA, bool packB,
+                   std::mt19937& random)
+{
+    const auto a = randomValues (static_cast<std::size_t> (m * k), random);
+    const auto b = randomValues (static_cast<std::size_t> (k * n), random);
+    auto c = randomValues (static_cast<std::size_t> (m * n), random);
+    const auto before = c;
+    const GemmOperand left { a.data(), transA ? m : k, transA, nullptr };
+    const GemmOperand right { b.data(), transB ? k : n, transB, nullptr };
+    std::vector<float> packedA (kernels.packedAFloats (m, k)), packedB (kernels.packedBFloats (k, n));
+    GemmOperand usedA = left, usedB = right;
+    if (packA && ! packedA.empty())
     {
-        std::normal_distribution<float> normal;
-        std::vector<float> values (count);
-        for (auto& v : values)
-            v = normal (random);
-        return values;
+        kernels.packA (m, k, left, packedA.data());
+        usedA.packed = packedA.data();
     }
-
-    /** A [m, k] and B [k, n] stored as the operands say (transposed or not), C [m, n] += alpha A B. */
-    void checkProduct (const KernelTable& kernels, int64_t m, int64_t n, int64_t k, bool transA, bool transB, bool packA, bool packB,
-                       std::mt19937& random)
+    if (packB && ! packedB.empty())
     {
-        const auto a = randomValues (static_cast<std::size_t> (m * k), random);
-        const auto b = randomValues (static_cast<std::size_t> (k * n), random);
-        auto c = randomValues (static_cast<std::size_t> (m * n), random);
-        const auto before = c;
-        const GemmOperand left { a.data(), transA ? m : k, transA, nullptr };
-        const GemmOperand right { b.data(), transB ? k : n, transB, nullptr };
-        std::vector<float> packedA (kernels.packedAFloats (m, k)), packedB (kernels.packedBFloats (k, n));
-        GemmOperand usedA = left, usedB = right;
-        if (packA && ! packedA.empty())
-        {
-            kernels.packA (m, k, left, packedA.data());
-            usedA.packed = packedA.data();
-        }
-        if (packB && ! packedB.empty())
-        {
-            kernels.packB (k, n, right, packedB.data());
-            usedB.packed = packedB.data();
-        }
-        // Aligned as the engine's arena: Eigen's kernels (the baseline path) store packed blocks with
-        // aligned stores (64 bytes under -march=native's AVX-512).
-        engine::AlignedBuffer scratch (kernels.gemmScratchFloats (m, n, k) + 64);
-        const float alpha = 0.75f;
-        kernels.gemm (m, n, k, usedA, usedB, c.data(), n, alpha, scratch.data());
+        kernels.packB (k, n, right, packedB.data());
+        usedB.packed = packedB.data();
+    }
+    // Aligned as the engine's arena: Eigen's kernels (the baseline path) store packed blocks with
+    // aligned stores (64 bytes under -march=native's AVX-512).
+    engine::AlignedBuffer scratch (kernels.gemmScratchFloats (m, n, k) + 64);
+    const float alpha = 0.75f;
+    kernels.gemm (m, n, k, usedA, usedB, c.data(), n, alpha, scratch.data());
 
-        double worst = 0.0;
-        for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j)
+    double worst = 0.0;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+        {
+            double sum = 0.0;
+            for (int64_t p = 0; p < k; ++p)
             {
-                double sum = 0.0;
-                for (int64_t p = 0; p < k; ++p)
-                {
-                    const double x = transA ? a[static_cast<std::size_t> (p * m + i)] : a[static_cast<std::size_t> (i * k + p)];
-                    const double y = transB ? b[static_cast<std::size_t> (j * k + p)] : b[static_cast<std::size_t> (p * n + j)];
-                    sum += x * y;
-                }
-                const double expected = before[static_cast<std::size_t> (i * n + j)] + alpha * sum;
-                worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * n + j)]));
+                const double x = transA ? a[static_cast<std::size_t> (p * m + i)] : a[static_cast<std::size_t> (i * k + p)];
+                const double y = transB ? b[static_cast<std::size_t> (j * k + p)] : b[static_cast<std::size_t> (p * n + j)];
+                sum += x * y;
             }
-        INFO ("m " << m << " n " << n << " k " << k << " transA " << transA << " transB " << transB << " packA " << packA << " packB " << packB);
-        CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k)));
-    }
+            const double expected = before[static_cast<std::size_t> (i * n + j)] + alpha * sum;
+            worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * n + j)]));
+        }
+    INFO ("m " << m << " n " << n << " k " << k << " transA " << transA << " transB " << transB << " packA " << packA << " packB " << packB);
+    CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k)));
+}
 
-    /** C = relu?(bias[j] + A B) + residual by gemmColumnBias, C's old values ignored (and the
+/** C = relu?(bias[j] + A B) + residual by gemmColumnBias, C's old values ignored (and the
         floats beyond its columns, ldc > n, kept). */
-    void checkColumnBias (const KernelTable& kernels, int64_t m, int64_t n, int64_t k, bool transA, bool transB, bool packB, bool withBias,
-                          bool relu, bool withResidual, std::mt19937& random)
+void checkColumnBias (const KernelTable& kernels, int64_t m, int64_t n, int64_t k, bool transA, bool transB, bool packB, bool withBias,
+                      bool relu, bool withResidual, std::mt19937& random)
+{
+    const auto a = randomValues (static_cast<std::size_t> (m * k), random);
+    const auto b = randomValues (static_cast<std::size_t> (k * n), random);
+    const auto bias = randomValues (static_cast<std::size_t> (n), random);
+    const int64_t ldc = n + 3, ldr = n + 2;
+    auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
+    const auto before = c;
+    const auto residual = randomValues (static_cast<std::size_t> (m * ldr), random);
+    const GemmOperand left { a.data(), transA ? m : k, transA, nullptr };
+    GemmOperand right { b.data(), transB ? k : n, transB, nullptr };
+    std::vector<float> packedB (kernels.packedBFloats (k, n));
+    if (packB && ! packedB.empty())
     {
-        const auto a = randomValues (static_cast<std::size_t> (m * k), random);
-        const auto b = randomValues (static_cast<std::size_t> (k * n), random);
-        const auto bias = randomValues (static_cast<std::size_t> (n), random);
-        const int64_t ldc = n + 3, ldr = n + 2;
-        auto c = randomValues (static_cast<std::size_t> (m * ldc), random);
-        const auto before = c;
-        const auto residual = randomValues (static_cast<std::size_t> (m * ldr), random);
-        const GemmOperand left { a.data(), transA ? m : k, transA, nullptr };
-        GemmOperand right { b.data(), transB ? k : n, transB, nullptr };
-        std::vector<float> packedB (kernels.packedBFloats (k, n));
-        if (packB && ! packedB.empty())
-        {
-            kernels.packB (k, n, right, packedB.data());
-            right.packed = packedB.data();
-        }
-        engine::AlignedBuffer scratch (kernels.gemmScratchFloats (m, n, k) + 64);
-        kernels.gemmColumnBias (m, n, k, left, right, c.data(), ldc, withBias ? bias.data() : nullptr, relu, withResidual ? residual.data() : nullptr,
-                                ldr, scratch.data());
+        kernels.packB (k, n, right, packedB.data());
+        right.packed = packedB.data();
+    }
+    engine::AlignedBuffer scratch (kernels.gemmScratchFloats (m, n, k) + 64);
+    kernels.gemmColumnBias (m, n, k, left, right, c.data(), ldc, withBias ? bias.data() : nullptr, relu, withResidual ? residual.data() : nullptr,
+                            ldr, scratch.data());
 
-        double worst = 0.0;
-        bool kept = true;
-        for (int64_t i = 0; i < m; ++i)
+    double worst = 0.0;
+    bool kept = true;
+    for (int64_t i = 0; i < m; ++i)
+    {
+        for (int64_t j = 0; j < n; ++j)
         {
-            for (int64_t j = 0; j < n; ++j)
+            double sum = withBias ? bias[static_cast<std::size_t> (j)] : 0.0;
+            for (int64_t p = 0; p < k; ++p)
             {
-                double sum = withBias ? bias[static_cast<std::size_t> (j)] : 0.0;
-                for (int64_t p = 0; p < k; ++p)
-                {
-                    const double x = transA ? a[static_cast<std::size_t> (p * m + i)] : a[static_cast<std::size_t> (i * k + p)];
-                    const double y = transB ? b[static_cast<std::size_t> (j * k + p)] : b[static_cast<std::size_t> (p * n + j)];
-                    sum += x * y;
-                }
-                const double expected = (relu ? std::max (sum, 0.0) : sum) + (withResidual ? residual[static_cast<std::size_t> (i * ldr + j)] : 0.0);
-                worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * ldc + j)]));
+                const double x = transA ? a[static_cast<std::size_t> (p * m + i)] : a[static_cast<std::size_t> (i * k + p)];
+                const double y = transB ? b[static_cast<std::size_t> (j * k + p)] : b[static_cast<std::size_t> (p * n + j)];
+                sum += x * y;
             }
-            for (int64_t j = n; j < ldc; ++j)
-                kept = kept && c[static_cast<std::size_t> (i * ldc + j)] == before[static_cast<std::size_t> (i * ldc + j)];
+            const double expected = (relu ? std::max (sum, 0.0) : sum) + (withResidual ? residual[static_cast<std::size_t> (i * ldr + j)] : 0.0);
+            worst = std::max (worst, std::abs (expected - c[static_cast<std::size_t> (i * ldc + j)]));
         }
-        INFO ("m " << m << " n " << n << " k " << k << " transA " << transA << " transB " << transB << " packB " << packB << " bias " << withBias
-                   << " relu " << relu << " residual " << withResidual);
-        CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k + 1)));
-        CHECK (kept);
+        for (int64_t j = n; j < ldc; ++j)
+            kept = kept && c[static_cast<std::size_t> (i * ldc + j)] == before[static_cast<std::size_t> (i * ldc + j)];
     }
+    INFO ("m " << m << " n " << n << " k " << k << " transA " << transA << " transB " << transB << " packB " << packB << " bias " << withBias
+               << " relu " << relu << " residual " << withResidual);
+    CHECK (worst < 1e-5 * std::sqrt (static_cast<double> (k + 1)));
+    CHECK (kept);
+}
 
-    /** `count` offsets in [0, highest], as the taps of an implicit im2col. */
-    std::vector<int64_t> randomOffsets (int64_t count, int64_t highest, std::mt19937& random)
+/** `count` offsets in [0, highest], as the taps of an implicit im2col. */
+std::vector<int64_t> randomOffsets (int64_t count, int64_t highest, std::mt19937& random)
+{
+    std::uniform_int_distribution<int64_t> offset (0, highest);
+    std::vector<int64_t> offsets (static_cast<std::size_t> (count));
+    for (auto& o : offsets)
+        o = offset (random);
+    return offsets;
+}
+
+/** A [m, depth] packed by the path's packA. */
+std::vector<float> packedLeft (const KernelTable& kernels, int64_t m, int64_t depth, const std::vector<float>& a)
+{
+    std::vector<float> packed (kernels.packedAFloats (m, depth));
+    kernels.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
+    return packed;
+}
+
+using Map = void (*) (const float*, float*, int64_t) noexcept;
+
+template <typename Reference>
+double worstError (Map kernel, const std::vector<float>& x, Reference reference, bool relative)
+{
+    std::vector<float> y (x.size());
+    kernel (x.data(), y.data(), static_cast<int64_t> (x.size()));
+    double worst = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i)
     {
-        std::uniform_int_distribution<int64_t> offset (0, highest);
-        std::vector<int64_t> offsets (static_cast<std::size_t> (count));
-        for (auto& o : offsets)
-            o = offset (random);
-        return offsets;
+        const double expected = reference (static_cast<double> (x[i]));
+        const double error = std::abs (expected - y[i]) / (relative ? std::max (std::abs (expected), 1e-30) : 1.0);
+        worst = std::max (worst, error);
     }
+    return worst;
+}
 
-    /** A [m, depth] packed by the path's packA. */
-    std::vector<float> packedLeft (const KernelTable& kernels, int64_t m, int64_t depth, const std::vector<float>& a)
-    {
-        std::vector<float> packed (kernels.packedAFloats (m, depth));
-        kernels.packA (m, depth, { a.data(), depth, false, nullptr }, packed.data());
-        return packed;
-    }
-
-    using Map = void (*) (const float*, float*, int64_t) noexcept;
-
-    template <typename Reference>
-    double worstError (Map kernel, const std::vector<float>& x, Reference reference, bool relative)
-    {
-        std::vector<float> y (x.size());
-        kernel (x.data(), y.data(), static_cast<int64_t> (x.size()));
-        double worst = 0.0;
-        for (std::size_t i = 0; i < x.size(); ++i)
-        {
-            const double expected = reference (static_cast<double> (x[i]));
-            const double error = std::abs (expected - y[i]) / (relative ? std::max (std::abs (expected), 1e-30) : 1.0);
-            worst = std::max (worst, error);
-        }
-        return worst;
-    }
-
-    std::vector<float> grid (float from, float to, int count)
-    {
-        std::vector<float> values;
-        for (int i = 0; i <= count; ++i)
-            values.push_back (from + (to - from) * static_cast<float> (i) / static_cast<float> (count));
-        return values;
-    }
+std::vector<float> grid (float from, float to, int count)
+{
+    std::vector<float> values;
+    for (int i = 0; i <= count; ++i)
+        values.push_back (from + (to - from) * static_cast<float> (i) / static_cast<float> (count));
+    return values;
+}
 } // namespace
 
 TEST_CASE ("the kernel path: the best this CPU runs unless SONOTYPE_KERNELS picks a lower one", "[engine][kernels]")
@@ -185,8 +185,7 @@ TEST_CASE ("every kernel path: matrix products of any shape, packed or not, tran
     {
         INFO ("kernel path " << path.name);
         std::mt19937 random (7);
-        const int64_t shapes[][3] = { { 1, 1, 1 }, { 1, 12, 64 }, { 13, 37, 5 }, { 26, 64, 64 }, { 12, 32, 256 }, { 25, 33, 257 },
-                                      { 97, 130, 300 }, { 7, 1100, 20 }, { 64, 256, 100 }, { 11, 45, 33 }, { 6, 64, 9 } };
+        const int64_t shapes[][3] = { { 1, 1, 1 }, { 1, 12, 64 }, { 13, 37, 5 }, { 26, 64, 64 }, { 12, 32, 256 }, { 25, 33, 257 }, { 97, 130, 300 }, { 7, 1100, 20 }, { 64, 256, 100 }, { 11, 45, 33 }, { 6, 64, 9 } };
         for (const auto& shape : shapes)
             for (int variant = 0; variant < 8; ++variant)
             {
@@ -248,14 +247,27 @@ TEST_CASE ("every kernel path: exp, GELU, tanh, sigmoid and SiLU match libm", "[
     {
         INFO ("kernel path " << path.name);
         const auto& k = *path.table;
-        CHECK (worstError (k.exp, grid (-87.0f, 88.0f, 100001), [] (double v) { return std::exp (v); }, true) < 4e-7);
-        CHECK (worstError (k.tanh, x, [] (double v) { return std::tanh (v); }, false) < 3e-7);
-        CHECK (worstError (k.tanh, grid (-0.1f, 0.1f, 20001), [] (double v) { return std::tanh (v); }, true) < 2e-6);
-        CHECK (worstError (k.sigmoid, x, [] (double v) { return 1.0 / (1.0 + std::exp (-v)); }, false) < 3e-7);
-        CHECK (worstError (k.silu, x, [] (double v) { return v / (1.0 + std::exp (-v)); }, false) < 4e-6);
-        CHECK (worstError (k.geluErf, x, [] (double v) { return 0.5 * v * (1.0 + std::erf (v / std::sqrt (2.0))); }, false) < 2e-6);
-        CHECK (worstError (k.geluTanh, x, [] (double v) { return 0.5 * v * (1.0 + std::tanh (0.7978845608028654 * (v + 0.044715 * v * v * v))); },
-                           false)
+        CHECK (worstError (
+                   k.exp, grid (-87.0f, 88.0f, 100001), [] (double v) { return std::exp (v); }, true)
+               < 4e-7);
+        CHECK (worstError (
+                   k.tanh, x, [] (double v) { return std::tanh (v); }, false)
+               < 3e-7);
+        CHECK (worstError (
+                   k.tanh, grid (-0.1f, 0.1f, 20001), [] (double v) { return std::tanh (v); }, true)
+               < 2e-6);
+        CHECK (worstError (
+                   k.sigmoid, x, [] (double v) { return 1.0 / (1.0 + std::exp (-v)); }, false)
+               < 3e-7);
+        CHECK (worstError (
+                   k.silu, x, [] (double v) { return v / (1.0 + std::exp (-v)); }, false)
+               < 4e-6);
+        CHECK (worstError (
+                   k.geluErf, x, [] (double v) { return 0.5 * v * (1.0 + std::erf (v / std::sqrt (2.0))); }, false)
+               < 2e-6);
+        CHECK (worstError (
+                   k.geluTanh, x, [] (double v) { return 0.5 * v * (1.0 + std::tanh (0.7978845608028654 * (v + 0.044715 * v * v * v))); },
+                   false)
                < 2e-6);
 
         // Special values: exp underflows to 0; NaN stays NaN everywhere; tanh saturates.
@@ -412,8 +424,7 @@ TEST_CASE ("every packing kernel path: the implicit-im2col product reads each ro
         if (k.shiftedGemm == nullptr)
             continue;
         INFO ("kernel path " << path.name);
-        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 }, { 13, 64, 20 }, { 146, 40, 9 },
-                                   { 194, 40, 9 } })
+        for (const auto& shape : { std::array<int64_t, 3> { 16, 101, 9 }, { 13, 37, 27 }, { 32, 64, 144 }, { 5, 7, 3 }, { 13, 64, 20 }, { 146, 40, 9 }, { 194, 40, 9 } })
         {
             const int64_t m = shape[0], n = shape[1], depth = shape[2];
             const auto input = randomValues (4000, random);
@@ -452,8 +463,7 @@ TEST_CASE ("every packing kernel path: two rows of the implicit-im2col product m
         if (k.shiftedRowPairs == nullptr)
             continue;
         INFO ("kernel path " << path.name);
-        for (const auto& shape : { std::array<int64_t, 4> { 16, 101, 9, 103 }, { 13, 37, 27, 40 }, { 3, 16, 4, 0 }, { 9, 5, 2, 7 }, { 8, 64, 18, 64 }, { 146, 20, 9, 24 },
-                                   { 194, 20, 9, 24 } })
+        for (const auto& shape : { std::array<int64_t, 4> { 16, 101, 9, 103 }, { 13, 37, 27, 40 }, { 3, 16, 4, 0 }, { 9, 5, 2, 7 }, { 8, 64, 18, 64 }, { 146, 20, 9, 24 }, { 194, 20, 9, 24 } })
             for (const bool relu : { false, true })
                 for (const bool withBias : { false, true })
                 {
@@ -572,33 +582,33 @@ TEST_CASE ("every kernel path: fused attention of any head size, with and withou
 
 namespace
 {
-    /** A pooling row kernel's pass (maxInto, addInto) on every path, stride 1-3, rows of odd and
+/** A pooling row kernel's pass (maxInto, addInto) on every path, stride 1-3, rows of odd and
         even lengths: `check` gets the row before and after, and the tap (exactly the floats the
         row reads: (count - 1) * stride + 1); the row has one float more, which must stay. */
-    using PoolingRowKernel = void (*) (const float*, int64_t, float*, int64_t) noexcept;
+using PoolingRowKernel = void (*) (const float*, int64_t, float*, int64_t) noexcept;
 
-    template <typename Prepare, typename Check>
-    void forEachPoolingRow (unsigned seed, PoolingRowKernel engine::kernels::KernelTable::*kernel, Prepare prepare, Check check)
+template <typename Prepare, typename Check>
+void forEachPoolingRow (unsigned seed, PoolingRowKernel engine::kernels::KernelTable::*kernel, Prepare prepare, Check check)
+{
+    std::mt19937 random (seed);
+    for (const auto& path : engine::supportedKernelPaths())
     {
-        std::mt19937 random (seed);
-        for (const auto& path : engine::supportedKernelPaths())
-        {
-            INFO ("kernel path " << path.name);
-            for (int64_t stride : { 1, 2, 3 })
-                for (int64_t count : { 1, 7, 16, 17, 33, 50 })
-                {
-                    INFO ("stride " << stride << " count " << count);
-                    auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
-                    auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
-                    prepare (tap, row, count);
-                    const auto before = row;
-                    (path.table->*kernel) (tap.data(), stride, row.data(), count);
-                    for (int64_t i = 0; i < count; ++i)
-                        check (before[static_cast<std::size_t> (i)], tap[static_cast<std::size_t> (i * stride)], row[static_cast<std::size_t> (i)]);
-                    CHECK (row.back() == before.back()); // nothing written beyond the row
-                }
-        }
+        INFO ("kernel path " << path.name);
+        for (int64_t stride : { 1, 2, 3 })
+            for (int64_t count : { 1, 7, 16, 17, 33, 50 })
+            {
+                INFO ("stride " << stride << " count " << count);
+                auto tap = randomValues (static_cast<std::size_t> ((count - 1) * stride + 1), random);
+                auto row = randomValues (static_cast<std::size_t> (count) + 1, random);
+                prepare (tap, row, count);
+                const auto before = row;
+                (path.table->*kernel) (tap.data(), stride, row.data(), count);
+                for (int64_t i = 0; i < count; ++i)
+                    check (before[static_cast<std::size_t> (i)], tap[static_cast<std::size_t> (i * stride)], row[static_cast<std::size_t> (i)]);
+                CHECK (row.back() == before.back()); // nothing written beyond the row
+            }
     }
+}
 } // namespace
 
 TEST_CASE ("every kernel path: max pooling rows with strides 1, 2 and 3, NaN winning", "[engine][kernels]")
@@ -661,8 +671,7 @@ TEST_CASE ("every kernel path: Winograd F(2x2, 3x3) and F(4x2, 3x3) split and tr
     // Along a tile's rows F(2, 3); down its columns F(2, 3) for 2-row tiles, F(4, 3) for 4-row ones.
     static constexpr double kBT[4][4] = { { 1, 0, -1, 0 }, { 0, 1, 1, 0 }, { 0, -1, 1, 0 }, { 0, 1, 0, -1 } };
     static constexpr double kAT[2][4] = { { 1, 1, 1, 0 }, { 0, 1, -1, -1 } };
-    static constexpr double kBT4[6][6] = { { 4, 0, -5, 0, 1, 0 },  { 0, -4, -4, 1, 1, 0 }, { 0, 4, -4, -1, 1, 0 },
-                                           { 0, -2, -1, 2, 1, 0 }, { 0, 2, -1, -2, 1, 0 }, { 0, 4, 0, -5, 0, 1 } };
+    static constexpr double kBT4[6][6] = { { 4, 0, -5, 0, 1, 0 }, { 0, -4, -4, 1, 1, 0 }, { 0, 4, -4, -1, 1, 0 }, { 0, -2, -1, 2, 1, 0 }, { 0, 2, -1, -2, 1, 0 }, { 0, 4, 0, -5, 0, 1 } };
     static constexpr double kAT4[4][6] = { { 1, 1, 1, 1, 1, 0 }, { 0, 1, -1, 2, -2, 0 }, { 0, 1, 1, 4, 4, 0 }, { 0, 1, -1, 8, -8, 1 } };
     for (const auto& path : engine::supportedKernelPaths())
     {

@@ -139,8 +139,7 @@ TEST_CASE ("attention reads q, k and v through the slices and permutes before it
             for (int64_t b = 0; b < c.batch; ++b)
                 for (int64_t t = 0; t < c.tokens; ++t)
                     for (int64_t column = 0; column < c.k.length; ++column)
-                        same = same && second[static_cast<std::size_t> ((b * c.tokens + t) * c.k.length + column)]
-                                           == input[static_cast<std::size_t> ((b * c.tokens + t) * c.width + c.k.start + column)];
+                        same = same && second[static_cast<std::size_t> ((b * c.tokens + t) * c.k.length + column)] == input[static_cast<std::size_t> ((b * c.tokens + t) * c.width + c.k.start + column)];
             CHECK (same);
         }
     }

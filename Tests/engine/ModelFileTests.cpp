@@ -1,7 +1,7 @@
 // The model loader refuses every malformed file with a specific message, never crashes.
 #include "engine/Model.h"
-#include "engine/file/ModelError.h"
 #include "engine/Session.h"
+#include "engine/file/ModelError.h"
 #include "support/SafetensorsWriter.h"
 
 #include <catch2/catch.hpp>
@@ -191,8 +191,8 @@ TEST_CASE ("the embedding output is named by the metadata and computed in the sa
         session.run();
         const auto embedding = session.output (1);
         REQUIRE (embedding.size() == 8);
-        CHECK (embedding[0] == Approx (1.5f));  // x0 . w0 + b0 = 1 + 0.5
-        CHECK (embedding[3] == Approx (7.0f));  // 1 + 2 + 3 + 1
+        CHECK (embedding[0] == Approx (1.5f)); // x0 . w0 + b0 = 1 + 0.5
+        CHECK (embedding[3] == Approx (7.0f)); // 1 + 2 + 3 + 1
         CHECK (session.output (0)[0] > 0.0f);
     }
     SECTION ("an index that is not an output is refused")

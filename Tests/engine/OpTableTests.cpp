@@ -1,8 +1,8 @@
 // The op table is the one list of the engine's ops: every row is well formed, names and kinds
 // map both ways, counts are enforced before a factory runs, and docs/ENGINE.md lists exactly the
 // ops the table holds (a new op without its documentation row fails here).
-#include "engine/file/ModelError.h"
 #include "engine/OpTable.h"
+#include "engine/file/ModelError.h"
 #include "support/GraphBuilder.h"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
 // The rnn op (kernels/Recurrent.cpp): against a double-precision reference of PyTorch's formulas
 // for every mode and layout, its fused cell kernels on every kernel path, and the factory's
 // refusals of bad files.
-#include "engine/file/AlignedBuffer.h"
 #include "engine/CpuDispatch.h"
-#include "engine/file/ModelError.h"
 #include "engine/Session.h"
+#include "engine/file/AlignedBuffer.h"
+#include "engine/file/ModelError.h"
 #include "support/SafetensorsWriter.h"
 
 #include <catch2/catch.hpp>
@@ -33,7 +33,8 @@ struct Spec
     bool weightsAsInput = false, extraInput = false, hrWithoutProj = false, c0Anyway = false;
 
     int directions() const { return bidirectional ? 2 : 1; }
-    int64_t gates() const { return mode == "lstm" ? 4 : mode == "gru" ? 3 : 1; }
+    int64_t gates() const { return mode == "lstm" ? 4 : mode == "gru" ? 3
+                                                                      : 1; }
     int64_t hiddenOut() const { return proj > 0 ? proj : hidden; }
 };
 
@@ -74,7 +75,7 @@ Built build (const Spec& spec)
     };
     const int64_t G = spec.gates() * spec.hidden, D = spec.directions(), Hout = spec.hiddenOut();
     const std::vector<int64_t> xShape = spec.xShape.value_or (spec.batchFirst ? std::vector<int64_t> { spec.batch, spec.steps, spec.inputSize }
-                                                                               : std::vector<int64_t> { spec.steps, spec.batch, spec.inputSize });
+                                                                              : std::vector<int64_t> { spec.steps, spec.batch, spec.inputSize });
 
     std::vector<std::string> valueJson;
     std::vector<int> graphInputs;
@@ -257,7 +258,7 @@ TEST_CASE ("the rnn op matches PyTorch's formulas in double precision", "[engine
     spec.bias = variant != 4;
     spec.h0 = variant >= 3;
     spec.c0 = spec.h0 && spec.mode == "lstm";
-    spec.hidden = variant == 5 ? 19 : 4; // 19: the gate kernels' register tail
+    spec.hidden = variant == 5 ? 19 : 4;               // 19: the gate kernels' register tail
     spec.batch = variant == 2 || variant == 5 ? 5 : 2; // 5: the general product for the recurrent step, not one row at a time
     if (spec.mode == "lstm" && variant >= 4)
         spec.proj = 3;
@@ -358,8 +359,7 @@ TEST_CASE ("every packing kernel path: one row times packed weights, any width a
         INFO ("kernel path " << path.name);
         std::mt19937 random (5);
         std::normal_distribution<float> normal;
-        for (const auto& [n, depth] : std::vector<std::pair<int64_t, int64_t>> { { 1, 1 }, { 5, 3 }, { 16, 7 }, { 31, 16 }, { 32, 9 }, { 33, 40 },
-                                                                                { 100, 64 }, { 128, 128 }, { 257, 31 }, { 1024, 256 } })
+        for (const auto& [n, depth] : std::vector<std::pair<int64_t, int64_t>> { { 1, 1 }, { 5, 3 }, { 16, 7 }, { 31, 16 }, { 32, 9 }, { 33, 40 }, { 100, 64 }, { 128, 128 }, { 257, 31 }, { 1024, 256 } })
         {
             std::vector<float> a (static_cast<std::size_t> (depth)), w (static_cast<std::size_t> (n * depth)), c (static_cast<std::size_t> (n + 1));
             for (auto* v : { &a, &w, &c })
@@ -392,8 +392,7 @@ TEST_CASE ("every kernel path: one row times unpacked weight rows, any width and
         INFO ("kernel path " << path.name);
         std::mt19937 random (6);
         std::normal_distribution<float> normal;
-        for (const auto& [n, depth] : std::vector<std::pair<int64_t, int64_t>> { { 1, 1 }, { 3, 5 }, { 4, 16 }, { 5, 17 }, { 9, 3 }, { 33, 40 },
-                                                                                { 128, 100 }, { 1024, 256 } })
+        for (const auto& [n, depth] : std::vector<std::pair<int64_t, int64_t>> { { 1, 1 }, { 3, 5 }, { 4, 16 }, { 5, 17 }, { 9, 3 }, { 33, 40 }, { 128, 100 }, { 1024, 256 } })
         {
             const int64_t ldw = depth + 3; // rows of a wider matrix: only k of each are read
             std::vector<float> a (static_cast<std::size_t> (depth)), w (static_cast<std::size_t> (n * ldw)), c (static_cast<std::size_t> (n + 1));

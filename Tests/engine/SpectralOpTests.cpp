@@ -1,7 +1,7 @@
 // The stft op and the pad op's reflect / replicate modes on tiny graphs, against numbers computed
 // here by hand or by a direct DFT (the parity tests compare them with PyTorch at scale).
-#include "engine/file/ModelError.h"
 #include "engine/Session.h"
+#include "engine/file/ModelError.h"
 #include "support/SafetensorsWriter.h"
 
 #include <catch2/catch.hpp>
@@ -121,5 +121,6 @@ TEST_CASE ("complex_abs gives the magnitude or the power of [real, imaginary] pa
     }
     using Catch::Matchers::Contains;
     CHECK_THROWS_WITH (sessionFor (R"({"inputs":[0],"outputs":[1],"values":[{"shape":[3,3],"kind":"input"},{"shape":[3],"kind":"node"}],
-        "nodes":[{"op":"complex_abs","inputs":[0],"outputs":[1]}]})"), Contains ("must end in an axis of 2"));
+        "nodes":[{"op":"complex_abs","inputs":[0],"outputs":[1]}]})"),
+                       Contains ("must end in an axis of 2"));
 }

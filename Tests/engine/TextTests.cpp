@@ -44,8 +44,12 @@ TEST_CASE ("printable() escapes C0, C1, bidirectional and invisible characters a
 {
     CHECK (engine::printable ("plain text, ü, ピアノ, 🥁") == "plain text, ü, ピアノ, 🥁");
     CHECK (engine::printable ("a\x1b[2Jb") == "a\\x1b[2Jb");
-    CHECK (engine::printable ("csi \xc2\x9b" "31m") == "csi \\u009b31m");
-    CHECK (engine::printable ("abc\xe2\x80\xae" "txt.exe") == "abc\\u202etxt.exe");
+    CHECK (engine::printable ("csi \xc2\x9b"
+                              "31m")
+           == "csi \\u009b31m");
+    CHECK (engine::printable ("abc\xe2\x80\xae"
+                              "txt.exe")
+           == "abc\\u202etxt.exe");
     CHECK (engine::printable ("kick\xe2\x80\x8b") == "kick\\u200b");
     CHECK (engine::printable ("tag\xf3\xa0\x80\x81") == "tag\\U000e0001");
     CHECK (engine::printable ("bad \xff byte") == "bad \\xff byte");
@@ -67,15 +71,21 @@ TEST_CASE ("labels: at most 256 bytes each, visible text only, distinct, 256 KiB
 
     CHECK_THAT (refusalWithLabels ({ "low", std::string (1 << 20, 'm'), "high" }), Contains ("label 1 'mmmm") && Contains ("is longer than 256 bytes"));
     CHECK_THAT (refusalWithLabels ({ "low", std::string (257, 'm') }), Contains ("is longer than 256 bytes"));
-    CHECK_THAT (refusalWithLabels ({ "low", "mid\xc2\x9b" "31m" }), Contains ("label 1 'mid\\u009b31m' holds U+009B, a C1 control character"));
-    CHECK_THAT (refusalWithLabels ({ "low", "\xe2\x80\xae" "dim" }), Contains ("label 1 '\\u202edim' holds U+202E, a bidirectional-text control"));
+    CHECK_THAT (refusalWithLabels ({ "low", "mid\xc2\x9b"
+                                            "31m" }),
+                Contains ("label 1 'mid\\u009b31m' holds U+009B, a C1 control character"));
+    CHECK_THAT (refusalWithLabels ({ "low", "\xe2\x80\xae"
+                                            "dim" }),
+                Contains ("label 1 '\\u202edim' holds U+202E, a bidirectional-text control"));
     CHECK_THAT (refusalWithLabels ({ "kick", "kick\xe2\x80\x8d" }), Contains ("holds U+200D, an invisible format character"));
     CHECK_THAT (refusalWithLabels ({ "low", "mid\x1b[31m" }), Contains ("holds U+001B, a control character"));
     CHECK_THAT (refusalWithLabels ({ "low", "" }), Contains ("label 1 is empty"));
     // An emoji's presentation selector and joiners are part of it; elsewhere they only hide.
     CHECK (refusalWithLabels ({ "\xe2\x9d\xa4\xef\xb8\x8f love", "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x8e\xa4 singer", "1\xef\xb8\x8f\xe2\x83\xa3" }).empty());
     CHECK_THAT (refusalWithLabels ({ "dog", "dog\xef\xb8\x8f" }), Contains ("holds U+FE0F, an invisible variation selector"));
-    CHECK_THAT (refusalWithLabels ({ "12", "1\xe2\x80\x8d" "2" }), Contains ("holds U+200D, an invisible format character"));
+    CHECK_THAT (refusalWithLabels ({ "12", "1\xe2\x80\x8d"
+                                           "2" }),
+                Contains ("holds U+200D, an invisible format character"));
     CHECK_THAT (refusalWithLabels ({ "snare", "kick", "snare" }), Contains ("label 2 'snare' repeats an earlier label"));
 
     std::vector<std::string> many;

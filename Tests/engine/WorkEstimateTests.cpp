@@ -34,7 +34,7 @@ struct Case
     std::string name;
     std::function<std::vector<int> (GraphBuilder&)> build;
     float low = -3.0f, high = 3.0f; // the inputs' values, uniform
-    bool ascending = false;          // or in increasing order (the worst case of a top-k's heap)
+    bool ascending = false;         // or in increasing order (the worst case of a top-k's heap)
 };
 
 std::vector<float> randomValues (int64_t count, float low, float high, std::uint32_t seed)
@@ -151,8 +151,8 @@ std::vector<Case> cases()
         for (auto n : { small, large })
             all.push_back (unary (op, n, "", 0.1f, 3.0f));
     all.push_back (unary ("elu", large, "", -3.0f, -0.1f)); // the expm1 branch
-    all.push_back (unary ("elu", large)); // the branch mispredicted
-    all.push_back (unary ("sin", large, "", 1e6f, 1e30f)); // arguments far from zero: the slow argument reduction
+    all.push_back (unary ("elu", large));                   // the branch mispredicted
+    all.push_back (unary ("sin", large, "", 1e6f, 1e30f));  // arguments far from zero: the slow argument reduction
     for (const char* op : { "exp", "sigmoid", "tanh", "silu", "gelu" })
         for (auto n : { small, large })
             all.push_back (unary (op, n));
@@ -339,7 +339,8 @@ std::vector<Case> cases()
     for (const char* mode : { "lstm", "gru", "rnn_tanh" })
         for (int64_t batch : { int64_t { 1 }, int64_t { 16 } })
             all.push_back ({ std::string ("rnn ") + mode + " 200 steps batch " + std::to_string (batch) + " 64 -> 128", [mode, batch] (GraphBuilder& g) {
-                                const int64_t gates = std::string (mode) == "lstm" ? 4 : std::string (mode) == "gru" ? 3 : 1;
+                                const int64_t gates = std::string (mode) == "lstm" ? 4 : std::string (mode) == "gru" ? 3
+                                                                                                                     : 1;
                                 const int x = g.input ({ 200, batch, 64 });
                                 const int wih = g.tensor ("w_ih", { gates * 128, 64 }, randomValues (gates * 128 * 64, -0.1f, 0.1f, 11));
                                 const int whh = g.tensor ("w_hh", { gates * 128, 128 }, randomValues (gates * 128 * 128, -0.1f, 0.1f, 12));
@@ -365,8 +366,8 @@ std::vector<Case> cases()
     all.push_back (stft (512, 128, 1 << 18));
     all.push_back (stft (4096, 1024, 1 << 20));
     all.push_back (stft (1000, 250, 1 << 18));
-    all.push_back (stft (1021, 256, 1 << 18));   // prime: the generic butterfly
-    all.push_back (stft (4093, 4096, 1 << 16));  // prime
+    all.push_back (stft (1021, 256, 1 << 18));      // prime: the generic butterfly
+    all.push_back (stft (4093, 4096, 1 << 16));     // prime
     all.push_back (stft (2 * 4093, 4096, 1 << 18)); // twice a prime
     all.push_back (single ("complex_abs [1024,1024,2]", "complex_abs", { 1024, 1024, 2 }, { 1024, 1024 }, ""));
     return all;

@@ -9,10 +9,10 @@
 // reproduces: `sonotype inspect FILE`. ModelMutator.h adds a structure-aware mutator that edits the
 // graph JSON inside the header and keeps the header length right.
 #include "dsp/LogMelSpectrogram.h"
-#include "engine/file/LoadLimits.h"
 #include "engine/Model.h"
-#include "engine/file/ModelError.h"
 #include "engine/Session.h"
+#include "engine/file/LoadLimits.h"
+#include "engine/file/ModelError.h"
 
 #include "ModelMutator.h"
 

@@ -9,9 +9,9 @@
 //   - or mutates the bytes as they are (header length and tensor data included).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>

@@ -5,9 +5,9 @@
 #include "plugin/ProcessorDriver.h"
 #include "support/EncodedAudio.h"
 #include "support/ExampleClips.h"
+#include "support/Fixtures.h"
 #include "support/MessageLoop.h"
 #include "support/Screenshots.h"
-#include "support/Fixtures.h"
 
 #include <catch2/catch.hpp>
 

@@ -106,7 +106,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
         CHECK (status.file == file);
         CHECK (status.durationSeconds == Approx (view.timeline().spanSeconds()).margin (0.01));
         CHECK (view.timeline().numWindows() == status.numWindows);
-        CHECK (status.numWindows > 20); // 4 clips, about 8 s
+        CHECK (status.numWindows > 20);      // 4 clips, about 8 s
         CHECK (status.segments.size() >= 3); // speech, drums, piano, guitar: a timeline, not one row
 
         // The exports, written as the app's Export menu writes them, against the CLI's.
@@ -268,8 +268,7 @@ TEST_CASE ("a new model analyzes the open files again, with its classes", "[gui]
     CHECK (view.timeline().numWindows() == status.numWindows);
 
     // A new hop: other windows, so the files are analyzed again (about half as many windows).
-    processor.parameters.getParameter (plugin::ParameterIds::hop)->setValueNotifyingHost (
-        processor.parameters.getParameterRange (plugin::ParameterIds::hop).convertTo0to1 (0.5f));
+    processor.parameters.getParameter (plugin::ParameterIds::hop)->setValueNotifyingHost (processor.parameters.getParameterRange (plugin::ParameterIds::hop).convertTo0to1 (0.5f));
     pumpMessages (300);
     REQUIRE (waitForFiles (processor));
     view.refresh();

@@ -31,7 +31,7 @@ struct Feed
     jack_port_t* midiIn = nullptr;
 
     std::vector<float> signal;
-    std::vector<float> returned[2];   // what came back, from the first played frame on
+    std::vector<float> returned[2]; // what came back, from the first played frame on
     std::atomic<bool> playing { false };
     std::atomic<std::size_t> played { 0 }, recorded { 0 };
     std::atomic<int> noteOns { 0 }, noteOffs { 0 }, otherMidi { 0 };
@@ -140,7 +140,8 @@ int main (int argc, char** argv)
     const bool connected = waitFor ([&] {
         return jack_port_connected (feed.out) > 0 && jack_port_connected (feed.in[0]) > 0 && jack_port_connected (feed.in[1]) > 0
                && jack_port_connected (feed.midiIn) > 0;
-    }, deadline);
+    },
+                                    deadline);
     if (! connected)
     {
         std::fprintf (stderr, "FAIL: the ports were not connected within %.0f s\n", deadline);

@@ -233,7 +233,7 @@ TEST_CASE ("VST3: per-hit MIDI reports its latency to the host, and in an offlin
         pumpMessages (10);
     const auto latency = plugin->getLatencySamples();
     CHECK (latency == static_cast<int> (std::lround (0.24 * rate))); // the built-in model's clip, less its 10 ms before the onset
-    plugin->releaseResources(); // a host re-prepares after a latency change
+    plugin->releaseResources();                                      // a host re-prepares after a latency change
     plugin->prepareToPlay (rate, kBlock);
 
     juce::AudioBuffer<float> buffer (2, kBlock);

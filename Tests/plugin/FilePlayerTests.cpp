@@ -269,7 +269,7 @@ TEST_CASE ("a low-rate file on a high-rate device plays every sample (upsampling
     float worst = 0.0f;
     for (std::size_t i = 0; i < reference.size(); ++i)
         worst = std::max (worst, std::abs (played[i] - reference[i]));
-    CHECK (worst <= 1e-6f); // a dropped block would shift everything after it
+    CHECK (worst <= 1e-6f);           // a dropped block would shift everything after it
     CHECK_FALSE (player.isPlaying()); // and it ended where the file ends
     CHECK (player.underruns() == 0);
     file.deleteFile();

@@ -7,13 +7,13 @@
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "resources/BuiltinModel.h"
+#include "support/EncodedAudio.h"
+#include "support/Fixtures.h"
+#include "support/KitPattern.h"
 #include "teach/HitEmbedding.h"
 #include "teach/TaughtModel.h"
 #include "timeline/HitAnalysis.h"
 #include "timeline/MidiNotes.h"
-#include "support/EncodedAudio.h"
-#include "support/Fixtures.h"
-#include "support/KitPattern.h"
 
 #include <catch2/catch.hpp>
 

@@ -80,7 +80,7 @@ TEST_CASE ("one input peak for the meter: the plugin's track and the app's input
     effect.processBlock (block, midi);
     CHECK (effect.takeInputPeak() == peak);
     CHECK (effect.takeInputPeak() == 0.0f); // taken
-    for (int c = 0; c < 2; ++c) // passed through untouched
+    for (int c = 0; c < 2; ++c)             // passed through untouched
         CHECK (std::memcmp (block.getReadPointer (c), input.getReadPointer (c), 512 * sizeof (float)) == 0);
 
     block = input;

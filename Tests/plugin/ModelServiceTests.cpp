@@ -33,11 +33,11 @@ namespace
     {
         std::mutex mutex;
         std::condition_variable changed;
-        std::vector<std::string> reads;                           // file names
+        std::vector<std::string> reads; // file names
         std::vector<std::shared_ptr<const engine::Model>> installs;
         std::vector<juce::String> statuses;
         std::set<std::thread::id> threads;
-        juce::File gated;                                         // read only once released
+        juce::File gated; // read only once released
         bool reading = false, released = false;
 
         plugin::ModelService::Callbacks callbacks()

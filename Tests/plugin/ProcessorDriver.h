@@ -16,7 +16,6 @@
 namespace sonotype::testing
 {
 
-
 /** Waits (up to 30 s) until the processor has finished loading a model file (it loads on a
     background thread); returns whether it finished. */
 inline bool waitForModelLoad (const plugin::SonotypeProcessor& processor)

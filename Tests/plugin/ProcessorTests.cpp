@@ -3,9 +3,9 @@
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "resources/BuiltinModel.h"
-#include "teach/TaughtModel.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
+#include "teach/TaughtModel.h"
 
 #include <catch2/catch.hpp>
 
@@ -570,7 +570,7 @@ TEST_CASE ("a model file that takes long to read loads off the calling thread: t
     TestProcessor processor;
     ProcessorDriver driver (processor, 48000.0, 2, 512);
     processor.loadModelFile (slow.file()); // returns while the file is still being read
-    CHECK_FALSE (slow.isReleased());        // (a loader on this thread would only return after the writer's 20 s)
+    CHECK_FALSE (slow.isReleased());       // (a loader on this thread would only return after the writer's 20 s)
     CHECK (processor.isLoadingModel());
     CHECK_FALSE (processor.statusIsError());
     CHECK (processor.statusMessage().contains ("Loading"));

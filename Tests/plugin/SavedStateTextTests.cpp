@@ -60,7 +60,7 @@ TEST_CASE ("the saved-state check refuses what JUCE's XML parser cannot take", "
     CHECK_FALSE (plugin::isPlainStateXml ("<a b=\"<\"/>"));
     CHECK_FALSE (plugin::isPlainStateXml ("<a b=\"unterminated/>"));
     CHECK_FALSE (plugin::isPlainStateXml ("<a/><b/>"));
-    CHECK_FALSE (plugin::isPlainStateXml ("<a b=\"\xff\"/>"));          // not UTF-8
+    CHECK_FALSE (plugin::isPlainStateXml ("<a b=\"\xff\"/>"));              // not UTF-8
     CHECK_FALSE (plugin::isPlainStateXml (std::string_view ("<a/>\0", 5))); // a NUL inside
     CHECK_FALSE (plugin::isPlainStateXml (""));
     std::string deep;

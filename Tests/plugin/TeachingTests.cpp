@@ -256,7 +256,7 @@ TEST_CASE ("taught from the hits of a recording of each drum piece, the Teach vi
         CHECK (c.examples[0].checked);
         CHECK (c.hits >= 5);
         CHECK (c.examples[0].hits == c.hits); // the silence (hat's second example) adds none
-        CHECK (c.recognised == c.hits); // each hit recognised from the others of its kit
+        CHECK (c.recognised == c.hits);       // each hit recognised from the others of its kit
     }
     CHECK (view.classes[2].examples[1].checked);
     CHECK (view.classes[2].examples[1].hits == 0);

@@ -34,7 +34,7 @@ runtime::AnalysisInfo infoOf (std::shared_ptr<const engine::Model> model, uint64
 
 /** Pushes `samples` in random chunks of 1 to 3000 (the listener adds to `heard`), checking each push's count. */
 void pushInChunks (runtime::HitStream& stream, std::vector<HeardHit>& heard, const std::vector<float>& samples,
-                                    const runtime::AnalysisInfo& info, const runtime::ClassSelector& selector = {})
+                   const runtime::AnalysisInfo& info, const runtime::ClassSelector& selector = {})
 {
     std::mt19937 random (7);
     std::uniform_int_distribution<std::size_t> chunk (1, 3000);

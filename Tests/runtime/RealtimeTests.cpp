@@ -37,4 +37,3 @@ TEST_CASE ("push is real-time safe for any block size and channel count", "[runt
     CHECK (counts.frees == 0);
     CHECK (counts.locks == 0);
 }
-

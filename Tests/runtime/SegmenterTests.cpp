@@ -35,8 +35,8 @@ TEST_CASE ("a segment starts at the first window of its confirming run and ends 
     const auto segments = feed.segmenter.finish();
     REQUIRE (segments.size() == 1);
     CHECK (segments[0].classIndex == 0);
-    CHECK (segments[0].startSeconds == 1.0);     // window 2
-    CHECK (segments[0].endSeconds == 4.0);       // window 6 ends at 3 + 1
+    CHECK (segments[0].startSeconds == 1.0); // window 2
+    CHECK (segments[0].endSeconds == 4.0);   // window 6 ends at 3 + 1
     CHECK (segments[0].numWindows == 5);
     CHECK (segments[0].confidence == Approx ((3 * 0.8 + 2 * 0.45) / 5));
 }

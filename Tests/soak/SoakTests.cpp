@@ -121,7 +121,8 @@ enum class ModelKind
 
 const char* modelName (ModelKind kind)
 {
-    return kind == ModelKind::builtin ? "built-in" : kind == ModelKind::tiny ? "tiny_classifier" : "soak_slow";
+    return kind == ModelKind::builtin ? "built-in" : kind == ModelKind::tiny ? "tiny_classifier"
+                                                                             : "soak_slow";
 }
 
 struct Figures
@@ -608,7 +609,7 @@ TEST_CASE ("soak: long compressed stream with swaps, rate changes, a slowed work
         std::ofstream (path) << text;
 
     CHECK (figures.audioSeconds >= duration - 1e-6);
-    CHECK (figures.swaps >= 3); // every model ran at least once...
+    CHECK (figures.swaps >= 3);                  // every model ran at least once...
     CHECK (figures.windowsSkippedWhileSlow > 0); // ...and the slowed worker did fall behind
     CHECK (figures.zeroBlocks > 0);
     CHECK (figures.oversizedBlocks > 0);

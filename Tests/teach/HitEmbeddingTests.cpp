@@ -91,7 +91,7 @@ TEST_CASE ("teach: a hit's embedding is the mean of the built-in model's stem to
         const std::vector<float> clip (samples.begin() + 4000, samples.begin() + 4000 + 1920); // a 0.12 s clip
         const auto [scores, embedding] = clipResult (model, clip);
         const auto [baseScores, baseEmbedding] = clipResult (base, clip);
-        CHECK (scores == baseScores);      // output 0 is the base model's, bit for bit
+        CHECK (scores == baseScores);       // output 0 is the base model's, bit for bit
         CHECK (embedding != baseEmbedding); // output 1 is not
         std::vector<double> mean (96, 0.0);
         for (const auto& m : single)

@@ -61,7 +61,10 @@ TEST_CASE ("teach: a class is the mean of its examples, new classes score by cos
     CHECK_THROWS_WITH (teach::learn ({ { "kick", {} } }, {}, 0.5), Catch::Contains ("'kick' has no examples"));
     CHECK_THROWS_WITH (teach::learn ({ classes[0], classes[0] }, {}, 0.5), Catch::Contains ("'kick' is given twice"));
     CHECK_THROWS_WITH (teach::learn ({ { "unknown", classes[0].examples } }, {}, 0.5), Catch::Contains ("--unknown-below -1"));
-    CHECK_THROWS (teach::learn ({ { std::string ("bad\x9b" "name"), classes[0].examples } }, {}, 0.5));
+    CHECK_THROWS (teach::learn ({ { std::string ("bad\x9b"
+                                                 "name"),
+                                    classes[0].examples } },
+                                {}, 0.5));
 }
 
 TEST_CASE ("teach: the model's own classes, adapted: its head over them plus 5 x cosine", "[teach]")

@@ -43,8 +43,8 @@ namespace
     struct Recorded
     {
         std::vector<runtime::WindowResult> windows;
-        std::vector<timeline::WindowFlags> flags;        // embedding: cleared (the span lives only during the callback)
-        std::vector<std::vector<float>> embeddings;     // each window's, copied
+        std::vector<timeline::WindowFlags> flags;   // embedding: cleared (the span lives only during the callback)
+        std::vector<std::vector<float>> embeddings; // each window's, copied
         timeline::FileAnalysisResult result;
     };
 
@@ -107,7 +107,7 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
     {
         CHECK (recorded.windows[i].startSeconds == expected[i].startSeconds);
         CHECK (recorded.windows[i].probabilities == expected[i].probabilities); // the same numbers, bit for bit
-        CHECK (recorded.embeddings[i].size() == 96); // the built-in model's embedding, never smoothed
+        CHECK (recorded.embeddings[i].size() == 96);                            // the built-in model's embedding, never smoothed
         CHECK (recorded.embeddings[i] == expectedEmbeddings[i]);
         CHECK_FALSE (recorded.flags[i].padded);
         CHECK_FALSE (recorded.flags[i].tail);

@@ -17,7 +17,7 @@ public:
     AlignedBuffer() = default;
     explicit AlignedBuffer (std::size_t numFloats)
         : data_ (numFloats == 0 ? nullptr
-                                : static_cast<float*> (::operator new[] (numFloats * sizeof (float), std::align_val_t { kAlignment }))),
+                                : static_cast<float*> (::operator new[](numFloats * sizeof (float), std::align_val_t { kAlignment }))),
           size_ (numFloats)
     {
         for (std::size_t i = 0; i < numFloats; ++i)
@@ -37,7 +37,7 @@ public:
 private:
     struct Deleter
     {
-        void operator() (float* p) const noexcept { ::operator delete[] (p, std::align_val_t { kAlignment }); }
+        void operator() (float* p) const noexcept { ::operator delete[](p, std::align_val_t { kAlignment }); }
     };
     std::unique_ptr<float, Deleter> data_;
     std::size_t size_ = 0;

@@ -355,7 +355,8 @@ FrontendSettings::Cost FrontendSettings::cost() const
     cost.perWindow += static_cast<double> (frames) * frame;
     // Then per feature the log (the engine's vector log or log10), the dB floor and the normalisation.
     const double features = static_cast<double> (frames * mels);
-    cost.perWindow.vectorMath += features * (logType == LogType::db ? 1.2 : logType == LogType::log ? 1.0 : 0.0);
+    cost.perWindow.vectorMath += features * (logType == LogType::db ? 1.2 : logType == LogType::log ? 1.0
+                                                                                                    : 0.0);
     cost.perWindow.scalar += 3.0 * features;
     return cost;
 }

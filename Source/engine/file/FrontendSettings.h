@@ -25,10 +25,27 @@ struct FrontendSettings
     /** logMel: the runtime computes log-mel features and the model takes [..., n_mels, frames];
         waveform: the model computes its own features and takes windowSamples raw mono samples at
         sampleRate ([N], [1, N] or [1, 1, N]); only sampleRate and windowSamples apply. */
-    enum class Type { logMel, waveform };
-    enum class PadMode { reflect, constant };
-    enum class MelScale { htk, slaney };
-    enum class LogType { db, log, none };
+    enum class Type
+    {
+        logMel,
+        waveform
+    };
+    enum class PadMode
+    {
+        reflect,
+        constant
+    };
+    enum class MelScale
+    {
+        htk,
+        slaney
+    };
+    enum class LogType
+    {
+        db,
+        log,
+        none
+    };
 
     // The documented ranges of the numbers (the message of a refusal names the setting, its value
     // and its range; docs/ENGINE.md lists them).
@@ -60,7 +77,7 @@ struct FrontendSettings
     double dbMultiplier = 10.0; // 10 for power spectra, 20 for magnitudes
     double logOffset = 1e-6;
     std::vector<float> mean { 0.0f }, std { 1.0f }; // one value, or one per mel band
-    int windowSamples = 0;                            // samples per analysis window at sampleRate
+    int windowSamples = 0;                          // samples per analysis window at sampleRate
     // As torchaudio computed them at export: the model file's "frontend.window" [win_length] and
     // "frontend.mel_fbanks" [n_fft / 2 + 1, n_mels], viewed in the model's memory (valid while the
     // Model lives); empty: computed from the fields above.

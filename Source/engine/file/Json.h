@@ -24,7 +24,15 @@ struct JsonError : std::runtime_error
 class JsonValue
 {
 public:
-    enum class Type { null, boolean, number, string, array, object }; // the order of Storage's alternatives
+    enum class Type
+    {
+        null,
+        boolean,
+        number,
+        string,
+        array,
+        object
+    }; // the order of Storage's alternatives
     using Array = std::vector<JsonValue>;
     using Object = std::vector<std::pair<std::string, JsonValue>>; // in file order
 
@@ -93,7 +101,12 @@ private:
         double value = 0.0;
         int64_t exact = 0;           // the number, when integer is exact
         std::uint64_t magnitude = 0; // the integer written back (with `negative`), when digits is set
-        enum class Integer : std::uint8_t { unknown, exact, outsideInt64 } integer = Integer::unknown;
+        enum class Integer : std::uint8_t
+        {
+            unknown,
+            exact,
+            outsideInt64
+        } integer = Integer::unknown;
         bool digits = false, negative = false;
     };
     std::variant<std::monostate, bool, Number, std::string, Array, Object> value_;

@@ -52,7 +52,7 @@ inline constexpr const char* taughtClasses = "classes";
 inline constexpr const char* taughtRule = "rule";
 inline constexpr const char* taughtUnknownBelow = "unknown_below";
 inline constexpr const char* taughtOnsetWindow = "onset_window"; // seconds of a hit's clip (runtime/HitClassifier.h)
-inline constexpr const char* taughtEmbedding = "embedding";     // the hit_embedding record, repeated
+inline constexpr const char* taughtEmbedding = "embedding";      // the hit_embedding record, repeated
 
 // The "hit_embedding" record: which value and tokens a hit is embedded from (teach/HitEmbedding.h).
 inline constexpr const char* hitFrom = "from";

@@ -11,14 +11,14 @@
 // traps so that a fuzzer reports it as a crash. Release builds rely on the loader's checks: every
 // axis an op uses is validated at load (OpArgs::axis) before it indexes a Shape.
 #if ! defined(NDEBUG) || defined(SONOTYPE_HARDENED)
-    #define SONOTYPE_SHAPE_EXPECT(condition) \
-        do                                   \
-        {                                    \
-            if (! (condition))               \
-                __builtin_trap();            \
-        } while (false)
+#define SONOTYPE_SHAPE_EXPECT(condition) \
+    do                                   \
+    {                                    \
+        if (! (condition))               \
+            __builtin_trap();            \
+    } while (false)
 #else
-    #define SONOTYPE_SHAPE_EXPECT(condition) ((void) 0)
+#define SONOTYPE_SHAPE_EXPECT(condition) ((void) 0)
 #endif
 
 namespace sonotype::engine

@@ -34,7 +34,8 @@ inline std::size_t utf8SequenceLength (std::string_view text, std::size_t pos) n
             return 0;
         codePoint = (codePoint << 6) | (c & 0x3Fu);
     }
-    const unsigned minimum = numContinuation == 1 ? 0x80u : numContinuation == 2 ? 0x800u : 0x10000u;
+    const unsigned minimum = numContinuation == 1 ? 0x80u : numContinuation == 2 ? 0x800u
+                                                                                 : 0x10000u;
     if (codePoint < minimum || codePoint > 0x10FFFFu || (codePoint >= 0xD800u && codePoint <= 0xDFFFu))
         return 0;
     return numContinuation + 1;

@@ -39,7 +39,8 @@ Work Work::gathered (double count, double tensorFloats) noexcept
 double WorkWeights::operations (const Work& w, double footprintFloats) const noexcept
 {
     const double bytes = 4.0 * footprintFloats;
-    const double streamedWeight = streamed * (bytes <= 32.0 * 1024.0 ? 0.4 : bytes > 32.0 * 1024.0 * 1024.0 ? 1.5 : 1.0);
+    const double streamedWeight = streamed * (bytes <= 32.0 * 1024.0 ? 0.4 : bytes > 32.0 * 1024.0 * 1024.0 ? 1.5
+                                                                                                            : 1.0);
     return w.multiplyAdds + w.streamed * streamedWeight + w.gatheredNear * gatheredNear + w.gatheredFar * gatheredFar + w.scalar * scalar
            + w.branches * branches + w.vectorMath * vectorMath + w.libm * libm + w.calls * calls + w.fftSteps * fftSteps
            + w.genericFftSteps * genericFftSteps;

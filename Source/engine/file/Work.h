@@ -18,16 +18,16 @@ namespace sonotype::engine
     every operand and one call per node. */
 struct Work
 {
-    double multiplyAdds = 0;  // of the packed matrix products, their micro-kernels' padding included
-    double streamed = 0;      // floats read or written in order: copies, fills, vectorised passes
-    double gatheredNear = 0;  // floats read or written at strided or indexed addresses of a tensor of up to 1 MiB
-    double gatheredFar = 0;   // the same in a larger tensor: a cache (and often TLB) miss each
-    double scalar = 0;        // steps of scalar loops: a dependent add in double, a compare, a non-vectorised float op
-    double branches = 0;      // data-dependent branches the CPU mispredicts about half the time (sorting, signs)
-    double vectorMath = 0;    // elements through the vector kernels' exp, log, tanh, sigmoid, GELU
-    double libm = 0;          // calls of the C library's exp, log, sin, pow, ... on one element
-    double calls = 0;         // kernel calls and short loops whose fixed cost counts: per row, per batch, per memcpy
-    double fftSteps = 0;      // complex multiply-adds of the radix-2, 3, 4 and 5 butterflies
+    double multiplyAdds = 0;    // of the packed matrix products, their micro-kernels' padding included
+    double streamed = 0;        // floats read or written in order: copies, fills, vectorised passes
+    double gatheredNear = 0;    // floats read or written at strided or indexed addresses of a tensor of up to 1 MiB
+    double gatheredFar = 0;     // the same in a larger tensor: a cache (and often TLB) miss each
+    double scalar = 0;          // steps of scalar loops: a dependent add in double, a compare, a non-vectorised float op
+    double branches = 0;        // data-dependent branches the CPU mispredicts about half the time (sorting, signs)
+    double vectorMath = 0;      // elements through the vector kernels' exp, log, tanh, sigmoid, GELU
+    double libm = 0;            // calls of the C library's exp, log, sin, pow, ... on one element
+    double calls = 0;           // kernel calls and short loops whose fixed cost counts: per row, per batch, per memcpy
+    double fftSteps = 0;        // complex multiply-adds of the radix-2, 3, 4 and 5 butterflies
     double genericFftSteps = 0; // complex multiply-adds of the generic butterfly (a dependent chain, scattered twiddles)
 
     Work& operator+= (const Work& other) noexcept;

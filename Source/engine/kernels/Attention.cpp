@@ -3,10 +3,10 @@
 // need_weights), as two products around a softmax.
 // A row whose keys are all masked gets zero probabilities (as PyTorch's fused kernels do).
 #include "engine/file/AlignedBuffer.h"
+#include "engine/file/ModelError.h"
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/file/ModelError.h"
 
 #include <array>
 

@@ -114,7 +114,7 @@ private:
     std::size_t splitFloats_ = 0, transformedFloats_ = 0, productFloats_ = 0;
     std::vector<int64_t> channelOffsets_;
     Work work_;
-    GemmPlan plan_, rowsPlan_; // rowsPlan_: the positionRows strategy's product
+    GemmPlan plan_, rowsPlan_;    // rowsPlan_: the positionRows strategy's product
     bool rowsTransposed_ = false; // positionRows: its [positions, cout] rows transposed into the output
     std::size_t rowsFloats_ = 0;  // ... through this much scratch
     std::vector<PackedOperand> packedWeights_;

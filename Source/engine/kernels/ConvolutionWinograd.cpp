@@ -81,9 +81,7 @@ void Conv::packWinogradWeights (LoadBudget& budget)
     budget.claim (static_cast<std::uint64_t> (elements_ * coutG * cinG), sizeof (float), "a convolution's Winograd weights");
     std::vector<float> transformed (static_cast<std::size_t> (elements_ * coutG * cinG));
     static constexpr double kG[4][3] = { { 1.0, 0.0, 0.0 }, { 0.5, 0.5, 0.5 }, { 0.5, -0.5, 0.5 }, { 0.0, 0.0, 1.0 } };
-    static constexpr double kG4[6][3] = { { 1.0 / 4.0, 0.0, 0.0 },           { -1.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0 },
-                                          { -1.0 / 6.0, 1.0 / 6.0, -1.0 / 6.0 }, { 1.0 / 24.0, 1.0 / 12.0, 1.0 / 6.0 },
-                                          { 1.0 / 24.0, -1.0 / 12.0, 1.0 / 6.0 }, { 0.0, 0.0, 1.0 } };
+    static constexpr double kG4[6][3] = { { 1.0 / 4.0, 0.0, 0.0 }, { -1.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0 }, { -1.0 / 6.0, 1.0 / 6.0, -1.0 / 6.0 }, { 1.0 / 24.0, 1.0 / 12.0, 1.0 / 6.0 }, { 1.0 / 24.0, -1.0 / 12.0, 1.0 / 6.0 }, { 0.0, 0.0, 1.0 } };
     const int inputRows = static_cast<int> (tileRows_) + 2;
     const auto gRows = [&] (int i, int r) { return tileRows_ == 4 ? kG4[i][r] : kG[i][r]; };
     for (int64_t g = 0; g < groups_; ++g)

@@ -1,9 +1,9 @@
 // Unary and binary elementwise ops with NumPy broadcasting; formulas follow PyTorch's CPU kernels.
 // exp, log, log10, sigmoid, silu, tanh and gelu run on the active path's vector kernels (kernels/vector/).
 #include "engine/CpuDispatch.h"
+#include "engine/file/ModelError.h"
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/file/ModelError.h"
 
 #include <cmath>
 #include <limits>
@@ -17,6 +17,8 @@ namespace
 
     // ----- unary functors -------------------------------------------------------------------
     // As torch.relu: NaN and -0 pass.
+    // One functor a line, so the table reads as one (clang-format leaves these lines as they are):
+    // clang-format off
     struct Relu { float operator() (float x) const noexcept { return x < 0.0f ? 0.0f : x; } };
     struct Exp2 { float operator() (float x) const noexcept { return std::exp2 (x); } };
     struct Log2 { float operator() (float x) const noexcept { return std::log2 (x); } };
@@ -38,12 +40,15 @@ namespace
     struct Round { float operator() (float x) const noexcept { return std::nearbyint (x); } }; // half to even, as torch.round
     struct Trunc { float operator() (float x) const noexcept { return std::trunc (x); } };
     struct LogicalNot { float operator() (float x) const noexcept { return x == 0.0f ? 1.0f : 0.0f; } };
+    // clang-format on
     struct Softplus
     {
         float beta = 1.0f, threshold = 20.0f;
         float operator() (float x) const noexcept { return x * beta > threshold ? x : std::log1p (std::exp (x * beta)) / beta; }
     };
+    // clang-format off
     struct Mish { float operator() (float x) const noexcept { return x * std::tanh (Softplus {} (x)); } };
+    // clang-format on
     struct Clamp
     {
         float low = -std::numeric_limits<float>::infinity(), high = std::numeric_limits<float>::infinity();
@@ -126,6 +131,7 @@ namespace
     }
 
     // ----- binary functors ------------------------------------------------------------------
+    // clang-format off
     struct Add { float operator() (float a, float b) const noexcept { return a + b; } };
     struct Sub { float operator() (float a, float b) const noexcept { return a - b; } };
     struct Mul { float operator() (float a, float b) const noexcept { return a * b; } };
@@ -141,6 +147,7 @@ namespace
     struct Ge { float operator() (float a, float b) const noexcept { return a >= b ? 1.0f : 0.0f; } };
     struct And { float operator() (float a, float b) const noexcept { return a != 0.0f && b != 0.0f ? 1.0f : 0.0f; } };
     struct Or { float operator() (float a, float b) const noexcept { return a != 0.0f || b != 0.0f ? 1.0f : 0.0f; } };
+    // clang-format on
 
     template <typename F>
     class Binary final : public Op

@@ -96,7 +96,7 @@ void FftPlan::run (const Complex* in, Complex* out, Complex* scratch) const noex
 void FftPlan::work (Complex* out, const Complex* in, int64_t stride, std::size_t stage, Complex* scratch) const noexcept
 {
     const int64_t p = radices_[stage], m = spans_[stage];
-    if (m == 1 && p == 4)  // leaves of radix 4 and 2: the DFT of their inputs directly (no twiddles)
+    if (m == 1 && p == 4) // leaves of radix 4 and 2: the DFT of their inputs directly (no twiddles)
     {
         const Complex a0 = in[0], a1 = in[stride], a2 = in[2 * stride], a3 = in[3 * stride];
         const Complex s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = mulMinusI (a1 - a3);
@@ -146,7 +146,7 @@ void FftPlan::butterfly2 (Complex* out, int64_t stride, int64_t m) const noexcep
 
 void FftPlan::butterfly3 (Complex* out, int64_t stride, int64_t m) const noexcept
 {
-    const double s = -std::sqrt (3.0) / 2.0;  // imaginary part of exp(-2 pi i / 3)
+    const double s = -std::sqrt (3.0) / 2.0; // imaginary part of exp(-2 pi i / 3)
     for (int64_t k = 0; k < m; ++k)
     {
         const Complex a0 = out[k];
@@ -154,7 +154,7 @@ void FftPlan::butterfly3 (Complex* out, int64_t stride, int64_t m) const noexcep
         const Complex a2 = mul (out[k + 2 * m], twiddles_[static_cast<std::size_t> (2 * k * stride)]);
         const Complex sum = a1 + a2, diff = a1 - a2;
         const Complex middle = a0 - 0.5 * sum;
-        const Complex rotated { -s * diff.imag(), s * diff.real() };  // i * s * diff
+        const Complex rotated { -s * diff.imag(), s * diff.real() }; // i * s * diff
         out[k] = a0 + sum;
         out[k + m] = middle + rotated;
         out[k + 2 * m] = middle - rotated;
@@ -191,8 +191,8 @@ void FftPlan::butterfly5 (Complex* out, int64_t stride, int64_t m) const noexcep
         const Complex sum14 = a1 + a4, diff14 = a1 - a4, sum23 = a2 + a3, diff23 = a2 - a3;
         const Complex real1 = a0 + c1 * sum14 + c2 * sum23;
         const Complex real2 = a0 + c2 * sum14 + c1 * sum23;
-        const Complex imag1 = s1 * diff14 + s2 * diff23;  // y1 = real1 - i imag1, y4 = real1 + i imag1
-        const Complex imag2 = s2 * diff14 - s1 * diff23;  // y2 = real2 - i imag2, y3 = real2 + i imag2
+        const Complex imag1 = s1 * diff14 + s2 * diff23; // y1 = real1 - i imag1, y4 = real1 + i imag1
+        const Complex imag2 = s2 * diff14 - s1 * diff23; // y2 = real2 - i imag2, y3 = real2 + i imag2
         out[k] = a0 + sum14 + sum23;
         out[k + m] = real1 + mulMinusI (imag1);
         out[k + 4 * m] = real1 - mulMinusI (imag1);
@@ -284,7 +284,7 @@ void RealFftPlan::run (const double* in, Complex* out, Complex* scratch) const n
         const Complex b = std::conj (spectrum[k == 0 ? 0 : m - k]);
         const Complex even = 0.5 * (a + b);
         const Complex diff = 0.5 * (a - b);
-        const Complex odd { diff.imag(), -diff.real() };  // diff / i
+        const Complex odd { diff.imag(), -diff.real() }; // diff / i
         out[k] = even + mul (split_[static_cast<std::size_t> (k)], odd);
     }
 }

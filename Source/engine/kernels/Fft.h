@@ -46,9 +46,9 @@ private:
 
     int64_t n_ = 0;
     std::size_t maxRadix_ = 0;
-    std::vector<int64_t> radices_;  // p of each stage, first stage first
-    std::vector<int64_t> spans_;    // m of each stage: n / (p_0 ... p_stage)
-    std::vector<std::complex<double>> twiddles_;  // exp(-2 pi i k / n), k = 0..n-1
+    std::vector<int64_t> radices_;               // p of each stage, first stage first
+    std::vector<int64_t> spans_;                 // m of each stage: n / (p_0 ... p_stage)
+    std::vector<std::complex<double>> twiddles_; // exp(-2 pi i k / n), k = 0..n-1
 };
 
 /** The spectrum of n real values, bins 0..n/2: for even n, one complex transform of n/2 points
@@ -73,9 +73,9 @@ private:
     static int64_t innerSize (int64_t n);
 
     int64_t n_ = 0;
-    bool packed_ = false;  // even n: the half-size complex transform
+    bool packed_ = false; // even n: the half-size complex transform
     FftPlan inner_;
-    std::vector<std::complex<double>> split_;  // exp(-2 pi i k / n), k = 0..n/2, for even n
+    std::vector<std::complex<double>> split_; // exp(-2 pi i k / n), k = 0..n/2, for even n
 };
 
 } // namespace sonotype::engine::kernels

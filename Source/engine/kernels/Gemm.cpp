@@ -1,8 +1,8 @@
 #include "engine/kernels/Gemm.h"
 
 #include "engine/CpuDispatch.h"
-#include "engine/file/LoadBudget.h"
 #include "engine/Op.h"
+#include "engine/file/LoadBudget.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 // Layout ops: reshape (aliasing), permute, expand, slice, concat, pad, index_select, as_strided,
 // as_strided_scatter, gather.
-#include "engine/kernels/Broadcast.h"
-#include "engine/kernels/Kernels.h"
 #include "engine/file/CheckedArithmetic.h"
 #include "engine/file/ModelError.h"
+#include "engine/kernels/Broadcast.h"
+#include "engine/kernels/Kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -331,7 +331,7 @@ namespace
                         const int64_t source = mode_ == Mode::reflect ? last - 1 - j : last;
                         std::memcpy (y + base + (last + 1 + j) * row, y + base + source * row, bytes (row));
                     }
-                    for (int i = axis - 1; i >= 0; --i)  // next interior position of the outer axes
+                    for (int i = axis - 1; i >= 0; --i) // next interior position of the outer axes
                     {
                         const auto ii = static_cast<std::size_t> (i);
                         if (++index[ii] < in_[i])
@@ -343,7 +343,12 @@ namespace
         }
 
     private:
-        enum class Mode { constant, reflect, replicate };
+        enum class Mode
+        {
+            constant,
+            reflect,
+            replicate
+        };
         Shape in_, out_;
         std::array<Strides, 1> strides_ {};
         std::array<int64_t, kMaxRank> before_ {}, after_ {};

@@ -1,9 +1,9 @@
 // gemm: out[..., M, N] = alpha * op(a)[..., M, K] @ op(b)[..., K, N] + beta * c, batch axes broadcast.
 // Covers PyTorch's mm, addmm, bmm, baddbmm, matmul and nn.Linear.
+#include "engine/file/ModelError.h"
 #include "engine/kernels/Broadcast.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/file/ModelError.h"
 
 #include <algorithm>
 
@@ -119,9 +119,11 @@ namespace
             }
             if (overwrite_)
             {
-                forEachProduct (in, [&] (const GemmOperand& a, const GemmOperand& b, float* c) {
-                    plan_.runColumnBias (a, b, c, n_, bias, relu_, nullptr, 0, scratch);
-                }, y);
+                forEachProduct (
+                    in, [&] (const GemmOperand& a, const GemmOperand& b, float* c) {
+                        plan_.runColumnBias (a, b, c, n_, bias, relu_, nullptr, 0, scratch);
+                    },
+                    y);
                 return;
             }
             if (hasC_)
@@ -139,7 +141,8 @@ namespace
                 applyRelu (y);
                 return;
             }
-            forEachProduct (in, [&] (const GemmOperand& a, const GemmOperand& b, float* c) { plan_.run (a, b, c, n_, alpha_, scratch); }, y);
+            forEachProduct (
+                in, [&] (const GemmOperand& a, const GemmOperand& b, float* c) { plan_.run (a, b, c, n_, alpha_, scratch); }, y);
             applyRelu (y);
         }
 

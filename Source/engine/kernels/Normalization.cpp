@@ -1,7 +1,7 @@
 // LayerNorm over the trailing axes from `axis` on, and eval-mode BatchNorm over axis 1.
 #include "engine/CpuDispatch.h"
-#include "engine/kernels/Kernels.h"
 #include "engine/file/ModelError.h"
+#include "engine/kernels/Kernels.h"
 
 #include <cmath>
 

@@ -1,8 +1,8 @@
 // Max / average pooling and adaptive average pooling over the last 1 or 2 axes, as PyTorch's CPU kernels.
-#include "engine/file/CheckedArithmetic.h"
 #include "engine/CpuDispatch.h"
-#include "engine/kernels/Kernels.h"
+#include "engine/file/CheckedArithmetic.h"
 #include "engine/file/ModelError.h"
+#include "engine/kernels/Kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -221,7 +221,8 @@ namespace
             for (int64_t iy = y0; iy < y1; ++iy)
                 for (int64_t ix = x0; ix < x1; ++ix)
                     sum += x[iy * g_.inW + ix];
-            const int64_t divisor = divisorOverride_ != 0 ? divisorOverride_ : countIncludePad_ ? poolSize : (y1 - y0) * (x1 - x0);
+            const int64_t divisor = divisorOverride_ != 0 ? divisorOverride_ : countIncludePad_ ? poolSize
+                                                                                                : (y1 - y0) * (x1 - x0);
             return static_cast<float> (sum / static_cast<double> (divisor));
         }
 

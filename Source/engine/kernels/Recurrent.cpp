@@ -8,9 +8,9 @@
 // product for the recurrent term and one fused pass over the gates (KernelTable::lstmCell/gruCell).
 #include "engine/file/AlignedBuffer.h"
 #include "engine/file/CheckedArithmetic.h"
+#include "engine/file/ModelError.h"
 #include "engine/kernels/Gemm.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <array>
@@ -29,7 +29,7 @@ namespace
         lstm
     };
 
-    constexpr std::size_t kFirstWeight = 3; // inputs: x, h0, c0, then per direction:
+    constexpr std::size_t kFirstWeight = 3;  // inputs: x, h0, c0, then per direction:
     constexpr std::size_t kPerDirection = 5; // w_ih, w_hh, b_ih, b_hh, w_hr
     constexpr int kMaxDirections = 2;
 
@@ -46,7 +46,8 @@ namespace
         throw ModelError ("rnn mode must be rnn_tanh, rnn_relu, gru or lstm, not " + quote (name));
     }
 
-    int gatesOf (Mode mode) noexcept { return mode == Mode::lstm ? 4 : mode == Mode::gru ? 3 : 1; }
+    int gatesOf (Mode mode) noexcept { return mode == Mode::lstm ? 4 : mode == Mode::gru ? 3
+                                                                                         : 1; }
 
     /** Weight `slot` of the per-direction inputs: present, of exactly the expected shape, and
         stored in the file (it is packed at load). */

@@ -1,9 +1,9 @@
 // Reductions over any set of axes (sum, mean, max, min, var), arg-reductions, softmax.
 // Sums accumulate in double: at least as accurate as PyTorch's float cascade sums.
-#include "engine/kernels/Broadcast.h"
 #include "engine/CpuDispatch.h"
-#include "engine/kernels/Kernels.h"
 #include "engine/file/ModelError.h"
+#include "engine/kernels/Broadcast.h"
+#include "engine/kernels/Kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,14 @@ namespace sonotype::engine::kernels
 {
 namespace
 {
-    enum class ReduceKind { sum, mean, max, min, var };
+    enum class ReduceKind
+    {
+        sum,
+        mean,
+        max,
+        min,
+        var
+    };
 
     class Reduce final : public Op
     {

@@ -1,9 +1,9 @@
 // Spectral ops: stft (framing, window, FFT in double precision; complex results as a trailing
 // [real, imaginary] axis of 2) and complex_abs (magnitude or power of such pairs).
 #include "engine/file/CheckedArithmetic.h"
+#include "engine/file/ModelError.h"
 #include "engine/kernels/Fft.h"
 #include "engine/kernels/Kernels.h"
-#include "engine/file/ModelError.h"
 
 #include <algorithm>
 #include <cmath>
@@ -121,7 +121,7 @@ namespace
         }
 
         RealFftPlan plan_;
-        int64_t block_ = 1;  // frames transformed before their bins are written out
+        int64_t block_ = 1; // frames transformed before their bins are written out
         int64_t nFft_ = 0, hop_ = 1, batch_ = 0, samples_ = 0, frames_ = 0, bins_ = 0;
         double scale_ = 1.0;
         Work work_;

@@ -18,11 +18,11 @@ namespace
     template <int Rows>
     struct PackedGemm
     {
-        static constexpr int kRows = Rows;                 // MR
-        static constexpr int kColumns = 2 * Vec::width;    // NR
-        static constexpr int64_t kDepthBlock = 256;        // KC
-        static constexpr int64_t kRowBlock = Rows * 24;    // MC, a multiple of MR (B streams once for up to 24 panels of rows)
-        static constexpr int64_t kColumnBlock = 1024;      // NC, a multiple of NR (a packed block of B: 1 MiB)
+        static constexpr int kRows = Rows;              // MR
+        static constexpr int kColumns = 2 * Vec::width; // NR
+        static constexpr int64_t kDepthBlock = 256;     // KC
+        static constexpr int64_t kRowBlock = Rows * 24; // MC, a multiple of MR (B streams once for up to 24 panels of rows)
+        static constexpr int64_t kColumnBlock = 1024;   // NC, a multiple of NR (a packed block of B: 1 MiB)
 
         static int64_t roundUp (int64_t value, int64_t step) noexcept { return (value + step - 1) / step * step; }
         static int64_t smaller (int64_t a, int64_t b) noexcept { return a < b ? a : b; }
@@ -46,7 +46,7 @@ namespace
             convolution's 32 output channels: 6+6+6+6+4+4 rows on AVX2, 8+8+8+8 on AVX-512). */
         static int64_t tileRowsAt (int64_t m, int64_t i) noexcept
         {
-            constexpr int64_t kFewest = 4; // rows whose 2 * 4 accumulators cover the multiply-adds in flight
+            constexpr int64_t kFewest = 4;                                              // rows whose 2 * 4 accumulators cover the multiply-adds in flight
             const int64_t remaining = smaller (m, (i / kRowBlock + 1) * kRowBlock) - i; // rows left in the block
             if (remaining > kRows && remaining < kRows + kFewest)
                 return remaining - remaining / 2;

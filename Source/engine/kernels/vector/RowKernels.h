@@ -208,14 +208,16 @@ namespace
 
     inline void maxIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
     {
-        combineInto (tap, stride, row, count, [] (Reg r, Reg t) noexcept { return Vec::maxNaN (r, t); },
-                     [] (float r, float t) noexcept { return (t > r || t != t) ? t : r; });
+        combineInto (
+            tap, stride, row, count, [] (Reg r, Reg t) noexcept { return Vec::maxNaN (r, t); },
+            [] (float r, float t) noexcept { return (t > r || t != t) ? t : r; });
     }
 
     inline void addIntoImpl (const float* __restrict tap, int64_t stride, float* __restrict row, int64_t count) noexcept
     {
-        combineInto (tap, stride, row, count, [] (Reg r, Reg t) noexcept { return Vec::add (r, t); },
-                     [] (float r, float t) noexcept { return r + t; });
+        combineInto (
+            tap, stride, row, count, [] (Reg r, Reg t) noexcept { return Vec::add (r, t); },
+            [] (float r, float t) noexcept { return r + t; });
     }
 
     inline void geluErfImpl (const float* x, float* y, int64_t count) noexcept

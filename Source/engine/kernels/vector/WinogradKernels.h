@@ -121,7 +121,7 @@ namespace
         static void input (const Reg* d, Reg* v) noexcept
         {
             const Reg four = Vec::set1 (4.0f), minusFour = Vec::set1 (-4.0f), minusFive = Vec::set1 (-5.0f);
-            const Reg evens = Vec::fma (minusFour, d[2], d[4]), odds = Vec::fma (minusFour, d[1], d[3]); // d4 - 4 d2, d3 - 4 d1
+            const Reg evens = Vec::fma (minusFour, d[2], d[4]), odds = Vec::fma (minusFour, d[1], d[3]);             // d4 - 4 d2, d3 - 4 d1
             const Reg half = Vec::sub (d[4], d[2]), twice = Vec::add (Vec::sub (d[3], d[1]), Vec::sub (d[3], d[1])); // d4 - d2, 2 (d3 - d1)
             v[0] = Vec::fma (four, d[0], Vec::fma (minusFive, d[2], d[4]));
             v[1] = Vec::add (evens, odds);
