@@ -10,14 +10,16 @@
 #include "gui/SonotypeEditor.h"
 #include "plugin/SonotypeProcessor.h"
 
-// JUCE's standalone window, included as its own standalone app includes it.
-#include <juce_audio_devices/juce_audio_devices.h>
-#include <juce_audio_plugin_client/Standalone/juce_StandaloneFilterWindow.h>
+// JUCE's standalone window, included as its own standalone app includes it (in this order).
+// clang-format off
+#include <juce_core/system/juce_TargetPlatform.h>
 #include <juce_audio_plugin_client/utility/juce_CheckSettingMacros.h>
 #include <juce_audio_plugin_client/utility/juce_IncludeModuleHeaders.h>
+#include <juce_audio_devices/juce_audio_devices.h>
 #include <juce_audio_utils/juce_audio_utils.h>
-#include <juce_core/system/juce_TargetPlatform.h>
 #include <juce_gui_extra/juce_gui_extra.h>
+#include <juce_audio_plugin_client/Standalone/juce_StandaloneFilterWindow.h>
+// clang-format on
 #undef Component // juce_IncludeModuleHeaders.h defines it as juce::Component
 
 namespace sonotype::app
