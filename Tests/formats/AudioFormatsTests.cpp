@@ -31,7 +31,7 @@ TEST_CASE ("the readable extensions: one list, in each form the CLI and the app 
     CHECK_FALSE (formats::isReadableAudioFile ("take.waves"));
 }
 
-TEST_CASE ("a format is registered for each readable extension; a .wave file is read as WAV", "[formats]")
+TEST_CASE ("a format is registered for each readable extension, and a .wave file is read as WAV", "[formats]")
 {
     juce::AudioFormatManager manager;
     formats::registerFormats (manager);

@@ -34,7 +34,7 @@ juce::AudioBuffer<float> sineBlock (float level, int numSamples = 512)
 }
 } // namespace
 
-TEST_CASE ("the input gate: a plugin's track passes; the app's input is analysed only when asked for, never heard", "[plugin][standalone]")
+TEST_CASE ("the input gate: a plugin's track passes, and the app's input is analysed only when asked for, never heard", "[plugin][standalone]")
 {
     plugin::InputGate gate;
     CHECK_FALSE (gate.isListening());

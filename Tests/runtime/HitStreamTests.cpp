@@ -87,7 +87,7 @@ TEST_CASE ("the hit stream hears a HitClassifier's hits in the same samples, in 
     }
 }
 
-TEST_CASE ("the hit stream is off until asked; the same settings go on, new ones restart, off stops", "[runtime][hits]")
+TEST_CASE ("the hit stream is off until asked, the same settings go on, new ones restart, off stops", "[runtime][hits]")
 {
     const auto model = resources::builtinModel();
     const double rate = 48000.0;
