@@ -64,7 +64,10 @@ SonotypeProcessor::SonotypeProcessor()
       hits_ (parameters),
       service_ ({ [this] (const juce::File& file) { return readModelFile (file); },
                   [this] (std::shared_ptr<const engine::Model> model) {
-                      runtime_->reconfigure (std::move (model), hop_->load(), smoothing_->load()); // throws before changing anything
+                      // Under the parameters' mutex, as the timer applies them: a hop or smoothing
+                      // the timer applies meanwhile is not overwritten by the values read here.
+                      const std::lock_guard<std::mutex> lock (parameterMutex_);
+                      runtime_->reconfigure (std::move (model), appliedHop_, appliedSmoothing_); // throws before changing anything
                   },
                   [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } }),
       teach_ (service_, [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); })

@@ -468,6 +468,10 @@ void Teaching::readFile (const FileJob& job, uint64_t epoch)
         const std::lock_guard<std::mutex> lock (mutex_);
         if (epoch != readEpoch_)
             return;
+        --pendingFiles_; // first: read, whatever adding it does (an exception leaves the view not busy)
+        ++version_;
+        if (error.isEmpty() && rate != sampleRate_)
+            error = "Could not add " + name + ": the classes were started again at another sample rate while it was read";
         if (error.isEmpty())
             error = addLocked (job.className, std::move (sound)); // (an edit: the service learns it once the files are read)
         if (error.isNotEmpty())
@@ -475,8 +479,6 @@ void Teaching::readFile (const FileJob& job, uint64_t epoch)
             readError_ = error;
             readErrorAt_ = edits_;
         }
-        --pendingFiles_;
-        ++version_;
     }
     if (error.isNotEmpty())
         setStatus_ (error, true);
