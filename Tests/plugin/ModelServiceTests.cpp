@@ -118,17 +118,23 @@ TEST_CASE ("the model service runs its commands in order on its one thread: a se
     CHECK (service.requested().file == copy.file); // what a state saved now names
     REQUIRE (waitUntil ([&] { return ! service.isBusy(); }));
 
+    // The service's state first, then the record's (its callbacks take the record's mutex while the
+    // service holds its own: the test takes them in the same order, never the other).
+    const auto base = service.base().model;
+    const auto running = service.running();
+    const bool runningTaught = service.isRunningTaught();
+    const auto outcome = service.outcome();
+
     // Installed: the session's model, then the classes taught on it; never on the built-in model.
     const std::lock_guard<std::mutex> lock (record.mutex);
     REQUIRE (record.installs.size() == 2);
-    CHECK (record.installs[0] == service.base().model);
+    CHECK (record.installs[0] == base);
     CHECK (record.installs[0]->info().metadata.count ("taught") == 0);
     CHECK (record.installs[1]->info().metadata.at ("taught").find ("\"base\":\"" + copy.file.getFileName().toStdString() + "\"") != std::string::npos);
     CHECK (record.installs[1]->info().labels == std::vector<std::string> { "speech taught", "drums taught", "unknown" });
-    CHECK (service.running().name == copy.file.getFileName());
-    CHECK (service.isRunningTaught());
+    CHECK (running.name == copy.file.getFileName());
+    CHECK (runningTaught);
     CHECK (record.statuses == std::vector<juce::String> { "Loading " + copy.file.getFileName() + " ...", "" }); // a session's: no "Loaded"
-    const auto outcome = service.outcome();
     REQUIRE (outcome != nullptr);
     CHECK (outcome->version == 7);
     CHECK (outcome->error.isEmpty());
@@ -161,13 +167,16 @@ TEST_CASE ("a newer model command supersedes a load not yet done, and the built-
     }
     record.changed.notify_all();
     REQUIRE (waitUntil ([&] { return ! service.isLoading(); }));
+    const auto base = service.base().model; // the service's state before the record's mutex, as above
+    const auto running = service.running();
+    const auto requested = service.requested();
     const std::lock_guard<std::mutex> lock (record.mutex);
     CHECK (record.reads == std::vector<std::string> { slow.file.getFileName().toStdString(), last.file.getFileName().toStdString() });
     REQUIRE (record.installs.size() == 2); // the slow file, read after it was superseded, is not swapped in
     CHECK (record.installs[0] == resources::builtinModel());
-    CHECK (record.installs[1] == service.base().model);
-    CHECK (service.running().file == last.file);
-    CHECK (service.requested().file == last.file);
+    CHECK (record.installs[1] == base);
+    CHECK (running.file == last.file);
+    CHECK (requested.file == last.file);
     // Each load says "Loading"; only the newest says how it ended (the superseded ones stay silent).
     CHECK (record.statuses.back() == "Loaded " + last.file.getFileName());
     CHECK (std::count (record.statuses.begin(), record.statuses.end(), "Using the built-in model") == 0);
