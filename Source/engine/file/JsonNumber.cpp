@@ -72,6 +72,8 @@ namespace
     }
 
     constexpr int kAlpha = -60, kGamma = -32;
+    // The cached powers are 8 decimal exponents apart (26.6 binary): one always lands in [kAlpha, kGamma].
+    static_assert (kGamma - kAlpha >= 27);
 
     struct CachedPower // f x 2^e ~ 10^k
     {
