@@ -134,11 +134,8 @@ usage.)";
         std::string truncationWarning; // said even if the analysis then fails
         try
         {
-            timeline::FileAnalysisSettings settings;
-            settings.hopSeconds = options.hopSeconds;
-            settings.smoothingSeconds = options.smoothingSeconds;
+            auto settings = options.analysis;
             settings.toEnd = options.toEnd;
-            settings.detector = detectorSettings (options);
             settings.classes = options.classes;
             const auto labels = runtime::classLabels (*model);
             std::vector<std::string> rows;
@@ -271,7 +268,7 @@ usage.)";
         {
             throw UsageError (std::string ("--classes: ") + e.what());
         }
-        runtime::WindowAnalyzer::checkSettings (options.hopSeconds, options.smoothingSeconds);
+        runtime::WindowAnalyzer::checkSettings (options.analysis.hopSeconds, options.analysis.smoothingSeconds);
         return model;
     }
 

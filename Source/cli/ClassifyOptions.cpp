@@ -42,9 +42,9 @@ namespace
 void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
 {
     command.add_option ("--model", options.model, "model file (default: the built-in model)")->type_name ("FILE");
-    addNumberOption (command, "--hop", options.hopSeconds, 0.0, 3600.0, true, "a number of seconds", "SECONDS",
+    addNumberOption (command, "--hop", options.analysis.hopSeconds, 0.0, 3600.0, true, "a number of seconds", "SECONDS",
                      "time between windows (default 0.25)");
-    addNumberOption (command, "--smooth", options.smoothingSeconds, 0.0, 3600.0, false, "a number of seconds", "SECONDS",
+    addNumberOption (command, "--smooth", options.analysis.smoothingSeconds, 0.0, 3600.0, false, "a number of seconds", "SECONDS",
                      "exponential smoothing time constant of the probabilities (default 0: off)");
     command
         .add_option_function<std::string> (
@@ -93,8 +93,9 @@ void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
     command.add_flag ("--error-rows", options.errorRows,
                       "csv, json: a file or folder that could not be classified is a row too, with its error (CSV: an error column last)");
     command.add_flag ("--segments", options.segments, "one row per segment (a stretch where one class is detected) instead of per window");
-    addNumberOption (command, "--threshold", options.thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
-                     "segments: the probability at which a class is detected, as the plugin's Detection threshold (default 50)");
+    addNumberOption (command, "--threshold", options.analysis.segments.thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
+                     "segments: a moment whose most probable class (the mean over the windows that cover it) has less than this is "
+                     "in no segment (default 30)");
     addWholeOption (command, "--base-note", options.baseNote, 0, 127, "NOTE", "--format midi: the note of class 0, as the plugin's (default 36)");
     command.add_option ("--output", options.output, "write the results to FILE instead of stdout")->type_name ("FILE");
     addWholeOption (command, "--jobs", options.jobs, 1u, 1024u, "N", "files classified in parallel (default: the number of cores)");
@@ -131,13 +132,6 @@ void checkClassifyUsage (const ClassifyOptions& options)
         throw UsageError ("--embeddings gives window rows: --summary, --segments, --onsets and --format audacity|reaper|midi do not go with it");
     if (options.format == timeline::ExportFormat::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)
         throw UsageError ("--format midi writes a binary file: give --output FILE or redirect stdout");
-}
-
-runtime::DetectorSettings detectorSettings (const ClassifyOptions& options)
-{
-    runtime::DetectorSettings settings; // hysteresis and confirmation as the plugin's
-    settings.threshold = static_cast<float> (options.thresholdPercent / 100.0);
-    return settings;
 }
 
 } // namespace sonotype::cli

@@ -4,7 +4,7 @@
 
 #include "cli/Arguments.h"
 #include "cli/ModelLoading.h"
-#include "runtime/Detector.h"
+#include "timeline/FileAnalysis.h"
 #include "timeline/HitAnalysis.h"
 #include "timeline/TimelineExport.h"
 
@@ -19,12 +19,11 @@ namespace sonotype::cli
 struct ClassifyOptions
 {
     std::string model;
-    double hopSeconds = 0.25, smoothingSeconds = 0.0;
+    timeline::FileAnalysisSettings analysis; // --hop, --smooth, --threshold: the app's file timelines' defaults
     bool json = false, summary = false, segments = false, toEnd = false, errorRows = false;
     bool embeddings = false; // --embeddings: each window row gets the model's embedding
     timeline::ExportFormat format = timeline::ExportFormat::csv;
-    double thresholdPercent = 50.0; // the plugin's "Detection threshold" default
-    int baseNote = 36;              // the plugin's "MIDI base note" default
+    int baseNote = 36; // the plugin's "MIDI base note" default
     std::string output;
     unsigned jobs = std::max (1u, std::thread::hardware_concurrency());
     std::size_t shardIndex = 0, shardCount = 1;
@@ -47,8 +46,5 @@ void completeClassifyOptions (ClassifyOptions& options);
 
 /** Throws UsageError for options that do not go together, or a MIDI file for a terminal. */
 void checkClassifyUsage (const ClassifyOptions& options);
-
-/** The detector's settings for segments: the plugin's hysteresis and confirmation, --threshold. */
-runtime::DetectorSettings detectorSettings (const ClassifyOptions& options);
 
 } // namespace sonotype::cli

@@ -3,47 +3,15 @@
 #include "engine/CpuDispatch.h"
 #include "engine/kernels/vector/KernelTable.h"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 
 namespace sonotype::dsp
 {
 
-namespace
-{
-    // FFTW's planner is not thread-safe (executing a plan is).
-    std::mutex fftwPlannerMutex;
-} // namespace
-
-struct LogMelSpectrogram::Fft
-{
-    explicit Fft (int size)
-        : input (fftw_alloc_real (static_cast<std::size_t> (size))),
-          output (fftw_alloc_complex (static_cast<std::size_t> (size / 2 + 1)))
-    {
-        const std::lock_guard<std::mutex> lock (fftwPlannerMutex);
-        plan = fftw_plan_dft_r2c_1d (size, input, output, FFTW_ESTIMATE);
-        if (plan == nullptr)
-            throw FrontendError ("FFTW could not plan an FFT of size " + std::to_string (size));
-    }
-    ~Fft()
-    {
-        const std::lock_guard<std::mutex> lock (fftwPlannerMutex);
-        fftw_destroy_plan (plan);
-        fftw_free (input);
-        fftw_free (output);
-    }
-    double* input;
-    fftw_complex* output;
-    fftw_plan plan = nullptr;
-};
-
 LogMelSpectrogram::LogMelSpectrogram (const engine::FrontendSettings& settings)
-    : settings_ (settings), filterbank_ (settings), kernels_ (*engine::activeKernelPath().table), fft_ (std::make_unique<Fft> (settings.nFft))
+    : settings_ (settings), filterbank_ (settings), kernels_ (*engine::activeKernelPath().table), fft_ (std::make_unique<RealFft> (settings.nFft))
 {
     // torch.hann_window(win_length, periodic=True), zero-padded to n_fft with the window centred.
     window_.assign (static_cast<std::size_t> (settings.nFft), 0.0);
@@ -76,7 +44,7 @@ float LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int6
     const int nFft = settings_.nFft;
     if (frameStart >= 0 && frameStart + nFft <= numSamples) // an interior frame: no padding to look up
         for (int k = 0; k < nFft; ++k)
-            fft_->input[k] = static_cast<double> (samples[frameStart + k]) * window_[static_cast<std::size_t> (k)];
+            fft_->input()[k] = static_cast<double> (samples[frameStart + k]) * window_[static_cast<std::size_t> (k)];
     else
         for (int k = 0; k < nFft; ++k)
         {
@@ -90,19 +58,19 @@ float LogMelSpectrogram::logMelFrame (const float* samples, int numSamples, int6
                 if (index >= 0 && index < numSamples)
                     value = samples[index];
             }
-            fft_->input[k] = value * window_[static_cast<std::size_t> (k)];
+            fft_->input()[k] = value * window_[static_cast<std::size_t> (k)];
         }
-    fftw_execute_dft_r2c (fft_->plan, fft_->input, fft_->output);
+    fft_->transform();
     ++framesComputed_;
     const int numFreqs = settings_.numFreqs();
     const double power = settings_.power;
     if (power == 2.0)
         for (int f = 0; f < numFreqs; ++f)
-            spectrum_[static_cast<std::size_t> (f)] = fft_->output[f][0] * fft_->output[f][0] + fft_->output[f][1] * fft_->output[f][1];
+            spectrum_[static_cast<std::size_t> (f)] = fft_->power (f);
     else
         for (int f = 0; f < numFreqs; ++f)
         {
-            const double re = fft_->output[f][0], im = fft_->output[f][1];
+            const double re = fft_->re (f), im = fft_->im (f);
             const double magnitude = std::sqrt (re * re + im * im);
             spectrum_[static_cast<std::size_t> (f)] = power == 1.0 ? magnitude : std::pow (magnitude, power);
         }

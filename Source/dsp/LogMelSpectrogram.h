@@ -18,6 +18,7 @@
 
 #include "dsp/FrontendError.h"
 #include "dsp/MelFilterbank.h"
+#include "dsp/RealFft.h"
 #include "engine/file/FrontendSettings.h"
 
 #include <cstdint>
@@ -55,7 +56,6 @@ public:
     int64_t numFramesComputed() const noexcept { return framesComputed_; }
 
 private:
-    struct Fft;
     void computeFrames (const float* samples, int numSamples, int64_t absoluteStart, bool useCache, float* features);
     /** The log-mel values (before top_db and the normalisation) of the frame starting at sample
         frameStart of the virtually padded clip; returns the largest where top_db needs it (else -inf). */
@@ -68,7 +68,7 @@ private:
     MelFilterbank filterbank_;
     const engine::kernels::KernelTable& kernels_; // the active path's: its vector log and log10
     std::vector<double> window_;                  // n_fft long: the Hann window centred as torch.stft pads it
-    std::unique_ptr<Fft> fft_;
+    std::unique_ptr<RealFft> fft_;
     std::vector<double> spectrum_; // n_fft / 2 + 1
     std::vector<double> frameMel_; // nMels: one frame's mel spectrum, summed in double
     std::vector<float> frame_;     // its log-mel values, for a frame not cached

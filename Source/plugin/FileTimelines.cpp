@@ -17,14 +17,6 @@ namespace
             warnings.add (juce::String::fromUTF8 (warning.c_str()));
         return warnings.joinIntoString ("; ");
     }
-
-    std::vector<runtime::Segment> segmentsOf (const std::vector<TimelineWindow>& windows, const runtime::DetectorSettings& detector)
-    {
-        runtime::Segmenter segmenter (detector);
-        for (const auto& window : windows)
-            segmenter.add (window.startSeconds, window.endSeconds, window.probabilities.data(), static_cast<int> (window.probabilities.size()));
-        return segmenter.finish();
-    }
 } // namespace
 
 FileTimelines::FileTimelines() : juce::Thread ("Sonotype file analysis")
@@ -84,19 +76,6 @@ void FileTimelines::restart (Settings settings)
     ++version_;
     for (auto& entry : entries_)
         entry.status.version = version_;
-}
-
-void FileTimelines::resegment (const runtime::DetectorSettings& detector)
-{
-    const std::lock_guard<std::mutex> lock (mutex_);
-    settings_.analysis.detector = detector;
-    ++version_;
-    for (auto& entry : entries_)
-    {
-        if (entry.status.state == FileState::done)
-            entry.status.segments = segmentsOf (entry.windows, detector);
-        entry.status.version = version_;
-    }
 }
 
 void FileTimelines::clear()
@@ -262,8 +241,7 @@ void FileTimelines::analyzeOne (std::size_t index, uint64_t request, const Setti
         status.windowSeconds = result->windowSeconds;
         status.hopSeconds = result->hopSeconds;
         status.warning = warningLine (*result);
-        // The detector may have changed during the analysis (resegment): merge with today's.
-        status.segments = segmentsOf (entry.windows, settings_.analysis.detector);
+        status.segments = result->segments;
     }
     else
     {

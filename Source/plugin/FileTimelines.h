@@ -8,7 +8,7 @@
 // kept windows into segments again (the same windows give the same segments).
 //
 // Threading contract
-// - Message thread: analyze(), reanalyze(), resegment(), clear(); readers (status(), copyWindows(),
+// - Message thread: analyze(), reanalyze(), clear(); readers (status(), copyWindows(),
 //   timeline()) from any thread but the audio thread.
 // - The analysis thread (a juce::Thread of this class): runs the analyses, one file at a time.
 // - Shared: everything under mutex_, held for copies and appends only (never while analysing).
@@ -67,12 +67,12 @@ public:
         std::shared_ptr<const engine::Model> model;
         timeline::FileAnalysisSettings analysis;
 
-        /** Whether these settings give other windows than `other` (the detector aside). */
+        /** Whether these settings give another timeline than `other`. */
         bool analyzesDifferently (const Settings& other) const noexcept
         {
             return model != other.model || analysis.hopSeconds != other.analysis.hopSeconds
                    || analysis.smoothingSeconds != other.analysis.smoothingSeconds || analysis.toEnd != other.analysis.toEnd
-                   || analysis.classes != other.analysis.classes;
+                   || analysis.classes != other.analysis.classes || ! (analysis.segments == other.analysis.segments);
         }
     };
 
@@ -84,8 +84,6 @@ public:
     void analyze (const juce::Array<juce::File>& files, Settings settings);
     /** The same files again with other settings (a new model, hop or smoothing). */
     void reanalyze (Settings settings);
-    /** New detection settings: segments merged again from the kept windows, no new analysis. */
-    void resegment (const runtime::DetectorSettings& detector);
     void clear();
 
     // ----- any thread but the audio thread ---------------------------------------------------------

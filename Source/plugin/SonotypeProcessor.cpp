@@ -238,14 +238,12 @@ float SonotypeProcessor::detectionThreshold() const noexcept
 
 FileTimelines::Settings SonotypeProcessor::fileAnalysisSettings() const
 {
-    // The model the live analysis runs, and the hop, smoothing and threshold on screen (the same
-    // floats the live analysis is given: what the CLI gets with the same numbers).
+    // The model the live analysis runs and its classes in play; the hop, smoothing and segment rules
+    // are the file analysis's own defaults, the command line's (the live controls are for the live
+    // analysis): a file gives the same timeline here as in `sonotype classify --segments`.
     const auto info = runtime_->info();
     FileTimelines::Settings settings;
     settings.model = info->model;
-    settings.analysis.hopSeconds = hop_->load();
-    settings.analysis.smoothingSeconds = smoothing_->load();
-    settings.analysis.detector.threshold = detectionThreshold();
     const auto mask = classes_.mask (info->labels); // the classes in play, as the live analysis has them
     if (std::find (mask.begin(), mask.end(), false) != mask.end() && std::find (mask.begin(), mask.end(), true) != mask.end())
         for (std::size_t c = 0; c < mask.size(); ++c)
@@ -268,9 +266,7 @@ void SonotypeProcessor::updateFileAnalysis()
     auto settings = fileAnalysisSettings();
     const auto current = files_.settings();
     if (settings.analyzesDifferently (current))
-        files_.reanalyze (std::move (settings)); // a new model, hop or smoothing: other windows
-    else if (settings.analysis.detector.threshold != current.analysis.detector.threshold)
-        files_.resegment (settings.analysis.detector); // the same windows, merged again
+        files_.reanalyze (std::move (settings)); // a new model or other classes in play: another timeline
     // A file that cannot be analysed is said once, in the message channel (the editor's banner).
     const auto version = files_.version();
     if (version == reportedVersion_)

@@ -1,5 +1,6 @@
 #include "timeline/FileAnalysis.h"
 
+#include "dsp/SoundChange.h"
 #include "formats/AudioFileReader.h"
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/FileBlocks.h"
@@ -44,15 +45,15 @@ namespace
         std::vector<float> samples_;
     };
 
-    /** The windows of one file as the analyzer gives them: counted, summed for the means, merged
-        into segments and handed to the caller. */
+    /** The windows of one file as the analyzer gives them: counted, summed for the means, kept for
+        the segments and handed to the caller. */
     class WindowCollector
     {
     public:
         using Listener = std::function<void (const runtime::WindowResult&, WindowFlags)>;
 
-        WindowCollector (runtime::WindowAnalyzer& analyzer, const runtime::DetectorSettings& detector, const Listener& onWindow)
-            : analyzer_ (analyzer), segmenter_ (detector), onWindow_ (onWindow), sums_ (static_cast<std::size_t> (analyzer.numClasses()), 0.0)
+        WindowCollector (runtime::WindowAnalyzer& analyzer, const Listener& onWindow)
+            : analyzer_ (analyzer), onWindow_ (onWindow), sums_ (static_cast<std::size_t> (analyzer.numClasses()), 0.0)
         {
         }
 
@@ -80,14 +81,14 @@ namespace
                 ++numNonFinite_;
             for (std::size_t c = 0; c < sums_.size(); ++c)
                 sums_[c] += result_.probabilities[c];
-            segmenter_.add (result_.startSeconds, result_.endSeconds, result_.probabilities.data(), static_cast<int> (sums_.size()));
+            scored_.push_back ({ result_.startSeconds, result_.endSeconds, result_.probabilities });
             if (onWindow_)
                 onWindow_ (result_, flags);
             lastEndSeconds_ = result_.endSeconds;
         }
 
-        /** The counts, means and segments into `outcome`. */
-        void finish (FileAnalysisResult& outcome)
+        /** The counts, means and segments (edges moved to the sound's changes in `novelty`) into `outcome`. */
+        void finish (FileAnalysisResult& outcome, std::span<const float> novelty, const SegmentSettings& settings)
         {
             outcome.numWindows = count_;
             outcome.numNonFiniteWindows = numNonFinite_;
@@ -95,12 +96,12 @@ namespace
             if (count_ > 0)
                 for (std::size_t c = 0; c < sums_.size(); ++c)
                     outcome.meanProbabilities[c] = sums_[c] / static_cast<double> (count_);
-            outcome.segments = segmenter_.finish();
+            outcome.segments = timelineSegments (scored_, novelty, settings);
         }
 
     private:
         runtime::WindowAnalyzer& analyzer_;
-        runtime::Segmenter segmenter_;
+        std::vector<ScoredWindow> scored_;
         const Listener& onWindow_;
         std::vector<double> sums_;
         runtime::WindowResult result_;
@@ -157,7 +158,8 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     outcome.windowSeconds = analyzer.windowSeconds();
     outcome.hopSeconds = analyzer.hopSeconds();
     outcome.truncationWarning = reader.truncationWarning();
-    WindowCollector windows (analyzer, settings.detector, callbacks.onWindow);
+    WindowCollector windows (analyzer, callbacks.onWindow);
+    dsp::SoundChange change (rate);
     // toEnd: the input's last window of samples (and one more), for a final window aligned to the end.
     StreamTail last (settings.toEnd ? static_cast<std::size_t> (std::ceil (outcome.windowSeconds * rate)) + 1 : 0);
     const auto length = static_cast<double> (std::max<int64_t> (reader.lengthInSamples(), 1));
@@ -165,6 +167,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     forEachBlock (reader, [&] (std::span<const float> block) {
         numSamples += static_cast<int64_t> (block.size());
         last.add (block);
+        change.push (block.data(), block.size());
         analyzer.push (block.data(), block.size());
         windows.analyzeReady();
         outcome.stopped = callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (numSamples) / length, 1.0));
@@ -175,6 +178,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
         analyzer.finish();
         windows.analyzeReady();
     }
+    change.finish();
     outcome.durationSeconds = static_cast<double> (numSamples) / rate;
     outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     const double duration = outcome.durationSeconds;
@@ -195,7 +199,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
         analyzer.analyzeTail (samples.data(), samples.size(), result);
         windows.emit ({ false, true });
     }
-    windows.finish (outcome);
+    windows.finish (outcome, change.novelty(), settings.segments);
     return outcome;
 }
 

@@ -1,15 +1,17 @@
 // One audio file, start to end, through the analysis the live runtime runs (runtime::WindowAnalyzer:
-// the same front end and model), into analysis windows and segments (runtime::Segmenter: the
-// plugin's detection rules). `sonotype classify` and the app's file analysis both call it, so the
-// app's timeline and the command line's are the same numbers.
-// One thread per call; nothing shared. Memory is bounded whatever the file's length: the file is
-// read in blocks of at most 2 s, and each window goes to the caller as it is analyzed.
+// the same front end and model), into analysis windows and segments (TimelineSegments: edges where
+// the sound changes, from the file's dsp::SoundChange curve). `sonotype classify` and the app's file
+// analysis both call it with the same settings type and defaults, so the app's timeline and the
+// command line's are the same numbers.
+// One thread per call; nothing shared. The file is read in blocks of at most 2 s, and each window goes
+// to the caller as it is analyzed; what is kept for the segments grows with the file's length: its
+// windows' probabilities and its sound-change curve, about 2 MB per hour of audio.
 #pragma once
 
-#include "runtime/Detector.h"
 #include "runtime/Segmenter.h"
 #include "runtime/WindowAnalyzer.h"
 #include "runtime/WindowResult.h"
+#include "timeline/TimelineSegments.h"
 
 #include <functional>
 #include <memory>
@@ -26,6 +28,7 @@ class Model;
 namespace sonotype::timeline
 {
 
+/** The one set of settings (and defaults) a file is analysed with, from the command line or the app. */
 struct FileAnalysisSettings
 {
     double hopSeconds = 0.25, smoothingSeconds = 0.0;
@@ -33,8 +36,8 @@ struct FileAnalysisSettings
         that ends where the file ends, and the tail after the last full window gets one more window,
         aligned to the file's end. Off: a short file's window is reported as a full window, and the
         tail is not classified (window k always covers [k * hop, k * hop + window)). */
-    bool toEnd = false;
-    runtime::DetectorSettings detector; // segments: the plugin's threshold, hysteresis and confirmation
+    bool toEnd = true;
+    SegmentSettings segments; // how windows become segments
     /** Only these classes, by label (empty: all): the others get 0 and the answer is renormalised
         over these (WindowAnalyzer::setClassesInPlay). A label the model lacks is an error. */
     std::vector<std::string> classes;

@@ -1,0 +1,215 @@
+#include "timeline/TimelineSegments.h"
+
+#include "dsp/SoundChange.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sonotype::timeline
+{
+namespace
+{
+    constexpr double kSameTime = 1e-9;
+    constexpr double kMinEdgeGap = 0.1; // an edge that moves keeps a run at least this long
+
+    /** A stretch between two consecutive window boundaries: the same windows cover all of it. */
+    struct Piece
+    {
+        double start, end;
+        std::vector<double> mean; // of the covering windows' probabilities (zeros: none covers it)
+        int label = -1;
+    };
+
+    /** Consecutive pieces [first, last) of one label (or a gap, -1). */
+    struct Run
+    {
+        std::size_t first, last;
+        double start, end;
+        int label;
+        double seconds() const noexcept { return end - start; }
+    };
+
+    bool finite (const ScoredWindow& window)
+    {
+        return std::all_of (window.probabilities.begin(), window.probabilities.end(), [] (float p) { return std::isfinite (p); });
+    }
+
+    /** The pieces of the windows' timeline, by a sweep over their starts and ends. */
+    std::vector<Piece> piecesOf (const std::vector<ScoredWindow>& windows, std::size_t numClasses, double threshold)
+    {
+        struct Event
+        {
+            double time;
+            const ScoredWindow* window;
+            int sign;
+        };
+        std::vector<Event> events;
+        for (const auto& window : windows)
+            if (finite (window) && window.probabilities.size() == numClasses && window.endSeconds > window.startSeconds)
+            {
+                events.push_back ({ window.startSeconds, &window, +1 });
+                events.push_back ({ window.endSeconds, &window, -1 });
+            }
+        std::sort (events.begin(), events.end(), [] (const Event& a, const Event& b) { return a.time < b.time || (a.time == b.time && a.sign < b.sign); });
+        std::vector<Piece> pieces;
+        std::vector<double> sum (numClasses, 0.0);
+        int covering = 0;
+        for (std::size_t e = 0; e < events.size();)
+        {
+            const double time = events[e].time;
+            for (; e < events.size() && events[e].time <= time + kSameTime; ++e)
+            {
+                covering += events[e].sign;
+                for (std::size_t c = 0; c < numClasses; ++c)
+                    sum[c] += events[e].sign * static_cast<double> (events[e].window->probabilities[c]);
+            }
+            if (e == events.size())
+                break;
+            Piece piece { time, events[e].time, std::vector<double> (numClasses, 0.0), -1 };
+            if (covering <= 0)
+            {
+                covering = 0;
+                std::fill (sum.begin(), sum.end(), 0.0); // no window covers this: no drift carried on
+            }
+            else
+            {
+                for (std::size_t c = 0; c < numClasses; ++c)
+                    piece.mean[c] = sum[c] / covering;
+                const auto best = std::max_element (piece.mean.begin(), piece.mean.end());
+                if (*best >= threshold)
+                    piece.label = static_cast<int> (best - piece.mean.begin());
+            }
+            pieces.push_back (std::move (piece));
+        }
+        return pieces;
+    }
+
+    std::vector<Run> runsOf (const std::vector<Piece>& pieces)
+    {
+        std::vector<Run> runs;
+        for (std::size_t i = 0; i < pieces.size(); ++i)
+            if (! runs.empty() && runs.back().label == pieces[i].label)
+            {
+                runs.back().last = i + 1;
+                runs.back().end = pieces[i].end;
+            }
+            else
+                runs.push_back ({ i, i + 1, pieces[i].start, pieces[i].end, pieces[i].label });
+        return runs;
+    }
+
+    /** How much run `run`'s pieces give `label` (time-weighted mean), or for a gap how far below
+        the threshold their best class is. */
+    double agreement (const std::vector<Piece>& pieces, const Run& run, int label, double threshold)
+    {
+        double total = 0.0, seconds = 0.0;
+        for (auto i = run.first; i < run.last; ++i)
+        {
+            const auto& piece = pieces[i];
+            const double value = label >= 0 ? piece.mean[static_cast<std::size_t> (label)]
+                                            : threshold - *std::max_element (piece.mean.begin(), piece.mean.end());
+            total += value * (piece.end - piece.start);
+            seconds += piece.end - piece.start;
+        }
+        return seconds > 0.0 ? total / seconds : 0.0;
+    }
+
+    /** Step 2: short runs join the neighbour they agree with most; neighbours of one label merge. */
+    void joinShortRuns (std::vector<Run>& runs, const std::vector<Piece>& pieces, const SegmentSettings& settings)
+    {
+        while (runs.size() > 1)
+        {
+            const auto shortest = std::min_element (runs.begin(), runs.end(), [] (const Run& a, const Run& b) { return a.seconds() < b.seconds(); });
+            if (shortest->seconds() >= settings.minSeconds)
+                return;
+            const auto i = static_cast<std::size_t> (shortest - runs.begin());
+            const double threshold = settings.thresholdPercent / 100.0;
+            std::size_t into = i == 0 ? 1 : i - 1;
+            if (i > 0 && i + 1 < runs.size() && agreement (pieces, runs[i], runs[i + 1].label, threshold) > agreement (pieces, runs[i], runs[i - 1].label, threshold))
+                into = i + 1;
+            auto& keep = runs[into];
+            keep.first = std::min (keep.first, runs[i].first);
+            keep.last = std::max (keep.last, runs[i].last);
+            keep.start = std::min (keep.start, runs[i].start);
+            keep.end = std::max (keep.end, runs[i].end);
+            runs.erase (runs.begin() + static_cast<std::ptrdiff_t> (i));
+            for (std::size_t k = 0; k + 1 < runs.size();)
+                if (runs[k].label == runs[k + 1].label)
+                {
+                    runs[k].last = runs[k + 1].last;
+                    runs[k].end = runs[k + 1].end;
+                    runs.erase (runs.begin() + static_cast<std::ptrdiff_t> (k + 1));
+                }
+                else
+                    ++k;
+        }
+    }
+
+    /** Step 3: each edge to the frame of the largest sound change within reach. */
+    void moveEdgesToTheSound (std::vector<Run>& runs, std::span<const float> novelty, double reachSeconds)
+    {
+        constexpr double frame = dsp::SoundChange::kFrameSeconds;
+        for (std::size_t i = 0; i + 1 < runs.size(); ++i)
+        {
+            const double edge = runs[i].end;
+            const double low = std::max (runs[i].start + kMinEdgeGap, edge - reachSeconds);
+            const double high = std::min (runs[i + 1].end - kMinEdgeGap, edge + reachSeconds);
+            const auto first = static_cast<int64_t> (std::ceil (low / frame - kSameTime));
+            const auto last = std::min (static_cast<int64_t> (std::floor (high / frame + kSameTime)), static_cast<int64_t> (novelty.size()) - 1);
+            if (first > last || first < 0)
+                continue;
+            auto best = first;
+            for (auto t = first + 1; t <= last; ++t)
+                if (novelty[static_cast<std::size_t> (t)] > novelty[static_cast<std::size_t> (best)])
+                    best = t;
+            if (novelty[static_cast<std::size_t> (best)] > 0.0f)
+                runs[i].end = runs[i + 1].start = static_cast<double> (best) * frame;
+        }
+    }
+
+    /** How many windows overlap [start, end): starts before end, less ends at or before start. */
+    int windowsOverlapping (const std::vector<double>& starts, const std::vector<double>& ends, double start, double end)
+    {
+        const auto began = std::lower_bound (starts.begin(), starts.end(), end - kSameTime) - starts.begin();
+        const auto ended = std::upper_bound (ends.begin(), ends.end(), start + kSameTime) - ends.begin();
+        return static_cast<int> (std::max<std::ptrdiff_t> (began - ended, 0));
+    }
+} // namespace
+
+std::vector<runtime::Segment> timelineSegments (const std::vector<ScoredWindow>& windows, std::span<const float> novelty,
+                                                const SegmentSettings& settings)
+{
+    if (windows.empty())
+        return {};
+    const auto numClasses = windows.front().probabilities.size();
+    const auto pieces = piecesOf (windows, numClasses, settings.thresholdPercent / 100.0);
+    auto runs = runsOf (pieces);
+    joinShortRuns (runs, pieces, settings);
+    moveEdgesToTheSound (runs, novelty, settings.reachSeconds);
+
+    std::vector<double> starts, ends;
+    for (const auto& window : windows)
+        if (finite (window))
+        {
+            starts.push_back (window.startSeconds);
+            ends.push_back (window.endSeconds);
+        }
+    std::sort (starts.begin(), starts.end());
+    std::sort (ends.begin(), ends.end());
+    std::vector<runtime::Segment> segments;
+    for (const auto& run : runs)
+    {
+        if (run.label < 0)
+            continue;
+        runtime::Segment segment;
+        segment.classIndex = run.label;
+        segment.startSeconds = run.start;
+        segment.endSeconds = run.end;
+        segment.confidence = static_cast<float> (agreement (pieces, run, run.label, settings.thresholdPercent / 100.0));
+        segment.numWindows = windowsOverlapping (starts, ends, run.start, run.end);
+        segments.push_back (segment);
+    }
+    return segments;
+}
+
+} // namespace sonotype::timeline
