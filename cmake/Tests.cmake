@@ -16,6 +16,7 @@ add_executable(sonotype_tests
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/dsp/OnsetDetectorTests.cpp
+    Tests/dsp/SoundChangeTests.cpp
     Tests/dsp/WaveformFrontendTests.cpp
     Tests/engine/AxisTests.cpp
     Tests/engine/EngineTests.cpp
@@ -49,7 +50,8 @@ add_executable(sonotype_tests
     Tests/timeline/AnalysisWarningsTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/FileBlocksTests.cpp
-    Tests/timeline/TimelineExportTests.cpp)
+    Tests/timeline/TimelineExportTests.cpp
+    Tests/timeline/TimelineSegmentsTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
     target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)
     target_link_libraries(sonotype_tests PRIVATE sonotype_allocation_counter)

@@ -12,13 +12,13 @@ namespace
     constexpr double kLowestHz = 40.0, kHighestHz = 16000.0, kFloorDb = -100.0;
     constexpr int kMinSideFrames = 5;
 
-    /** The frame: a power of two of at least 64 ms. Throws for a rate out of range. */
+    /** The frame: a power of two of at least 32 ms. Throws for a rate out of range. */
     int frameSizeAt (double sampleRate)
     {
         if (! (sampleRate >= 1000.0 && sampleRate <= 768000.0))
             throw std::invalid_argument ("sound change: the sample rate must be 1 kHz - 768 kHz, not " + std::to_string (sampleRate));
         int size = 64;
-        while (size < 0.064 * sampleRate)
+        while (size < 0.032 * sampleRate)
             size *= 2;
         return size;
     }
@@ -106,11 +106,16 @@ void SoundChange::analyzeFrame()
 
 void SoundChange::decide (bool final)
 {
-    // Frame t is decided once the half-second after it is in (or the stream has ended).
-    for (auto t = static_cast<int64_t> (novelty_.size()); t < frames_ && (final || t + kSideFrames <= frames_); ++t)
+    // Frame t is decided once the half-second after it is in (or the stream has ended). The frames
+    // that straddle t (centred less than half a frame from it) belong to neither side: in a log
+    // spectrum a frame holding a little of a broadband sound looks like that sound, which would pull
+    // the peak half a frame towards the quieter side.
+    const int64_t straddle = (fft_.size() / 2 + hop_ - 1) / hop_;
+    for (auto t = static_cast<int64_t> (novelty_.size()); t < frames_ && (final || t + straddle + kSideFrames <= frames_); ++t)
     {
-        const int64_t leftStart = std::max<int64_t> (0, t - kSideFrames), rightEnd = std::min<int64_t> (frames_, t + kSideFrames);
-        const auto left = t - leftStart, right = rightEnd - t;
+        const int64_t leftStart = std::max<int64_t> (0, t - straddle - kSideFrames), leftEnd = t - straddle + 1;
+        const int64_t rightStart = t + straddle, rightEnd = std::min<int64_t> (frames_, t + straddle + kSideFrames);
+        const auto left = leftEnd - leftStart, right = rightEnd - rightStart;
         float value = 0.0f;
         if (left >= kMinSideFrames && right >= kMinSideFrames)
         {
@@ -118,9 +123,9 @@ void SoundChange::decide (bool final)
             for (int b = 0; b < kNumBands; ++b)
             {
                 double before = 0.0, after = 0.0;
-                for (auto f = leftStart; f < t; ++f)
+                for (auto f = leftStart; f < leftEnd; ++f)
                     before += levels_[static_cast<std::size_t> (f - levelsStart_)][static_cast<std::size_t> (b)];
-                for (auto f = t; f < rightEnd; ++f)
+                for (auto f = rightStart; f < rightEnd; ++f)
                     after += levels_[static_cast<std::size_t> (f - levelsStart_)][static_cast<std::size_t> (b)];
                 const double step = after / static_cast<double> (right) - before / static_cast<double> (left);
                 distance += step * step;
@@ -129,7 +134,7 @@ void SoundChange::decide (bool final)
         }
         novelty_.push_back (value);
         // Levels older than the next frame's left side are no longer needed.
-        while (levelsStart_ < t + 1 - kSideFrames)
+        while (levelsStart_ < t + 1 - straddle - kSideFrames)
         {
             levels_.pop_front();
             ++levelsStart_;

@@ -1,10 +1,10 @@
 // How much the sound changes at each moment of a stream: the novelty curve that puts a timeline's
 // segment edges where the sound changes rather than on the analysis windows' grid.
 //
-// Every 10 ms, a frame of at least 64 ms (Hann window, FFT) gives the log energy of 24 bands spaced
+// Every 10 ms, a frame of at least 32 ms (Hann window, FFT) gives the log energy of 24 bands spaced
 // evenly in log frequency from 40 Hz up (to 16 kHz or the Nyquist frequency), floored at -100 dB.
 // The novelty at frame t is the distance (Euclidean, dB) between the mean band levels of the
-// half-second before t and the half-second from t on: the curve peaks where one recording, voice or
+// half-second before t and the half-second after it (the frames that straddle t left out): the curve peaks where one recording, voice or
 // instrument gives way to another (a new spectrum, a level step), and stays low inside one, where
 // the half-second means average the hits and syllables out. Frame t is centred on sample
 // t x hop; near the stream's ends the sides are shorter (at least 5 frames each, else 0).

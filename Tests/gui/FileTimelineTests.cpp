@@ -90,11 +90,8 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     REQUIRE (waitForFiles (processor));
     REQUIRE (processor.fileTimelines().numFiles() == 2);
 
-    const auto smoothing = juce::String (processor.parameters.getRawParameterValue (plugin::ParameterIds::smoothing)->load());
-    juce::StringArray settings;
-    settings.addArray (juce::StringArray { "--hop", "0.25", "--smooth" });
-    settings.add (smoothing);
-    settings.addArray (juce::StringArray { "--threshold", "50" });
+    // The app's file timelines and the CLI share one set of defaults: no options give the same timeline.
+    const juce::StringArray settings;
     for (std::size_t i = 0; i < 2; ++i)
     {
         const auto& file = i == 0 ? wav : mp3;
@@ -133,15 +130,17 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
             f.deleteFile();
     }
 
-    // The segments follow the threshold (merged again from the same windows, as the CLI merges them).
+    // The live detection threshold, hop and smoothing are the live analysis's: a file's timeline stays the CLI's.
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.8f);
+    processor.parameters.getParameter (plugin::ParameterIds::smoothing)->setValueNotifyingHost (0.9f);
     pumpMessages (300);
+    REQUIRE (waitForFiles (processor));
     view.refresh();
-    CHECK (processor.fileTimelines().settings().analysis.detector.threshold == Approx (0.8f));
+    CHECK (processor.fileTimelines().settings().analysis.segments == timeline::SegmentSettings {});
+    CHECK (processor.fileTimelines().settings().analysis.smoothingSeconds == timeline::FileAnalysisSettings {}.smoothingSeconds);
     const auto csv = scratch ("threshold.segments.csv");
     CHECK (view.exportTimeline (timeline::ExportFormat::csv, csv).isEmpty());
     auto arguments = settings;
-    arguments.set (5, "80");
     arguments.insert (0, "classify");
     arguments.add ("--segments");
     arguments.add (mp3.getFullPathName());

@@ -1,9 +1,10 @@
 // timeline::analyzeFile, the one file loop of `sonotype classify` and the app: its windows are the
-// window analyzer's for the file's samples, its segments the Segmenter's for those windows; a short
-// file and a tail get their true times; the tail is the analysis of the file's last window of
+// window analyzer's for the file's samples, its segments the timeline's for those windows and the
+// samples' sound-change curve; a short file and a tail get their true times, by default; the tail is the analysis of the file's last window of
 // samples, smoothed with the windows before it; each window comes with the model's embedding of it
 // (classify --embeddings); a stop request ends the analysis early; a file that is not audio is
 // refused; files through one analyzer cache (classify's jobs) get what a fresh analyzer gives each.
+#include "dsp/SoundChange.h"
 #include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -64,7 +65,7 @@ namespace
     }
 } // namespace
 
-TEST_CASE ("a file's windows are the window analyzer's for its samples, its segments the Segmenter's for those windows", "[timeline]")
+TEST_CASE ("a file's windows are the window analyzer's for its samples, its segments the timeline's for those windows and sound", "[timeline]")
 {
     constexpr double kRate = 22050.0;
     const auto samples = exampleSequence ({ "speech", "drums", "piano" }, kRate, 1);
@@ -74,11 +75,13 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
     timeline::FileAnalysisSettings settings;
     settings.hopSeconds = 0.5;
     settings.smoothingSeconds = 0.3;
+    settings.toEnd = false; // the windows on the grid alone: the analyzer's
     const auto recorded = analyze (path, settings);
 
     // The same samples through an analyzer of our own, in blocks of another size (1 s, not the file loop's 16384 samples).
     runtime::WindowAnalyzer analyzer (resources::builtinModel(), kRate, settings.hopSeconds, settings.smoothingSeconds);
-    runtime::Segmenter segmenter (settings.detector);
+    dsp::SoundChange change (kRate);
+    std::vector<timeline::ScoredWindow> scored;
     std::vector<runtime::WindowResult> expected;
     std::vector<std::vector<float>> expectedEmbeddings;
     auto analyzeReady = [&] {
@@ -86,7 +89,7 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
         {
             runtime::WindowResult window;
             analyzer.analyze (k, window);
-            segmenter.add (window.startSeconds, window.endSeconds, window.probabilities.data(), static_cast<int> (window.probabilities.size()));
+            scored.push_back ({ window.startSeconds, window.endSeconds, window.probabilities });
             expected.push_back (window);
             expectedEmbeddings.emplace_back (analyzer.embedding().begin(), analyzer.embedding().end());
         }
@@ -95,11 +98,13 @@ TEST_CASE ("a file's windows are the window analyzer's for its samples, its segm
     for (std::size_t start = 0; start < samples.size(); start += block)
     {
         analyzer.push (samples.data() + start, std::min (block, samples.size() - start));
+        change.push (samples.data() + start, std::min (block, samples.size() - start));
         analyzeReady();
     }
     analyzer.finish();
     analyzeReady();
-    const auto expectedSegments = segmenter.finish();
+    change.finish();
+    const auto expectedSegments = timeline::timelineSegments (scored, change.novelty(), settings.segments);
 
     REQUIRE (recorded.windows.size() == expected.size());
     REQUIRE (recorded.result.numWindows == static_cast<int64_t> (expected.size()));
@@ -283,10 +288,10 @@ TEST_CASE ("a file shorter than one window gets one padded window, ending at the
     const auto path = scratch ("short.wav");
     writeWav (path, samples, kRate);
 
-    timeline::FileAnalysisSettings settings;
-    const auto plain = analyze (path, settings);
-    settings.toEnd = true;
+    timeline::FileAnalysisSettings settings; // to the end by default
     const auto toEnd = analyze (path, settings);
+    settings.toEnd = false;
+    const auto plain = analyze (path, settings);
     for (const auto* recorded : { &plain, &toEnd })
     {
         REQUIRE (recorded->windows.size() == 1);
