@@ -18,6 +18,15 @@ namespace
     // end (measured on clicks and drum hits, see the detector's tests).
     constexpr double kPeakPosition = 0.5;
     constexpr double kCompression = 100.0; // log(1 + 100 |X|): quiet partials count, loud ones do not swamp
+    // The low band: a sine kick, a tom or a bass note fills a handful of bins below this, so its share
+    // of the whole spectrum's flux is a few hundredths of a hat's; measured on its own, it is large.
+    constexpr double kLowBandHz = 300.0;
+    // The low band's threshold, in units of its own long-term level, is this times the broadband one
+    // (the low band's flux is spikier: pitch glides and beating tails move its energy between bins).
+    constexpr double kLowThresholdScale = 2.0;
+    // ... and its flux must be at least this (the mean log magnitude of the band up by 0.7, about twice
+    // the magnitude): a decaying low tail wobbles by less, a new low attack rises by more.
+    constexpr double kLowMinimumFlux = 0.7;
 
     /** The frame (a power of two of at least 20 ms), the hop (5 ms) and the look-ahead in frames (10 ms) at a rate. */
     int frameSizeAt (double sampleRate) noexcept
@@ -88,6 +97,13 @@ OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : setti
         w *= 2.0 / sum; // a full-scale sinusoid has magnitude 1 in its bin
     buffer_.assign (static_cast<std::size_t> (frameSize_), 0.0f);
     spectra_.assign (3, std::vector<float> (static_cast<std::size_t> (frameSize_ / 2 + 1), 0.0f));
+    lowBins_ = std::min (frameSize_ / 2, static_cast<int> (std::floor (kLowBandHz * frameSize_ / sampleRate))) + 1; // DC up to 300 Hz
+    // A frame is decided with the frames up to postMax_ after it and looks back lookBack() frames;
+    // the newest frame may be one more ahead (analysed before the decision).
+    const auto recent = static_cast<std::size_t> (lookBack() + postMax_ + 2);
+    broadband_.reset (recent, static_cast<std::size_t> (longTerm_));
+    low_.reset (recent, static_cast<std::size_t> (longTerm_));
+    rms_.assign (recent, 0.0);
 }
 
 OnsetDetector::~OnsetDetector() = default;
@@ -142,68 +158,96 @@ void OnsetDetector::analyzeFrame()
         energy += x * x;
         fft_->input[i] = x * window_[static_cast<std::size_t> (i)];
     }
-    rms_.push_back (std::sqrt (energy / frameSize_));
+    rms_[static_cast<std::size_t> (frames_) % rms_.size()] = std::sqrt (energy / frameSize_);
     fftw_execute (fft_->plan);
     // spectra_ holds frames [t-3, t-2, t-1]; rotated to [t-2, t-1, (storage for t)].
     std::rotate (spectra_.begin(), spectra_.begin() + 1, spectra_.end());
     auto& current = spectra_[2];
     const auto& lagged = spectra_[0];
-    double flux = 0.0;
+    double flux = 0.0, lowFlux = 0.0;
     for (std::size_t k = 0; k < current.size(); ++k)
     {
         const double magnitude = std::hypot (fft_->output[k][0], fft_->output[k][1]);
         current[k] = static_cast<float> (std::log1p (kCompression * magnitude));
-        flux += std::max (0.0, static_cast<double> (current[k]) - (frames_ >= 2 ? lagged[k] : current[k]));
+        const double increase = std::max (0.0, static_cast<double> (current[k]) - (frames_ >= 2 ? lagged[k] : current[k]));
+        flux += increase;
+        if (k < static_cast<std::size_t> (lowBins_))
+            lowFlux += increase;
     }
-    flux /= static_cast<double> (current.size());
-    flux_.push_back (flux);
-    longTermWindow_.push_back (flux);
-    longTermSum_ += flux;
-    if (longTermWindow_.size() > static_cast<std::size_t> (longTerm_))
-    {
-        longTermSum_ -= longTermWindow_.front();
-        longTermWindow_.pop_front();
-    }
+    broadband_.add (frames_, flux / static_cast<double> (current.size()));
+    low_.add (frames_, lowFlux / static_cast<double> (lowBins_));
     ++frames_;
+}
+
+void OnsetDetector::Band::reset (std::size_t recentFrames, std::size_t longTermFrames)
+{
+    recent.assign (recentFrames, 0.0);
+    longTerm.assign (longTermFrames, 0.0);
+    longTermSum = 0.0;
+}
+
+void OnsetDetector::Band::add (int64_t frame, double flux)
+{
+    const auto index = static_cast<std::size_t> (frame);
+    recent[index % recent.size()] = flux;
+    auto& slot = longTerm[index % longTerm.size()];
+    longTermSum += flux - slot; // the slot holds the frame longTerm.size() before, or 0 while the window fills
+    slot = flux;
+}
+
+double OnsetDetector::Band::at (int64_t frame) const noexcept
+{
+    return recent[static_cast<std::size_t> (frame) % recent.size()];
+}
+
+double OnsetDetector::Band::level (int64_t frames) const noexcept
+{
+    return longTermSum / static_cast<double> (std::clamp<int64_t> (frames, 1, static_cast<int64_t> (longTerm.size())));
+}
+
+int64_t OnsetDetector::lookBack() const noexcept
+{
+    return std::max (preMax_, preAverage_);
+}
+
+bool OnsetDetector::isOnset (const Band& band, double level, int64_t t, int64_t last, double threshold, double minimum) const
+{
+    const double value = band.at (t);
+    if (! (value > minimum))
+        return false;
+    for (int64_t f = std::max<int64_t> (0, t - preMax_); f < t; ++f)
+        if (! (value > band.at (f)))
+            return false;
+    for (int64_t f = t + 1; f <= last; ++f)
+        if (! (value >= band.at (f)))
+            return false;
+    double mean = 0.0;
+    int64_t count = 0;
+    for (int64_t f = std::max<int64_t> (0, t - preAverage_); f < t; ++f, ++count)
+        mean += band.at (f);
+    mean = count > 0 ? mean / static_cast<double> (count) : 0.0;
+    return value >= mean + threshold * level;
 }
 
 void OnsetDetector::decide (std::vector<int64_t>& onsets, bool final)
 {
-    const int64_t lookBack = std::max (preMax_, preAverage_);
-    const double level = longTermSum_ / static_cast<double> (std::max<std::size_t> (longTermWindow_.size(), 1));
+    const double broadbandLevel = broadband_.level (frames_), lowLevel = low_.level (frames_);
     while (decided_ < frames_ && (final || decided_ + postMax_ < frames_))
     {
         const int64_t t = decided_++;
-        const auto at = [&] (int64_t frame) { return flux_[static_cast<std::size_t> (frame - fluxStart_)]; };
-        const double value = at (t);
+        const int64_t last = std::min (frames_ - 1, t + postMax_);
         double loudest = 0.0;
-        for (int64_t f = t; f <= std::min (frames_ - 1, t + postMax_); ++f)
-            loudest = std::max (loudest, rms_[static_cast<std::size_t> (f - fluxStart_)]);
-        bool peak = value > 0.0 && loudest >= silence_;
-        for (int64_t f = std::max (fluxStart_, t - preMax_); peak && f < t; ++f)
-            peak = value > at (f);
-        for (int64_t f = t + 1; peak && f <= std::min (frames_ - 1, t + postMax_); ++f)
-            peak = value >= at (f);
-        if (peak)
+        for (int64_t f = t; f <= last; ++f)
+            loudest = std::max (loudest, rms_[static_cast<std::size_t> (f) % rms_.size()]);
+        // A hit is a peak of the whole spectrum's flux or of the low band's, each against its own level.
+        if (loudest >= silence_ && t - lastOnsetFrame_ >= std::max (minGap_, 1)
+            && (isOnset (broadband_, broadbandLevel, t, last, settings_.threshold, 0.0)
+                || isOnset (low_, lowLevel, t, last, kLowThresholdScale * settings_.threshold, kLowMinimumFlux)))
         {
-            double mean = 0.0;
-            int64_t count = 0;
-            for (int64_t f = std::max (fluxStart_, t - preAverage_); f < t; ++f, ++count)
-                mean += at (f);
-            mean = count > 0 ? mean / static_cast<double> (count) : 0.0;
-            if (value >= mean + settings_.threshold * level && t - lastOnsetFrame_ >= std::max (minGap_, 1))
-            {
-                lastOnsetFrame_ = t;
-                // Frame t ends at input sample (t + 1) * hop (the stream is preceded by zeros).
-                const auto onset = (t + 1) * static_cast<int64_t> (hop_) - static_cast<int64_t> (std::lround (kPeakPosition * frameSize_));
-                onsets.push_back (std::max<int64_t> (0, onset));
-            }
-        }
-        while (fluxStart_ < decided_ - lookBack)
-        {
-            flux_.pop_front();
-            rms_.pop_front();
-            ++fluxStart_;
+            lastOnsetFrame_ = t;
+            // Frame t ends at input sample (t + 1) * hop (the stream is preceded by zeros).
+            const auto onset = (t + 1) * static_cast<int64_t> (hop_) - static_cast<int64_t> (std::lround (kPeakPosition * frameSize_));
+            onsets.push_back (std::max<int64_t> (0, onset));
         }
     }
 }

@@ -4,21 +4,28 @@
 // The method is the spectral flux of log-compressed magnitudes with an adaptive threshold and peak
 // picking, as in Böck, Krebs & Schedl, "Evaluating the online capabilities of onset detection
 // methods" (ISMIR 2012), the online variant: frames of about 23 ms every 5 ms (FFTW, Hann window),
-// log(1 + 100 |X|) per bin, the flux of frame t the sum of the increases over frame t - 2 (a lag of
-// two frames sees an attack that spans them). Frame t is an onset when its flux is
+// log(1 + 100 |X|) per bin, the flux of frame t the mean of the increases over frame t - 2 (a lag of
+// two frames sees an attack that spans them). Two detection functions come from each frame: the flux
+// of the whole spectrum and the flux of the low band alone (DC to 300 Hz). A sine kick, a tom or a bass
+// note fills a handful of the low bins, so in the whole spectrum's flux it weighs a few hundredths of a
+// hat and falls under a threshold the hats and snares set; in the low band's own flux it stands out.
+// Frame t is an onset when, for either function, its value is
 // - the largest within 30 ms before and 10 ms after it (10 ms of look-ahead: the latency),
-// - above the mean flux of the 100 ms before it by `threshold` times the flux's long-term level
-//   (its mean over about 2 s, so a quiet recording and a loud one need the same setting), and
+// - above the function's mean over the 100 ms before it by a threshold times the function's
+//   long-term level (its mean over about 2 s, so a quiet recording and a loud one need the same
+//   setting): `threshold` for the whole spectrum, twice that for the low band, whose flux is spikier
+//   (pitch glides and beating tails move its energy between bins), and for the low band at least 0.7
+//   (its mean log magnitude about doubled), which a decaying tail's wobble does not reach,
+// and, for both,
 // - at least `minGapSeconds` after the previous onset, and
 // - louder than `silenceDb` (the RMS of the frames up to the look-ahead), as aubio's silence gate.
 // Onset times are given in input samples, corrected for where in the frame an attack peaks the
-// flux (measured on clicks and drum hits: the detector's tests hold it within 5 ms).
-// Streaming, any block sizes (the same onsets for any split); allocation only while the first
-// frames fill its buffers. One thread.
+// flux (measured on clicks, drum hits and sine kicks: the detector's tests hold it within 5 ms).
+// Streaming, any block sizes (the same onsets for any split); its buffers are allocated by the
+// constructor (rings), nothing after. One thread.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -59,8 +66,24 @@ public:
 
 private:
     struct Fft;
+    /** One detection function: its values for the frames not yet decided and the ones the threshold
+        looks back on, and the sum of the last longTerm_ (rings, allocated by the constructor). */
+    struct Band
+    {
+        std::vector<double> recent;
+        std::vector<double> longTerm;
+        double longTermSum = 0.0;
+        void reset (std::size_t recentFrames, std::size_t longTermFrames);
+        void add (int64_t frame, double flux);
+        double at (int64_t frame) const noexcept;
+        /** The mean of the last longTerm_ frames' values, or of all `frames` while fewer. */
+        double level (int64_t frames) const noexcept;
+    };
+    int64_t lookBack() const noexcept;
     void analyzeFrame();
     void decide (std::vector<int64_t>& onsets, bool final);
+    /** Whether frame t (decided with the frames up to `last`) is a peak of `band` above its threshold. */
+    bool isOnset (const Band& band, double level, int64_t t, int64_t last, double threshold, double minimum) const;
 
     OnsetSettings settings_;
     int frameSize_, hop_;
@@ -72,12 +95,11 @@ private:
     std::size_t filled_ = 0;                  // samples since the last frame
     int64_t frames_ = 0;                      // frames analysed
     std::vector<std::vector<float>> spectra_; // the last 3 frames' log magnitudes (lag 2)
-    std::deque<double> flux_;                 // flux of the frames not yet decided and the ones the threshold looks back on
-    std::deque<double> rms_;                  // the same frames' RMS
-    int64_t fluxStart_ = 0;                   // frame index of flux_.front()
+    int lowBins_ = 1;                         // the bins of the low band (DC up to 300 Hz)
+    Band broadband_;                          // the flux of the whole spectrum
+    Band low_;                                // the flux of the low band
+    std::vector<double> rms_;                 // the RMS of the frames the bands hold (a ring, as theirs)
     int64_t decided_ = 0;                     // frames decided
-    double longTermSum_ = 0.0;
-    std::deque<double> longTermWindow_;
     int64_t lastOnsetFrame_ = -1000000;
 };
 
