@@ -1,10 +1,7 @@
 #include "dsp/OnsetDetector.h"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -12,7 +9,6 @@ namespace sonotype::dsp
 {
 namespace
 {
-    std::mutex plannerMutex; // FFTW's planner is not thread-safe
 
     // Where in its frame an attack peaks the flux, as a fraction of the frame before the frame's
     // end (measured on clicks and drum hits, see the detector's tests).
@@ -44,26 +40,6 @@ namespace
     }
 } // namespace
 
-struct OnsetDetector::Fft
-{
-    explicit Fft (int size)
-        : input (fftw_alloc_real (static_cast<std::size_t> (size))), output (fftw_alloc_complex (static_cast<std::size_t> (size / 2 + 1)))
-    {
-        const std::lock_guard<std::mutex> lock (plannerMutex);
-        plan = fftw_plan_dft_r2c_1d (size, input, output, FFTW_ESTIMATE);
-    }
-    ~Fft()
-    {
-        const std::lock_guard<std::mutex> lock (plannerMutex);
-        fftw_destroy_plan (plan);
-        fftw_free (input);
-        fftw_free (output);
-    }
-    double* input;
-    fftw_complex* output;
-    fftw_plan plan;
-};
-
 void OnsetDetector::checkSettings (const OnsetSettings& settings)
 {
     if (! (settings.threshold >= 0.0 && settings.threshold <= 100.0))
@@ -88,7 +64,7 @@ OnsetDetector::OnsetDetector (double sampleRate, OnsetSettings settings) : setti
     longTerm_ = static_cast<int> (std::lround (2.0 * frameRate));
     minGap_ = static_cast<int> (std::ceil (settings.minGapSeconds * frameRate - 1e-9)); // at least the gap asked for (9 frames of 221 samples at 44.1 kHz are 45 ms)
     silence_ = std::pow (10.0, settings.silenceDb / 20.0);
-    fft_ = std::make_unique<Fft> (frameSize_);
+    fft_ = std::make_unique<RealFft> (frameSize_);
     window_.resize (static_cast<std::size_t> (frameSize_));
     double sum = 0.0;
     for (int i = 0; i < frameSize_; ++i)
@@ -156,10 +132,10 @@ void OnsetDetector::analyzeFrame()
     {
         const double x = buffer_[static_cast<std::size_t> (i)];
         energy += x * x;
-        fft_->input[i] = x * window_[static_cast<std::size_t> (i)];
+        fft_->input()[i] = x * window_[static_cast<std::size_t> (i)];
     }
     rms_[static_cast<std::size_t> (frames_) % rms_.size()] = std::sqrt (energy / frameSize_);
-    fftw_execute (fft_->plan);
+    fft_->transform();
     // spectra_ holds frames [t-3, t-2, t-1]; rotated to [t-2, t-1, (storage for t)].
     std::rotate (spectra_.begin(), spectra_.begin() + 1, spectra_.end());
     auto& current = spectra_[2];
@@ -167,7 +143,7 @@ void OnsetDetector::analyzeFrame()
     double flux = 0.0, lowFlux = 0.0;
     for (std::size_t k = 0; k < current.size(); ++k)
     {
-        const double magnitude = std::hypot (fft_->output[k][0], fft_->output[k][1]);
+        const double magnitude = std::hypot (fft_->re (k), fft_->im (k));
         current[k] = static_cast<float> (std::log1p (kCompression * magnitude));
         const double increase = std::max (0.0, static_cast<double> (current[k]) - (frames_ >= 2 ? lagged[k] : current[k]));
         flux += increase;

@@ -25,6 +25,8 @@
 // constructor (rings), nothing after. One thread.
 #pragma once
 
+#include "dsp/RealFft.h"
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -65,7 +67,6 @@ public:
     int hopSize() const noexcept { return hop_; }
 
 private:
-    struct Fft;
     /** One detection function: its values for the frames not yet decided and the ones the threshold
         looks back on, and the sum of the last longTerm_ (rings, allocated by the constructor). */
     struct Band
@@ -89,7 +90,7 @@ private:
     int frameSize_, hop_;
     int preMax_, postMax_, preAverage_, longTerm_, minGap_;
     double silence_; // settings_.silenceDb as an RMS
-    std::unique_ptr<Fft> fft_;
+    std::unique_ptr<RealFft> fft_;
     std::vector<double> window_;
     std::vector<float> buffer_;               // the newest frameSize_ samples (the first frame is padded with zeros before the stream)
     std::size_t filled_ = 0;                  // samples since the last frame
