@@ -62,10 +62,11 @@ that holds the most (the first in model order on a tie). Silence is the label on
 class holds any time, so a quiet release tail or a pause never outweighs the music around it; when
 no class holds any (nothing detected), the label is empty (JSON: null) and the share 0. A file too
 short for a class to be confirmed (fewer than the detector's 2 windows, as a one-shot shorter than a
-window) is held whole by the class whose mean probability over its windows reaches --threshold. Columns:
-file,label,share (the label's share of the file's duration), one share per class, duration_s,
-windows, then mean_<class>: the mean probability of each class over the windows (the answer the
-windows give on average, for those who want it). JSON: "shares" and "mean_probabilities" by label.
+window) is held whole by the class whose mean probability over its windows reaches --threshold.
+Columns: file,label,share (the label's share of the file's duration), one share per class,
+duration_s, windows, then mean_<class>: the mean probability of each class over the windows (the
+answer the windows give on average, for those who want it). JSON: "shares" and "mean_probabilities"
+by label.
 
 A folder is searched recursively; each file skipped (an unsupported extension, not a regular file)
 is named on stderr. A file or folder that could not be classified is a row too, with its error: CSV
@@ -81,7 +82,8 @@ JSON rows an "embedding" array. For studying teaching rules on your own files; w
     constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order,
 padded,tail (not with --grid), error (--summary: file,label,share, one share per class, duration_s,
 windows, mean_<class> per class, error; --segments: file,start_s,end_s,label,confidence,error, the
-confidence being the class's mean probability over the segment).
+confidence being the class's mean probability over the segment). Every CSV, hit rows' too, ends with
+the error column.
 Formats: csv, json (one object per row), audacity (a label track: start, end, label, tab-separated),
 reaper (a region list: #,Name,Start,End,Length), midi (a Standard MIDI File, one note per segment:
 --base-note + class index, velocity from the confidence; needs --output or a stdout that is not a
