@@ -17,7 +17,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -30,8 +29,14 @@ namespace sonotype::cli
 namespace
 {
     constexpr const char* kDescription = R"(Classifies audio files (WAV, AIFF, FLAC, Ogg Vorbis, MP3, Opus) and folders (searched recursively),
-one row per analysis window: window k covers [k * hop, k * hop + window) seconds. A file shorter
-than one window is zero-padded to one window.
+one row per analysis window: window k covers [k * hop, k * hop + window) seconds, and each file is
+classified to its true end: a file shorter than one window is zero-padded to one window that ends at
+the file's end (column padded: 1), and the tail after the last full window gets one more window,
+aligned to the file's end (column tail: 1; with --smooth, smoothed with the windows before it). CSV
+rows carry the columns padded,tail after the probabilities, JSON rows the fields padded and tail;
+segments reach the file's end too. --grid keeps to the hop's grid instead: a short file is reported
+as one full window, the tail is not classified, and rows have no padded and tail (--to-end, the
+default, is accepted for scripts that pass it).
 
 --classes A,B,C says which of the model's classes are in play: the others get probability 0 and
 each window's answer is renormalised over these (a softmax over their logits alone), so a piano that
@@ -44,41 +49,48 @@ window, as a short file is). One row per hit: file,time_s,label,confidence,level
 50 ms after the onset), then the probabilities; --format audacity gives point labels, reaper
 markers, midi one note per hit (velocity from the level). --hop and --smooth do not apply.
 
---segments merges the windows into segments, stretches where one class is detected, with the
-plugin's rules: a class starts when its probability reaches --threshold for 2 windows in a row, and
-stops when it falls 10 points below it or another class leads it by more than 10 points. A segment
-runs from the first window that confirmed its class to the last window in which it was active; where
-no class is detected there is no segment. --format audacity, reaper and midi write segments for one
+--segments turns the windows into segments, stretches of one class with edges where the sound
+changes: each moment gets the class the windows covering it agree on (the mean of their
+probabilities), or none where that class has less than --threshold (default 30); stretches shorter
+than 0.5 s join the neighbour they agree with most, neighbours of one class merge; then each edge
+moves, up to 0.6 s, to where the sound changes most (the mean spectra of the half-seconds before and
+after differ most, every 10 ms). The app's file timelines use the same rules and defaults. --format audacity, reaper and midi write segments for one
 file at a time (a folder with one audio file counts as one file).
 
---to-end classifies each file to its true end: a file shorter than one window is zero-padded to one
-window that ends at the file's end (column padded: 1), and the tail after the last full window gets
-one more window, aligned to the file's end (column tail: 1; with --smooth, smoothed with the windows
-before it); CSV rows get the columns padded,tail
-after the probabilities, JSON rows the fields padded and tail, and --summary rows duration_s and
-windows (the number of windows). Segments then reach the file's end too.
+--summary gives one row per file, labelled by time: the file's segments (as --segments finds them,
+--threshold and --classes applying) give each class the seconds it holds, and the label is the class
+that holds the most (the first in model order on a tie). Silence is the label only when no other
+class holds any time, so a quiet release tail or a pause never outweighs the music around it; when
+no class holds any (nothing detected), the label is empty (JSON: null) and the share 0.
+Columns: file,label,share (the label's share of the file's duration), one share per class,
+duration_s, windows, then mean_<class>: the mean probability of each class over the windows (the
+answer the windows give on average, for those who want it). JSON: "shares" and "mean_probabilities"
+by label.
 
 A folder is searched recursively; each file skipped (an unsupported extension, not a regular file)
-is named on stderr, and after a folder scan stderr gets the totals (classified, skipped, failed).
---error-rows adds a row for each file or folder that could not be classified: CSV rows get an error
-column last (empty for the files classified), JSON objects {"file": ..., "error": ...}.
+is named on stderr. A file or folder that could not be classified is a row too, with its error: CSV
+rows end with an error column (empty for the files classified), JSON gives {"file": ..., "error":
+...} (--error-rows, the default, is accepted for scripts that pass it). Every run ends with its
+totals on stderr: "total: 3 classified (1 with warnings), 1 failed, 2 skipped".
 
 --embeddings adds the model's embedding of each window (the numbers `sonotype learn` averages into
 an example, computed in the same run as the window's scores; the model needs an embedding output):
-CSV columns embedding_0, embedding_1, ... after the others (before --error-rows' error column),
+CSV columns embedding_0, embedding_1, ... after the others (before the error column),
 JSON rows an "embedding" array. For studying teaching rules on your own files; window rows only.)";
 
-    constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order
-(--summary: file,label,confidence, then the mean probabilities; --segments: file,start_s,end_s,
-label,confidence, the confidence being the class's mean probability over the segment).
+    constexpr const char* kFooter = R"(CSV columns: file,start_s,end_s,label,confidence, then one probability per class in model order,
+padded,tail (not with --grid), error (--summary: file,label,share, one share per class, duration_s,
+windows, mean_<class> per class, error; --segments: file,start_s,end_s,label,confidence,error, the
+confidence being the class's mean probability over the segment). Every CSV, hit rows' too, ends with
+the error column.
 Formats: csv, json (one object per row), audacity (a label track: start, end, label, tab-separated),
 reaper (a region list: #,Name,Start,End,Length), midi (a Standard MIDI File, one note per segment:
 --base-note + class index, velocity from the confidence; needs --output or a stdout that is not a
 terminal).
 Exit codes: 0 every file was classified (warnings, such as NaN samples replaced by 0 or a truncated
-file classified as far as it goes, are on stderr); 1 a file or folder could not be classified (the
-other files are still classified; the model's output not finite counts as not classified); 2 bad
-usage.)";
+file classified as far as it goes, are on stderr and leave the exit code 0); 1 a file or folder
+could not be classified (its error row is written and the other files are still classified; the
+model's output not finite counts as not classified); 2 bad usage.)";
 
     struct FileOutcome
     {
@@ -86,21 +98,28 @@ usage.)";
         std::vector<std::string> messages;      // for stderr
         std::vector<runtime::Segment> segments; // --segments
         std::vector<timeline::Hit> hits;        // --onsets
-        std::string error;                      // why the file was not classified
-        bool failed = false;
+        std::string error;                      // why the file was not classified (its error row's)
+        bool failed = false, warned = false;
     };
 
     void addWarnings (FileOutcome& outcome, const std::string& path, const std::vector<std::string>& warnings)
     {
         for (const auto& warning : warnings)
             outcome.messages.push_back ("warning: " + path + ": " + warning);
+        outcome.warned = outcome.warned || ! warnings.empty();
+    }
+
+    /** The file counts as not classified: its rows stand, and its error row says why. */
+    void fail (FileOutcome& outcome, const std::string& error)
+    {
+        outcome.error = error;
+        outcome.failed = true;
     }
 
     void addError (FileOutcome& outcome, const std::string& path, const std::exception& e)
     {
         outcome.messages.push_back ("error: " + path + ": " + e.what());
-        outcome.error = e.what();
-        outcome.failed = true;
+        fail (outcome, e.what());
     }
 
     FileOutcome classifyHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options)
@@ -112,7 +131,8 @@ usage.)";
             settings.classes = options.classes;
             auto analysis = timeline::analyzeHits (path, model, settings);
             addWarnings (outcome, path, timeline::warningsOf (analysis));
-            outcome.failed = analysis.numNonFiniteHits > 0;
+            if (analysis.numNonFiniteHits > 0)
+                fail (outcome, "the model's output was not finite (NaN or infinite) for " + std::to_string (analysis.numNonFiniteHits) + " hits");
             if (! options.exporting())
                 for (const auto& hit : analysis.hits)
                     outcome.rows.push_back (hitRow (options, path, analysis.labels, hit));
@@ -135,7 +155,7 @@ usage.)";
         try
         {
             auto settings = options.analysis;
-            settings.toEnd = options.toEnd;
+            settings.toEnd = options.toEnd();
             settings.classes = options.classes;
             const auto labels = runtime::classLabels (*model);
             std::vector<std::string> rows;
@@ -143,18 +163,18 @@ usage.)";
             callbacks.onOpen = [&] (double, const std::string& warning) { truncationWarning = warning; };
             if (! options.segments && ! options.summary)
                 callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags flags) {
-                    const double times[] = { result.startSeconds, result.endSeconds };
-                    rows.push_back (probabilityRow (options, path, labels, times, result.probabilities, { flags.padded, flags.tail, 0.0, 0, flags.embedding }));
+                    rows.push_back (windowRow (options, path, labels, result.startSeconds, result.endSeconds, result.probabilities,
+                                               { flags.padded, flags.tail, flags.embedding }));
                 };
             const auto analysis = timeline::analyzeFile (path, model, settings, callbacks, analyzers);
             truncationWarning.clear(); // said now, with the others
             addWarnings (outcome, path, timeline::warningsOf (analysis));
-            outcome.failed = analysis.numNonFiniteWindows > 0;
+            if (analysis.numNonFiniteWindows > 0)
+                fail (outcome, "the model's output was not finite (NaN or infinite) in " + std::to_string (analysis.numNonFiniteWindows) + " windows");
             if (options.summary && analysis.numWindows > 0)
-            {
-                const std::vector<float> means (analysis.meanProbabilities.begin(), analysis.meanProbabilities.end());
-                rows.push_back (probabilityRow (options, path, labels, nullptr, means, { false, false, analysis.durationSeconds, analysis.numWindows }));
-            }
+                rows.push_back (summaryRow (options, path, labels,
+                                            timeline::fileShares (analysis.segments, labels, analysis.durationSeconds),
+                                            analysis.numWindows, analysis.meanProbabilities));
             if (options.segments)
             {
                 outcome.segments = analysis.segments;
@@ -282,7 +302,7 @@ usage.)";
     struct Tally
     {
         bool failed = false;
-        std::size_t numClassified = 0, numFailed = 0;
+        std::size_t numClassified = 0, numWarned = 0, numFailed = 0; // the warned are classified too
     };
 
     /** Classifies the files, writing each file's messages to stderr and its rows (or export) to
@@ -301,6 +321,7 @@ usage.)";
                 std::cerr << engine::printable (message) << "\n"; // names from files: never raw escapes
             tally.failed = tally.failed || outcome.failed;
             ++(outcome.failed ? tally.numFailed : tally.numClassified);
+            tally.numWarned += outcome.warned && ! outcome.failed ? 1 : 0;
             for (auto& row : outcome.rows)
                 output.row (std::move (row));
             if (! outcome.error.empty())
@@ -325,10 +346,6 @@ usage.)";
             std::cerr << engine::printable ("skipped: " + item.path + ": " + item.message) << "\n";
         for (const auto& error : errors)
             std::cerr << engine::printable ("error: " + error.path + ": " + error.message) << "\n";
-        const bool scannedFolder = std::any_of (options.paths.begin(), options.paths.end(), [] (const std::string& path) {
-            std::error_code error;
-            return std::filesystem::is_directory (path, error);
-        });
         std::vector<std::string> shard;
         for (std::size_t i = 0; i < files.size(); ++i)
             if (i % options.shardCount == options.shardIndex)
@@ -349,12 +366,12 @@ usage.)";
         ClassifyOutput output (out, options, labels, embeddingSizeOf (*model));
         for (const auto& error : errors)
             output.errorRow (error.path, error.message);
-        Tally tally { ! errors.empty() || (files.empty() && ! options.paths.empty()), 0, errors.size() };
+        Tally tally { ! errors.empty() || (files.empty() && ! options.paths.empty()), 0, 0, errors.size() };
         classifyInOrder (shard, model, options, output, out, tally);
         output.finish();
         out.flush();
-        if (scannedFolder)
-            std::cerr << "total: " << tally.numClassified << " classified, " << skipped.size() << " skipped, " << tally.numFailed << " failed\n";
+        std::cerr << "total: " << tally.numClassified << " classified (" << tally.numWarned << " with warnings), " << tally.numFailed << " failed, "
+                  << skipped.size() << " skipped\n";
         if (! out)
         {
             std::cerr << "error: " << (options.output.empty() ? std::string ("stdout") : options.output) << ": writing failed\n";

@@ -83,15 +83,20 @@ void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
     options.onsetWindow = addNumberOption (command, "--onset-window", options.hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
                                            "--onsets: the seconds after an onset a hit is classified from (default 0.25, or the window a "
                                            "model taught from hits was taught with)");
-    command.add_flag ("--summary", options.summary, "one row per file: the mean probability of each class over its windows");
-    command.add_flag ("--to-end", options.toEnd,
-                      "classify to each file's true end: a short file's window ends there (padded: 1), the tail after the last "
-                      "full window gets a window aligned to the end (tail: 1); --summary: the duration and number of windows");
+    command.add_flag ("--summary", options.summary,
+                      "one row per file: the class that holds most of the file's time in its segments (silence only when no "
+                      "other class holds any; none when no class does), each class's share of the time, the duration, the "
+                      "number of windows and the mean probability of each class over the windows");
+    command.add_flag ("--grid", options.grid,
+                      "windows on the hop's grid only: a file shorter than one window is reported as one full window, and the "
+                      "tail after the last full window is not classified (by default each file is classified to its true end)");
+    command.add_flag ("--to-end", options.toEndGiven, "classify to each file's true end: the default (kept for scripts that pass it)");
     command.add_flag ("--embeddings", options.embeddings,
                       "csv, json: each window row gets the model's embedding of the window (CSV: columns embedding_0, ...); "
                       "the model needs an embedding output");
     command.add_flag ("--error-rows", options.errorRows,
-                      "csv, json: a file or folder that could not be classified is a row too, with its error (CSV: an error column last)");
+                      "a file or folder that could not be classified is a row with its error: the default (kept for scripts that "
+                      "pass it)");
     command.add_flag ("--segments", options.segments, "one row per segment (a stretch where one class is detected) instead of per window");
     addNumberOption (command, "--threshold", options.analysis.segments.thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
                      "segments: a moment whose most probable class (the mean over the windows that cover it) has less than this is "
@@ -126,8 +131,10 @@ void checkClassifyUsage (const ClassifyOptions& options)
     const bool exporting = options.exporting();
     if (options.summary && (options.segments || exporting))
         throw UsageError ("--summary and segments (--segments, --format audacity|reaper|midi) do not go together");
-    if (options.onsets && (options.summary || options.toEnd || options.segments))
-        throw UsageError ("--onsets gives one row per hit: --summary, --segments and --to-end do not go with it");
+    if (options.grid && options.toEndGiven)
+        throw UsageError ("--grid and --to-end do not go together: --grid stops at the last full window, --to-end goes to the file's end");
+    if (options.onsets && (options.summary || options.grid || options.segments))
+        throw UsageError ("--onsets gives one row per hit: --summary, --segments and --grid do not go with it");
     if (options.embeddings && (options.summary || options.segments || options.onsets || exporting))
         throw UsageError ("--embeddings gives window rows: --summary, --segments, --onsets and --format audacity|reaper|midi do not go with it");
     if (options.format == timeline::ExportFormat::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)

@@ -20,7 +20,12 @@ struct ClassifyOptions
 {
     std::string model;
     timeline::FileAnalysisSettings analysis; // --hop, --smooth, --threshold: the app's file timelines' defaults
-    bool json = false, summary = false, segments = false, toEnd = false, errorRows = false;
+    bool json = false, summary = false, segments = false;
+    /** --grid: windows on the hop's grid only, as before the true end was the default (a short file
+        reported as one full window, the tail after the last full window not classified). */
+    bool grid = false;
+    bool toEndGiven = false; // --to-end: the default, accepted for the scripts that pass it
+    bool errorRows = true;   // --error-rows is the default too (kept for the scripts that pass it)
     bool embeddings = false; // --embeddings: each window row gets the model's embedding
     timeline::ExportFormat format = timeline::ExportFormat::csv;
     int baseNote = 36; // the plugin's "MIDI base note" default
@@ -34,6 +39,8 @@ struct ClassifyOptions
     CLI::Option* onsetWindow = nullptr; // given or not: a taught model's own window is the default
     ModelLimitOptions limits;
 
+    /** Classify to each file's true end (the default; --grid: not). */
+    bool toEnd() const noexcept { return ! grid; }
     /** Audacity, REAPER and MIDI: one file's segments (or hits) as one file, not rows. */
     bool exporting() const noexcept { return timeline::holdsOneFile (format); }
 };

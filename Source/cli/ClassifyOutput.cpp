@@ -23,41 +23,53 @@ namespace
         return text;
     }
 
-    std::string jsonProbabilityRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels,
-                                    const double* times, const std::vector<float>& probabilities, std::size_t top, const RowEnd& end)
+    std::string jsonWindowRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, double startSeconds,
+                               double endSeconds, const std::vector<float>& probabilities, std::size_t top, const WindowExtras& extras)
     {
         using timeline::jsonNumber, timeline::jsonString;
-        std::string row = "{\"file\":" + jsonString (file);
-        if (times != nullptr)
-            row += ",\"start_s\":" + jsonNumber (times[0], 3) + ",\"end_s\":" + jsonNumber (times[1], 3);
+        std::string row = "{\"file\":" + jsonString (file) + ",\"start_s\":" + jsonNumber (startSeconds, 3) + ",\"end_s\":" + jsonNumber (endSeconds, 3);
         row += ",\"label\":" + jsonString (labels[top]) + ",\"confidence\":" + jsonNumber (probabilities[top], 6) + ",\"probabilities\":{";
         for (std::size_t c = 0; c < probabilities.size(); ++c)
             row += (c ? "," : "") + jsonString (labels[c]) + ":" + jsonNumber (probabilities[c], 6);
         row += "}";
-        if (options.toEnd && times != nullptr)
-            row += std::string (",\"padded\":") + (end.padded ? "true" : "false") + ",\"tail\":" + (end.tail ? "true" : "false");
-        else if (options.toEnd)
-            row += ",\"duration_s\":" + jsonNumber (end.durationSeconds, 3) + ",\"windows\":" + std::to_string (end.numWindows);
-        if (options.embeddings && times != nullptr)
+        if (options.toEnd())
+            row += std::string (",\"padded\":") + (extras.padded ? "true" : "false") + ",\"tail\":" + (extras.tail ? "true" : "false");
+        if (options.embeddings)
         {
             row += ",\"embedding\":[";
-            for (std::size_t i = 0; i < end.embedding.size(); ++i)
-                row += (i ? "," : "") + exactNumber (end.embedding[i], true);
+            for (std::size_t i = 0; i < extras.embedding.size(); ++i)
+                row += (i ? "," : "") + exactNumber (extras.embedding[i], true);
             row += "]";
         }
         return row + "}";
     }
 
+    /** A JSON object of one number per class, by label. */
+    template <typename Value>
+    std::string jsonByLabel (const std::vector<std::string>& labels, Value&& value)
+    {
+        std::string text = "{";
+        for (std::size_t c = 0; c < labels.size(); ++c)
+            text += (c ? "," : "") + timeline::jsonString (labels[c]) + ":" + value (c);
+        return text + "}";
+    }
+
     std::string csvHeader (const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize, bool errorRows)
     {
-        std::string header = options.summary  ? "file,label,confidence"
+        std::string header = options.summary  ? "file,label,share"
                              : options.onsets ? timeline::kHitColumns
                                               : timeline::kSegmentColumns;
         if (! options.segments)
             for (const auto& label : labels)
                 header += "," + timeline::csvField (label);
-        if (options.toEnd && ! options.segments)
-            header += options.summary ? ",duration_s,windows" : ",padded,tail";
+        if (options.summary)
+        {
+            header += ",duration_s,windows";
+            for (const auto& label : labels)
+                header += "," + timeline::csvField ("mean_" + label);
+        }
+        else if (options.toEnd() && ! options.segments && ! options.onsets)
+            header += ",padded,tail";
         if (options.embeddings)
             for (int64_t i = 0; i < embeddingSize; ++i)
                 header += ",embedding_" + std::to_string (i);
@@ -67,25 +79,45 @@ namespace
     }
 } // namespace
 
-std::string probabilityRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, const double* times,
-                            const std::vector<float>& probabilities, const RowEnd& end)
+std::string windowRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, double startSeconds,
+                       double endSeconds, const std::vector<float>& probabilities, const WindowExtras& extras)
 {
     const auto top = static_cast<std::size_t> (std::max_element (probabilities.begin(), probabilities.end()) - probabilities.begin());
     if (options.json)
-        return jsonProbabilityRow (options, file, labels, times, probabilities, top, end);
-    std::string row = timeline::csvField (file);
-    if (times != nullptr)
-        row += "," + number (times[0], 3) + "," + number (times[1], 3);
+        return jsonWindowRow (options, file, labels, startSeconds, endSeconds, probabilities, top, extras);
+    std::string row = timeline::csvField (file) + "," + number (startSeconds, 3) + "," + number (endSeconds, 3);
     row += "," + timeline::csvField (labels[top]) + "," + number (probabilities[top], 6);
     for (float p : probabilities)
         row += "," + number (p, 6);
-    if (options.toEnd && times != nullptr)
-        row += std::string (end.padded ? ",1" : ",0") + (end.tail ? ",1" : ",0");
-    else if (options.toEnd)
-        row += "," + number (end.durationSeconds, 3) + "," + std::to_string (end.numWindows);
-    if (options.embeddings && times != nullptr)
-        for (const float e : end.embedding)
+    if (options.toEnd())
+        row += std::string (extras.padded ? ",1" : ",0") + (extras.tail ? ",1" : ",0");
+    if (options.embeddings)
+        for (const float e : extras.embedding)
             row += "," + exactNumber (e, false);
+    return row + "\n";
+}
+
+std::string summaryRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels,
+                        const timeline::FileShares& shares, int64_t numWindows, const std::vector<double>& meanProbabilities)
+{
+    const bool named = shares.top >= 0;
+    const auto top = static_cast<std::size_t> (std::max (shares.top, 0));
+    const auto mean = [&] (std::size_t c) { return c < meanProbabilities.size() ? meanProbabilities[c] : 0.0; };
+    if (options.json)
+    {
+        using timeline::jsonNumber;
+        return "{\"file\":" + timeline::jsonString (file) + ",\"label\":" + (named ? timeline::jsonString (labels[top]) : "null")
+               + ",\"share\":" + jsonNumber (named ? shares.share (top) : 0.0, 3)
+               + ",\"shares\":" + jsonByLabel (labels, [&] (std::size_t c) { return jsonNumber (shares.share (c), 3); })
+               + ",\"duration_s\":" + jsonNumber (shares.durationSeconds, 3) + ",\"windows\":" + std::to_string (numWindows)
+               + ",\"mean_probabilities\":" + jsonByLabel (labels, [&] (std::size_t c) { return jsonNumber (mean (c), 6); }) + "}";
+    }
+    std::string row = timeline::csvField (file) + "," + (named ? timeline::csvField (labels[top]) : "") + "," + number (named ? shares.share (top) : 0.0, 3);
+    for (std::size_t c = 0; c < labels.size(); ++c)
+        row += "," + number (shares.share (c), 3);
+    row += "," + number (shares.durationSeconds, 3) + "," + std::to_string (numWindows);
+    for (std::size_t c = 0; c < labels.size(); ++c)
+        row += "," + number (mean (c), 6);
     return row + "\n";
 }
 

@@ -1,7 +1,8 @@
 // What `sonotype classify` writes to stdout (or --output): the rows of each file (windows, a
 // summary, segments or hits) in CSV or JSON, error rows, or one file's export (Audacity, REAPER,
 // MIDI: timeline::exportSegments and exportHits, the app's Export... too). Segment and hit rows are
-// timeline's (TimelineExport.h), shared with the app; window and summary rows are the CLI's alone.
+// timeline's (TimelineExport.h), shared with the app; window and summary rows are the CLI's alone
+// (a summary's label and shares are timeline::fileShares').
 // One thread: classify's, which writes each file's rows in file order.
 #pragma once
 
@@ -16,19 +17,22 @@
 namespace sonotype::cli
 {
 
-/** What --to-end adds to a row: a window's padded and tail flags, or a summary's duration and windows. */
-struct RowEnd
+/** What a window's row carries beyond its times and probabilities. */
+struct WindowExtras
 {
-    bool padded = false, tail = false;
-    double durationSeconds = 0.0;
-    int64_t numWindows = 0;
+    bool padded = false, tail = false;   // the file's true end (the default; not with --grid): columns padded, tail
     std::span<const float> embedding {}; // --embeddings: the window's
 };
 
-/** A window's row (times: its start and end) or, times null, a file's summary row (the mean
-    probabilities): CSV (a line) or JSON (an object), as the options say. */
-std::string probabilityRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, const double* times,
-                            const std::vector<float>& probabilities, const RowEnd& end = {});
+/** A window's row: its start and end, the top class, the probabilities; CSV (a line) or JSON (an
+    object), as the options say. */
+std::string windowRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, double startSeconds,
+                       double endSeconds, const std::vector<float>& probabilities, const WindowExtras& extras = {});
+
+/** A file's summary row: the label by time (timeline::fileShares), its share, each class's share,
+    the duration and number of windows, then the mean probability of each class over the windows. */
+std::string summaryRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels,
+                        const timeline::FileShares& shares, int64_t numWindows, const std::vector<double>& meanProbabilities);
 
 /** A segment's or a hit's row, CSV or JSON (timeline's rows). */
 std::string segmentRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels,
@@ -45,7 +49,7 @@ public:
 
     /** One formatted row (CSV: a line; JSON: an object). */
     void row (std::string text);
-    /** A file or folder that could not be classified, with --error-rows. */
+    /** A file or folder that could not be classified: a row with its error (not in an export format). */
     void errorRow (const std::string& path, const std::string& message);
     /** One file's segments or hits in the export format. */
     void fileExport (const std::vector<runtime::Segment>& segments, const std::vector<timeline::Hit>& hits);

@@ -3,6 +3,7 @@
 #include <juce_audio_basics/juce_audio_basics.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -62,6 +63,36 @@ std::optional<ExportFormat> exportFormatNamed (const std::string& name)
 bool holdsOneFile (ExportFormat format) noexcept
 {
     return format == ExportFormat::audacity || format == ExportFormat::reaper || format == ExportFormat::midi;
+}
+
+double FileShares::share (std::size_t c) const noexcept
+{
+    return durationSeconds > 0.0 && c < seconds.size() ? seconds[c] / durationSeconds : 0.0;
+}
+
+FileShares fileShares (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels, double durationSeconds)
+{
+    FileShares shares;
+    shares.durationSeconds = std::max (durationSeconds, 0.0);
+    shares.seconds.assign (labels.size(), 0.0);
+    for (const auto& segment : segments)
+    {
+        const double held = std::min (segment.endSeconds, shares.durationSeconds) - std::max (segment.startSeconds, 0.0);
+        if (segment.classIndex >= 0 && static_cast<std::size_t> (segment.classIndex) < labels.size() && held > 0.0)
+            shares.seconds[static_cast<std::size_t> (segment.classIndex)] += held;
+    }
+    // Silence last: it wins only when no other class holds any time.
+    int silence = -1;
+    for (std::size_t c = 0; c < labels.size(); ++c)
+    {
+        if (labels[c] == kSilenceLabel)
+            silence = static_cast<int> (c);
+        else if (shares.seconds[c] > 0.0 && (shares.top < 0 || shares.seconds[c] > shares.seconds[static_cast<std::size_t> (shares.top)]))
+            shares.top = static_cast<int> (c);
+    }
+    if (shares.top < 0 && silence >= 0 && shares.seconds[static_cast<std::size_t> (silence)] > 0.0)
+        shares.top = silence;
+    return shares;
 }
 
 std::string exportSegments (ExportFormat format, const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels,

@@ -86,6 +86,29 @@ std::string hitCsvRow (const std::string& file, const Hit& hit, const std::vecto
 /** The same as a JSON object (no line break), the probabilities an object by label. */
 std::string hitJsonRow (const std::string& file, const Hit& hit, const std::vector<std::string>& labels);
 
+// ----- a file's summary ----------------------------------------------------------------------------
+
+/** The label a file's summary names only when no other class holds any of its time: a quiet
+    release or a pause must not outweigh the music around it. */
+inline constexpr const char* kSilenceLabel = "silence";
+
+/** What a file mostly is, from its segments: the time each class holds and the class that holds most. */
+struct FileShares
+{
+    std::vector<double> seconds; // per class: the seconds its segments hold inside [0, duration]
+    double durationSeconds = 0.0;
+    /** The class that holds most of the time (the first in model order on a tie); "silence" only
+        when no other class holds any; -1 when no class holds any (no segment: nothing detected). */
+    int top = -1;
+
+    /** seconds[c] as a share of the file's duration (0..1; 0 for a file of no duration). */
+    double share (std::size_t c) const noexcept;
+};
+
+/** The time each class holds in a file's segments, clipped to [0, duration] (a grid window may
+    reach past a short file's end), and the file's label by that time. */
+FileShares fileShares (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels, double durationSeconds);
+
 // ----- files for other programs -----------------------------------------------------------------------
 
 /** Audacity's label track text (File > Import > Labels): "start<TAB>end<TAB>label" a line, seconds

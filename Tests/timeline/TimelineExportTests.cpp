@@ -183,3 +183,57 @@ TEST_CASE ("MIDI notes: channel 1, velocities from 1 to 127, into a buffer on th
     CHECK (timeline::noteOn (60, 127).getRawDataSize() == 3);
     CHECK (std::memcmp (timeline::noteOn (60, 300).getRawData(), events[0].first.getRawData(), 3) == 0);
 }
+
+TEST_CASE ("File shares: the label is the class that holds most of the time, silence only when no other holds any", "[export][summary]")
+{
+    const std::vector<std::string> labels { "piano", "silence", "guitar", "strings" };
+    SECTION ("a song whose quiet release tail is the longest segment is named by its music")
+    {
+        // 21 s: piano 0-6 s, guitar 6-9 s, piano 9-12 s, strings 12-14 s, silence 14-21 s.
+        const std::vector<runtime::Segment> segments { { 0, 0.0, 6.0, 0.9f, 20 },
+                                                       { 2, 6.0, 9.0, 0.8f, 10 },
+                                                       { 0, 9.0, 12.0, 0.7f, 10 },
+                                                       { 3, 12.0, 14.0, 0.6f, 6 },
+                                                       { 1, 14.0, 21.0, 0.99f, 28 } };
+        const auto shares = timeline::fileShares (segments, labels, 21.0);
+        CHECK (shares.top == 0);
+        CHECK (shares.seconds == std::vector<double> { 9.0, 7.0, 3.0, 2.0 });
+        CHECK (shares.share (0) == Approx (9.0 / 21.0));
+        CHECK (shares.share (1) == Approx (7.0 / 21.0));
+        CHECK (shares.share (4) == 0.0); // past the classes
+    }
+    SECTION ("silence is the label when no other class holds any time")
+    {
+        const auto shares = timeline::fileShares ({ { 1, 0.5, 3.0, 0.99f, 9 } }, labels, 3.0);
+        CHECK (shares.top == 1);
+        CHECK (shares.share (1) == Approx (2.5 / 3.0));
+    }
+    SECTION ("a class that holds less time than silence still wins over it")
+    {
+        const auto shares = timeline::fileShares ({ { 1, 0.0, 9.0, 0.99f, 33 }, { 3, 9.0, 9.5, 0.6f, 2 } }, labels, 10.0);
+        CHECK (shares.top == 3);
+        CHECK (shares.share (3) == Approx (0.05));
+    }
+    SECTION ("no segment: no label, every share 0")
+    {
+        const auto shares = timeline::fileShares ({}, labels, 5.0);
+        CHECK (shares.top == -1);
+        CHECK (shares.seconds == std::vector<double> (4, 0.0));
+    }
+    SECTION ("a tie goes to the first class in model order, and segments are clipped to the file")
+    {
+        // A 0.1 s file analysed on the window grid: its one window, and so its segment, reaches 1 s.
+        const auto shares = timeline::fileShares ({ { 3, 0.0, 1.0, 0.9f, 1 }, { 2, -0.5, 0.05, 0.9f, 1 } }, labels, 0.1);
+        CHECK (shares.seconds[3] == Approx (0.1));
+        CHECK (shares.seconds[2] == Approx (0.05));
+        CHECK (shares.top == 3);
+        const auto tied = timeline::fileShares ({ { 3, 0.0, 1.0, 0.9f, 4 }, { 2, 1.0, 2.0, 0.9f, 4 } }, labels, 2.0);
+        CHECK (tied.top == 2);
+    }
+    SECTION ("a file of no duration holds no shares")
+    {
+        const auto shares = timeline::fileShares ({ { 0, 0.0, 1.0, 0.9f, 1 } }, labels, 0.0);
+        CHECK (shares.top == -1);
+        CHECK (shares.share (0) == 0.0);
+    }
+}

@@ -67,17 +67,21 @@ def test_csv_rows_and_parity_with_pytorch(model, tmp_path):
     result = sonotype("classify", "--model", path, wav)
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
-    assert rows[0] == ["file", "start_s", "end_s", "label", "confidence", *LABELS]
-    assert len(rows) == 1 + 5  # windows at 0, 0.25, ..., 1.0 s of 1 s fit in 2.1 s
+    assert rows[0] == ["file", "start_s", "end_s", "label", "confidence", *LABELS, "padded", "tail", "error"]
+    # windows at 0, 0.25, ..., 1.0 s of 1 s fit in 2.1 s; the last 0.1 s gets a window aligned to the end
+    assert len(rows) == 1 + 5 + 1
+    assert [row[-3:] for row in rows[1:]] == [["0", "0", ""]] * 5 + [["0", "1", ""]]
     samples = x.astype(np.float32)
     for k, row in enumerate(rows[1:]):
+        start = 0.25 * k if k < 5 else 1.1
         assert row[0] == str(wav)
-        assert float(row[1]) == pytest.approx(0.25 * k) and float(row[2]) == pytest.approx(0.25 * k + 1.0)
-        probabilities = np.array([float(v) for v in row[5:]])
-        window = torch.from_numpy(samples[4000 * k: 4000 * k + 16000])
+        assert float(row[1]) == pytest.approx(start) and float(row[2]) == pytest.approx(start + 1.0)
+        probabilities = np.array([float(v) for v in row[5:-3]])
+        window = torch.from_numpy(samples[round(16000 * start): round(16000 * start) + 16000])
         with torch.no_grad():
             expected = torch.softmax(net(TINY_FRONTEND(window).unsqueeze(0)), -1)[0].numpy()
-        assert np.abs(probabilities - expected).max() <= 2e-6  # 6 printed decimals
+        # 6 printed decimals; the tail window's features are computed apart from the stream's
+        assert np.abs(probabilities - expected).max() <= (2e-6 if k < 5 else 2e-5)
         assert row[3] == LABELS[int(np.argmax(probabilities))]
         assert float(row[4]) == pytest.approx(probabilities.max())
 
@@ -96,40 +100,50 @@ def test_formats_and_folders(model, tmp_path):
     result = sonotype("classify", "--model", path, "--summary", folder, tmp_path / "eight_channel_192k.wav")
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
-    assert rows[0] == ["file", "label", "confidence", *LABELS]
+    assert rows[0] == ["file", "label", "share", *LABELS, "duration_s", "windows", *[f"mean_{c}" for c in LABELS], "error"]
     names = [row[0].split("/")[-1] for row in rows[1:]]
     assert sorted(names) == sorted(["mono16k.wav", "stereo44k.wav", "c.flac", "d.ogg", "e.aiff", "eight_channel_192k.wav"])
     for row in rows[1:]:
-        assert abs(sum(float(v) for v in row[3:]) - 1.0) < 1e-4
+        assert sum(float(v) for v in row[3:7]) <= 1.0 + 2e-3  # shares of the time: segments never overlap
+        assert abs(sum(float(v) for v in row[9:13]) - 1.0) < 1e-4  # mean probabilities
 
 
-def test_summary_is_the_mean_of_the_windows(model, tmp_path):
+def test_summary_keeps_the_mean_of_the_windows(model, tmp_path):
     path, _ = model
-    wav = write_wav(tmp_path / "a.wav", tone(22050, 2.0, 1000.0), 22050)
+    wav = write_wav(tmp_path / "a.wav", tone(22050, 2.1, 1000.0), 22050)
     windows = parse_csv(sonotype("classify", "--model", path, wav).stdout)[1:]
+    assert len(windows) == 6 and windows[-1][-2] == "1"  # the tail window counts too
     summary = parse_csv(sonotype("classify", "--model", path, "--summary", wav).stdout)[1]
-    means = np.mean([[float(v) for v in row[5:]] for row in windows], axis=0)
-    assert np.abs(means - np.array([float(v) for v in summary[3:]])).max() <= 2e-6
+    means = np.mean([[float(v) for v in row[5:9]] for row in windows], axis=0)
+    assert np.abs(means - np.array([float(v) for v in summary[9:13]])).max() <= 2e-6
+    assert summary[7:9] == ["2.100", "6"]
 
 
 def test_json_output(model, tmp_path):
     path, _ = model
     wav = write_wav(tmp_path / "a.wav", tone(16000, 1.3), 16000)
     rows = json.loads(sonotype("classify", "--model", path, "--format", "json", wav).stdout)
-    assert len(rows) == 2
-    assert set(rows[0]) == {"file", "start_s", "end_s", "label", "confidence", "probabilities"}
+    assert len(rows) == 3 and rows[-1]["tail"] and rows[-1]["end_s"] == 1.3
+    assert set(rows[0]) == {"file", "start_s", "end_s", "label", "confidence", "probabilities", "padded", "tail"}
     assert list(rows[0]["probabilities"]) == LABELS
+    grid = json.loads(sonotype("classify", "--model", path, "--format", "json", "--grid", wav).stdout)
+    assert len(grid) == 2 and set(grid[0]) == {"file", "start_s", "end_s", "label", "confidence", "probabilities"}
     summary = json.loads(sonotype("classify", "--model", path, "--format", "json", "--summary", wav).stdout)
-    assert len(summary) == 1 and "start_s" not in summary[0]
+    assert len(summary) == 1
+    assert set(summary[0]) == {"file", "label", "share", "shares", "duration_s", "windows", "mean_probabilities"}
+    assert list(summary[0]["shares"]) == LABELS and list(summary[0]["mean_probabilities"]) == LABELS
+    assert summary[0]["duration_s"] == 1.3 and summary[0]["windows"] == 3
 
 
-def test_short_file_is_padded_to_one_window(model, tmp_path):
+def test_short_file_is_padded_to_one_window_that_ends_at_its_end(model, tmp_path):
     path, _ = model
     wav = write_wav(tmp_path / "short.wav", tone(16000, 0.3), 16000)
     result = sonotype("classify", "--model", path, wav)
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)[1:]
-    assert len(rows) == 1 and rows[0][1:3] == ["0.000", "1.000"]
+    assert len(rows) == 1 and rows[0][1:3] == ["0.000", "0.300"] and rows[0][-3:] == ["1", "0", ""]
+    grid = parse_csv(sonotype("classify", "--model", path, "--grid", wav).stdout)[1:]
+    assert len(grid) == 1 and grid[0][1:3] == ["0.000", "1.000"] and grid[0][3:-1] == rows[0][3:-3]
 
 
 def test_jobs_and_shards_are_deterministic(model, tmp_path):
@@ -176,8 +190,13 @@ def test_bad_inputs(model, tmp_path):
     assert f"{short_data}: the header claims 19200 samples but the file holds 8000" in err
     assert f"{nan_wav}: 2 NaN or infinite samples were replaced by 0" in err
     assert f"{tmp_path / 'no_audio'}: no audio files" in err
-    files = {row[0] for row in parse_csv(result.stdout)[1:]}
+    rows = parse_csv(result.stdout)[1:]
+    files = {row[0] for row in rows if not row[-1]}
     assert files == {str(good), str(short_data), str(nan_wav)}  # the good and the salvageable are classified
+    errors = {row[0]: row[-1] for row in rows if row[-1]}  # the others are rows with their error
+    assert set(errors) == {str(tmp_path / "missing.wav"), str(empty), str(fake), str(truncated_header), str(tmp_path / "no_audio")}
+    assert errors[str(empty)].startswith("holds no audio") and errors[str(fake)].startswith("not a readable audio file")
+    assert err.splitlines()[-1] == "total: 3 classified (2 with warnings), 5 failed, 1 skipped"
     assert run(good).returncode == 0
 
 

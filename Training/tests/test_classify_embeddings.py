@@ -40,28 +40,31 @@ def test_window_rows_carry_the_model_s_embedding(model, tmp_path):
     path, _, net = model
     x = tone(16000, 2.1, 330.0) + 0.1 * np.random.default_rng(1).standard_normal(int(16000 * 2.1))
     wav = write_wav(tmp_path / "a.wav", x, 16000, float32=True)
-    result = sonotype("classify", "--embeddings", "--model", path, wav)
+    result = sonotype("classify", "--embeddings", "--grid", "--model", path, wav)
     assert result.returncode == 0, result.stderr
     header, *rows = parse_csv(result.stdout)
     assert header[:9] == ["file", "start_s", "end_s", "label", "confidence", *LABELS]
-    assert header[9:] == [f"embedding_{i}" for i in range(32)]
+    assert header[9:41] == [f"embedding_{i}" for i in range(32)] and header[41:] == ["error"]
     assert len(rows) == 5
     samples = x.astype(np.float32)
     for k, row in enumerate(rows):
         expected = torch_embedding(net, torch.from_numpy(samples[4000 * k: 4000 * k + 16000]))
-        np.testing.assert_allclose(np.array(row[9:], dtype=np.float64), expected, atol=2e-5, rtol=0)
-    plain = parse_csv(sonotype("classify", "--model", path, wav).stdout)
-    assert [row[:9] for row in rows] == plain[1:]  # the other columns as without --embeddings
+        np.testing.assert_allclose(np.array(row[9:41], dtype=np.float64), expected, atol=2e-5, rtol=0)
+    plain = parse_csv(sonotype("classify", "--grid", "--model", path, wav).stdout)
+    assert [row[:9] for row in rows] == [row[:9] for row in plain[1:]]  # the other columns as without --embeddings
 
     # Classes in play change the probabilities, not the embedding; JSON holds the same numbers.
-    header_in_play, *in_play = parse_csv(sonotype("classify", "--embeddings", "--classes", "speech,piano", "--model", path, wav).stdout)
-    assert header_in_play == header and [row[9:] for row in in_play] == [row[9:] for row in rows]
-    objects = json.loads(sonotype("classify", "--embeddings", "--format", "json", "--model", path, wav).stdout)
-    assert [o["embedding"] for o in objects] == [[float(v) for v in row[9:]] for row in rows]
-    # --to-end's columns come before the embedding, --error-rows' error column after it.
-    header_end, *rows_end = parse_csv(sonotype("classify", "--embeddings", "--to-end", "--error-rows", "--model", path, wav).stdout)
-    assert header_end[9:11] == ["padded", "tail"] and header_end[11:43] == header[9:] and header_end[43:] == ["error"]
-    assert [row[11:43] for row in rows_end[:5]] == [row[9:] for row in rows] and len(rows_end) == 6  # and the tail window
+    header_in_play, *in_play = parse_csv(sonotype("classify", "--embeddings", "--grid", "--classes", "speech,piano", "--model", path, wav).stdout)
+    assert header_in_play == header and [row[9:41] for row in in_play] == [row[9:41] for row in rows]
+    objects = json.loads(sonotype("classify", "--embeddings", "--grid", "--format", "json", "--model", path, wav).stdout)
+    assert [o["embedding"] for o in objects] == [[float(v) for v in row[9:41]] for row in rows]
+    # To the true end (the default): the padded and tail columns come before the embedding, the
+    # error column after it; --to-end and --error-rows change nothing.
+    result_end = sonotype("classify", "--embeddings", "--model", path, wav)
+    header_end, *rows_end = parse_csv(result_end.stdout)
+    assert header_end[9:11] == ["padded", "tail"] and header_end[11:43] == header[9:41] and header_end[43:] == ["error"]
+    assert [row[11:43] for row in rows_end[:5]] == [row[9:41] for row in rows] and len(rows_end) == 6  # and the tail window
+    assert sonotype("classify", "--embeddings", "--to-end", "--error-rows", "--model", path, wav).stdout == result_end.stdout
 
 
 def test_embeddings_refused_without_window_rows_or_an_embedding(model, tmp_path):
@@ -74,4 +77,4 @@ def test_embeddings_refused_without_window_rows_or_an_embedding(model, tmp_path)
     assert result.returncode == 2 and "has no embedding output" in result.stderr
     result = sonotype("classify", "--embeddings", wav)  # the built-in model has one: 96 numbers
     assert result.returncode == 0, result.stderr
-    assert parse_csv(result.stdout)[0][-1] == "embedding_95"
+    assert parse_csv(result.stdout)[0][-2:] == ["embedding_95", "error"]

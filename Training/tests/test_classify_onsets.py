@@ -26,13 +26,13 @@ def test_every_hit_found_within_25_ms_and_one_row_per_hit(pattern):
     result = sonotype("classify", "--onsets", path)
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
-    assert rows[0][:5] == ["file", "time_s", "label", "confidence", "level_db"]
+    assert rows[0][:5] == ["file", "time_s", "label", "confidence", "level_db"] and rows[0][-1] == "error"
     found = [float(row[1]) for row in rows[1:]]
     score, _, _, errors = f_measure(truth, found)
     assert score >= 0.95, (score, len(truth), len(found))
     assert abs(np.mean(errors)) < 0.010  # the onsets sit on the hits, not a frame late
     for row in rows[1:]:
-        probabilities = np.array(row[5:], dtype=float)
+        probabilities = np.array(row[5:-1], dtype=float)
         assert row[2] == rows[0][5 + int(np.argmax(probabilities))]
         assert -60.0 < float(row[4]) <= 0.0
 
@@ -41,7 +41,7 @@ def test_exports_one_label_marker_and_note_per_hit(pattern, tmp_path):
     path, _ = pattern
     table = parse_csv(sonotype("classify", "--onsets", path).stdout)
     header, rows = table[0], table[1:]
-    classes = header[5:]
+    classes = header[5:-1]  # the error column last
     labels = sonotype("classify", "--onsets", "--format", "audacity", path).stdout.splitlines()
     assert len(labels) == len(rows)
     for line, row in zip(labels, rows):
@@ -68,9 +68,12 @@ def test_exports_one_label_marker_and_note_per_hit(pattern, tmp_path):
 
 
 def test_onsets_refuse_window_modes():
-    for extra in (["--summary"], ["--segments"], ["--to-end"]):
+    for extra in (["--summary"], ["--segments"], ["--grid"]):
         result = sonotype("classify", "--onsets", *extra, "Resources/examples/drums.wav")
         assert result.returncode == 2 and "--onsets" in result.stderr
+    # --to-end is the default and a no-op: hits need no windows to the end
+    plain = sonotype("classify", "--onsets", "Resources/examples/drums.wav")
+    assert plain.returncode == 0 and sonotype("classify", "--onsets", "--to-end", "Resources/examples/drums.wav").stdout == plain.stdout
 
 
 def test_808_kicks_among_loud_hats_and_snares_found_on_their_attacks(tmp_path):

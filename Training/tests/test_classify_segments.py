@@ -34,14 +34,14 @@ def three_sounds(tmp_path_factory):
 @pytest.fixture(scope="module")
 def labels():
     header = parse_csv(sonotype("classify", EXAMPLES / "speech.wav").stdout)[0]
-    return header[5:]
+    return header[5:header.index("padded")]
 
 
 def segments_of(path, *args):
     result = sonotype("classify", "--segments", *args, path)
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
-    assert rows[0] == ["file", "start_s", "end_s", "label", "confidence"]
+    assert rows[0] == ["file", "start_s", "end_s", "label", "confidence", "error"]
     return [(float(r[1]), float(r[2]), r[3], float(r[4])) for r in rows[1:]]
 
 
@@ -166,7 +166,7 @@ def test_exit_codes_warnings_are_not_failures(tmp_path):
     fake.write_text("not audio")
     result = sonotype("classify", good, fake)
     assert result.returncode == 1 and "not a readable audio file" in result.stderr
-    assert {row[0] for row in parse_csv(result.stdout)[1:]} == {str(good)}
+    assert {(row[0], bool(row[-1])) for row in parse_csv(result.stdout)[1:]} == {(str(good), False), (str(fake), True)}
     help_text = sonotype("classify", "--help").stdout
     assert "Exit codes: 0" in help_text and "2 bad" in help_text
 

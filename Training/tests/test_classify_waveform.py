@@ -73,16 +73,16 @@ def test_classify_feeds_the_raw_waveform_and_matches_pytorch(waveform_model, tmp
     path, net = waveform_model
     x = tone(16000, 2.1, 300.0) + 0.1 * np.random.default_rng(1).standard_normal(int(16000 * 2.1))
     wav = write_wav(tmp_path / "w.wav", x, 16000, float32=True)
-    result = sonotype("classify", "--model", path, wav)  # no frontend argument anywhere
+    result = sonotype("classify", "--grid", "--model", path, wav)  # no frontend argument anywhere
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
-    assert rows[0] == ["file", "start_s", "end_s", "label", "confidence", *LABELS]
+    assert rows[0] == ["file", "start_s", "end_s", "label", "confidence", *LABELS, "error"]
     assert len(rows) == 1 + 5
     samples = x.astype(np.float32)
     spread = 0.0
     for k, row in enumerate(rows[1:]):
         assert float(row[1]) == pytest.approx(0.25 * k) and float(row[2]) == pytest.approx(0.25 * k + 1.0)
-        probabilities = np.array([float(v) for v in row[5:]])
+        probabilities = np.array([float(v) for v in row[5:-1]])
         window = torch.from_numpy(samples[4000 * k: 4000 * k + 16000]).unsqueeze(0)
         with torch.no_grad():
             expected = torch.softmax(net(window), -1)[0].numpy()
@@ -96,7 +96,7 @@ def test_classify_resamples_to_the_model_rate(waveform_model, tmp_path):
     path, net = waveform_model
     x = tone(44100, 1.6, 300.0)
     wav = write_wav(tmp_path / "w44.wav", x, 44100, float32=True)
-    result = sonotype("classify", "--model", path, wav)
+    result = sonotype("classify", "--grid", "--model", path, wav)
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
     assert len(rows) == 1 + 3  # windows at 0, 0.25, 0.5 s of 1 s fit in 1.6 s
@@ -104,7 +104,7 @@ def test_classify_resamples_to_the_model_rate(waveform_model, tmp_path):
     reference = torch.from_numpy(tone(16000, 1.0, 300.0).astype(np.float32)).unsqueeze(0)
     with torch.no_grad():
         expected = torch.softmax(net(reference), -1)[0].numpy()
-    probabilities = np.array([float(v) for v in rows[1][5:]])
+    probabilities = np.array([float(v) for v in rows[1][5:-1]])
     assert np.abs(probabilities - expected).max() < 0.02
 
 
@@ -138,7 +138,7 @@ def test_a_raw_waveform_model_runs_with_the_rate_given_at_export(tmp_path):
     assert "computed inside the model (0 stft nodes); waveform input 0 [1, 1, 8000]" in inspect.stdout
     x = tone(8000, 1.5, 440.0) + 0.05 * np.random.default_rng(2).standard_normal(12000)
     wav = write_wav(tmp_path / "raw.wav", x, 8000, float32=True)
-    result = sonotype("classify", "--model", path, "--hop", "0.5", wav)
+    result = sonotype("classify", "--grid", "--model", path, "--hop", "0.5", wav)
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
     assert len(rows) == 1 + 2  # windows at 0 and 0.5 s of 1 s fit in 1.5 s
@@ -147,7 +147,7 @@ def test_a_raw_waveform_model_runs_with_the_rate_given_at_export(tmp_path):
         window = torch.from_numpy(samples[4000 * k: 4000 * k + 8000]).reshape(1, 1, -1)
         with torch.no_grad():
             expected = torch.softmax(net(window), -1)[0].numpy()
-        assert np.abs(np.array([float(v) for v in row[5:]]) - expected).max() <= 2e-6
+        assert np.abs(np.array([float(v) for v in row[5:-1]]) - expected).max() <= 2e-6
 
 
 class ScoredConv(RawConv):
@@ -184,10 +184,10 @@ def test_classify_shows_the_model_scores_without_a_second_softmax(ending, shown,
     assert inspect_says in sonotype("inspect", path).stdout
     x = tone(8000, 1.0, 300.0) + 0.2 * np.random.default_rng(3).standard_normal(8000)
     wav = write_wav(tmp_path / "x.wav", x, 8000, float32=True)
-    result = sonotype("classify", "--model", path, wav)
+    result = sonotype("classify", "--grid", "--model", path, wav)
     assert result.returncode == 0, result.stderr
     rows = parse_csv(result.stdout)
     with torch.no_grad():
         expected = shown(net(torch.from_numpy(x.astype(np.float32)).reshape(1, 1, -1)))[0].numpy()
-    assert np.abs(np.array([float(v) for v in rows[1][5:]]) - expected).max() <= 2e-6
+    assert np.abs(np.array([float(v) for v in rows[1][5:-1]]) - expected).max() <= 2e-6
     assert expected.max() - expected.min() > 0.01

@@ -69,8 +69,8 @@ def test_the_valid_base_classifies_audio():
     result = run("classify", "--summary", "--model", os.path.join(CORPUS, "valid_base.safetensors"), AUDIO)
     assert result.returncode == 0, result.stderr
     header, row = result.stdout.decode().strip().split("\n")
-    assert header == "file,label,confidence,low,mid,high"
-    probabilities = [float(p) for p in row.split(",")[3:]]
+    assert header == "file,label,share,low,mid,high,duration_s,windows,mean_low,mean_mid,mean_high,error"
+    probabilities = [float(p) for p in row.split(",")[8:11]]
     assert abs(sum(probabilities) - 1.0) < 1e-4
 
 

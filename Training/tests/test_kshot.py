@@ -34,8 +34,10 @@ def windows(folder):
     return kshot.engine_windows(str(folder), kshot.folder_set(str(folder))["files"])
 
 
-def probabilities(rows, first):
-    return np.array([[float(v) for v in row[first:]] for row in rows])
+def columns(header, rows, names):
+    """The named columns of classify's rows, as numbers: [rows, names]."""
+    at = [header.index(name) for name in names]
+    return np.array([[float(row[i]) for i in at] for row in rows])
 
 
 def test_the_engine_pass_reads_every_window(windows):
@@ -65,16 +67,16 @@ def test_the_rules_are_what_the_taught_model_computes(windows, tmp_path, rule):
     assert result.returncode == 0, result.stderr
     tested = [w.paths[f] for f in said["test"]]
     header, rows = kshot.classify_rows(tested, model=model)
-    assert header[5:] == names
-    engine = probabilities(rows, 5)
+    assert header[5:] == [*names, "error"]
+    engine = columns(header, rows, names)
     assert engine.shape == said[rule]["windows"].shape
     np.testing.assert_allclose(said[rule]["windows"], engine, atol=1e-5, rtol=0)
+    # A file's answer by the mean rule: the summary's mean_ columns (its label is by time instead).
     header, rows = kshot.classify_rows(tested, "--summary", model=model)
-    np.testing.assert_allclose(said[rule]["files"], probabilities(rows, 3), atol=1e-5, rtol=0)
-    assert [row[1] for row in rows] == [names[i] for i in np.argmax(said[rule]["files"], axis=1)]
+    np.testing.assert_allclose(said[rule]["files"], columns(header, rows, [f"mean_{n}" for n in names]), atol=1e-5, rtol=0)
     # The restricted head is classify --classes.
     header, rows = kshot.classify_rows(tested, "--summary", "--classes", ",".join(w.classes))
-    restricted = probabilities(rows, 3)[:, [header.index(c) - 3 for c in w.classes]]
+    restricted = columns(header, rows, [f"mean_{c}" for c in w.classes])
     np.testing.assert_allclose(said["restricted"]["files"], restricted, atol=1e-5, rtol=0)
 
 

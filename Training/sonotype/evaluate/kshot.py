@@ -16,7 +16,8 @@ other file is classified by three rules over the classes taught:
   one of the base model's own).
 
 A window's answer is the rule's argmax; a file's is the argmax of the mean of its windows' softmaxed
-scores, as `classify --summary --model TAUGHT` gives it. An example and a prototype are the Teacher's
+scores, the mean_ columns of `classify --summary --grid --model TAUGHT` (its label is by time held in
+segments instead; the study keeps the mean rule, on the windows of the hop's grid it was measured on). An example and a prototype are the Teacher's
 (Source/teach/Prototypes.h): a file's window embeddings, each L2-normalised, averaged and normalised; a
 class's examples summed and normalised.
 
@@ -70,7 +71,9 @@ BEGIN, END = "<!-- k-shot: begin -->", "<!-- k-shot: end -->"
 # --- the engine, once per set ------------------------------------------------------------------------
 
 def classify_rows(paths, *args, model=""):
-    command = [cli_path(), "classify", *args, *([] if not model else ["--model", model]), *map(str, paths)]
+    """classify's CSV header and rows, the windows on the hop's grid (--grid: no window padded to a
+    short file's end or aligned to its tail), as the study was measured."""
+    command = [cli_path(), "classify", "--grid", *args, *([] if not model else ["--model", model]), *map(str, paths)]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"sonotype classify failed ({result.returncode}): {result.stderr.strip()}")
@@ -123,6 +126,7 @@ def engine_windows(folder, files, model=""):
         raise RuntimeError("the two classify passes gave different windows")
     columns = [header.index(c) for c in classes]
     first_embedding = header.index("embedding_0")
+    last_embedding = header.index("error") if "error" in header else len(header)
     full_columns = [full_header.index(c) for c in classes]
     index = {p: i for i, p in enumerate(paths)}
     file_of = np.array([index[row[0]] for row in rows])
@@ -139,7 +143,7 @@ def engine_windows(folder, files, model=""):
                    origins=[files[n].get("from", parse_name(n)[1]) for n in names], file_of=file_of,
                    in_play=np.array([[float(row[c]) for c in columns] for row in rows]),
                    full=np.array([[float(row[c]) for c in full_columns] for row in full_rows]),
-                   embedding=np.array([[float(v) for v in row[first_embedding:]] for row in rows]),
+                   embedding=np.array([[float(v) for v in row[first_embedding:last_embedding]] for row in rows]),
                    level_db=level, seconds=seconds)
 
 
@@ -225,7 +229,7 @@ def answers(w, taught, weight=COSINE_WEIGHT, quiet_db=None, rules=RULES):
     """What each rule says about the files not taught, taught by `taught` (file indices):
     {"test": file indices, "windows": window indices (of the test files, in order),
     rule: {"windows": [windows, classes] probabilities, "files": [test files, classes] the mean of
-    the windows' (as classify --summary), "pooled": [test files, classes] scores of the pooled example}}."""
+    the windows' (as classify --summary --grid's mean_ columns), "pooled": [test files, classes] scores of the pooled example}}."""
     keep = window_mask(w, quiet_db)
     example, mean_full = examples(w, keep)
     n_classes = len(w.classes)
@@ -368,8 +372,8 @@ def section(results, command, shots, draws, seed, elapsed):
     lines += ["Files per class:", "", "| set | " + " | ".join(all_classes) + " |", "|---" * (len(all_classes) + 1) + "|"]
     for which, r in results.items():
         lines.append(f"| {which}: {r.title} | " + " | ".join(str(r.files_per_class.get(c, "–")) for c in all_classes) + " |")
-    lines += ["", "File and window accuracy, % (file: the mean of its windows' answers, as `classify --summary "
-              "--model TAUGHT` gives it):", "",
+    lines += ["", "File and window accuracy, % (file: the mean of its windows' answers, as the mean_ columns of "
+              "`classify --summary --grid --model TAUGHT` give it):", "",
               "| set | k | files tested | file: restricted head | file: prototypes | file: combined | "
               "window: restricted head | window: prototypes | window: combined |", "|---|---|---|---|---|---|---|---|---|"]
     for which, r in results.items():

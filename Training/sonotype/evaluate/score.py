@@ -1,5 +1,7 @@
 """Scoring a folder of labelled clips through the product path: `sonotype classify` (C++ front end and
-engine), windows (1 s every 0.25 s) and files (--summary: the mean over a file's windows)."""
+engine), windows (1 s every 0.25 s, on the hop's grid: --grid) and files (the mean rule: the argmax of
+the mean of a file's windows, classify --summary's mean_ columns; its label, by time held in segments,
+is not what this scores, so that the figures keep their meaning)."""
 
 import csv
 import io
@@ -16,11 +18,20 @@ from .sets import parse_name
 
 
 def classify(folder, model="", summary=False):
-    command = [cli_path(), "classify", folder] + (["--model", model] if model else []) + (["--summary"] if summary else [])
+    """classify's rows on the hop's grid; summary: [file, label by the mean rule, its mean probability]."""
+    command = [cli_path(), "classify", "--grid", folder] + (["--model", model] if model else []) + (["--summary"] if summary else [])
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"sonotype classify failed ({result.returncode}): {result.stderr.strip()}")
-    return list(csv.reader(io.StringIO(result.stdout)))[1:]
+    header, *rows = list(csv.reader(io.StringIO(result.stdout)))
+    if not summary:
+        return rows
+    means = [(i, name[len("mean_"):]) for i, name in enumerate(header) if name.startswith("mean_")]
+    answers = []
+    for row in rows:
+        i, label = max(means, key=lambda m: float(row[m[0]]))
+        answers.append([row[0], label, row[i]])
+    return answers
 
 
 def score(folder, model=""):
