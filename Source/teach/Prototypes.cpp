@@ -315,7 +315,7 @@ std::vector<float> scores (const Head& head, const std::vector<float>& embedding
     // Unknown: the best class's score less how far the best class clears its threshold, plus the level gate.
     float clears = -std::numeric_limits<float>::infinity();
     for (std::size_t c = 0; c < cosines.size(); ++c)
-        clears = std::max (clears, cosines[c] - head.cosineBelow[c]);
+        clears = std::max (clears, cosines[c] - head.threshold (c));
     float unknown = *std::max_element (out.begin(), out.end()) - head.gateGain() * clears;
     if (! std::isnan (head.levelBelowDb) && ! std::isnan (levelDb))
         unknown += Head::kLevelGain * std::max (0.0f, head.levelBelowDb - levelDb);

@@ -32,6 +32,7 @@
 #include "dsp/OnsetDetector.h"
 #include "engine/Model.h"
 
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <span>
@@ -104,6 +105,14 @@ struct Head
         (the cosine's weight in both rules' scores). */
     float gateGain() const noexcept { return adapted ? kAdaptedScale * kAdaptedCosineWeight : kNewScale; }
     bool hasUnknown() const noexcept { return labels.size() > prototypes.size(); }
+    /** Class c's cosine threshold: its calibrated one, else one for all (unknownBelow, or the rule
+        before the gates for a head made by hand without either). */
+    float threshold (std::size_t c) const noexcept
+    {
+        if (cosineBelow.size() == prototypes.size())
+            return cosineBelow[c];
+        return std::isnan (unknownBelow) ? 1.0f - kMaxDistance : static_cast<float> (unknownBelow);
+    }
 };
 
 /** Learns a head from the classes (each with at least one example). Throws std::invalid_argument

@@ -78,20 +78,23 @@ namespace
         using K = engine::OpKind;
         const auto numTaught = static_cast<int64_t> (head.prototypes.size());
         const JsonValue::Object lastAxis { { "axes", integers ({ -1 }) }, { "keepdim", JsonValue::boolean (true) } };
-        const int thresholds = file.tensor (name ("cosine_below"), { 1, numTaught }, head.cosineBelow);
+        std::vector<float> below;
+        for (std::size_t c = 0; c < head.prototypes.size(); ++c)
+            below.push_back (head.threshold (c));
+        const int thresholds = file.tensor (name ("cosine_below"), { 1, numTaught }, below);
         const int margins = node (file, K::sub, { cosines, thresholds }, { 1, numTaught });
         const int clears = node (file, K::reduceMax, { margins }, { 1, 1 }, lastAxis);
         const int best = node (file, K::reduceMax, { scores }, { 1, 1 }, lastAxis);
         const float gain[] = { head.gateGain() };
         const int penalty = node (file, K::mul, { clears, file.tensor (name ("gate_gain"), { 1 }, gain) }, { 1, 1 });
         int unknown = node (file, K::sub, { best, penalty }, { 1, 1 });
-        auto gate = JsonValue::object ({ { keys::taughtGateThresholds, numbers (head.cosineBelow) } });
+        auto gate = JsonValue::object ({ { keys::taughtGateThresholds, numbers (below) } });
         if (! std::isnan (head.levelBelowDb))
         {
             if (level < 0)
                 throw std::invalid_argument ("the head has a level gate, and the model it extends no level output");
-            const float below[] = { head.levelBelowDb }, levelGain[] = { Head::kLevelGain };
-            const int under = node (file, K::sub, { file.tensor (name ("level_below"), { 1 }, below), level }, { 1, 1 });
+            const float gateLevel[] = { head.levelBelowDb }, levelGain[] = { Head::kLevelGain };
+            const int under = node (file, K::sub, { file.tensor (name ("level_below"), { 1 }, gateLevel), level }, { 1, 1 });
             const int positive = node (file, K::relu, { under }, { 1, 1 });
             const int added = node (file, K::mul, { positive, file.tensor (name ("level_gain"), { 1 }, levelGain) }, { 1, 1 });
             unknown = node (file, K::add, { unknown, added }, { 1, 1 });

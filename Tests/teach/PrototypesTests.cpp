@@ -72,7 +72,7 @@ TEST_CASE ("teach: the model's own classes, adapted: its head over them plus 5 x
     const std::vector<teach::TaughtClass> classes { { "piano", { unitExample ("p.wav", { 1, 0 }) } }, { "bass", { unitExample ("b.wav", { 0, 1 }) } } };
     const auto head = teach::learn (classes, { "silence", "piano", "organ", "bass" }, 0.5);
     REQUIRE (head.adapted);
-    CHECK (head.labels == std::vector<std::string> { "piano", "bass" }); // no unknown: the head decides
+    CHECK (head.labels == std::vector<std::string> { "piano", "bass", "unknown" }); // unknown too, by the same gates
     CHECK (head.baseIndex == std::vector<int> { 1, 3 });
     const auto s = teach::scores (head, { 1, 0 }, { 0.1f, 0.2f, 0.5f, 0.2f }); // over piano and bass: 0.5 each
     CHECK (s[0] == Approx (4.0f * (0.5f + 5.0f)));
@@ -177,7 +177,7 @@ TEST_CASE ("teach: a taught model is taught again: its head stays, the new head'
     const auto twice = load (second), thrice = load (third);
     CHECK (twice->info().labels == std::vector<std::string> { "a", "b", "c", "unknown" });
     CHECK (thrice->info().labels == std::vector<std::string> { "c", "a" });
-    for (const auto* name : { "taught.prototypes", "taught2.prototypes", "taught2.unknown" })
+    for (const auto* name : { "taught.prototypes", "taught2.prototypes", "taught2.cosine_below" })
         CHECK (twice->storedTensor (name) != nullptr);
     CHECK (thrice->storedTensor ("taught3.cosine_weight") != nullptr);
     CHECK (thrice->info().metadata.at ("taught").find ("\"base\":\"second\"") != std::string::npos);
