@@ -188,17 +188,16 @@ namespace
     /** The gates (Prototypes.h): each class's cosine threshold and spread, and the level gate. */
     void calibrateGates (Head& head, const std::vector<TaughtClass>& classes, double unknownBelow)
     {
-        const auto distances = leaveOneOutDistances (classes);
-        std::vector<double> pooled;
-        for (const auto& d : distances)
-            pooled.insert (pooled.end(), d.begin(), d.end());
-        for (const auto& d : distances)
+        // A class of one example has no spread of its own; another class's says little of it (in a
+        // test, two near-copies of one drum sound left a guitar taught from one second of it unknown
+        // for the rest of its clip), so it keeps the rule before the gates.
+        for (const auto& d : leaveOneOutDistances (classes))
         {
-            const double spread = d.empty() ? rms (pooled) : rms (d); // one example: the others' spread
+            const double spread = rms (d);
             head.spread.push_back (static_cast<float> (spread));
             if (! std::isnan (unknownBelow))
                 head.cosineBelow.push_back (static_cast<float> (unknownBelow));
-            else if (std::isnan (spread)) // nothing to calibrate from: the rule before the gates
+            else if (std::isnan (spread))
                 head.cosineBelow.push_back (1.0f - Head::kMaxDistance);
             else
                 head.cosineBelow.push_back (

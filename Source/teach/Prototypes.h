@@ -18,9 +18,9 @@
 //   others (leave one out), times kSpreadFactor, and at least kMinDistance (examples that are
 //   nearly copies of one sound, as one-shots at several velocities are, say nothing of how far a
 //   new hit of the same piece lies) and at most kMaxDistance (the fixed 0.5 of before: never looser
-//   than that). A class with one example takes the spread of the others' examples, and with none
-//   to learn it from, kMaxDistance. How far the best class clears its own threshold, m = max over
-//   classes of (cos - threshold), sets unknown's score: the best class's score - 20 m, so unknown
+//   than that). A class of one example has no spread of its own and keeps kMaxDistance. How far
+//   the best class clears its own threshold, m = max over classes of (cos - threshold), sets
+//   unknown's score: the best class's score - 20 m, so unknown
 //   wins exactly when no class clears its threshold (with one threshold for all, as `--unknown-below`
 //   gives, unknown's score is 20 x the threshold, the rule before the gates).
 // - Level: a window whose level (teach/WindowLevel.h: the loudest of its features, in dB) lies

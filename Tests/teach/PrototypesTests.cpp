@@ -212,14 +212,23 @@ TEST_CASE ("taught examples round-trip through their JSON, and hostile text is r
     teach::ExampleSet set;
     set.learnedOn = "built-in#0011223344556677";
     set.hits = true;
+    set.hitsChosen = true;
+    set.unknownBelow = 0.3;
     set.classes.push_back ({ "kick", { { "input 1", { 0.5f, -0.25f, 1.0f, -1.0f, 0.0f } } } });
     set.classes.push_back ({ "snare", {} });
     const auto back = teach::decodeExampleSet (teach::encodeExampleSet (set));
     REQUIRE (back.classes.size() == 2);
     CHECK (back.learnedOn == set.learnedOn);
     CHECK (back.hits);
-    // A set written before examples could be hits has no "hits": its examples are whole sounds.
-    CHECK_FALSE (teach::decodeExampleSet (R"({"sample_rate":16000,"unknown_below":0.5,"learned_on":"","classes":[]})").hits);
+    CHECK (back.hitsChosen);
+    CHECK (back.unknownBelow == 0.3);
+    // A set without "hits" leaves the choice to the examples' lengths; one with the old default
+    // threshold 0.5 (which nothing could change) or none gets the calibrated gates.
+    const auto old = teach::decodeExampleSet (R"({"sample_rate":16000,"unknown_below":0.5,"learned_on":"","classes":[]})");
+    CHECK_FALSE (old.hits);
+    CHECK_FALSE (old.hitsChosen);
+    CHECK (std::isnan (old.unknownBelow));
+    CHECK (std::isnan (teach::decodeExampleSet (teach::encodeExampleSet ({})).unknownBelow));
     CHECK (back.classes[0].examples[0].source == "input 1");
     REQUIRE (back.classes[0].examples[0].samples.size() == 5);
     for (std::size_t i = 0; i < 5; ++i)
