@@ -47,6 +47,7 @@ add_executable(sonotype_tests
     Tests/teach/HitEmbeddingTests.cpp
     Tests/teach/LessonTests.cpp
     Tests/teach/PrototypesTests.cpp
+    Tests/teach/UnknownGateTests.cpp
     Tests/timeline/AnalysisWarningsTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/FileBlocksTests.cpp

@@ -6,6 +6,7 @@
 #include "cli/ClassifyOptions.h"
 #include "cli/ClassifyOutput.h"
 #include "cli/Commands.h"
+#include "engine/file/ModelFileKeys.h"
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
@@ -280,6 +281,11 @@ model's output not finite counts as not classified); 2 bad usage.)";
                               + " has no embedding output (export it with export_model(..., embedding=...))");
         if (options.onsets && options.onsetWindow->count() == 0)
             options.hits.clipSeconds = runtime::hitClipSeconds (*model, options.hits.clipSeconds); // a model taught from hits: the clip it learned them from
+        // A model taught from whole files names hits from embeddings of whole windows, which a hit's
+        // clip is not: on one-shots it named 74% of a kit's hits right where taught as hits it named 91%.
+        if (options.onsets && model->info().metadata.count (engine::keys::taught) != 0 && runtime::hitClipSeconds (*model, 0.0) == 0.0)
+            std::cerr << "warning: " << (options.model.empty() ? std::string ("the model") : engine::printable (options.model))
+                      << " was taught from whole files, not from hits: it may name hits wrongly (teach it with sonotype learn --hits)\n";
         try
         {
             runtime::classesInPlay (runtime::classLabels (*model), options.classes);

@@ -4,12 +4,16 @@
 #include "cli/Commands.h"
 #include "cli/ModelLoading.h"
 #include "engine/file/Text.h"
+#include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
+#include "runtime/WindowAnalyzer.h"
 #include "teach/HitEmbedding.h"
 #include "teach/Lesson.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -21,11 +25,16 @@ namespace
     constexpr const char* kDescription = R"(Learns classes from examples: each --class NAME is followed by its example files or folders
 (searched recursively). Every file is one example: the model's embedding of its windows, averaged
 (with --hits, every hit in it is one example: drum-to-MIDI from your own kit; a hit is embedded from
-the model's token sequence, before its transformer, when it has one). A class is the mean
-of its examples; a window is scored by its closeness (cosine) to each class's mean, and is
-"unknown" when no class is close enough (--unknown-below). When every class is one of the base
-model's own (e.g. piano, guitar, drums), the rule combines the model's own head over those classes
-with the closeness to your examples.
+the model's token sequence, before its transformer, when it has one). When every example file is
+shorter than the model's window (one-shots), each is learned as a hit without --hits (--no-hits:
+as a whole file). A class is the mean of its examples; a window is scored by its closeness (cosine)
+to each class's mean. When every class is one of the base model's own (e.g. piano, guitar, drums),
+the rule combines the model's own head over those classes with the closeness to your examples.
+
+A window is "unknown" when it is far from every class or much quieter than every example: each
+class's threshold is calibrated from its examples' spread (how close each is to the mean of the
+others), and a window more than 30 dB under the quietest example is unknown (--unknown-below sets
+one threshold for every class instead; -1: never unknown).
 
 Before writing, each file is classified by what the other files teach (leave one file out), and the
 table shows how often it comes out right: a class that is often wrong needs more, or more varied,
@@ -36,8 +45,8 @@ examples. The result is one model file, the base model plus what was learned: gi
     {
         std::vector<std::vector<std::string>> classes; // each: NAME PATH...
         std::string model, output;
-        double hopSeconds = 0.25, unknownBelow = 0.5, clipSeconds = 0.12;
-        bool hits = false;
+        double hopSeconds = 0.25, unknownBelow = teach::kCalibratedUnknown, clipSeconds = 0.12;
+        bool hits = false, noHits = false;
         ModelLimitOptions limits;
     };
 
@@ -52,6 +61,7 @@ examples. The result is one model file, the base model plus what was learned: gi
         error said as it comes). */
     bool gatherExamples (const Options& options, teach::Lesson& lesson, std::vector<teach::TaughtClass>& classes)
     {
+        const bool hits = lesson.settings().hits;
         bool failed = false;
         for (const auto& group : options.classes)
         {
@@ -76,11 +86,60 @@ examples. The result is one model file, the base model plus what was learned: gi
                     std::cerr << engine::printable ("error: " + file + ": " + e.what()) << "\n";
                     failed = true;
                 }
-            std::cerr << engine::printable (taught.name) << ": " << taught.examples.size() << (options.hits ? " hits" : " examples") << " from "
+            std::cerr << engine::printable (taught.name) << ": " << taught.examples.size() << (hits ? " hits" : " examples") << " from "
                       << files.size() << " files\n";
             classes.push_back (std::move (taught));
         }
         return ! failed;
+    }
+
+    /** Hits or whole files, when the user did not say: hits when every example file that can be
+        read is shorter than the model's window (one-shots), said on stderr. */
+    bool learnsHits (const Options& options, const engine::Model& model)
+    {
+        if (options.hits || options.noHits)
+            return options.hits;
+        const auto& frontend = runtime::frontendOf (model);
+        const double window = frontend.windowSamples / frontend.sampleRate;
+        int shorter = 0, files = 0;
+        for (const auto& group : options.classes)
+        {
+            std::vector<PathProblem> errors, skipped; // said when the examples are read
+            for (const auto& file : collectFiles ({ group.begin() + 1, group.end() }, errors, skipped))
+                try
+                {
+                    formats::AudioFileReader reader (file);
+                    ++files;
+                    shorter += static_cast<double> (reader.lengthInSamples()) < window * reader.sampleRate() ? 1 : 0;
+                }
+                catch (const std::exception&) // said when the examples are read
+                {
+                }
+        }
+        if (files == 0 || shorter < files)
+            return false;
+        std::cerr << "hits: every example is shorter than the model's window (" << window
+                  << " s), so each is learned as a hit, as classify --onsets classifies hits (--no-hits: each file as a whole)\n";
+        return true;
+    }
+
+    /** What makes a window unknown: each class's threshold, and the level gate. */
+    void printGates (const teach::Head& head)
+    {
+        if (! head.hasUnknown())
+            return;
+        std::cout << "Unknown: a window closer to no class than its threshold (cosine";
+        for (std::size_t c = 0; c < head.prototypes.size(); ++c)
+        {
+            std::cout << (c ? ", " : ": ") << engine::printable (head.labels[c]) << " " << std::fixed << std::setprecision (2) << head.cosineBelow[c];
+            if (std::isnan (head.unknownBelow) && ! std::isnan (head.spread[c]))
+                std::cout << " from a spread of " << std::setprecision (3) << head.spread[c];
+        }
+        std::cout << ")";
+        if (! std::isnan (head.levelBelowDb))
+            std::cout << ", or quieter than " << std::setprecision (1) << head.levelBelowDb << " dB (" << teach::Head::kLevelMarginDb
+                      << " dB under the quietest example)";
+        std::cout << std::defaultfloat << std::setprecision (6) << "\n";
     }
 
     /** Leave one file out: the table people read to see whether their classes are separable. */
@@ -128,14 +187,16 @@ examples. The result is one model file, the base model plus what was learned: gi
             std::ifstream in (options.model, std::ios::binary);
             base.assign (std::istreambuf_iterator<char> (in), {});
         }
+        if (options.hits && options.noHits)
+            throw UsageError ("--hits and --no-hits: give one of them");
         teach::LessonSettings settings;
         settings.hopSeconds = options.hopSeconds;
-        settings.hits = options.hits;
+        settings.hits = learnsHits (options, *model);
         settings.clipSeconds = options.clipSeconds;
         settings.unknownBelow = options.unknownBelow;
         teach::Lesson lesson (std::move (base), model, options.model.empty() ? resources::kBuiltinModelName : options.model, settings,
                               options.limits.limits());
-        if (options.hits && lesson.embedsTokens()) // hits: from the model's tokens (teach/HitEmbedding.h)
+        if (settings.hits && lesson.embedsTokens()) // hits: from the model's tokens (teach/HitEmbedding.h)
         {
             model = lesson.embedder();
             std::ostringstream which; // (a file taught from hits before keeps its own description, which may say anything)
@@ -174,6 +235,7 @@ examples. The result is one model file, the base model plus what was learned: gi
             throw UsageError (e.what());
         }
         printConfusion (classes, learned);
+        printGates (learned.head);
 
         const auto file = lesson.build (learned.head).bytes;
         std::ofstream out (options.output, std::ios::binary | std::ios::trunc);
@@ -200,9 +262,13 @@ CommandRun addLearnCommand (CLI::App& app)
         ->expected (2, CLI::detail::expected_max_vector_size);
     command->add_option ("-o,--output", options->output, "the taught model file to write")->type_name ("FILE");
     command->add_option ("--model", options->model, "the model to teach (default: the built-in model); it needs an embedding output")->type_name ("FILE");
-    command->add_flag ("--hits", options->hits, "every hit in an example file is one example (drum pieces, one-shots), as classify --onsets classifies them");
+    command->add_flag ("--hits", options->hits,
+                       "every hit in an example file is one example (drum pieces, one-shots), as classify --onsets classifies them (the default when "
+                       "every file is shorter than the model's window)");
+    command->add_flag ("--no-hits", options->noHits, "every example file is one example, even when all are shorter than the model's window");
     addNumberOption (*command, "--unknown-below", options->unknownBelow, -1.0, 1.0, false, "a number from -1 to 1", "COSINE",
-                     "new classes: a window closer than this to no class is \"unknown\" (default 0.5; -1: never unknown)");
+                     "one threshold for every class: a window closer than this to no class is \"unknown\" (default: each class's own, from "
+                     "its examples' spread; -1: never unknown)");
     addNumberOption (*command, "--hop", options->hopSeconds, 0.0, 3600.0, true, "a number of seconds", "SECONDS",
                      "time between the windows of an example (default 0.25)");
     addNumberOption (*command, "--onset-window", options->clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",

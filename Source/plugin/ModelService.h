@@ -71,7 +71,7 @@ struct TaughtClasses
     std::uint64_t version = 0; // the Teach view's edit: the outcome says which it learned
     std::vector<Class> classes;
     double sampleRate = 16000.0;
-    double unknownBelow = 0.5;
+    double unknownBelow = teach::kCalibratedUnknown;
     bool hits = false;
     bool enabled = true;   // the taught classes answer (else the base model does; the examples stay)
     std::string learnedOn; // the base they were last learned on (teach::modelIdentity): the user is told when it changes

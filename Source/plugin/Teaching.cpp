@@ -183,9 +183,10 @@ bool Teaching::isEnabled() const
 void Teaching::setHits (bool hits)
 {
     const std::lock_guard<std::mutex> lock (mutex_);
-    if (hits_ == hits)
+    if (hitsChosen_ && hits_ == hits)
         return;
     hits_ = hits; // (the service embeds them the other way, and the view shows no check until then)
+    hitsChosen_ = true;
     edited();
 }
 
@@ -233,7 +234,7 @@ void Teaching::edited()
     taught->version = edits_;
     taught->sampleRate = sampleRate_;
     taught->unknownBelow = unknownBelow_;
-    taught->hits = hits_;
+    taught->hits = hitsLocked();
     taught->enabled = enabled_;
     taught->learnedOn = learnedOnLocked (service_.outcome().get());
     for (const auto& c : classes_)
@@ -244,6 +245,24 @@ void Teaching::edited()
         taught->classes.push_back (std::move (copy));
     }
     service_.teach (std::move (taught));
+}
+
+bool Teaching::hitsLocked() const
+{
+    if (hitsChosen_)
+        return hits_;
+    // One-shots are hits, as `sonotype learn` decides: every example shorter than the base's window.
+    const auto& frontend = runtime::frontendOf (*service_.base().model);
+    const auto window = static_cast<double> (frontend.windowSamples) / frontend.sampleRate;
+    bool any = false;
+    for (const auto& c : classes_)
+        for (const auto& example : c.examples)
+        {
+            if (static_cast<double> (example.sound->samples.size()) >= window * sampleRate_)
+                return false;
+            any = true;
+        }
+    return any;
 }
 
 double Teaching::sampleRateLocked (const engine::Model& base) const
@@ -274,7 +293,8 @@ Teaching::View Teaching::view() const
     View v;
     v.version = version_ + (outcome != nullptr ? outcome->serial : 0);
     v.enabled = enabled_;
-    v.hits = hits_;
+    v.hits = hitsLocked();
+    v.hitsAutomatic = ! hitsChosen_;
     v.pendingFiles = pendingFiles_;
     v.busy = busyLocked();
     v.runningTaught = service_.isRunningTaught();
@@ -287,7 +307,8 @@ Teaching::View Teaching::view() const
             v.labels.add (text (label));
     const auto baseLabels = runtime::classLabels (*base.model);
     // The checks are shown when they were made the way the examples are taught now (hits or not).
-    const auto* heardAs = learned && outcome->hits == hits_ ? &outcome->heardAs : nullptr;
+    const bool hits = hitsLocked();
+    const auto* heardAs = learned && outcome->hits == hits ? &outcome->heardAs : nullptr;
     int64_t total = 0;
     for (const auto& taught : classes_)
     {
@@ -308,10 +329,10 @@ Teaching::View Teaching::view() const
                 {
                     const bool right = label >= 0 && label < v.labels.size() && v.labels[label] == c.name;
                     e.hitsRecognised += right ? 1 : 0;
-                    if (! hits_)
+                    if (! hits)
                         e.heardAs = label;
                 }
-                if (hits_)
+                if (hits)
                     e.hits = static_cast<int> (heard->second.size());
                 c.recognised += e.hitsRecognised;
                 c.hits += e.hits;
@@ -366,7 +387,8 @@ teach::ExampleSet Teaching::examples() const
     teach::ExampleSet set;
     set.sampleRate = sampleRateLocked (*service_.base().model);
     set.unknownBelow = unknownBelow_;
-    set.hits = hits_;
+    set.hits = hitsChosen_ ? hits_ : hitsLocked();
+    set.hitsChosen = hitsChosen_;
     set.learnedOn = learnedOnLocked (service_.outcome().get());
     for (const auto& taught : classes_)
     {
@@ -387,6 +409,7 @@ void Teaching::restore (teach::ExampleSet set, bool enabled)
     sampleRate_ = set.sampleRate;
     unknownBelow_ = set.unknownBelow;
     hits_ = set.hits;
+    hitsChosen_ = set.hitsChosen;
     learnedOn_ = set.learnedOn;
     enabled_ = enabled;
     readError_.clear();

@@ -55,8 +55,9 @@ public:
         std::vector<ClassView> classes;
         juce::StringArray labels; // what a checked example can be heard as: the classes, then "unknown" when there is one
         bool enabled = true;
-        bool hits = false; // each hit of an example teaches (drum pieces, for per-hit MIDI)
-        bool busy = false; // reading files or learning
+        bool hits = false;         // each hit of an example teaches (drum pieces, for per-hit MIDI)
+        bool hitsAutomatic = true; // hits as the examples' lengths say (all shorter than the model's window), not as the user chose
+        bool busy = false;         // reading files or learning
         bool runningTaught = false;
         int pendingFiles = 0;
         double learnMilliseconds = 0.0; // the last learning (embeddings of new examples, learning, checks, the model)
@@ -81,9 +82,12 @@ public:
     void setEnabled (bool enabled);
     bool isEnabled() const;
     /** Each hit found in an example is one example (true: drum pieces, learned as `sonotype learn
-        --hits` learns them, for the per-hit mode) or each example as a whole (false). */
+        --hits` learns them, for the per-hit mode) or each example as a whole (false). Until the
+        user chooses, hits exactly when every example is shorter than the base model's window
+        (one-shots), as `sonotype learn` decides. */
     void setHits (bool hits);
-    /** The threshold under which a new class's answer is "unknown" (cosine, -1..1; -1: never). */
+    /** One threshold under which an answer is "unknown" (cosine, -1..1; -1: never; NaN, the
+        default: each class's own, calibrated from its examples: teach/Prototypes.h). */
     void setUnknownBelow (double threshold);
 
     View view() const;
@@ -131,13 +135,14 @@ private:
     double sampleRateLocked (const engine::Model& base) const;
     std::string learnedOnLocked (const LessonOutcome* outcome) const;
     bool busyLocked() const;
+    bool hitsLocked() const; // as chosen, or as the examples' lengths say
 
     ModelService& service_;
     const std::function<void (juce::String, bool)> setStatus_;
     mutable std::mutex mutex_;
     std::vector<StoredClass> classes_;
-    double sampleRate_ = 16000.0, unknownBelow_ = 0.5; // sampleRate_: once there are classes (before, the base model's)
-    bool enabled_ = true, hits_ = false;
+    double sampleRate_ = 16000.0, unknownBelow_ = teach::kCalibratedUnknown; // sampleRate_: once there are classes (before, the base model's)
+    bool enabled_ = true, hits_ = false, hitsChosen_ = false;
     std::string learnedOn_;           // as restored: the base the classes were last learned on
     uint64_t nextId_ = 1, edits_ = 0; // edits_: the version of the classes the service was last given
     uint64_t restoredAt_ = 0;         // the edit restore() made: outcomes before it are of other classes

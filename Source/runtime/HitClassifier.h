@@ -75,6 +75,9 @@ public:
     /** The classes in play for the hits classified from now on (WindowAnalyzer::setClassesInPlay). */
     void setClassesInPlay (const std::vector<bool>& inPlay) { analyzer_.setClassesInPlay (inPlay); }
     const std::vector<std::string>& labels() const noexcept { return analyzer_.labels(); }
+    /** The analyzer that classifies the clips: during a listener, its outputs are the hit's clip's
+        (WindowAnalyzer::output: a taught model's level, for teaching). */
+    const WindowAnalyzer& analyzer() const noexcept { return analyzer_; }
 
     int64_t numInputSamples() const noexcept { return numRead_; }
     int64_t numNonFiniteSamples() const noexcept { return numNonFinite_; }

@@ -121,6 +121,11 @@ std::span<const float> WindowAnalyzer::embedding() const noexcept
     return index.has_value() ? session_.output (static_cast<std::size_t> (*index)) : std::span<const float>();
 }
 
+std::span<const float> WindowAnalyzer::output (std::size_t index) const noexcept
+{
+    return index < model_->info().outputShapes.size() ? session_.output (index) : std::span<const float>();
+}
+
 void WindowAnalyzer::setSmoothing (double smoothingSeconds)
 {
     checkSettings (hopSeconds_, smoothingSeconds);

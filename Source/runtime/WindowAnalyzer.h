@@ -65,6 +65,9 @@ public:
     /** The model's embedding (ModelInfo::embeddingOutput) of the window or clip analysed last, as
         the model computed it in the same run; empty for a model without one. */
     std::span<const float> embedding() const noexcept;
+    /** The model's output `index` for the window or clip analysed last (a taught model's level:
+        teach/WindowLevel.h); empty for an index the model does not have. */
+    std::span<const float> output (std::size_t index) const noexcept;
 
     const engine::FrontendSettings& settings() const noexcept { return settings_; }
     const std::vector<std::string>& labels() const noexcept { return labels_; }

@@ -47,11 +47,13 @@ std::string encodeExampleSet (const ExampleSet& set)
         }
         classes.push_back (JsonValue::object ({ { "name", JsonValue::string (taught.name) }, { "examples", JsonValue::array (std::move (examples)) } }));
     }
-    const auto json = JsonValue::object ({ { "sample_rate", JsonValue::number (set.sampleRate) },
-                                           { "unknown_below", JsonValue::number (set.unknownBelow) },
-                                           { "hits", JsonValue::boolean (set.hits) },
-                                           { "learned_on", JsonValue::string (set.learnedOn) },
-                                           { "classes", JsonValue::array (std::move (classes)) } });
+    auto json = JsonValue::object ({ { "sample_rate", JsonValue::number (set.sampleRate) },
+                                     { "learned_on", JsonValue::string (set.learnedOn) },
+                                     { "classes", JsonValue::array (std::move (classes)) } });
+    if (set.hitsChosen) // absent: chosen by the examples' lengths
+        json.set ("hits", JsonValue::boolean (set.hits));
+    if (! std::isnan (set.unknownBelow)) // absent: calibrated
+        json.set ("unknown_below", JsonValue::number (set.unknownBelow));
     // Names and sources that are not UTF-8 (a file name may not be) are written with U+FFFD in their place.
     return engine::writeJson (json, engine::InvalidUtf8::replace);
 }
@@ -79,11 +81,19 @@ ExampleSet decodeExampleSet (std::string_view text)
         set.sampleRate = json.at ("sample_rate").asNumber();
         if (! (set.sampleRate >= ExampleSet::kMinSampleRate && set.sampleRate <= ExampleSet::kMaxSampleRate))
             throw std::invalid_argument ("the taught examples' sample rate " + std::to_string (set.sampleRate) + " is outside 8000-48000 Hz");
-        set.unknownBelow = json.at ("unknown_below").asNumber();
-        if (! (set.unknownBelow >= -1.0 && set.unknownBelow <= 1.0))
-            throw std::invalid_argument ("the taught examples' unknown threshold is outside -1..1");
-        if (const auto* hits = json.find ("hits")) // absent in sets written before examples could be hits
+        // Absent: each class's gate calibrated. Sets written before the gates all hold 0.5, the
+        // default nothing could change then: they are calibrated too.
+        if (const auto* below = json.find ("unknown_below"); below != nullptr && below->asNumber() != 0.5)
+        {
+            set.unknownBelow = below->asNumber();
+            if (! (set.unknownBelow >= -1.0 && set.unknownBelow <= 1.0))
+                throw std::invalid_argument ("the taught examples' unknown threshold is outside -1..1");
+        }
+        if (const auto* hits = json.find ("hits")) // absent: chosen by the examples' lengths
+        {
             set.hits = hits->asBool();
+            set.hitsChosen = true;
+        }
         set.learnedOn = json.at ("learned_on").asString();
         if (! set.learnedOn.empty())
             engine::checkDisplayText (set.learnedOn, 1024, "base model identity");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,9 +37,10 @@ struct ExampleSet
     static constexpr double kMinSampleRate = 8000.0, kMaxSampleRate = 48000.0;
 
     double sampleRate = 16000.0;
-    double unknownBelow = 0.5;
-    bool hits = false;     // each hit in an example is one example (drum pieces, for per-hit MIDI), not the whole sound
-    std::string learnedOn; // the identity of the base model the classes were last learned on (empty: never learned)
+    double unknownBelow = std::numeric_limits<double>::quiet_NaN(); // NaN: each class's gate calibrated (teach/Prototypes.h)
+    bool hits = false;                                              // each hit in an example is one example (drum pieces, for per-hit MIDI), not the whole sound
+    bool hitsChosen = false;                                        // the user chose `hits`; else hits exactly when every example is shorter than the model's window
+    std::string learnedOn;                                          // the identity of the base model the classes were last learned on (empty: never learned)
     std::vector<ClassSounds> classes;
 
     int64_t totalSamples() const noexcept;

@@ -3,6 +3,7 @@
 #include "runtime/WindowAnalyzer.h"
 #include "teach/ExampleSet.h"
 #include "teach/HitEmbedding.h"
+#include "teach/WindowLevel.h"
 
 #include <utility>
 
@@ -23,44 +24,47 @@ void Lesson::setSettings (const LessonSettings& settings)
     settings_ = settings;
 }
 
-void Lesson::makeEmbedder()
+Lesson::Embedder& Lesson::makeEmbedder()
 {
-    // Hits are embedded from the model's token sequence where it has one, and the taught model
-    // extends that file (teach/HitEmbedding.h); made once per lesson, not once per learning.
-    if (hitEmbedder_ != nullptr)
-        return;
-    if (auto tokens = hitEmbeddingModelFile (*baseFile_))
+    // Hits are embedded from the model's token sequence where it has one (teach/HitEmbedding.h),
+    // and both ways measure each window's level (teach/WindowLevel.h); the taught model extends
+    // that file. Made once per lesson, not once per learning.
+    auto& embedder = settings_.hits ? hits_ : whole_;
+    if (embedder.model != nullptr)
+        return embedder;
+    std::optional<std::vector<std::uint8_t>> file;
+    if (settings_.hits)
+        file = hitEmbeddingModelFile (*baseFile_);
+    embedder.tokens = file.has_value();
+    if (auto measured = levelModelFile (file.has_value() ? std::span<const std::uint8_t> (*file) : std::span<const std::uint8_t> (*baseFile_)))
+        file = std::move (measured);
+    if (file.has_value())
     {
-        auto file = std::make_shared<const std::vector<std::uint8_t>> (std::move (*tokens));
-        hitEmbedder_ = engine::Model::fromMemory (file->data(), file->size(), base_->info().name, limits_);
-        hitFile_ = std::move (file);
+        auto bytes = std::make_shared<const std::vector<std::uint8_t>> (std::move (*file));
+        embedder.model = engine::Model::fromMemory (bytes->data(), bytes->size(), base_->info().name, limits_);
+        embedder.file = std::move (bytes);
     }
     else
     {
-        hitFile_ = baseFile_;
-        hitEmbedder_ = base_;
+        embedder.file = baseFile_;
+        embedder.model = base_;
     }
+    return embedder;
 }
 
 const std::shared_ptr<const engine::Model>& Lesson::embedder()
 {
-    if (! settings_.hits)
-        return base_;
-    makeEmbedder();
-    return hitEmbedder_;
+    return makeEmbedder().model;
 }
 
 bool Lesson::embedsTokens()
 {
-    return embedder() != base_;
+    return makeEmbedder().tokens;
 }
 
 std::shared_ptr<const std::vector<std::uint8_t>> Lesson::extendedFile()
 {
-    if (! settings_.hits)
-        return baseFile_;
-    makeEmbedder();
-    return hitFile_;
+    return makeEmbedder().file;
 }
 
 std::vector<Example> Lesson::examplesOfFile (const std::string& path)

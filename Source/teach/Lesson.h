@@ -3,7 +3,8 @@
 // taught the same way. A lesson is on one base model (its file's bytes and the model loaded from
 // them) and holds the steps that depend on it:
 // - which file a taught model extends and which model embeds the examples: the base, or with
-//   `hits` its hit embedding (teach/HitEmbedding.h) where the base has a token sequence, made once;
+//   `hits` its hit embedding (teach/HitEmbedding.h) where the base has a token sequence, each with
+//   the window's level as an output (teach/WindowLevel.h) where its front end has one, made once;
 // - the examples: of files (examplesOf) or of sounds in memory, whose embeddings are kept by the
 //   sound's id, so that a caller that teaches again after one example changed (the plugin, on
 //   every edit) embeds only the new ones;
@@ -31,10 +32,10 @@ namespace sonotype::teach
 
 struct LessonSettings
 {
-    double hopSeconds = 0.25;  // the time between the windows of an example (not hits)
-    bool hits = false;         // each hit of an example is one example (drum pieces, for per-hit MIDI)
-    double clipSeconds = 0.12; // hits: the clip after each onset a hit is embedded from
-    double unknownBelow = 0.5; // new classes: a window closer than this to no class is "unknown" (-1: never)
+    double hopSeconds = 0.25;                 // the time between the windows of an example (not hits)
+    bool hits = false;                        // each hit of an example is one example (drum pieces, for per-hit MIDI)
+    double clipSeconds = 0.12;                // hits: the clip after each onset a hit is embedded from
+    double unknownBelow = kCalibratedUnknown; // unknown: calibrated gates (Prototypes.h), or one cosine for all (-1: never)
 };
 
 class Lesson
@@ -52,10 +53,11 @@ public:
     void setSettings (const LessonSettings& settings);
 
     /** The model the examples are embedded with, whose file the taught model extends: the base,
-        or with hits its hit embedding where the base has a token sequence (made at the first call;
-        throws as teach::hitEmbeddingModelFile and engine::Model::fromMemory). */
+        or with hits its hit embedding where the base has a token sequence, with the window's level
+        as an output where the front end has one (made at the first call; throws as
+        teach::hitEmbeddingModelFile, teach::levelModelFile and engine::Model::fromMemory). */
     const std::shared_ptr<const engine::Model>& embedder();
-    /** Whether the embedder is the base's hit embedding (a file of its own), not the base. */
+    /** Whether the embedder is the base's hit embedding (its token sequence), not the base's own embedding. */
     bool embedsTokens();
 
     /** The examples the audio file at `path` gives (teach::examplesOf, with the embedder). */
@@ -88,17 +90,23 @@ public:
     std::string baseIdentity() const;
 
 private:
-    void makeEmbedder();
+    /** The file and model examples are embedded with, one for each way (whole sounds, hits). */
+    struct Embedder
+    {
+        std::shared_ptr<const std::vector<std::uint8_t>> file;
+        std::shared_ptr<const engine::Model> model;
+        bool tokens = false;
+    };
+    Embedder& makeEmbedder();
 
     std::shared_ptr<const std::vector<std::uint8_t>> baseFile_;
     std::shared_ptr<const engine::Model> base_;
     std::string baseName_;
     LessonSettings settings_;
     engine::LoadLimits limits_;
-    // With hits, made once: the hit-embedding file and its model (the base's own where it has no
-    // token sequence).
-    std::shared_ptr<const std::vector<std::uint8_t>> hitFile_;
-    std::shared_ptr<const engine::Model> hitEmbedder_;
+    // Made once each: for whole sounds, the base with its level; for hits, the hit-embedding file
+    // with its level (the base's own embedding where it has no token sequence).
+    Embedder whole_, hits_;
     std::map<std::uint64_t, std::vector<Example>> embedded_; // by sound id, with the settings above
 };
 

@@ -1,5 +1,7 @@
 #include "teach/Prototypes.h"
 
+#include "teach/WindowLevel.h"
+
 #include "engine/file/ModelError.h"
 #include "engine/file/Text.h"
 #include "formats/AudioFileReader.h"
@@ -34,9 +36,13 @@ namespace
     {
         std::vector<double> embedding, probabilities;
         int count = 0;
+        float level = std::numeric_limits<float>::quiet_NaN();
 
-        void add (std::span<const float> e, const std::vector<float>& p)
+        void add (std::span<const float> e, const std::vector<float>& p, std::span<const float> windowLevel)
         {
+            // The loudest window's level; NaN once a window has none (a model without a level output).
+            const float l = windowLevel.empty() ? std::numeric_limits<float>::quiet_NaN() : windowLevel[0];
+            level = count == 0 ? l : (std::isnan (level) || std::isnan (l) ? std::numeric_limits<float>::quiet_NaN() : std::max (level, l));
             std::vector<float> unit (e.begin(), e.end());
             normalize (unit);
             embedding.resize (unit.size(), 0.0);
@@ -57,6 +63,7 @@ namespace
             for (const double p : probabilities)
                 out.probabilities.push_back (static_cast<float> (p / std::max (count, 1)));
             out.numWindows = count;
+            out.levelDb = level;
             return out;
         }
     };
@@ -76,6 +83,12 @@ namespace
                                       "export_model(..., embedding=<module>) or embedding=\"auto\"");
     }
 
+    /** The model's output holding its level, or one past its outputs (WindowAnalyzer::output: empty). */
+    std::size_t levelIndex (const engine::Model& model)
+    {
+        return levelOutputOf (model).value_or (model.info().outputShapes.size());
+    }
+
     /** One example from a sound's mono samples, which forEachBlock (onBlock) hands to onBlock block
         by block (timeline::forEachBlock over a file or samples in memory): the mean of its windows'
         embeddings, or of the zero-padded first window of a short sound. */
@@ -86,11 +99,12 @@ namespace
         runtime::WindowAnalyzer analyzer (model, rate, hopSeconds);
         runtime::WindowResult result;
         Mean mean;
+        const auto level = levelIndex (*model);
         auto analyzeReady = [&] {
             for (auto k = analyzer.nextWindow(); k <= analyzer.newestCompleteWindow(); ++k)
             {
                 analyzer.analyze (k, result);
-                mean.add (analyzer.embedding(), result.probabilities);
+                mean.add (analyzer.embedding(), result.probabilities, analyzer.output (level));
             }
         };
         forEachBlock ([&] (std::span<const float> block) {
@@ -101,38 +115,118 @@ namespace
         analyzer.finish();
         analyzeReady();
         if (mean.count == 0 && analyzer.analyzePaddedFirstWindow (result))
-            mean.add (analyzer.embedding(), result.probabilities);
+            mean.add (analyzer.embedding(), result.probabilities, analyzer.output (level));
         return mean.example (source);
     }
 
-    Example hitExample (const std::string& source, double seconds, std::span<const float> embedding, const std::vector<float>& probabilities)
+    /** The examples of a sound's hits, block by block as in meanOfWindows: one per hit the onset
+        detector finds (runtime::HitClassifier, as classify --onsets), its source "<source>@<onset seconds>". */
+    template <typename ForEachBlock>
+    std::vector<Example> hitExamples (const std::shared_ptr<const engine::Model>& model, double rate, const ExampleSettings& settings,
+                                      const dsp::OnsetSettings& onsets, const std::string& source, ForEachBlock&& forEachBlock)
     {
-        Mean mean;
-        mean.add (embedding, probabilities);
-        char time[32];
-        std::snprintf (time, sizeof time, "%.3f", seconds);
-        return mean.example (source + "@" + time);
+        runtime::HitSettings hitSettings;
+        hitSettings.onsets = onsets;
+        hitSettings.clipSeconds = settings.clipSeconds;
+        runtime::HitClassifier analyzer (model, rate, hitSettings);
+        const auto level = levelIndex (*model);
+        std::vector<Example> examples;
+        const auto report = [&] (const runtime::HitResult& hit) {
+            Mean mean;
+            mean.add (hit.embedding, hit.result.probabilities, analyzer.analyzer().output (level));
+            char time[32];
+            std::snprintf (time, sizeof time, "%.3f", static_cast<double> (hit.onset) / rate);
+            examples.push_back (mean.example (source + "@" + time));
+        };
+        forEachBlock ([&] (std::span<const float> block) {
+            analyzer.push (block.data(), block.size(), report);
+            return true;
+        });
+        analyzer.finish (report);
+        return examples;
+    }
+    /** Not the stand-in leaveOneFileOut gives a class whose examples are all left out. */
+    bool isReal (const Example& example)
+    {
+        return example.numWindows > 0;
+    }
+
+    std::vector<float> prototypeOf (const std::vector<Example>& examples, std::size_t leftOut)
+    {
+        std::vector<float> prototype (examples.front().embedding.size(), 0.0f);
+        for (std::size_t e = 0; e < examples.size(); ++e)
+            if (e != leftOut)
+                for (std::size_t i = 0; i < prototype.size(); ++i)
+                    prototype[i] += examples[e].embedding[i];
+        normalize (prototype);
+        return prototype;
+    }
+
+    /** Each class's leave-one-out distances: 1 - the cosine of each example to the prototype of
+        the class's other examples (none for a class of one example). */
+    std::vector<std::vector<double>> leaveOneOutDistances (const std::vector<TaughtClass>& classes)
+    {
+        std::vector<std::vector<double>> distances;
+        for (const auto& taught : classes)
+        {
+            auto& d = distances.emplace_back();
+            if (taught.examples.size() > 1 && isReal (taught.examples.front()))
+                for (std::size_t e = 0; e < taught.examples.size(); ++e)
+                    d.push_back (1.0 - dot (taught.examples[e].embedding, prototypeOf (taught.examples, e)));
+        }
+        return distances;
+    }
+
+    double rms (const std::vector<double>& values)
+    {
+        double sum = 0.0;
+        for (const double v : values)
+            sum += v * v;
+        return values.empty() ? std::numeric_limits<double>::quiet_NaN() : std::sqrt (sum / static_cast<double> (values.size()));
+    }
+
+    /** The gates (Prototypes.h): each class's cosine threshold and spread, and the level gate. */
+    void calibrateGates (Head& head, const std::vector<TaughtClass>& classes, double unknownBelow)
+    {
+        // A class of one example has no spread of its own; another class's says little of it (in a
+        // test, two near-copies of one drum sound left a guitar taught from one second of it unknown
+        // for the rest of its clip), so it keeps the rule before the gates.
+        for (const auto& d : leaveOneOutDistances (classes))
+        {
+            const double spread = rms (d);
+            head.spread.push_back (static_cast<float> (spread));
+            if (! std::isnan (unknownBelow))
+                head.cosineBelow.push_back (static_cast<float> (unknownBelow));
+            else if (std::isnan (spread))
+                head.cosineBelow.push_back (1.0f - Head::kMaxDistance);
+            else
+                head.cosineBelow.push_back (
+                    1.0f - std::clamp (Head::kSpreadFactor * static_cast<float> (spread), Head::kMinDistance, Head::kMaxDistance));
+        }
+        // The level gate, under the quietest example; none when an example's level was not measured.
+        float quietest = std::numeric_limits<float>::infinity();
+        bool measured = true;
+        for (const auto& taught : classes)
+            for (const auto& example : taught.examples)
+                if (isReal (example))
+                {
+                    measured = measured && std::isfinite (example.levelDb);
+                    quietest = std::min (quietest, example.levelDb);
+                }
+        head.levelBelowDb = measured && std::isfinite (quietest) ? quietest - Head::kLevelMarginDb : std::numeric_limits<float>::quiet_NaN();
     }
 } // namespace
 
 std::vector<Example> examplesOf (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ExampleSettings& settings)
 {
     checkEmbedding (*model);
-    std::vector<Example> examples;
     if (settings.hits)
-    {
-        // One example per hit, its clip as classify --onsets classifies it (the same analysis).
-        timeline::HitAnalysisSettings hitSettings;
-        hitSettings.clipSeconds = settings.clipSeconds;
-        timeline::analyzeHits (path, model, hitSettings, [&] (const timeline::Hit& hit, std::span<const float> embedding) {
-            examples.push_back (hitExample (path, hit.seconds, embedding, hit.probabilities));
-        });
-        return examples;
-    }
+        runtime::HitClassifier::checkSettings ({ {}, settings.clipSeconds }); // before the file is opened
     formats::AudioFileReader reader (path);
-    examples.push_back (meanOfWindows (model, reader.sampleRate(), settings.hopSeconds, path,
-                                       [&reader] (const timeline::BlockHandler& onBlock) { timeline::forEachBlock (reader, onBlock); }));
-    return examples;
+    const auto blocks = [&reader] (const timeline::BlockHandler& onBlock) { timeline::forEachBlock (reader, onBlock); };
+    if (settings.hits) // one example per hit, its clip as classify --onsets classifies it (the same analysis)
+        return hitExamples (model, reader.sampleRate(), settings, {}, path, blocks);
+    return { meanOfWindows (model, reader.sampleRate(), settings.hopSeconds, path, blocks) };
 }
 
 Example exampleOfSamples (std::span<const float> samples, double sampleRate, const std::string& source,
@@ -148,19 +242,8 @@ std::vector<Example> hitExamplesOfSamples (std::span<const float> samples, doubl
                                            const dsp::OnsetSettings& onsets)
 {
     checkEmbedding (*model);
-    runtime::HitSettings hitSettings;
-    hitSettings.onsets = onsets;
-    hitSettings.clipSeconds = settings.clipSeconds;
-    runtime::HitClassifier analyzer (model, sampleRate, hitSettings);
-    std::vector<Example> examples;
-    const auto report = [&] (const runtime::HitResult& hit) {
-        examples.push_back (hitExample (source, static_cast<double> (hit.onset) / sampleRate, hit.embedding, hit.result.probabilities));
-    };
-    constexpr std::size_t kBlock = 8192;
-    for (std::size_t at = 0; at < samples.size(); at += kBlock)
-        analyzer.push (samples.data() + at, std::min (kBlock, samples.size() - at), report);
-    analyzer.finish (report);
-    return examples;
+    return hitExamples (model, sampleRate, settings, onsets, source,
+                        [&] (const timeline::BlockHandler& onBlock) { timeline::forEachBlock (samples, sampleRate, onBlock); });
 }
 
 Head learn (const std::vector<TaughtClass>& classes, const std::vector<std::string>& baseLabels, double unknownBelow)
@@ -194,21 +277,23 @@ Head learn (const std::vector<TaughtClass>& classes, const std::vector<std::stri
         head.prototypes.push_back (std::move (prototype));
     }
     if (! head.adapted)
-    {
         head.baseIndex.clear();
-        if (unknownBelow > -1.0)
-        {
-            if (names.count ("unknown") != 0)
-                throw std::invalid_argument ("a class named 'unknown' needs --unknown-below -1 (the name marks an answer below the threshold)");
-            head.labels.push_back ("unknown");
-        }
+    if (std::isnan (unknownBelow) || unknownBelow > -1.0)
+    {
+        if (names.count ("unknown") != 0)
+            throw std::invalid_argument ("a class named 'unknown' needs --unknown-below -1 (the name marks an answer no class is close to)");
+        head.labels.push_back ("unknown");
+        calibrateGates (head, classes, unknownBelow);
     }
     return head;
 }
 
-std::vector<float> scores (const Head& head, const std::vector<float>& embedding, const std::vector<float>& baseProbabilities)
+std::vector<float> scores (const Head& head, const std::vector<float>& embedding, const std::vector<float>& baseProbabilities, float levelDb)
 {
     std::vector<float> out;
+    std::vector<float> cosines;
+    for (const auto& prototype : head.prototypes)
+        cosines.push_back (dot (prototype, embedding));
     if (head.adapted)
     {
         double sum = 0.0;
@@ -218,14 +303,22 @@ std::vector<float> scores (const Head& head, const std::vector<float>& embedding
         {
             const auto index = static_cast<std::size_t> (head.baseIndex[c]);
             const double p = sum > 0.0 && index < baseProbabilities.size() ? baseProbabilities[index] / sum : 0.0;
-            out.push_back (Head::kAdaptedScale * static_cast<float> (p + Head::kAdaptedCosineWeight * dot (head.prototypes[c], embedding)));
+            out.push_back (Head::kAdaptedScale * static_cast<float> (p + Head::kAdaptedCosineWeight * cosines[c]));
         }
-        return out;
     }
-    for (const auto& prototype : head.prototypes)
-        out.push_back (Head::kNewScale * dot (prototype, embedding));
-    if (head.labels.size() > head.prototypes.size())
-        out.push_back (Head::kNewScale * static_cast<float> (head.unknownBelow));
+    else
+        for (const float cosine : cosines)
+            out.push_back (Head::kNewScale * cosine);
+    if (! head.hasUnknown())
+        return out;
+    // Unknown: the best class's score less how far the best class clears its threshold, plus the level gate.
+    float clears = -std::numeric_limits<float>::infinity();
+    for (std::size_t c = 0; c < cosines.size(); ++c)
+        clears = std::max (clears, cosines[c] - head.threshold (c));
+    float unknown = *std::max_element (out.begin(), out.end()) - head.gateGain() * clears;
+    if (! std::isnan (head.levelBelowDb) && ! std::isnan (levelDb))
+        unknown += Head::kLevelGain * std::max (0.0f, head.levelBelowDb - levelDb);
+    out.push_back (unknown);
     return out;
 }
 
@@ -272,7 +365,7 @@ Confusion leaveOneFileOut (const std::vector<TaughtClass>& classes, const std::v
                 const auto& example = classes[c].examples[i];
                 if (groupOf.at (example.source) != file)
                     continue;
-                const auto s = scores (head, example.embedding, example.probabilities);
+                const auto s = scores (head, example.embedding, example.probabilities, example.levelDb);
                 const auto predicted = static_cast<std::size_t> (std::max_element (s.begin(), s.end()) - s.begin());
                 ++confusion.counts[c][predicted];
                 confusion.predicted[c][i] = static_cast<int> (predicted);

@@ -9,6 +9,7 @@
 #include "engine/file/ModelMetadata.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <stdexcept>
 
@@ -29,7 +30,7 @@ namespace
 
     TensorNames tensorNamesFor (const engine::ModelFileWriter& file)
     {
-        static constexpr const char* kNames[] = { "epsilon", "prototypes", "cosine_weight", "scale", "unknown" };
+        static constexpr const char* kNames[] = { "epsilon", "prototypes", "cosine_weight", "scale", "unknown", "cosine_below", "gate_gain", "level_below", "level_gain" };
         for (int k = 1;; ++k)
         {
             const std::string prefix (engine::keys::taughtTensorPrefix);
@@ -54,6 +55,14 @@ namespace
         return JsonValue::array (std::move (list));
     }
 
+    JsonValue numbers (const std::vector<float>& items)
+    {
+        JsonValue::Array list;
+        for (const auto item : items)
+            list.push_back (JsonValue::number (item));
+        return JsonValue::array (std::move (list));
+    }
+
     JsonValue strings (const std::vector<std::string>& items)
     {
         JsonValue::Array list;
@@ -62,8 +71,43 @@ namespace
         return JsonValue::array (std::move (list));
     }
 
+    /** Unknown's score after the classes' (Prototypes.h): the best class's score less gateGain x how far
+        the best class clears its threshold, plus the level gate's kLevelGain per dB under it. */
+    int appendUnknown (engine::ModelFileWriter& file, const Head& head, const TensorNames& name, int cosines, int scores, int level, JsonValue& taught)
+    {
+        using K = engine::OpKind;
+        const auto numTaught = static_cast<int64_t> (head.prototypes.size());
+        const JsonValue::Object lastAxis { { "axes", integers ({ -1 }) }, { "keepdim", JsonValue::boolean (true) } };
+        std::vector<float> below;
+        for (std::size_t c = 0; c < head.prototypes.size(); ++c)
+            below.push_back (head.threshold (c));
+        const int thresholds = file.tensor (name ("cosine_below"), { 1, numTaught }, below);
+        const int margins = node (file, K::sub, { cosines, thresholds }, { 1, numTaught });
+        const int clears = node (file, K::reduceMax, { margins }, { 1, 1 }, lastAxis);
+        const int best = node (file, K::reduceMax, { scores }, { 1, 1 }, lastAxis);
+        const float gain[] = { head.gateGain() };
+        const int penalty = node (file, K::mul, { clears, file.tensor (name ("gate_gain"), { 1 }, gain) }, { 1, 1 });
+        int unknown = node (file, K::sub, { best, penalty }, { 1, 1 });
+        auto gate = JsonValue::object ({ { keys::taughtGateThresholds, numbers (below) } });
+        if (! std::isnan (head.levelBelowDb))
+        {
+            if (level < 0)
+                throw std::invalid_argument ("the head has a level gate, and the model it extends no level output");
+            const float gateLevel[] = { head.levelBelowDb }, levelGain[] = { Head::kLevelGain };
+            const int under = node (file, K::sub, { file.tensor (name ("level_below"), { 1 }, gateLevel), level }, { 1, 1 });
+            const int positive = node (file, K::relu, { under }, { 1, 1 });
+            const int added = node (file, K::mul, { positive, file.tensor (name ("level_gain"), { 1 }, levelGain) }, { 1, 1 });
+            unknown = node (file, K::add, { unknown, added }, { 1, 1 });
+            gate.set (keys::taughtGateLevel, JsonValue::number (head.levelBelowDb));
+        }
+        taught.set (keys::taughtGate, std::move (gate));
+        if (! std::isnan (head.unknownBelow))
+            taught.set (keys::taughtUnknownBelow, JsonValue::number (head.unknownBelow));
+        return node (file, K::concat, { scores, unknown }, { 1, numTaught + 1 }, { { "axis", JsonValue::integer (-1) } });
+    }
+
     /** The head's nodes after the embedding; its scores' value, and what the "taught" record says of the rule. */
-    int appendHead (engine::ModelFileWriter& file, const Head& head, int embedding, int baseScores, JsonValue& taught)
+    int appendHead (engine::ModelFileWriter& file, const Head& head, int embedding, int baseScores, int level, JsonValue& taught)
     {
         using K = engine::OpKind;
         const auto name = tensorNamesFor (file);
@@ -93,6 +137,7 @@ namespace
                                     { "trans_b", JsonValue::boolean (false) },
                                     { "alpha", JsonValue::number (1.0) },
                                     { "beta", JsonValue::number (0.0) } });
+        int scores = -1;
         if (head.adapted)
         {
             // 4 x (softmax of the base scores over the taught classes + 5 x cosine).
@@ -104,16 +149,17 @@ namespace
             const int weighted = node (file, K::mul, { cosines, file.tensor (name ("cosine_weight"), { 1 }, weight) }, { 1, numTaught });
             const int combined = node (file, K::add, { probabilities, weighted }, { 1, numTaught });
             taught.set (keys::taughtRule, JsonValue::string ("adapted: the base head over these classes + 5 x cosine to the prototype"));
-            return node (file, K::mul, { combined, file.tensor (name ("scale"), { 1 }, scale) }, { 1, numTaught });
+            scores = node (file, K::mul, { combined, file.tensor (name ("scale"), { 1 }, scale) }, { 1, numTaught });
         }
-        const float scale[] = { Head::kNewScale }, unknown[] = { Head::kNewScale * static_cast<float> (head.unknownBelow) };
-        int scores = node (file, K::mul, { cosines, file.tensor (name ("scale"), { 1 }, scale) }, { 1, numTaught });
-        if (head.labels.size() > head.prototypes.size())
-            scores = node (file, K::concat, { scores, file.tensor (name ("unknown"), { 1, 1 }, unknown) }, { 1, numTaught + 1 },
-                           { { "axis", JsonValue::integer (-1) } });
-        taught.set (keys::taughtRule, JsonValue::string ("prototypes: cosine to each class's prototype"));
-        taught.set (keys::taughtUnknownBelow, JsonValue::number (head.unknownBelow));
-        return scores;
+        else
+        {
+            const float scale[] = { Head::kNewScale };
+            scores = node (file, K::mul, { cosines, file.tensor (name ("scale"), { 1 }, scale) }, { 1, numTaught });
+            taught.set (keys::taughtRule, JsonValue::string ("prototypes: cosine to each class's prototype"));
+        }
+        if (! head.hasUnknown())
+            return scores;
+        return appendUnknown (file, head, name, cosines, scores, level, taught);
     }
 
     /** The taught file, as the base file with the head appended (not loaded yet). */
@@ -129,7 +175,14 @@ namespace
         const int embedding = outputs[static_cast<std::size_t> (*embeddingIndex)];
 
         auto taught = JsonValue::object ({ { keys::taughtBase, JsonValue::string (baseName) }, { keys::taughtClasses, strings (head.labels) } });
-        const int scores = appendHead (file, head, embedding, outputs[0], taught);
+        // The window's level (teach/WindowLevel.h), where the extended file has one: the level gate's input, and kept as an output.
+        std::optional<std::size_t> levelIndex;
+        if (const auto* levelText = file.metadata (keys::levelOutput))
+            for (std::size_t k = 1; k < outputs.size(); ++k)
+                if (*levelText == std::to_string (k) && static_cast<int> (k) != embeddingIndex.value_or (-1))
+                    levelIndex = k;
+        const int level = levelIndex.has_value() ? outputs[*levelIndex] : -1;
+        const int scores = appendHead (file, head, embedding, outputs[0], level, taught);
         if (head.hitClipSeconds > 0.0)
             taught.set (keys::taughtOnsetWindow, JsonValue::number (head.hitClipSeconds)); // classify --onsets classifies hits as they were taught
         if (const auto* hitEmbedding = file.metadata (keys::hitEmbedding))
@@ -140,9 +193,11 @@ namespace
             catch (const engine::JsonError&)
             {
             }
-        file.setOutputs ({ scores, embedding });
+        file.setOutputs (level >= 0 ? std::vector<int> { scores, embedding, level } : std::vector<int> { scores, embedding });
         file.setMetadata (keys::labels, engine::writeJson (strings (head.labels)));
         file.setMetadata (keys::embeddingOutput, "1");
+        if (level >= 0)
+            file.setMetadata (keys::levelOutput, "2");
         file.setMetadata (keys::taught, engine::writeJson (taught));
         if (! examplesJson.empty())
             file.setMetadata (keys::taughtExamples, examplesJson);

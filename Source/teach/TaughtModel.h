@@ -2,8 +2,9 @@
 // (Prototypes.h) appended as engine ops after its embedding output — L2 normalisation, a product with
 // the stored prototypes, and for adapted classes the base head's softmax over them — so the CLI,
 // another plugin instance or another computer runs it like any model. Output 0 is the head's
-// scores (logits over the taught classes and "unknown"), output 1 the base model's embedding (so a
-// taught model can be taught again); the labels are the taught classes; the front end and every
+// scores (logits over the taught classes and "unknown", whose gates are nodes too), output 1 the
+// base model's embedding (so a taught model can be taught again), output 2, where the extended file
+// has one, the window's level (teach/WindowLevel.h: the level gate's input); the labels are the taught classes; the front end and every
 // stored tensor of the base model are kept (a taught base keeps its own head too: the new head's
 // tensors are then "taught2.*", and so on). The metadata's "taught" records the base model and the
 // rule, for inspect. The file is written by engine::ModelFileWriter, the head's ops named from the

@@ -72,7 +72,7 @@ TEST_CASE ("teach: the model's own classes, adapted: its head over them plus 5 x
     const std::vector<teach::TaughtClass> classes { { "piano", { unitExample ("p.wav", { 1, 0 }) } }, { "bass", { unitExample ("b.wav", { 0, 1 }) } } };
     const auto head = teach::learn (classes, { "silence", "piano", "organ", "bass" }, 0.5);
     REQUIRE (head.adapted);
-    CHECK (head.labels == std::vector<std::string> { "piano", "bass" }); // no unknown: the head decides
+    CHECK (head.labels == std::vector<std::string> { "piano", "bass", "unknown" }); // unknown too, by the same gates
     CHECK (head.baseIndex == std::vector<int> { 1, 3 });
     const auto s = teach::scores (head, { 1, 0 }, { 0.1f, 0.2f, 0.5f, 0.2f }); // over piano and bass: 0.5 each
     CHECK (s[0] == Approx (4.0f * (0.5f + 5.0f)));
@@ -177,7 +177,7 @@ TEST_CASE ("teach: a taught model is taught again: its head stays, the new head'
     const auto twice = load (second), thrice = load (third);
     CHECK (twice->info().labels == std::vector<std::string> { "a", "b", "c", "unknown" });
     CHECK (thrice->info().labels == std::vector<std::string> { "c", "a" });
-    for (const auto* name : { "taught.prototypes", "taught2.prototypes", "taught2.unknown" })
+    for (const auto* name : { "taught.prototypes", "taught2.prototypes", "taught2.cosine_below" })
         CHECK (twice->storedTensor (name) != nullptr);
     CHECK (thrice->storedTensor ("taught3.cosine_weight") != nullptr);
     CHECK (thrice->info().metadata.at ("taught").find ("\"base\":\"second\"") != std::string::npos);
@@ -212,14 +212,23 @@ TEST_CASE ("taught examples round-trip through their JSON, and hostile text is r
     teach::ExampleSet set;
     set.learnedOn = "built-in#0011223344556677";
     set.hits = true;
+    set.hitsChosen = true;
+    set.unknownBelow = 0.3;
     set.classes.push_back ({ "kick", { { "input 1", { 0.5f, -0.25f, 1.0f, -1.0f, 0.0f } } } });
     set.classes.push_back ({ "snare", {} });
     const auto back = teach::decodeExampleSet (teach::encodeExampleSet (set));
     REQUIRE (back.classes.size() == 2);
     CHECK (back.learnedOn == set.learnedOn);
     CHECK (back.hits);
-    // A set written before examples could be hits has no "hits": its examples are whole sounds.
-    CHECK_FALSE (teach::decodeExampleSet (R"({"sample_rate":16000,"unknown_below":0.5,"learned_on":"","classes":[]})").hits);
+    CHECK (back.hitsChosen);
+    CHECK (back.unknownBelow == 0.3);
+    // A set without "hits" leaves the choice to the examples' lengths; one with the old default
+    // threshold 0.5 (which nothing could change) or none gets the calibrated gates.
+    const auto old = teach::decodeExampleSet (R"({"sample_rate":16000,"unknown_below":0.5,"learned_on":"","classes":[]})");
+    CHECK_FALSE (old.hits);
+    CHECK_FALSE (old.hitsChosen);
+    CHECK (std::isnan (old.unknownBelow));
+    CHECK (std::isnan (teach::decodeExampleSet (teach::encodeExampleSet ({})).unknownBelow));
     CHECK (back.classes[0].examples[0].source == "input 1");
     REQUIRE (back.classes[0].examples[0].samples.size() == 5);
     for (std::size_t i = 0; i < 5; ++i)

@@ -76,7 +76,7 @@ def test_files_taught_as_new_classes_and_as_the_model_s_own(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "the model's head and your examples" in result.stdout
     header, *rows = parse_csv(sonotype("classify", "--summary", "--model", adapted, EXAMPLES / "piano.wav", EXAMPLES / "guitar.wav").stdout)
-    assert header[3:5] == ["piano", "guitar"]  # the model's own classes
+    assert header[3:6] == ["piano", "guitar", "unknown"]  # the model's own classes, and unknown as for new ones
     assert {Path(row[0]).name: row[1] for row in rows} == {"piano.wav": "piano", "guitar.wav": "guitar"}
 
 
@@ -90,3 +90,36 @@ def test_learn_refuses_what_it_cannot_use(tmp_path):
     assert not (tmp_path / "x.safetensors").exists()
     result = sonotype("learn", "--class", "talk", EXAMPLES / "speech.wav", "--class", "talk", EXAMPLES / "drums.wav", "-o", tmp_path / "x.safetensors")
     assert result.returncode == 2 and "'talk' is given twice" in result.stderr
+
+
+def test_one_shots_are_learned_as_hits_unless_told_and_whole_file_models_warn_on_onsets(kit, tmp_path):
+    """One-shots (every file shorter than the model's window) are learned as hits without --hits;
+    --no-hits learns them whole, and classify --onsets then warns that the model was not taught from hits."""
+    import numpy as np
+    from scipy.io import wavfile
+
+    folder, hits = kit
+    for piece in ("kick", "snare", "hat"):
+        rate, samples = wavfile.read(folder / f"{piece}.wav")
+        (tmp_path / piece).mkdir()
+        for k in range(5):  # the hits are 0.5 s apart from 0.5 s on
+            start = int((0.5 + 0.5 * k - 0.01) * rate)
+            wavfile.write(tmp_path / piece / f"{piece}{k}.wav", rate, np.asarray(samples[start:start + int(0.4 * rate)]))
+    classes = [a for piece in ("kick", "snare", "hat") for a in ("--class", piece, tmp_path / piece)]
+    model = tmp_path / "shots.safetensors"
+    result = sonotype("learn", *classes, "-o", model)
+    assert result.returncode == 0, result.stderr
+    assert "every example is shorter than the model's window" in result.stderr and "kick: 5 hits from 5 files" in result.stderr
+    assert "Unknown: a window closer to no class than its threshold" in result.stdout
+    assert '"onset_window":0.12' in sonotype("inspect", model).stdout
+    onsets = sonotype("classify", "--onsets", "--model", model, folder / "mix.wav")
+    assert "warning" not in onsets.stderr
+    found = [(float(row[1]), row[2]) for row in parse_csv(onsets.stdout)[1:]]
+    assert per_hit_accuracy(hits, found) >= 0.9
+    whole = tmp_path / "whole.safetensors"
+    result = sonotype("learn", "--no-hits", *classes, "-o", whole)
+    assert result.returncode == 0 and "shorter than the model's window" not in result.stderr
+    assert '"onset_window"' not in sonotype("inspect", whole).stdout
+    onsets = sonotype("classify", "--onsets", "--model", whole, folder / "mix.wav")
+    assert onsets.returncode == 0 and "was taught from whole files, not from hits" in onsets.stderr
+    assert sonotype("learn", "--hits", "--no-hits", *classes, "-o", whole).returncode == 2

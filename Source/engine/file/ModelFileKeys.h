@@ -27,6 +27,7 @@ inline constexpr const char* labels = "labels";
 inline constexpr const char* frontend = "frontend";
 inline constexpr const char* embeddingOutput = "embedding_output";
 inline constexpr const char* hitEmbedding = "hit_embedding";
+inline constexpr const char* levelOutput = "level_output"; // which output is the window's level in dB (teach/WindowLevel.h)
 inline constexpr const char* taught = "taught";
 inline constexpr const char* taughtExamples = "taught_examples";
 // A taught head's stored tensors: taught.*, and a head taught again on a taught model taught2.*, ...
@@ -51,8 +52,11 @@ inline constexpr const char* taughtBase = "base";
 inline constexpr const char* taughtClasses = "classes";
 inline constexpr const char* taughtRule = "rule";
 inline constexpr const char* taughtUnknownBelow = "unknown_below";
-inline constexpr const char* taughtOnsetWindow = "onset_window"; // seconds of a hit's clip (runtime/HitClassifier.h)
-inline constexpr const char* taughtEmbedding = "embedding";      // the hit_embedding record, repeated
+inline constexpr const char* taughtOnsetWindow = "onset_window";    // seconds of a hit's clip (runtime/HitClassifier.h)
+inline constexpr const char* taughtEmbedding = "embedding";         // the hit_embedding record, repeated
+inline constexpr const char* taughtGate = "unknown_gate";           // the gates' record: the two below (teach/Prototypes.h)
+inline constexpr const char* taughtGateThresholds = "cosine_below"; // per class: a cosine under which it is not that class
+inline constexpr const char* taughtGateLevel = "level_below_db";    // a level (dB of the loudest feature) under which nothing is a class
 
 // The "hit_embedding" record: which value and tokens a hit is embedded from (teach/HitEmbedding.h).
 inline constexpr const char* hitFrom = "from";
