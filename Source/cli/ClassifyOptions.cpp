@@ -97,9 +97,10 @@ void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
     command.add_flag ("--error-rows", options.errorRows,
                       "a file or folder that could not be classified is a row with its error: the default (kept for scripts that "
                       "pass it)");
-    command.add_flag ("--segments", options.segments, "one row per segment (a stretch where one class is detected) instead of per window");
+    command.add_flag ("--segments", options.segments,
+                      "one row per segment (a stretch of one class, its edges where the sound changes) instead of per window");
     addNumberOption (command, "--threshold", options.analysis.segments.thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
-                     "segments: a moment whose most probable class (the mean over the windows that cover it) has less than this is "
+                     "segments and summaries: a moment whose most probable class (the mean over the windows that cover it) has less than this is "
                      "in no segment (default 30)");
     addWholeOption (command, "--base-note", options.baseNote, 0, 127, "NOTE", "--format midi: the note of class 0, as the plugin's (default 36)");
     command.add_option ("--output", options.output, "write the results to FILE instead of stdout")->type_name ("FILE");

@@ -29,15 +29,19 @@ namespace
         return static_cast<int> (std::lround (secondsValue * kMidiTicksPerSecond));
     }
 
-    /** CSV: the header, then the rows; JSON: the rows as an array, one a line, as classify writes them. */
+    /** CSV: the header, then the rows; JSON: the rows as an array, one a line, as classify writes them
+        (CSV with classify's error column last, empty: a file exported is one classify read). */
     template <typename Item, typename CsvRow, typename JsonRow>
     std::string rows (ExportFormat format, const std::string& header, const std::vector<Item>& items, CsvRow&& csvRow, JsonRow&& jsonRow)
     {
         if (format == ExportFormat::csv)
         {
-            std::string text = header + "\n";
+            std::string text = header + ",error\n";
             for (const auto& item : items)
-                text += csvRow (item);
+            {
+                auto row = csvRow (item);
+                text += row.insert (row.size() - 1, ",");
+            }
             return text;
         }
         std::string text = "[";

@@ -112,17 +112,17 @@ TEST_CASE ("the export dispatch writes segments in each format as its writer doe
     CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings) == timeline::midiFile (segments, 40));
     CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings) != timeline::midiFile (segments, 36));
     CHECK (timeline::exportSegments (ExportFormat::csv, segments, kLabels, settings)
-           == "file,start_s,end_s,label,confidence\n"
-              "\"take, 1.wav\",0.000,1.250,speech,0.900000\n"
-              "\"take, 1.wav\",1.250,4.000,\"drums, loud\",0.500000\n"
-              "\"take, 1.wav\",4.500,6.000,tab\there,0.001000\n");
+           == "file,start_s,end_s,label,confidence,error\n"
+              "\"take, 1.wav\",0.000,1.250,speech,0.900000,\n"
+              "\"take, 1.wav\",1.250,4.000,\"drums, loud\",0.500000,\n"
+              "\"take, 1.wav\",4.500,6.000,tab\there,0.001000,\n");
     CHECK (timeline::exportSegments (ExportFormat::json, segments, kLabels, settings)
            == "[\n"
               "{\"file\":\"take, 1.wav\",\"start_s\":0.000,\"end_s\":1.250,\"label\":\"speech\",\"confidence\":0.900000},\n"
               "{\"file\":\"take, 1.wav\",\"start_s\":1.250,\"end_s\":4.000,\"label\":\"drums, loud\",\"confidence\":0.500000},\n"
               "{\"file\":\"take, 1.wav\",\"start_s\":4.500,\"end_s\":6.000,\"label\":\"tab\\there\",\"confidence\":0.001000}\n"
               "]\n");
-    CHECK (timeline::exportSegments (ExportFormat::csv, {}, kLabels, settings) == "file,start_s,end_s,label,confidence\n");
+    CHECK (timeline::exportSegments (ExportFormat::csv, {}, kLabels, settings) == "file,start_s,end_s,label,confidence,error\n");
     CHECK (timeline::exportSegments (ExportFormat::json, {}, kLabels, settings) == "[]\n");
 }
 
@@ -135,9 +135,9 @@ TEST_CASE ("the export dispatch writes hits in each format as its writer does, C
     CHECK (timeline::exportHits (ExportFormat::reaper, hits, kLabels, settings) == timeline::reaperHitMarkers (hits, kLabels));
     CHECK (timeline::exportHits (ExportFormat::midi, hits, kLabels, settings) == timeline::midiHitFile (hits, 36));
     CHECK (timeline::exportHits (ExportFormat::csv, hits, kLabels, settings)
-           == "file,time_s,label,confidence,level_db,speech,\"drums, loud\",tab\there\n"
-              "loop.wav,0.500,\"drums, loud\",0.750000,-6.0,0.125000,0.750000,0.125000\n"
-              "loop.wav,1.000,tab\there,0.500000,-30.2,0.250000,0.250000,0.500000\n");
+           == "file,time_s,label,confidence,level_db,speech,\"drums, loud\",tab\there,error\n"
+              "loop.wav,0.500,\"drums, loud\",0.750000,-6.0,0.125000,0.750000,0.125000,\n"
+              "loop.wav,1.000,tab\there,0.500000,-30.2,0.250000,0.250000,0.500000,\n");
     CHECK (timeline::exportHits (ExportFormat::json, hits, kLabels, settings)
            == "[\n"
               "{\"file\":\"loop.wav\",\"time_s\":0.500,\"label\":\"drums, loud\",\"confidence\":0.750000,\"level_db\":-6.0,"
