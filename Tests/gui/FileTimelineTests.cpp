@@ -132,7 +132,9 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
 
     // The live detection threshold, hop and smoothing are the live analysis's: a file's timeline stays the CLI's.
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.8f);
-    processor.parameters.getParameter (plugin::ParameterIds::smoothing)->setValueNotifyingHost (0.9f);
+    auto* smoothing = processor.parameters.getParameter (plugin::ParameterIds::smoothing);
+    const auto liveSmoothing = smoothing->getValue();
+    smoothing->setValueNotifyingHost (0.9f);
     pumpMessages (300);
     REQUIRE (waitForFiles (processor));
     view.refresh();
@@ -168,6 +170,7 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
 
     // The app says why nothing plays, and the screenshot README shows.
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.5f);
+    smoothing->setValueNotifyingHost (liveSmoothing);
     pumpMessages (300);
     processor.setStatus ("No audio device: files are analyzed, not played. To play them or hear the input, choose a device in Options > Audio/MIDI "
                          "Settings.",
