@@ -40,6 +40,9 @@ SoundChange::SoundChange (double sampleRate)
         const auto bin = static_cast<int> (std::lround (kLowestHz * std::pow (ratio, b) * size / sampleRate));
         bandEdges_[static_cast<std::size_t> (b)] = std::clamp (std::max (bin, b == 0 ? 1 : bandEdges_[static_cast<std::size_t> (b - 1)] + 1), 1, size / 2 + 1);
     }
+    straddle_ = (size / 2 + hop_ - 1) / hop_;
+    ringFrames_ = 2 * (straddle_ + kSideFrames) + 4;
+    sums_.assign (static_cast<std::size_t> (ringFrames_ * kNumBands), 0.0);
     restart();
 }
 
@@ -49,26 +52,33 @@ void SoundChange::restart()
     samplesStart_ = -static_cast<int64_t> (fft_.size() / 2);
     samplesIn_ = 0;
     frames_ = 0;
-    levels_.clear();
-    levelsStart_ = 0;
+    std::fill (sums_.begin(), sums_.begin() + kNumBands, 0.0); // frame 0: nothing summed yet
     novelty_.clear();
 }
 
 void SoundChange::push (const float* samples, std::size_t numSamples)
 {
-    for (std::size_t i = 0; i < numSamples; ++i)
-        samples_.push_back (std::isfinite (samples[i]) ? samples[i] : 0.0f);
+    const auto old = samples_.size();
+    samples_.insert (samples_.end(), samples, samples + numSamples);
+    for (auto i = old; i < samples_.size(); ++i)
+        if (! std::isfinite (samples_[i]))
+            samples_[i] = 0.0f;
     samplesIn_ += static_cast<int64_t> (numSamples);
     const int64_t half = fft_.size() / 2;
     while (frames_ * hop_ + half <= samplesIn_)
+    {
         analyzeFrame();
-    decide (false);
+        decide (false); // frame by frame: the ring of running sums holds a second of frames
+    }
 }
 
 void SoundChange::finish()
 {
     while (frames_ * hop_ < samplesIn_)
+    {
         analyzeFrame();
+        decide (false);
+    }
     decide (true);
 }
 
@@ -85,15 +95,17 @@ void SoundChange::analyzeFrame()
         input[i] = (inside ? static_cast<double> (samples_[static_cast<std::size_t> (at)]) : 0.0) * window_[static_cast<std::size_t> (i)];
     }
     fft_.transform();
-    std::vector<float> levels (kNumBands);
+    // The running sums after this frame: those before it plus its band levels (as floats: the curve is
+    // the same for any split of the stream, and any rate of the same sound gives close levels).
+    const double* before = sums_.data() + (frames_ % ringFrames_) * kNumBands;
+    double* after = sums_.data() + ((frames_ + 1) % ringFrames_) * kNumBands;
     for (int b = 0; b < kNumBands; ++b)
     {
         double energy = 0.0;
         for (int f = bandEdges_[static_cast<std::size_t> (b)]; f < bandEdges_[static_cast<std::size_t> (b + 1)]; ++f)
             energy += fft_.power (f);
-        levels[static_cast<std::size_t> (b)] = static_cast<float> (std::max (kFloorDb, 10.0 * std::log10 (energy + 1e-30)));
+        after[b] = before[b] + static_cast<float> (std::max (kFloorDb, 10.0 * std::log10 (energy + 1e-30)));
     }
-    levels_.push_back (std::move (levels));
     ++frames_;
     // The next frame starts hop samples later: samples before it are no longer needed.
     const int64_t drop = std::min<int64_t> (frames_ * hop_ - size / 2 - samplesStart_, static_cast<int64_t> (samples_.size()));
@@ -110,35 +122,25 @@ void SoundChange::decide (bool final)
     // that straddle t (centred less than half a frame from it) belong to neither side: in a log
     // spectrum a frame holding a little of a broadband sound looks like that sound, which would pull
     // the peak half a frame towards the quieter side.
-    const int64_t straddle = (fft_.size() / 2 + hop_ - 1) / hop_;
-    for (auto t = static_cast<int64_t> (novelty_.size()); t < frames_ && (final || t + straddle + kSideFrames <= frames_); ++t)
+    const auto sumsAt = [this] (int64_t frame) { return sums_.data() + (frame % ringFrames_) * kNumBands; };
+    for (auto t = static_cast<int64_t> (novelty_.size()); t < frames_ && (final || t + straddle_ + kSideFrames <= frames_); ++t)
     {
-        const int64_t leftStart = std::max<int64_t> (0, t - straddle - kSideFrames), leftEnd = t - straddle + 1;
-        const int64_t rightStart = t + straddle, rightEnd = std::min<int64_t> (frames_, t + straddle + kSideFrames);
+        const int64_t leftStart = std::max<int64_t> (0, t - straddle_ - kSideFrames), leftEnd = t - straddle_ + 1;
+        const int64_t rightStart = t + straddle_, rightEnd = std::min<int64_t> (frames_, t + straddle_ + kSideFrames);
         const auto left = leftEnd - leftStart, right = rightEnd - rightStart;
         float value = 0.0f;
         if (left >= kMinSideFrames && right >= kMinSideFrames)
         {
+            const double *a = sumsAt (leftStart), *b = sumsAt (leftEnd), *c = sumsAt (rightStart), *d = sumsAt (rightEnd);
             double distance = 0.0;
-            for (int b = 0; b < kNumBands; ++b)
+            for (int band = 0; band < kNumBands; ++band)
             {
-                double before = 0.0, after = 0.0;
-                for (auto f = leftStart; f < leftEnd; ++f)
-                    before += levels_[static_cast<std::size_t> (f - levelsStart_)][static_cast<std::size_t> (b)];
-                for (auto f = rightStart; f < rightEnd; ++f)
-                    after += levels_[static_cast<std::size_t> (f - levelsStart_)][static_cast<std::size_t> (b)];
-                const double step = after / static_cast<double> (right) - before / static_cast<double> (left);
+                const double step = (d[band] - c[band]) / static_cast<double> (right) - (b[band] - a[band]) / static_cast<double> (left);
                 distance += step * step;
             }
             value = static_cast<float> (std::sqrt (distance));
         }
         novelty_.push_back (value);
-        // Levels older than the next frame's left side are no longer needed.
-        while (levelsStart_ < t + 1 - straddle - kSideFrames)
-        {
-            levels_.pop_front();
-            ++levelsStart_;
-        }
     }
 }
 

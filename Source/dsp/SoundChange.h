@@ -8,14 +8,13 @@
 // instrument gives way to another (a new spectrum, a level step), and stays low inside one, where
 // the half-second means average the hits and syllables out. Frame t is centred on sample
 // t x hop; near the stream's ends the sides are shorter (at least 5 frames each, else 0).
-// Streaming, any block sizes (the same curve for any split); memory: a second of band levels,
-// and the curve (4 bytes per 10 ms, about 1.4 MB per hour). One thread.
+// Streaming, any block sizes (the same curve for any split); memory: a second of running sums of the
+// band levels, and the curve (4 bytes per 10 ms, about 1.4 MB per hour). One thread.
 #pragma once
 
 #include "dsp/RealFft.h"
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 namespace sonotype::dsp
@@ -49,13 +48,14 @@ private:
     int hop_;
     RealFft fft_;
     std::vector<double> window_;
-    std::vector<int> bandEdges_;            // kNumBands + 1 FFT bins
-    std::vector<float> samples_;            // the stream's samples from samplesStart_ on (zeros before the stream)
-    int64_t samplesStart_ = 0;              // stream position of samples_.front() (negative: the zeros before it)
-    int64_t samplesIn_ = 0;                 // samples pushed
-    int64_t frames_ = 0;                    // frames analysed
-    std::deque<std::vector<float>> levels_; // band levels of frames [levelsStart_, frames_)
-    int64_t levelsStart_ = 0;
+    std::vector<int> bandEdges_; // kNumBands + 1 FFT bins
+    std::vector<float> samples_; // the stream's samples from samplesStart_ on (zeros before the stream)
+    int64_t samplesStart_ = 0;   // stream position of samples_.front() (negative: the zeros before it)
+    int64_t samplesIn_ = 0;      // samples pushed
+    int64_t frames_ = 0;         // frames analysed
+    int64_t straddle_;           // frames centred within half a frame of t: on neither side of it
+    int64_t ringFrames_;         // frames of running sums kept: both sides of a frame, and more
+    std::vector<double> sums_;   // ring: for frame f, each band's level summed over frames [0, f)
     std::vector<float> novelty_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace sonotype::timeline
 {
@@ -52,8 +53,8 @@ namespace
     public:
         using Listener = std::function<void (const runtime::WindowResult&, WindowFlags)>;
 
-        WindowCollector (runtime::WindowAnalyzer& analyzer, const Listener& onWindow)
-            : analyzer_ (analyzer), onWindow_ (onWindow), sums_ (static_cast<std::size_t> (analyzer.numClasses()), 0.0)
+        WindowCollector (runtime::WindowAnalyzer& analyzer, const Listener& onWindow, bool keepScores)
+            : analyzer_ (analyzer), onWindow_ (onWindow), keepScores_ (keepScores), sums_ (static_cast<std::size_t> (analyzer.numClasses()), 0.0)
         {
         }
 
@@ -81,7 +82,8 @@ namespace
                 ++numNonFinite_;
             for (std::size_t c = 0; c < sums_.size(); ++c)
                 sums_[c] += result_.probabilities[c];
-            scored_.push_back ({ result_.startSeconds, result_.endSeconds, result_.probabilities });
+            if (keepScores_)
+                scored_.push_back ({ result_.startSeconds, result_.endSeconds, result_.probabilities });
             if (onWindow_)
                 onWindow_ (result_, flags);
             lastEndSeconds_ = result_.endSeconds;
@@ -96,13 +98,15 @@ namespace
             if (count_ > 0)
                 for (std::size_t c = 0; c < sums_.size(); ++c)
                     outcome.meanProbabilities[c] = sums_[c] / static_cast<double> (count_);
-            outcome.segments = timelineSegments (scored_, novelty, settings);
+            if (keepScores_)
+                outcome.segments = timelineSegments (scored_, novelty, settings);
         }
 
     private:
         runtime::WindowAnalyzer& analyzer_;
-        std::vector<ScoredWindow> scored_;
         const Listener& onWindow_;
+        bool keepScores_;
+        std::vector<ScoredWindow> scored_;
         std::vector<double> sums_;
         runtime::WindowResult result_;
         int64_t count_ = 0, numNonFinite_ = 0;
@@ -158,8 +162,10 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     outcome.windowSeconds = analyzer.windowSeconds();
     outcome.hopSeconds = analyzer.hopSeconds();
     outcome.truncationWarning = reader.truncationWarning();
-    WindowCollector windows (analyzer, callbacks.onWindow);
-    dsp::SoundChange change (rate);
+    WindowCollector windows (analyzer, callbacks.onWindow, settings.findSegments);
+    std::optional<dsp::SoundChange> change;
+    if (settings.findSegments)
+        change.emplace (rate);
     // toEnd: the input's last window of samples (and one more), for a final window aligned to the end.
     StreamTail last (settings.toEnd ? static_cast<std::size_t> (std::ceil (outcome.windowSeconds * rate)) + 1 : 0);
     const auto length = static_cast<double> (std::max<int64_t> (reader.lengthInSamples(), 1));
@@ -167,7 +173,8 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
     forEachBlock (reader, [&] (std::span<const float> block) {
         numSamples += static_cast<int64_t> (block.size());
         last.add (block);
-        change.push (block.data(), block.size());
+        if (change)
+            change->push (block.data(), block.size());
         analyzer.push (block.data(), block.size());
         windows.analyzeReady();
         outcome.stopped = callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (numSamples) / length, 1.0));
@@ -178,7 +185,8 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
         analyzer.finish();
         windows.analyzeReady();
     }
-    change.finish();
+    if (change)
+        change->finish();
     outcome.durationSeconds = static_cast<double> (numSamples) / rate;
     outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     const double duration = outcome.durationSeconds;
@@ -199,7 +207,7 @@ FileAnalysisResult analyzeFile (const std::string& path, const std::shared_ptr<c
         analyzer.analyzeTail (samples.data(), samples.size(), result);
         windows.emit ({ false, true });
     }
-    windows.finish (outcome, change.novelty(), settings.segments);
+    windows.finish (outcome, change ? std::span<const float> (change->novelty()) : std::span<const float> {}, settings.segments);
     return outcome;
 }
 

@@ -38,6 +38,9 @@ struct FileAnalysisSettings
         tail is not classified (window k always covers [k * hop, k * hop + window)). */
     bool toEnd = true;
     SegmentSettings segments; // how windows become segments
+    /** False: the windows alone (classify's window rows), no segments and no sound-change curve,
+        which cost about a tenth of the analysis. */
+    bool findSegments = true;
     /** Only these classes, by label (empty: all): the others get 0 and the answer is renormalised
         over these (WindowAnalyzer::setClassesInPlay). A label the model lacks is an error. */
     std::vector<std::string> classes;
