@@ -4,8 +4,9 @@
 // analysis both call it with the same settings type and defaults, so the app's timeline and the
 // command line's are the same numbers.
 // One thread per call; nothing shared. The file is read in blocks of at most 2 s, and each window goes
-// to the caller as it is analyzed; what is kept for the segments grows with the file's length: its
-// windows' probabilities and its sound-change curve, about 2 MB per hour of audio.
+// to the caller as it is analyzed; what is kept for the segments grows with the file's length: every
+// window's probabilities (4 bytes a class: 0.7 MB per hour with the built-in model's 12 classes)
+// and the sound-change curve (1.4 MB per hour).
 #pragma once
 
 #include "runtime/Segmenter.h"

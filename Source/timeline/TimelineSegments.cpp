@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <queue>
 
 namespace sonotype::timeline
 {
@@ -114,35 +116,72 @@ namespace
         return seconds > 0.0 ? total / seconds : 0.0;
     }
 
-    /** Step 2: short runs join the neighbour they agree with most; neighbours of one label merge. */
+    /** Step 2: short runs join the neighbour they agree with most; neighbours of one label merge.
+        Shortest first, through a heap and a list of the runs still there: n log n for a file of any
+        length (a file of hours has tens of thousands of runs before they are joined). */
     void joinShortRuns (std::vector<Run>& runs, const std::vector<Piece>& pieces, const SegmentSettings& settings)
     {
-        while (runs.size() > 1)
+        const double threshold = settings.thresholdPercent / 100.0;
+        const auto n = runs.size();
+        constexpr std::size_t none = static_cast<std::size_t> (-1);
+        std::vector<std::size_t> previous (n), next (n);
+        std::vector<unsigned> version (n, 0);
+        std::vector<bool> alive (n, true);
+        struct Entry
         {
-            const auto shortest = std::min_element (runs.begin(), runs.end(), [] (const Run& a, const Run& b) { return a.seconds() < b.seconds(); });
-            if (shortest->seconds() >= settings.minSeconds)
-                return;
-            const auto i = static_cast<std::size_t> (shortest - runs.begin());
-            const double threshold = settings.thresholdPercent / 100.0;
-            std::size_t into = i == 0 ? 1 : i - 1;
-            if (i > 0 && i + 1 < runs.size() && agreement (pieces, runs[i], runs[i + 1].label, threshold) > agreement (pieces, runs[i], runs[i - 1].label, threshold))
-                into = i + 1;
-            auto& keep = runs[into];
-            keep.first = std::min (keep.first, runs[i].first);
-            keep.last = std::max (keep.last, runs[i].last);
-            keep.start = std::min (keep.start, runs[i].start);
-            keep.end = std::max (keep.end, runs[i].end);
-            runs.erase (runs.begin() + static_cast<std::ptrdiff_t> (i));
-            for (std::size_t k = 0; k + 1 < runs.size();)
-                if (runs[k].label == runs[k + 1].label)
-                {
-                    runs[k].last = runs[k + 1].last;
-                    runs[k].end = runs[k + 1].end;
-                    runs.erase (runs.begin() + static_cast<std::ptrdiff_t> (k + 1));
-                }
-                else
-                    ++k;
+            double seconds;
+            std::size_t index;
+            unsigned version;
+            bool operator> (const Entry& other) const noexcept { return seconds > other.seconds || (seconds == other.seconds && index > other.index); }
+        };
+        std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            previous[i] = i == 0 ? none : i - 1;
+            next[i] = i + 1 == n ? none : i + 1;
+            queue.push ({ runs[i].seconds(), i, 0 });
         }
+        std::size_t left = n;
+        const auto absorb = [&] (std::size_t into, std::size_t gone) // `gone` is next to `into`
+        {
+            auto& keep = runs[into];
+            keep.first = std::min (keep.first, runs[gone].first);
+            keep.last = std::max (keep.last, runs[gone].last);
+            keep.start = std::min (keep.start, runs[gone].start);
+            keep.end = std::max (keep.end, runs[gone].end);
+            alive[gone] = false;
+            --left;
+            if (previous[gone] != none)
+                next[previous[gone]] = next[gone];
+            if (next[gone] != none)
+                previous[next[gone]] = previous[gone];
+        };
+        while (left > 1 && ! queue.empty())
+        {
+            const auto entry = queue.top();
+            queue.pop();
+            const auto i = entry.index;
+            if (! alive[i] || entry.version != version[i])
+                continue; // the run grew (or went) since: its newer entry counts
+            if (entry.seconds >= settings.minSeconds)
+                break;
+            const auto before = previous[i], after = next[i];
+            std::size_t into = before == none ? after : before;
+            if (before != none && after != none
+                && agreement (pieces, runs[i], runs[after].label, threshold) > agreement (pieces, runs[i], runs[before].label, threshold))
+                into = after;
+            absorb (into, i);
+            // The run on i's other side may now be a neighbour of the same label: one run.
+            const auto across = into == before ? after : before;
+            if (across != none && runs[across].label == runs[into].label)
+                absorb (into, across);
+            queue.push ({ runs[into].seconds(), into, ++version[into] });
+        }
+        std::vector<Run> kept;
+        for (std::size_t i = 0; i < n; ++i)
+            if (alive[i])
+                kept.push_back (runs[i]);
+        runs = std::move (kept);
     }
 
     /** Step 3: each edge to the frame of the largest sound change within reach. */
