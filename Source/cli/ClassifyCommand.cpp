@@ -156,8 +156,6 @@ model's output not finite counts as not classified); 2 bad usage.)";
         try
         {
             auto settings = options.analysis;
-            settings.toEnd = options.toEnd();
-            settings.findSegments = options.segments || options.summary;
             settings.classes = options.classes;
             const auto labels = runtime::classLabels (*model);
             std::vector<std::string> rows;

@@ -123,6 +123,8 @@ void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
 void completeClassifyOptions (ClassifyOptions& options)
 {
     options.segments = options.segments || (options.exporting() && ! options.onsets); // audacity, reaper, midi: segments (or hits)
+    options.analysis.toEnd = ! options.grid;                                          // to each file's true end unless --grid
+    options.analysis.findSegments = options.segments || options.summary;              // window rows need no segments
 }
 
 void checkClassifyUsage (const ClassifyOptions& options)

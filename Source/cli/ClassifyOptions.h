@@ -19,7 +19,7 @@ namespace sonotype::cli
 struct ClassifyOptions
 {
     std::string model;
-    timeline::FileAnalysisSettings analysis; // --hop, --smooth, --threshold: the app's file timelines' defaults
+    timeline::FileAnalysisSettings analysis; // --hop, --smooth, --threshold, --grid (toEnd): the app's file timelines' defaults
     bool json = false, summary = false, segments = false;
     /** --grid: windows on the hop's grid only, as before the true end was the default (a short file
         reported as one full window, the tail after the last full window not classified). */
@@ -39,8 +39,6 @@ struct ClassifyOptions
     CLI::Option* onsetWindow = nullptr; // given or not: a taught model's own window is the default
     ModelLimitOptions limits;
 
-    /** Classify to each file's true end (the default; --grid: not). */
-    bool toEnd() const noexcept { return ! grid; }
     /** Audacity, REAPER and MIDI: one file's segments (or hits) as one file, not rows. */
     bool exporting() const noexcept { return timeline::holdsOneFile (format); }
 };

@@ -32,7 +32,7 @@ namespace
         for (std::size_t c = 0; c < probabilities.size(); ++c)
             row += (c ? "," : "") + jsonString (labels[c]) + ":" + jsonNumber (probabilities[c], 6);
         row += "}";
-        if (options.toEnd())
+        if (options.analysis.toEnd)
             row += std::string (",\"padded\":") + (extras.padded ? "true" : "false") + ",\"tail\":" + (extras.tail ? "true" : "false");
         if (options.embeddings)
         {
@@ -68,7 +68,7 @@ namespace
             for (const auto& label : labels)
                 header += "," + timeline::csvField ("mean_" + label);
         }
-        else if (options.toEnd() && ! options.segments && ! options.onsets)
+        else if (options.analysis.toEnd && ! options.segments && ! options.onsets)
             header += ",padded,tail";
         if (options.embeddings)
             for (int64_t i = 0; i < embeddingSize; ++i)
@@ -89,7 +89,7 @@ std::string windowRow (const ClassifyOptions& options, const std::string& file, 
     row += "," + timeline::csvField (labels[top]) + "," + number (probabilities[top], 6);
     for (float p : probabilities)
         row += "," + number (p, 6);
-    if (options.toEnd())
+    if (options.analysis.toEnd)
         row += std::string (extras.padded ? ",1" : ",0") + (extras.tail ? ",1" : ",0");
     if (options.embeddings)
         for (const float e : extras.embedding)
