@@ -9,6 +9,7 @@
 #include "engine/file/ModelFileKeys.h"
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
+#include "runtime/LiveHitClassifier.h"
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/AnalysisWarnings.h"
 #include "timeline/FileAnalysis.h"
@@ -49,6 +50,9 @@ and each hit is classified from the first --onset-window seconds after it (zero-
 window, as a short file is). One row per hit: file,time_s,label,confidence,level_db (the peak in the
 50 ms after the onset), then the probabilities; --format audacity gives point labels, reaper
 markers, midi one note per hit (velocity from the level). --hop and --smooth do not apply.
+--response live gives the hits the plugin's Live mode plays instead: a detector that decides within
+6 ms, each hit named from its first 6 ms by the kit a model taught from hits carries (level_db: the
+peak of those 6 ms).
 
 --segments turns the windows into segments, stretches of one class with edges where the sound
 changes: each moment gets the class the windows covering it agree on (the mean of their
@@ -278,6 +282,9 @@ model's output not finite counts as not classified); 2 bad usage.)";
         if (options.embeddings && ! model->info().embeddingOutput.has_value())
             throw UsageError ("--embeddings: " + (options.model.empty() ? std::string ("the built-in model") : engine::printable (options.model))
                               + " has no embedding output (export it with export_model(..., embedding=...))");
+        if (options.onsets && options.hits.live && runtime::liveHitClassifierFor (*model) == nullptr)
+            throw UsageError ("--response live: " + (options.model.empty() ? std::string ("the built-in model") : engine::printable (options.model))
+                              + " has no live hit kit: teach one from hits (sonotype learn --hits) or use --response exact");
         if (options.onsets && options.onsetWindow->count() == 0)
             options.hits.clipSeconds = runtime::hitClipSeconds (*model, options.hits.clipSeconds); // a model taught from hits: the clip it learned them from
         // A model taught from whole files names hits from embeddings of whole windows, which a hit's

@@ -80,6 +80,14 @@ void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
                      "--onsets: two onsets closer than this are one (default 0.05)");
     addNumberOption (command, "--onset-silence", options.hits.onsets.silenceDb, -200.0, 0.0, false, "a level in dBFS", "DB",
                      "--onsets: a hit quieter than this (RMS) is not one (default -50)");
+    command
+        .add_option_function<std::string> (
+            "--response", [&options] (const std::string& text) { options.hits.live = text == "live"; },
+            "--onsets: exact (the default: each hit named from a clip of --onset-window seconds, as the plugin's Exact mode) or live "
+            "(each hit named from its first 6 ms by the kit a model taught from hits carries, the notes the plugin's Live mode plays "
+            "within 10 ms)")
+        ->type_name ("exact|live")
+        ->check (CLI::IsMember ({ "exact", "live" }));
     options.onsetWindow = addNumberOption (command, "--onset-window", options.hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
                                            "--onsets: the seconds after an onset a hit is classified from (default 0.25, or the window a "
                                            "model taught from hits was taught with)");

@@ -167,6 +167,12 @@ examples. The result is one model file, the base model plus what was learned: gi
             std::cout << confusion.counts[c][c] << "/" << total << "\n";
         }
         std::cout << "right: " << confusion.correct << " of " << confusion.total << " examples\n";
+        if (learned.liveCheck.has_value() && learned.head.live.has_value())
+            std::cout << "Live (each hit from its first " << std::lround (learned.head.live->afterSeconds * 1000.0)
+                      << " ms, the plugin's Live mode), each hit by the others: " << learned.liveCheck->correct << " of " << learned.liveCheck->total
+                      << " hits right\n";
+        else if (learned.head.hitClipSeconds > 0.0)
+            std::cout << "Live: no hit of the examples was found by the live detector; the plugin plays these classes in its Exact mode only\n";
     }
 
     int learn (const Options& options)

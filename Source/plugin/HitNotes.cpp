@@ -25,7 +25,8 @@ HitNotes::HitNotes (juce::AudioProcessorValueTreeState& parameters)
     : hitMode_ (*parameters.getRawParameterValue (ParameterIds::hitMode)), midiOut_ (*parameters.getRawParameterValue (ParameterIds::midiOut)),
       baseNote_ (*parameters.getRawParameterValue (ParameterIds::baseNote)),
       threshold_ (*parameters.getRawParameterValue (ParameterIds::onsetThreshold)),
-      gap_ (*parameters.getRawParameterValue (ParameterIds::onsetGap)), silence_ (*parameters.getRawParameterValue (ParameterIds::onsetSilence))
+      gap_ (*parameters.getRawParameterValue (ParameterIds::onsetGap)), silence_ (*parameters.getRawParameterValue (ParameterIds::onsetSilence)),
+      response_ (*parameters.getRawParameterValue (ParameterIds::hitResponse))
 {
     offAt_.fill (-1);
 }
@@ -35,6 +36,39 @@ HitNotes::HitNotes (juce::AudioProcessorValueTreeState& parameters)
 bool HitNotes::isOn() const noexcept
 {
     return hitMode_.load (std::memory_order_relaxed) >= 0.5f;
+}
+
+HitResponse HitNotes::response() const noexcept
+{
+    return response_.load (std::memory_order_relaxed) >= 0.5f ? HitResponse::exact : HitResponse::live;
+}
+
+void HitNotes::setLive (std::unique_ptr<runtime::LiveHits> live)
+{
+    auto slot = std::make_unique<LiveSlot>();
+    slot->hits = std::move (live);
+    slot->sequence = nextSequence_++;
+    published_.store (slot.get(), std::memory_order_release);
+    slots_.push_back (std::move (slot));
+    // The slots published before the one the audio thread has taken are no longer its: it takes
+    // only the newest, and the sequence it stores says it has let go of every older one.
+    const auto taken = taken_.load (std::memory_order_acquire);
+    std::erase_if (slots_, [taken, this] (const auto& old) { return old->sequence < taken && old.get() != published_.load (std::memory_order_relaxed); });
+}
+
+const runtime::LiveHits* HitNotes::live() const noexcept
+{
+    const auto* slot = published_.load (std::memory_order_relaxed);
+    return slot != nullptr ? slot->hits.get() : nullptr;
+}
+
+void HitNotes::setClassesInPlay (const std::vector<bool>& inPlay) noexcept
+{
+    uint64_t mask = ~uint64_t { 0 };
+    for (std::size_t c = 0; c < inPlay.size() && c < 64; ++c)
+        if (! inPlay[c])
+            mask &= ~(uint64_t { 1 } << c);
+    inPlay_.store (mask, std::memory_order_relaxed);
 }
 
 dsp::OnsetSettings HitNotes::onsetSettings() const noexcept
@@ -62,6 +96,16 @@ void HitNotes::prepare (double sampleRate, int numChannels)
     streamPosition_ = 0;
     closeAll_ = numSounding_ > 0;
     lastDelay_.store (-1, std::memory_order_relaxed);
+    liveHits_.store (0, std::memory_order_relaxed);
+    // (The audio thread is not running: the live path starts again with the stream.)
+    current_ = published_.load (std::memory_order_acquire);
+    if (current_ != nullptr)
+    {
+        if (current_->hits != nullptr)
+            current_->hits->reset();
+        taken_.store (current_->sequence, std::memory_order_release);
+    }
+    liveStart_ = 0;
 }
 
 int HitNotes::setLatency (int64_t samples) noexcept
@@ -85,10 +129,49 @@ void HitNotes::queueHit (const runtime::HitResult& hit, int64_t onsetSample, con
     if (top < 0 || note < 0 || note > 127)
         return;
     const HitEvent event { onsetSample, note, timeline::hitVelocity (hit.levelDb) };
+
     queue_.write (&event, 1); // (full: the audio thread is not taking them; the hit is lost)
 }
 
 // ----- audio thread -----------------------------------------------------------------------------
+
+void HitNotes::listen (const juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept
+{
+    auto* slot = published_.load (std::memory_order_acquire);
+    if (slot != current_)
+    {
+        // A new live path (or none): its hits count from here.
+        current_ = slot;
+        liveStart_ = streamPosition_;
+        taken_.store (slot != nullptr ? slot->sequence : 0, std::memory_order_release);
+    }
+    auto* live = current_ != nullptr ? current_->hits.get() : nullptr;
+    const int channels = std::min (numChannels, buffer.getNumChannels());
+    if (live == nullptr || channels <= 0)
+        return;
+    for (int start = 0; start < numSamples; start += kMixChunk)
+    {
+        const int count = std::min (kMixChunk, numSamples - start);
+        std::copy_n (buffer.getReadPointer (0, start), count, mix_.data());
+        for (int c = 1; c < channels; ++c)
+            juce::FloatVectorOperations::add (mix_.data(), buffer.getReadPointer (c, start), count);
+        if (channels > 1)
+            juce::FloatVectorOperations::multiply (mix_.data(), 1.0f / static_cast<float> (channels), count);
+        const auto found = live->push (mix_.data(), static_cast<std::size_t> (count), found_.data(), found_.size());
+        for (std::size_t i = 0; i < found; ++i)
+            addHit (liveStart_ + found_[i].onset, found_[i].label, found_[i].levelDb);
+    }
+}
+
+void HitNotes::addHit (int64_t onset, int label, float levelDb) noexcept
+{
+    liveHits_.fetch_add (1, std::memory_order_relaxed);
+    const bool inPlay = label >= 64 || (label >= 0 && ((inPlay_.load (std::memory_order_relaxed) >> label) & 1u) != 0);
+    const int note = juce::roundToInt (baseNote_.load (std::memory_order_relaxed)) + label;
+    if (! inPlay || note < 0 || note > 127 || ! isOn() || midiOut_.load (std::memory_order_relaxed) < 0.5f || numHeld_ >= static_cast<int> (held_.size()))
+        return; // (unknown, out of play, or no room: no note)
+    held_[static_cast<std::size_t> (numHeld_++)] = HitEvent { onset, note, timeline::hitVelocity (levelDb) };
+}
 
 void HitNotes::delayAudio (juce::AudioBuffer<float>& buffer, int numChannels, int numSamples) noexcept
 {
@@ -188,6 +271,13 @@ HitStatus HitNotes::status (const engine::Model& model, double sampleRate) const
 {
     HitStatus status;
     status.on = isOn();
+    status.liveWanted = response() == HitResponse::live;
+    if (const auto* path = live(); path != nullptr && path->classifier() != nullptr)
+    {
+        status.live = true;
+        status.liveSpanSeconds = path->classifier()->kit().afterSeconds;
+        status.hits = liveHits();
+    }
     status.clipSeconds = runtime::hitClipSeconds (model);
     status.taughtClip = runtime::hitClipSeconds (model, -1.0) > 0.0;
     status.latencySeconds = sampleRate > 0.0 ? latency() / sampleRate : 0.0;

@@ -35,6 +35,8 @@ juce::AudioProcessorValueTreeState::ParameterLayout createParameterLayout()
     layout.add (std::make_unique<juce::AudioParameterFloat> (
         juce::ParameterID { ParameterIds::onsetSilence, kHitParameterVersion }, "Onset silence", juce::NormalisableRange<float> (-96.0f, 0.0f, 1.0f), -50.0f,
         AudioParameterFloatAttributes().withLabel ("dB").withStringFromValueFunction ([] (float value, int) { return juce::String (juce::roundToInt (value)) + " dB"; })));
+    layout.add (std::make_unique<juce::AudioParameterChoice> (juce::ParameterID { ParameterIds::hitResponse, kHitResponseParameterVersion },
+                                                              "Hit response", juce::StringArray { "Live (10 ms)", "Exact (longer)" }, 0));
     return layout;
 }
 

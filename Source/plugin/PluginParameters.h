@@ -18,12 +18,21 @@ namespace ParameterIds
     inline constexpr const char* onsetThreshold = "onsetThreshold"; // the onset detector's threshold (dsp::OnsetSettings)
     inline constexpr const char* onsetGap = "onsetGap";             // minimum gap between hits, seconds
     inline constexpr const char* onsetSilence = "onsetSilence";     // silence gate, dBFS
+    inline constexpr const char* hitResponse = "hitResponse";       // Live (10 ms: runtime::LiveHits) or Exact (the model on a clip)
 } // namespace ParameterIds
 
 /** Version hint for the host of the first parameters; the ones added later have their own (an AU
     host learns from it which parameters a saved session can know). */
 inline constexpr int kParameterVersion = 1;
 inline constexpr int kHitParameterVersion = 2; // the per-hit mode's
+inline constexpr int kHitResponseParameterVersion = 3;
+
+/** The choices of hitResponse, in order. */
+enum class HitResponse
+{
+    live,
+    exact
+};
 
 juce::AudioProcessorValueTreeState::ParameterLayout createParameterLayout();
 

@@ -154,6 +154,7 @@ void SonotypeProcessor::processBlock (juce::AudioBuffer<float>& buffer, juce::Mi
     if (route.analysed)
     {
         meterPeak (buffer, numChannels, numSamples);
+        hits_.listen (buffer, numChannels, numSamples); // the live per-hit path, here on the audio thread
         runtime_->setNonRealtime (offline);
         runtime_->push (buffer.getArrayOfReadPointers(), numChannels, numSamples);
         recorder_.write (buffer.getArrayOfReadPointers(), numChannels, numSamples);
@@ -286,25 +287,61 @@ void SonotypeProcessor::updateFileAnalysis()
 
 void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
 {
+    // Live: the model's kit on the audio thread (HitNotes::listen), where the model has one;
+    // otherwise (Exact chosen, or a model not taught from hits) the worker's clips.
+    const auto model = runtime_->info()->model;
+    if (model != liveModel_)
+    {
+        liveModel_ = model;
+        try
+        {
+            liveClassifier_ = runtime::liveHitClassifierFor (*model);
+        }
+        catch (const std::exception& e)
+        {
+            liveClassifier_ = nullptr;
+            setStatus ("This model's live hit kit cannot be used: " + juce::String::fromUTF8 (e.what()), true);
+        }
+    }
+    const auto classifier = hits_.isOn() && hits_.response() == HitResponse::live ? liveClassifier_ : nullptr;
     std::optional<dsp::OnsetSettings> wanted;
     if (hits_.isOn())
         wanted = hits_.onsetSettings();
-    if (wanted != appliedOnsets_)
+    const auto exact = classifier == nullptr ? wanted : std::nullopt;
+    if (exact != appliedOnsets_)
     {
-        appliedOnsets_ = wanted;
+        appliedOnsets_ = exact;
         try
         {
-            runtime_->setHitAnalysis (wanted);
+            runtime_->setHitAnalysis (exact);
         }
         catch (const std::exception& e)
         {
             setStatus ("Could not apply the onset settings: " + juce::String::fromUTF8 (e.what()), true);
         }
     }
-    // The latency: the running model's hits at this rate (none when off).
-    const auto model = runtime_->info()->model;
+    const LiveKey liveKey { classifier, wanted.value_or (dsp::OnsetSettings {}), sampleRate };
+    if (hits_.isPrepared() && (force || ! (liveKey == appliedLive_)))
+    {
+        appliedLive_ = liveKey;
+        std::unique_ptr<runtime::LiveHits> live;
+        if (classifier != nullptr && sampleRate > 0.0)
+            try
+            {
+                live = std::make_unique<runtime::LiveHits> (classifier, sampleRate, *wanted, classifier->kit().afterSeconds);
+            }
+            catch (const std::exception& e)
+            {
+                setStatus ("Could not start the live hits: " + juce::String::fromUTF8 (e.what()), true);
+            }
+        hits_.setLive (std::move (live));
+    }
+    hits_.setClassesInPlay (classes_.mask (runtime_->info()->labels));
+    // The latency: the live path's, or the running model's hits at this rate (none when off).
     int64_t latency = 0;
-    if (wanted.has_value() && sampleRate > 0.0)
+    if (const auto* live = hits_.live())
+        latency = live->latencySamples();
+    else if (wanted.has_value() && sampleRate > 0.0)
         try
         {
             latency = runtime::HitClassifier::latencySamples (*model, sampleRate, runtime::hitSettingsFor (*model, *wanted));
@@ -362,7 +399,8 @@ LiveSnapshot SonotypeProcessor::snapshot() const
                                                       static_cast<int> (snapshot.result.probabilities.size()), mask);
     }
     snapshot.hits = hits_.status (*snapshot.info->model, getSampleRate());
-    snapshot.hits.hits = snapshot.stats.hits;
+    if (! snapshot.hits.live)
+        snapshot.hits.hits = snapshot.stats.hits; // (the live path counts its own)
     return snapshot;
 }
 

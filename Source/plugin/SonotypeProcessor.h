@@ -206,9 +206,20 @@ private:
     bool analysisRateRefused_ = false;                   // prepareToPlay's thread: the last rate was refused
     std::mutex parameterMutex_;                          // the message thread's timer and a device thread's prepareToPlay, never the audio thread
     float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f; // guarded by parameterMutex_
-    std::optional<dsp::OnsetSettings> appliedOnsets_;    // the same: the per-hit analysis asked of the runtime (none: off)
-    int64_t appliedHitLatency_ = 0;                      // the same: the latency reported
-    bool hitShortfallShown_ = false;                     // the same: the status says the latency is short
+    std::optional<dsp::OnsetSettings> appliedOnsets_;    // the same: the exact per-hit analysis asked of the runtime (none: off or live)
+    /** What the live per-hit path was made for: its classifier (none: no live path), onsets and rate. */
+    struct LiveKey
+    {
+        std::shared_ptr<const runtime::LiveHitClassifier> classifier;
+        dsp::OnsetSettings onsets;
+        double sampleRate = 0.0;
+        bool operator== (const LiveKey&) const = default;
+    };
+    LiveKey appliedLive_;                                              // the same
+    std::shared_ptr<const engine::Model> liveModel_;                   // the same: the model liveClassifier_ is of
+    std::shared_ptr<const runtime::LiveHitClassifier> liveClassifier_; // the same: its live kit's classifier (none: no kit)
+    int64_t appliedHitLatency_ = 0;                                    // the same: the latency reported
+    bool hitShortfallShown_ = false;                                   // the same: the status says the latency is short
 
     // Audio thread (prepareToPlay too: the host never runs both at once).
     bool wasPlaying_ = false;

@@ -105,6 +105,12 @@ Lesson::Learned Lesson::learn (const std::vector<TaughtClass>& classes)
     Learned learned;
     learned.head = teach::learn (classes, baseLabels, settings_.unknownBelow);
     learned.head.hitClipSeconds = settings_.hits ? settings_.clipSeconds : 0.0; // classified as they were taught
+    if (settings_.hits)                                                         // the live per-hit mode's classifier, from the hits' signatures
+    {
+        learned.head.live = learnLiveHits (classes, dsp::HitSignature::kDefaultAfterSeconds);
+        if (learned.head.live.has_value())
+            learned.liveCheck = leaveOneOut (*learned.head.live, static_cast<int> (classes.size()));
+    }
     // Leave one file out: what tells whether the classes are separable.
     learned.confusion = leaveOneFileOut (classes, baseLabels, settings_.unknownBelow);
     return learned;

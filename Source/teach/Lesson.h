@@ -16,12 +16,14 @@
 
 #include "engine/Model.h"
 #include "engine/file/LoadLimits.h"
+#include "teach/LiveHitLearning.h"
 #include "teach/Prototypes.h"
 #include "teach/TaughtModel.h"
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -75,6 +77,7 @@ public:
     {
         Head head;
         Confusion confusion;
+        std::optional<LiveHitCheck> liveCheck; // taught from hits: the live classifier's leave-one-out check
     };
     /** Learns from `classes` (each with at least one example) over the base's labels. Throws
         std::invalid_argument as teach::learn does. */

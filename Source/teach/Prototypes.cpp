@@ -5,6 +5,7 @@
 #include "engine/file/ModelError.h"
 #include "engine/file/Text.h"
 #include "formats/AudioFileReader.h"
+#include "runtime/LiveHits.h"
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/FileBlocks.h"
 #include "timeline/HitAnalysis.h"
@@ -119,6 +120,24 @@ namespace
         return mean.example (source);
     }
 
+    /** Each example's signature: that of the live detector's hit nearest its onset, within 25 ms
+        (the two detectors place an attack within a few milliseconds of each other); an example
+        the live detector did not find has none, and the live classifier does without it. */
+    void attachSignatures (std::vector<Example>& examples, const std::vector<int64_t>& onsets, const std::vector<runtime::LiveHit>& liveHits,
+                           double rate)
+    {
+        const auto reach = static_cast<int64_t> (0.025 * rate);
+        for (std::size_t e = 0; e < examples.size(); ++e)
+        {
+            const runtime::LiveHit* nearest = nullptr;
+            for (const auto& hit : liveHits)
+                if (std::abs (hit.onset - onsets[e]) <= reach && (nearest == nullptr || std::abs (hit.onset - onsets[e]) < std::abs (nearest->onset - onsets[e])))
+                    nearest = &hit;
+            if (nearest != nullptr)
+                examples[e].signature.assign (nearest->signature.begin(), nearest->signature.end());
+        }
+    }
+
     /** The examples of a sound's hits, block by block as in meanOfWindows: one per hit the onset
         detector finds (runtime::HitClassifier, as classify --onsets), its source "<source>@<onset seconds>". */
     template <typename ForEachBlock>
@@ -131,18 +150,28 @@ namespace
         runtime::HitClassifier analyzer (model, rate, hitSettings);
         const auto level = levelIndex (*model);
         std::vector<Example> examples;
+        std::vector<int64_t> hitOnsets;
         const auto report = [&] (const runtime::HitResult& hit) {
             Mean mean;
             mean.add (hit.embedding, hit.result.probabilities, analyzer.analyzer().output (level));
             char time[32];
             std::snprintf (time, sizeof time, "%.3f", static_cast<double> (hit.onset) / rate);
             examples.push_back (mean.example (source + "@" + time));
+            hitOnsets.push_back (hit.onset);
         };
+        // The same sound through the live mode's detector, for each hit's signature (live hits).
+        runtime::LiveHits live (nullptr, rate, onsets);
+        std::vector<runtime::LiveHit> liveHits, found;
         forEachBlock ([&] (std::span<const float> block) {
             analyzer.push (block.data(), block.size(), report);
+            found.resize (live.maxHits (block.size()));
+            liveHits.insert (liveHits.end(), found.begin(), found.begin() + static_cast<std::ptrdiff_t> (live.push (block.data(), block.size(), found.data(), found.size())));
             return true;
         });
         analyzer.finish (report);
+        found.resize (live.maxHits (0));
+        liveHits.insert (liveHits.end(), found.begin(), found.begin() + static_cast<std::ptrdiff_t> (live.finish (found.data(), found.size())));
+        attachSignatures (examples, hitOnsets, liveHits, rate);
         return examples;
     }
     /** Not the stand-in leaveOneFileOut gives a class whose examples are all left out. */
@@ -355,7 +384,11 @@ Confusion leaveOneFileOut (const std::vector<TaughtClass>& classes, const std::v
                 if (groupOf.at (example.source) != file)
                     kept.examples.push_back (example);
             if (kept.examples.empty()) // all its examples are this file's: the class is left with a zero prototype
-                kept.examples.push_back ({ "", std::vector<float> (full.prototypes.front().size(), 0.0f), {}, 0 });
+            {
+                Example standIn;
+                standIn.embedding.assign (full.prototypes.front().size(), 0.0f);
+                kept.examples.push_back (std::move (standIn));
+            }
             without.push_back (std::move (kept));
         }
         const auto head = learn (without, baseLabels, unknownBelow);

@@ -31,10 +31,12 @@
 
 #include "dsp/OnsetDetector.h"
 #include "engine/Model.h"
+#include "runtime/LiveHitClassifier.h"
 
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +53,7 @@ struct Example
     std::vector<float> probabilities;
     int numWindows = 0;
     float levelDb = std::numeric_limits<float>::quiet_NaN(); // the loudest window's level (WindowLevel.h); NaN: not measured
+    std::vector<float> signature {};                         // a hit's first milliseconds (dsp::HitSignature), for the live per-hit mode; empty: none
 };
 
 struct ExampleSettings
@@ -98,6 +101,7 @@ struct Head
     std::vector<float> spread;                                    // per class: the leave-one-out RMS distance its gate came from (NaN: none)
     float levelBelowDb = std::numeric_limits<float>::quiet_NaN(); // the level gate (NaN: none)
     double hitClipSeconds = 0.0;                                  // taught from hits: the clip they were embedded from (0: from files)
+    std::optional<runtime::LiveHitKit> live;                      // taught from hits: the live per-hit classifier (teach/LiveHitLearning.h)
     static constexpr float kAdaptedCosineWeight = 5.0f, kAdaptedScale = 4.0f, kNewScale = 20.0f;
     static constexpr float kSpreadFactor = 3.0f, kMinDistance = 0.15f, kMaxDistance = 0.5f;
     static constexpr float kLevelMarginDb = 30.0f, kLevelGain = 4.0f;

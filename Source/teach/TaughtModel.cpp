@@ -30,7 +30,7 @@ namespace
 
     TensorNames tensorNamesFor (const engine::ModelFileWriter& file)
     {
-        static constexpr const char* kNames[] = { "epsilon", "prototypes", "cosine_weight", "scale", "unknown", "cosine_below", "gate_gain", "level_below", "level_gain" };
+        static constexpr const char* kNames[] = { "epsilon", "prototypes", "cosine_weight", "scale", "unknown", "cosine_below", "gate_gain", "level_below", "level_gain", "live_signatures", "live_labels", "live_scales" };
         for (int k = 1;; ++k)
         {
             const std::string prefix (engine::keys::taughtTensorPrefix);
@@ -107,10 +107,10 @@ namespace
     }
 
     /** The head's nodes after the embedding; its scores' value, and what the "taught" record says of the rule. */
-    int appendHead (engine::ModelFileWriter& file, const Head& head, int embedding, int baseScores, int level, JsonValue& taught)
+    int appendHead (engine::ModelFileWriter& file, const Head& head, const TensorNames& name, int embedding, int baseScores, int level,
+                    JsonValue& taught)
     {
         using K = engine::OpKind;
-        const auto name = tensorNamesFor (file);
         const int64_t dims = file.elements (embedding);
         const auto numTaught = static_cast<int64_t> (head.prototypes.size());
         for (const auto& prototype : head.prototypes)
@@ -162,6 +162,22 @@ namespace
         return appendUnknown (file, head, name, cosines, scores, level, taught);
     }
 
+    /** The live per-hit classifier's tensors, stored beside the head's, and its record naming them
+        (runtime/LiveHitClassifier.h reads it back). */
+    JsonValue liveHitsRecord (engine::ModelFileWriter& file, const runtime::LiveHitKit& kit, const TensorNames& name)
+    {
+        const auto n = static_cast<int64_t> (kit.numExamples());
+        const std::vector<float> labels (kit.labels.begin(), kit.labels.end());
+        file.tensor (name ("live_signatures"), { n, dsp::HitSignature::kSize }, kit.signatures);
+        file.tensor (name ("live_labels"), { n }, labels);
+        file.tensor (name ("live_scales"), { dsp::HitSignature::kSize }, kit.scales);
+        return JsonValue::object ({ { keys::liveHitSignatures, JsonValue::string (name ("live_signatures")) },
+                                    { keys::liveHitLabels, JsonValue::string (name ("live_labels")) },
+                                    { keys::liveHitScales, JsonValue::string (name ("live_scales")) },
+                                    { keys::liveHitGate, JsonValue::number (kit.gate) },
+                                    { keys::liveHitAfter, JsonValue::number (kit.afterSeconds) } });
+    }
+
     /** The taught file, as the base file with the head appended (not loaded yet). */
     std::vector<std::uint8_t> taughtBytes (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head,
                                            const std::string& examplesJson)
@@ -182,7 +198,10 @@ namespace
                 if (*levelText == std::to_string (k) && static_cast<int> (k) != embeddingIndex.value_or (-1))
                     levelIndex = k;
         const int level = levelIndex.has_value() ? outputs[*levelIndex] : -1;
-        const int scores = appendHead (file, head, embedding, outputs[0], level, taught);
+        const auto names = tensorNamesFor (file); // the head's and the live classifier's
+        const int scores = appendHead (file, head, names, embedding, outputs[0], level, taught);
+        if (head.live.has_value())
+            taught.set (keys::taughtLiveHits, liveHitsRecord (file, *head.live, names));
         if (head.hitClipSeconds > 0.0)
             taught.set (keys::taughtOnsetWindow, JsonValue::number (head.hitClipSeconds)); // classify --onsets classifies hits as they were taught
         if (const auto* hitEmbedding = file.metadata (keys::hitEmbedding))

@@ -1,7 +1,9 @@
 #include "timeline/HitAnalysis.h"
 
 #include "formats/AudioFileReader.h"
+#include "runtime/Detector.h"
 #include "runtime/HitClassifier.h"
+#include "runtime/LiveHits.h"
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/FileBlocks.h"
 
@@ -12,9 +14,68 @@
 namespace sonotype::timeline
 {
 
+namespace
+{
+    /** The live mode's hits (runtime::LiveHits) over the file: an unknown hit is listed as
+        "unknown" where the model has that label, and left out where it has not. */
+    HitAnalysisResult analyzeLive (formats::AudioFileReader& reader, const engine::Model& model, const HitAnalysisSettings& settings,
+                                   const HitListener& onHit)
+    {
+        const auto classifier = runtime::liveHitClassifierFor (model);
+        if (classifier == nullptr)
+            throw std::invalid_argument ("this model has no live hit kit: the live per-hit mode needs a model taught from hits "
+                                         "(sonotype learn --hits); use the exact mode (--response exact)");
+        const double rate = reader.sampleRate();
+        runtime::LiveHits live (classifier, rate, settings.onsets, classifier->kit().afterSeconds);
+        HitAnalysisResult outcome;
+        outcome.labels = runtime::classLabels (model);
+        outcome.sampleRate = rate;
+        outcome.truncationWarning = reader.truncationWarning();
+        const auto inPlay = runtime::classesInPlay (outcome.labels, settings.classes);
+        const auto unknown = std::find (outcome.labels.begin(), outcome.labels.end(), "unknown") - outcome.labels.begin();
+        std::vector<runtime::LiveHit> found;
+        std::vector<float> probabilities (outcome.labels.size());
+        const auto report = [&] (std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i)
+            {
+                Hit hit;
+                hit.seconds = static_cast<double> (found[i].onset) / rate;
+                hit.levelDb = found[i].levelDb;
+                const int label = classifier->classify (found[i].signature, probabilities);
+                const int top = label < 0 ? -1 : runtime::topEnabledClass (probabilities.data(), static_cast<int> (probabilities.size()), inPlay);
+                hit.classIndex = top >= 0 ? top : static_cast<int> (unknown);
+                if (hit.classIndex >= static_cast<int> (outcome.labels.size()))
+                    continue;
+                hit.confidence = probabilities[static_cast<std::size_t> (hit.classIndex)];
+                hit.probabilities = probabilities;
+                if (onHit)
+                    onHit (hit, {});
+                outcome.hits.push_back (std::move (hit));
+            }
+        };
+        int64_t samples = 0;
+        forEachBlock (reader, [&] (std::span<const float> block) {
+            found.resize (live.maxHits (block.size()));
+            report (live.push (block.data(), block.size(), found.data(), found.size()));
+            samples += static_cast<int64_t> (block.size());
+            return true;
+        });
+        found.resize (live.maxHits (0));
+        report (live.finish (found.data(), found.size()));
+        outcome.durationSeconds = static_cast<double> (samples) / rate;
+        return outcome;
+    }
+} // namespace
+
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit)
 {
+    if (settings.live)
+    {
+        dsp::OnsetDetector::checkSettings (settings.onsets); // before the file is opened
+        formats::AudioFileReader reader (path);
+        return analyzeLive (reader, *model, settings, onHit);
+    }
     const runtime::HitSettings hitSettings { settings.onsets, settings.clipSeconds, settings.preRollSeconds };
     runtime::HitClassifier::checkSettings (hitSettings); // before the file is opened
     formats::AudioFileReader reader (path);

@@ -1,7 +1,8 @@
-// The per-hit mode over a whole file: runtime::HitClassifier (an onset detector finds each hit, and
+// The per-hit mode over a whole file, exact or live. Exact (the default): runtime::HitClassifier (an onset detector finds each hit, and
 // each hit is classified once, from a clip starting at its onset, with the hit's level) over the
-// file's mono samples. `sonotype classify --onsets` runs it; one row, label or MIDI note per hit.
-// The plugin's live per-hit mode runs the same HitClassifier on the stream it receives.
+// file's mono samples. Live: runtime::LiveHits, the hits the plugin's live mode plays, each named
+// from its first milliseconds. `sonotype classify --onsets [--response live]` runs it; one row,
+// label or MIDI note per hit. The plugin runs the same classes on the stream it receives.
 // One thread per call; memory bounded whatever the file's length (blocks of at most 2 s, and only
 // the samples a pending hit still needs are kept).
 #pragma once
@@ -28,6 +29,7 @@ struct HitAnalysisSettings
     double clipSeconds = runtime::kDefaultHitClipSeconds; // of audio from the onset that a hit is classified from
     double preRollSeconds = 0.01;                         // the clip starts this much before the onset (an onset is known to about 5 ms)
     std::vector<std::string> classes;                     // in play (empty: all), as FileAnalysisSettings::classes
+    bool live = false;                                    // the live per-hit mode's hits (runtime::LiveHits: the plugin's in "Live"), not the clips'
 };
 
 struct Hit
@@ -54,7 +56,9 @@ struct HitAnalysisResult
 using HitListener = std::function<void (const Hit& hit, std::span<const float> embedding)>;
 
 /** Throws formats::AudioFileError for a file that is not audio, std::invalid_argument for settings
-    out of range (the message names the setting), and the analyzer's errors. */
+    out of range (the message names the setting), for `live` with a model that has no live kit
+    (one not taught from hits), and the analyzer's errors. With `live`, the clip settings do not
+    apply and `onHit` hears no embedding. */
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit = {});
 

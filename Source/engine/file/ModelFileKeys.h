@@ -57,6 +57,15 @@ inline constexpr const char* taughtEmbedding = "embedding";         // the hit_e
 inline constexpr const char* taughtGate = "unknown_gate";           // the gates' record: the two below (teach/Prototypes.h)
 inline constexpr const char* taughtGateThresholds = "cosine_below"; // per class: a cosine under which it is not that class
 inline constexpr const char* taughtGateLevel = "level_below_db";    // a level (dB of the loudest feature) under which nothing is a class
+inline constexpr const char* taughtLiveHits = "live_hits";          // the live per-hit classifier's record: the five below (runtime/LiveHitClassifier.h)
+
+// The "live_hits" record: the stored tensors of the kit's signatures, their labels and the scales, by
+// name, the gate and the span after the onset (runtime/LiveHitClassifier.h).
+inline constexpr const char* liveHitSignatures = "signatures";
+inline constexpr const char* liveHitLabels = "labels";
+inline constexpr const char* liveHitScales = "scales";
+inline constexpr const char* liveHitGate = "gate";
+inline constexpr const char* liveHitAfter = "after_seconds";
 
 // The "hit_embedding" record: which value and tokens a hit is embedded from (teach/HitEmbedding.h).
 inline constexpr const char* hitFrom = "from";
