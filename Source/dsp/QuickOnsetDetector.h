@@ -1,18 +1,23 @@
 // Onsets with a few milliseconds of latency, found on the audio thread: the per-hit mode's live path
 // (dsp::OnsetDetector, with its 23 ms frames and 10 ms of look-ahead, reports about 22 ms late).
 //
-// The method works in the time domain, in three bands: the low band (a second-order low-pass at
-// 200 Hz: a sine kick, a tom, a bass note), the signal as it is, and the high band (a second-order
-// high-pass at 3 kHz: a hat, a snare's noise). Short frames cannot do it: a frame of 5 ms holds a
-// fraction of a kick's period, so its low bins swing with the sine's phase and every swing looks
-// like an attack. Each band's peak amplitude is kept for every half millisecond; an attack is where
+// The method works in the time domain, in bands (second-order filters). Short frames cannot do it:
+// a frame of 5 ms holds a fraction of a kick's period, so its low bins swing with the sine's phase
+// and every swing looks like an attack. Each band's peak amplitude is kept for every half millisecond; an attack is where
 // a band's peak over the last 2 ms rises above its peak over the 40 ms before them by a ratio (6 dB
 // at the default threshold 1.2: 5 dB per unit of `threshold`). A steady tone, room noise or a
 // decaying tail never does: over 40 ms their peaks are at least as high as over any 2 ms after.
-// A hat under a loud kick's tail rises in the high band, a kick after a hat in the low band; a soft
-// hit in the band of a louder one still sounding is lost in it (as for any detector of its
-// loudness). An attack also needs the signal louder than `silenceDb` (its RMS over those 2 ms) and
-// at least `minGapSeconds` after the previous onset.
+// The bands: low-pass 200 Hz, band-pass 150 Hz (a kick's start, over the lower tail of the one
+// before), the signal as it is, high-pass 3 kHz and 7 kHz. A hat under a loud kick's tail rises in
+// the high bands, a kick after a hat in the low ones. A kick over a kick still sounding barely
+// raises the low band's peak; it is found by prediction instead: the low band, one sample per
+// block, is predicted from its 4 samples before by the least-squares predictor fitted over the
+// 10 ms before the recent window, which follows decaying and gliding sines (a kick's, a tom's, a
+// bass note's tail) to a small error; a new note leaves it, and its error over the recent window
+// rises over the fit's own by 19 dB at the default threshold (16 dB per unit). A soft hit in the
+// band of a louder one still sounding, at the same pitch, stays lost in it. An attack also needs the
+// signal louder than `silenceDb` (its RMS over those 2 ms) and at least `minGapSeconds` after the
+// previous onset.
 //
 // Once an attack is seen, 1 ms more is read and the onset is searched for backwards in the raw
 // samples: the first sample where the signal (or its first difference, which a hat's noise fills and
@@ -71,6 +76,8 @@ private:
 
     /** After each block of hop_ samples: whether an attack begins in a band (and a report is due). */
     bool attackSeen() noexcept;
+    /** How far the low band's recent samples leave its prediction from the samples before (power ratio). */
+    double lowResidualRise() const noexcept;
     double bandPeak (std::size_t band, int64_t firstBlock, int64_t endBlock) const noexcept;
     /** The attack's first sample, searched for in the raw samples from `earliest` up to now. */
     int64_t attackStart (int64_t earliest, int64_t fallback) const noexcept;
@@ -81,15 +88,19 @@ private:
     int window_, reference_; // blocks: the recent window, and the one before it it is compared with
     int64_t confirm_;        // samples read after an attack is seen before its onset is reported
     int64_t latency_;
-    int64_t preSamples_; // the backward search's span of the level before an attack
-    int64_t minGap_;     // samples
-    double riseRatio_;   // how far a band's recent peak must rise over its reference
-    double silence_;     // settings_.silenceDb as an RMS
+    int64_t preSamples_;  // the backward search's span of the level before an attack
+    int64_t minGap_;      // samples
+    double riseRatio_;    // how far a band's recent peak must rise over its reference
+    double residualRise_; // how far the low band's prediction error must rise over the fit's
+    double silence_;      // settings_.silenceDb as an RMS
     std::array<Biquad, kBands> filters_;
     std::vector<float> history_;                   // the newest samples (a ring of a power of two, the stream preceded by zeros)
     std::array<std::vector<float>, kBands> peaks_; // each band's peak |amplitude| per block (rings)
     std::vector<double> energy_;                   // the raw signal's energy per block (a ring)
-    std::array<double, kBands> blockPeak_ {};      // the block being filled
+    int fit_;                                      // blocks the low band's predictor is fitted over
+    std::vector<double> lowSamples_;               // the low band's last sample of each block (a ring)
+    double lowNow_ = 0.0;
+    std::array<double, kBands> blockPeak_ {}; // the block being filled
     double blockEnergy_ = 0.0;
     int64_t position_ = 0; // samples pushed
     int64_t blocks_ = 0;   // blocks completed
