@@ -15,7 +15,7 @@ namespace
     constexpr double kReferenceSeconds = 0.040; // the span before it it is compared with (longer than a 40 Hz bass note's period)
     constexpr double kConfirmSeconds = 0.001;   // read after an attack is seen, before the search
     constexpr double kRiseDbPerThreshold = 5.0; // the rise asked for at settings.threshold 1.2: 6 dB
-    constexpr double kLowHz = 200.0, kKickHz = 150.0, kKickQ = 1.0, kHighHz = 3000.0, kTopHz = 7000.0;
+    constexpr double kLowHz = 200.0, kKickHz = 150.0, kKickQ = 1.0, kHighHz = 3000.0, kTopHz = 7000.0, kAirHz = 12000.0;
     // The backward search: the level just before an attack is measured over this long, the attack
     // rises to this many times it (in power) at least, and starts where the signal first reaches this
     // fraction of its peak (in amplitude) or this many times the level before, whichever is higher.
@@ -99,7 +99,7 @@ QuickOnsetDetector::QuickOnsetDetector (double sampleRate, OnsetSettings setting
     residualRise_ = std::pow (10.0, kResidualDbPerThreshold * settings.threshold / 10.0);
     silence_ = std::pow (10.0, settings.silenceDb / 20.0);
     filters_ = { Biquad::lowPass (kLowHz, sampleRate), Biquad::bandPass (kKickHz, kKickQ, sampleRate), Biquad {},
-                 Biquad::highPass (kHighHz, sampleRate), Biquad::highPass (kTopHz, sampleRate) };
+                 Biquad::highPass (kHighHz, sampleRate), Biquad::highPass (kTopHz, sampleRate), Biquad::highPass (kAirHz, sampleRate) };
     // The history holds the search's span: the latency and the level before it.
     history_.assign (powerOfTwoAtLeast (static_cast<std::size_t> (latency_ + preSamples_ + 2)), 0.0f);
     for (auto& ring : peaks_)
@@ -206,8 +206,6 @@ bool QuickOnsetDetector::attackSeen() noexcept
         energy += energy_[static_cast<std::size_t> (b) % energy_.size()];
     if (std::sqrt (energy / (static_cast<double> (window_) * hop_)) < silence_)
         return false;
-    if (lowResidualRise() > residualRise_)
-        return true;
     for (std::size_t band = 0; band < kBands; ++band)
     {
         const double recent = bandPeak (band, blocks_ - window_, blocks_);
@@ -215,7 +213,7 @@ bool QuickOnsetDetector::attackSeen() noexcept
         if (recent > 0.0 && recent > riseRatio_ * before)
             return true;
     }
-    return false;
+    return lowResidualRise() > residualRise_;
 }
 
 double QuickOnsetDetector::lowResidualRise() const noexcept

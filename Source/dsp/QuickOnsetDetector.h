@@ -8,7 +8,7 @@
 // at the default threshold 1.2: 5 dB per unit of `threshold`). A steady tone, room noise or a
 // decaying tail never does: over 40 ms their peaks are at least as high as over any 2 ms after.
 // The bands: low-pass 200 Hz, band-pass 150 Hz (a kick's start, over the lower tail of the one
-// before), the signal as it is, high-pass 3 kHz and 7 kHz. A hat under a loud kick's tail rises in
+// before), the signal as it is, high-pass 3, 7 and 12 kHz (a hat over a plucked note's noise). A hat under a loud kick's tail rises in
 // the high bands, a kick after a hat in the low ones. A kick over a kick still sounding barely
 // raises the low band's peak; it is found by prediction instead: the low band, one sample per
 // block, is predicted from its 4 samples before by the least-squares predictor fitted over the
@@ -72,7 +72,7 @@ private:
         static Biquad highPass (double hz, double sampleRate) noexcept;
         double process (double x) noexcept;
     };
-    static constexpr std::size_t kBands = 5;
+    static constexpr std::size_t kBands = 6;
 
     /** After each block of hop_ samples: whether an attack begins in a band (and a report is due). */
     bool attackSeen() noexcept;
