@@ -15,6 +15,7 @@ namespace
     constexpr double kReferenceSeconds = 0.040; // the span before it it is compared with (longer than a 40 Hz bass note's period)
     constexpr double kConfirmSeconds = 0.001;   // read after an attack is seen, before the search
     constexpr double kRiseDbPerThreshold = 5.0; // the rise asked for at settings.threshold 1.2: 6 dB
+    constexpr double kRelevance = 0.016;        // -36 dB: a band's recent peak under the whole signal's peak of the last 42 ms
     constexpr double kLowHz = 200.0, kKickHz = 150.0, kKickQ = 1.0, kHighHz = 3000.0, kTopHz = 7000.0, kAirHz = 12000.0;
     // The backward search: the level just before an attack is measured over this long, the attack
     // rises to this many times it (in power) at least, and starts where the signal first reaches this
@@ -206,11 +207,14 @@ bool QuickOnsetDetector::attackSeen() noexcept
         energy += energy_[static_cast<std::size_t> (b) % energy_.size()];
     if (std::sqrt (energy / (static_cast<double> (window_) * hop_)) < silence_)
         return false;
+    // A band's rise counts where the band holds a part of the sound worth a hit: a rattle in the
+    // highest band 160 ms into a recorded kick rises there, 40 dB under the kick.
+    const double loudest = bandPeak (kWholeBand, blocks_ - window_ - reference_, blocks_);
     for (std::size_t band = 0; band < kBands; ++band)
     {
         const double recent = bandPeak (band, blocks_ - window_, blocks_);
         const double before = bandPeak (band, blocks_ - window_ - reference_, blocks_ - window_);
-        if (recent > 0.0 && recent > riseRatio_ * before)
+        if (recent > 0.0 && recent > riseRatio_ * before && recent >= kRelevance * loudest)
             return true;
     }
     return lowResidualRise() > residualRise_;

@@ -15,7 +15,8 @@
 // 10 ms before the recent window, which follows decaying and gliding sines (a kick's, a tom's, a
 // bass note's tail) to a small error; a new note leaves it, and its error over the recent window
 // rises over the fit's own by 19 dB at the default threshold (16 dB per unit). A soft hit in the
-// band of a louder one still sounding, at the same pitch, stays lost in it. An attack also needs the
+// band of a louder one still sounding, at the same pitch, stays lost in it. A band's rise counts
+// only where the band's peak is within 36 dB of the whole signal's peak over the last 42 ms. An attack also needs the
 // signal louder than `silenceDb` (its RMS over those 2 ms) and at least `minGapSeconds` after the
 // previous onset.
 //
@@ -72,7 +73,7 @@ private:
         static Biquad highPass (double hz, double sampleRate) noexcept;
         double process (double x) noexcept;
     };
-    static constexpr std::size_t kBands = 6;
+    static constexpr std::size_t kBands = 6, kWholeBand = 2; // the band of the signal as it is
 
     /** After each block of hop_ samples: whether an attack begins in a band (and a report is due). */
     bool attackSeen() noexcept;
