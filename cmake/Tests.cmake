@@ -16,6 +16,7 @@ add_executable(sonotype_tests
     Tests/cli/NpyTests.cpp
     Tests/dsp/FrontEndTests.cpp
     Tests/dsp/OnsetDetectorTests.cpp
+    Tests/dsp/QuickOnsetDetectorTests.cpp
     Tests/dsp/SoundChangeTests.cpp
     Tests/dsp/WaveformFrontendTests.cpp
     Tests/engine/AxisTests.cpp
@@ -54,7 +55,7 @@ add_executable(sonotype_tests
     Tests/timeline/TimelineExportTests.cpp
     Tests/timeline/TimelineSegmentsTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
-    target_sources(sonotype_tests PRIVATE Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)
+    target_sources(sonotype_tests PRIVATE Tests/dsp/QuickOnsetDetectorRealtimeTests.cpp Tests/engine/AllocationTests.cpp Tests/runtime/FrontendBudgetTests.cpp Tests/runtime/RealtimeTests.cpp)
     target_link_libraries(sonotype_tests PRIVATE sonotype_allocation_counter)
 endif()
 # nlohmann/json: the oracle the JSON and model-file writers are compared with (Tests/engine/JsonWriterTests.cpp).

@@ -20,6 +20,10 @@ sample's own lead-in (its first sample above -30 dB of its peak, all under 1.2 m
 pattern, the MIDI note time (fluidsynth starts a note on its next 64-sample block, and a sample's
 attack is not always its first sample: its figures are late by a few ms by construction).
 
+`--command "PROGRAM {wav}"` adds a detector of your own: a shell command, {wav} standing for the loop's
+path, that prints one onset time in seconds a line (`--command "name:quick=PROGRAM {wav}"` names it;
+repeatable), e.g. a build's driver of the plugin's live detector, compared in the same run.
+
 It prints, per loop kind and detector, the F-measure at +-25 ms, precision, recall, and the median and
 90th percentile of |found - true| of the matched onsets. aubio's methods run at its default threshold
 0.3 (the `-t 0.3` of the issue is that default) and at 0.5 with `--aubio-thresholds 0.3 0.5`.
@@ -29,6 +33,7 @@ import argparse
 import glob
 import os
 import random
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -181,8 +186,17 @@ def aubio_onsets(method, threshold, path):
     return [float(line) for line in out.stdout.split()]
 
 
+def command_onsets(command, path):
+    """The onset times (s, one a line) a shell command prints for the loop at `path` ({wav} in it)."""
+    out = subprocess.run(command.replace("{wav}", shlex.quote(str(path))), shell=True, capture_output=True, text=True, check=True)
+    return [float(line) for line in out.stdout.split()]
+
+
 def detectors(args):
     found = [("sonotype (this build)", lambda p: sonotype_onsets(args.cli, p, args.classify_args))]
+    for command in args.command:
+        label, _, line = command[len("name:"):].partition("=") if command.startswith("name:") else (command, "", command)
+        found.append((label, lambda p, c=line: command_onsets(c, p)))
     if args.baseline:
         found.append(("sonotype (baseline)", lambda p: sonotype_onsets(args.baseline, p, args.classify_args)))
     if shutil.which("aubioonset"):
@@ -231,7 +245,10 @@ def main():
     parser.add_argument("--cli", default="", help="the sonotype binary (default: build/sonotype)")
     parser.add_argument("--aubio-thresholds", type=float, nargs="*", default=[0.3])
     parser.add_argument("--keep", default="", help="a folder to keep the renders and their true times in")
-    parser.add_argument("--misses", action="store_true", help="print the missed and the extra onsets of this build")
+    parser.add_argument("--misses", action="store_true", help="print the missed and the extra onsets of this build and the commands")
+    parser.add_argument("--command", action="append", default=[],
+                        help="another detector: a shell command, {wav} standing for the loop's path, that prints one onset time (s) "
+                             "a line; \"name:LABEL=COMMAND\" names it in the table; repeatable")
     args, args.classify_args = parser.parse_known_args()
     args.cli = args.cli or cli_path()
     print(f"CPU: {cpu_name()}; seeds {' '.join(map(str, args.seeds))}; "
@@ -246,10 +263,10 @@ def main():
                 found = run(path)
                 f, precision, recall, errors = f_measure(truth, found)
                 rows.setdefault((kind, name), []).append((f, precision, recall, errors, len(truth), len(found)))
-                if args.misses and name == "sonotype (this build)":
+                if args.misses and not name.startswith(("aubio", "sonotype (baseline)")):
                     missed = [(round(t, 3), p) for t, p in zip(truth, pieces) if not any(abs(x - t) <= 0.025 for x in found)]
                     extra = [x for x in found if not any(abs(x - t) <= 0.025 for t in truth)]
-                    print(f"{path.name}: missed {missed}, extra {[round(x, 3) for x in extra]}")
+                    print(f"{path.name} ({name}): missed {missed}, extra {[round(x, 3) for x in extra]}")
     report(rows)
 
 
