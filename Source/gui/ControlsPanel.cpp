@@ -22,11 +22,18 @@ ControlsPanel::ControlsPanel (plugin::SonotypeProcessor& processor) : processor_
     hitMode_.setTooltip ("One note per hit (an onset detector finds them) instead of notes from the windows; the plugin then reports a latency "
                          "and delays its audio by it, so that in a bounce each note lands on its hit");
     addAndMakeVisible (hitMode_);
+    hitResponse_.addItemList (processor.parameters.getParameter (ParameterIds::hitResponse)->getAllValueStrings(), 1);
+    hitResponseAttachment_ = std::make_unique<juce::AudioProcessorValueTreeState::ComboBoxAttachment> (processor.parameters, ParameterIds::hitResponse, hitResponse_);
+    hitResponse_.setTooltip ("Live: each hit found and named from its first 6 ms by the kit you taught from hits (a latency under 10 ms, to play "
+                             "through). Exact: each hit named by the model from a longer clip (the latency of that clip, 0.1 s or more). A model "
+                             "not taught from hits is always exact.");
+    addAndMakeVisible (hitResponse_);
     hitMode_.onStateChange = [this] {
         // The onset detector's settings matter only in per-hit mode.
         for (auto* s : { &onsetThreshold_, &onsetGap_, &onsetSilence_ })
             for (auto* component : std::initializer_list<juce::Component*> { &s->label, &s->slider })
                 component->setEnabled (hitMode_.getToggleState());
+        hitResponse_.setEnabled (hitMode_.getToggleState());
     };
     hitMode_.onStateChange();
 
@@ -90,7 +97,9 @@ void ControlsPanel::resized()
     place (threshold_, row.removeFromLeft (row.getWidth() / 2).reduced (2));
     place (baseNote_, row.reduced (2));
     row = area.removeFromTop (rowHeight);
-    hitMode_.setBounds (row.removeFromLeft (row.getWidth() / 2).reduced (2));
+    auto modeCell = row.removeFromLeft (row.getWidth() / 2);
+    hitMode_.setBounds (modeCell.removeFromLeft (modeCell.getWidth() * 45 / 100).reduced (2));
+    hitResponse_.setBounds (modeCell.reduced (2, 3));
     place (onsetThreshold_, row.reduced (2));
     row = area.removeFromTop (rowHeight);
     place (onsetGap_, row.removeFromLeft (row.getWidth() / 2).reduced (2));

@@ -33,6 +33,8 @@ private:
     LabelledSlider onsetThreshold_, onsetGap_, onsetSilence_;
     juce::ToggleButton hitMode_ { "Per-hit MIDI" };
     std::unique_ptr<juce::AudioProcessorValueTreeState::ButtonAttachment> hitModeAttachment_;
+    juce::ComboBox hitResponse_; // Live (10 ms) or Exact (longer)
+    std::unique_ptr<juce::AudioProcessorValueTreeState::ComboBoxAttachment> hitResponseAttachment_;
     juce::ToggleButton midiOut_ { "MIDI out" };
     std::unique_ptr<juce::AudioProcessorValueTreeState::ButtonAttachment> midiAttachment_;
     juce::ToggleButton oscEnabled_ { "OSC out" };

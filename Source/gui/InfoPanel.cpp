@@ -20,8 +20,11 @@ void InfoPanel::update (const plugin::ModelDescription& model, const plugin::Liv
     if (const auto& hits = snapshot.hits; hits.on)
     {
         const auto ms = [] (double seconds) { return juce::String (juce::roundToInt (seconds * 1000.0)) + " ms"; };
-        statsLines.add ("Per hit: clip " + juce::String (hits.clipSeconds, 2) + " s" + (hits.taughtClip ? " (taught)" : "") + ", latency "
-                        + ms (hits.latencySeconds));
+        if (hits.live)
+            statsLines.add ("Per hit: live, from the first " + ms (hits.liveSpanSeconds) + ", latency " + ms (hits.latencySeconds));
+        else
+            statsLines.add ("Per hit: " + juce::String (hits.liveWanted ? "exact (no kit taught from hits), " : "exact, ") + "clip "
+                            + juce::String (hits.clipSeconds, 2) + " s" + (hits.taughtClip ? " (taught)" : "") + ", latency " + ms (hits.latencySeconds));
         statsLines.add ("Hits " + juce::String (hits.hits) + ", notes " + juce::String (hits.notes)
                         + (hits.lastDelaySeconds >= 0.0 ? ", last " + ms (hits.lastDelaySeconds) + " after its hit" : juce::String()));
     }

@@ -20,7 +20,7 @@ namespace sonotype::teach
 inline constexpr float kLiveBandFloorDb = 3.0f, kLiveSegmentFloorDb = 3.0f, kLiveLevelFloorDb = 12.0f;
 /** The gate: this many times the 90th percentile of the examples' distances to their class's
     nearest other example, and at least kLiveMinGate. */
-inline constexpr float kLiveGateFactor = 3.0f, kLiveMinGate = 3.0f;
+inline constexpr float kLiveGateFactor = 3.0f, kLiveMinGate = 6.0f;
 
 /** The kit from the classes' examples that have a signature (Example::signature), label c for
     class c (the head's order); nullopt when no example has one (the model was not taught from
