@@ -17,6 +17,7 @@ add_executable(sonotype_tests
     Tests/dsp/FrontEndTests.cpp
     Tests/dsp/OnsetDetectorTests.cpp
     Tests/dsp/QuickOnsetDetectorTests.cpp
+    Tests/dsp/QuickOnsetEvaluation.cpp
     Tests/dsp/SoundChangeTests.cpp
     Tests/dsp/WaveformFrontendTests.cpp
     Tests/engine/AxisTests.cpp

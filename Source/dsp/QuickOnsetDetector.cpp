@@ -89,13 +89,15 @@ QuickOnsetDetector::QuickOnsetDetector (double sampleRate, OnsetSettings setting
         throw std::invalid_argument ("onsets: the sample rate must be between 1 kHz and 768 kHz, not " + std::to_string (sampleRate));
     OnsetDetector::checkSettings (settings);
     hop_ = static_cast<int> (samplesOf (kBlockSeconds, sampleRate));
-    window_ = static_cast<int> (std::max<int64_t> (1, std::lround (kWindowSeconds / kBlockSeconds)));
-    reference_ = static_cast<int> (std::max<int64_t> (1, std::lround (kReferenceSeconds / kBlockSeconds)));
+    const double blockRate = sampleRate / hop_;
+    window_ = static_cast<int> (std::max<int64_t> (1, std::lround (kWindowSeconds * blockRate)));
+    reference_ = static_cast<int> (std::max<int64_t> (1, std::lround (kReferenceSeconds * blockRate)));
     confirm_ = samplesOf (kConfirmSeconds, sampleRate);
     latency_ = latencyAt (sampleRate);
     preSamples_ = samplesOf (kPreSeconds, sampleRate);
+    gap_ = static_cast<int64_t> (std::ceil (settings.minGapSeconds * sampleRate - 1e-9));
     // Reports are at least a gap, a block and the confirmation apart (one attack is seen at a time).
-    minGap_ = std::max ({ static_cast<int64_t> (std::ceil (settings.minGapSeconds * sampleRate - 1e-9)), static_cast<int64_t> (hop_), confirm_ + 1 });
+    spacing_ = std::max ({ gap_, static_cast<int64_t> (hop_), confirm_ + 1 });
     riseRatio_ = std::pow (10.0, kRiseDbPerThreshold * settings.threshold / 20.0);
     residualRise_ = std::pow (10.0, kResidualDbPerThreshold * settings.threshold / 10.0);
     silence_ = std::pow (10.0, settings.silenceDb / 20.0);
@@ -106,7 +108,7 @@ QuickOnsetDetector::QuickOnsetDetector (double sampleRate, OnsetSettings setting
     for (auto& ring : peaks_)
         ring.assign (static_cast<std::size_t> (window_ + reference_ + 1), 0.0f);
     energy_.assign (static_cast<std::size_t> (window_), 0.0);
-    fit_ = static_cast<int> (std::max<int64_t> (3, std::lround (kFitSeconds / kBlockSeconds)));
+    fit_ = static_cast<int> (std::max<int64_t> (kOrder + 1, std::lround (kFitSeconds * blockRate)));
     lowSamples_.assign (static_cast<std::size_t> (window_ + fit_ + 3), 0.0);
 }
 
@@ -118,7 +120,7 @@ int64_t QuickOnsetDetector::latencySamples (double sampleRate) noexcept { return
 
 std::size_t QuickOnsetDetector::maxOnsets (std::size_t numSamples) const noexcept
 {
-    return numSamples / static_cast<std::size_t> (minGap_) + 1;
+    return numSamples / static_cast<std::size_t> (spacing_) + 1;
 }
 
 void QuickOnsetDetector::reset() noexcept
@@ -136,7 +138,6 @@ void QuickOnsetDetector::reset() noexcept
     position_ = blocks_ = 0;
     filled_ = 0;
     seenAt_ = -1;
-    lastSeen_ = -1000000000;
     lastOnset_ = -1;
 }
 
@@ -172,7 +173,7 @@ std::size_t QuickOnsetDetector::push (const float* samples, std::size_t numSampl
             blockEnergy_ = 0.0;
             ++blocks_;
             if (seenAt_ < 0 && attackSeen())
-                seenAt_ = lastSeen_ = position_;
+                seenAt_ = position_;
         }
         if (seenAt_ < 0 || position_ < seenAt_ + confirm_)
             continue;
@@ -200,7 +201,9 @@ double QuickOnsetDetector::bandPeak (std::size_t band, int64_t firstBlock, int64
 
 bool QuickOnsetDetector::attackSeen() noexcept
 {
-    if (position_ - lastSeen_ < minGap_)
+    // The onset of an attack seen now will be no earlier than its report less the latency: at least a
+    // gap after the last one.
+    if (lastOnset_ >= 0 && position_ + confirm_ - latency_ - lastOnset_ < gap_)
         return false;
     double energy = 0.0;
     for (int64_t b = std::max<int64_t> (0, blocks_ - window_); b < blocks_; ++b)

@@ -90,7 +90,8 @@ private:
     int64_t confirm_;        // samples read after an attack is seen before its onset is reported
     int64_t latency_;
     int64_t preSamples_;  // the backward search's span of the level before an attack
-    int64_t minGap_;      // samples
+    int64_t gap_;         // settings_.minGapSeconds in samples
+    int64_t spacing_;     // the least number of samples between two reports
     double riseRatio_;    // how far a band's recent peak must rise over its reference
     double residualRise_; // how far the low band's prediction error must rise over the fit's
     double silence_;      // settings_.silenceDb as an RMS
@@ -103,11 +104,10 @@ private:
     double lowNow_ = 0.0;
     std::array<double, kBands> blockPeak_ {}; // the block being filled
     double blockEnergy_ = 0.0;
-    int64_t position_ = 0; // samples pushed
-    int64_t blocks_ = 0;   // blocks completed
-    int filled_ = 0;       // samples in the block being filled
-    int64_t seenAt_ = -1;  // where the attack waiting for its report was seen, or -1
-    int64_t lastSeen_ = -1000000000;
+    int64_t position_ = 0;   // samples pushed
+    int64_t blocks_ = 0;     // blocks completed
+    int filled_ = 0;         // samples in the block being filled
+    int64_t seenAt_ = -1;    // where the attack waiting for its report was seen, or -1
     int64_t lastOnset_ = -1; // the last onset reported (onsets are strictly ascending)
 };
 

@@ -22,7 +22,8 @@ attack is not always its first sample: its figures are late by a few ms by const
 
 `--command "PROGRAM {wav}"` adds a detector of your own: a shell command, {wav} standing for the loop's
 path, that prints one onset time in seconds a line (`--command "name:quick=PROGRAM {wav}"` names it;
-repeatable), e.g. a build's driver of the plugin's live detector, compared in the same run.
+repeatable), compared in the same run: e.g. the per-hit mode's live detector (dsp::QuickOnsetDetector, 128-sample
+blocks) through its driver, Tests/dsp/QuickOnsetEvaluation.cpp, which says the command line.
 
 It prints, per loop kind and detector, the F-measure at +-25 ms, precision, recall, and the median and
 90th percentile of |found - true| of the matched onsets. aubio's methods run at its default threshold
