@@ -15,6 +15,12 @@ namespace sonotype::timeline
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit)
 {
+    return analyzeHits (path, model, settings, HitAnalysisCallbacks { {}, onHit, {} });
+}
+
+HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
+                               const HitAnalysisCallbacks& callbacks)
+{
     const runtime::HitSettings hitSettings { settings.onsets, settings.clipSeconds, settings.preRollSeconds };
     runtime::HitClassifier::checkSettings (hitSettings); // before the file is opened
     formats::AudioFileReader reader (path);
@@ -26,6 +32,9 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
     outcome.labels = analyzer.labels();
     outcome.sampleRate = rate;
     outcome.truncationWarning = reader.truncationWarning();
+    const auto length = static_cast<double> (std::max<int64_t> (reader.lengthInSamples(), 1));
+    if (callbacks.onOpen)
+        callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate);
     const auto report = [&] (const runtime::HitResult& found) {
         Hit hit;
         hit.seconds = static_cast<double> (found.onset) / rate;
@@ -35,15 +44,19 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
         hit.probabilities = found.result.probabilities;
         if (! std::all_of (hit.probabilities.begin(), hit.probabilities.end(), [] (float p) { return std::isfinite (p); }))
             ++outcome.numNonFiniteHits;
-        if (onHit)
-            onHit (hit, found.embedding);
+        if (callbacks.onHit)
+            callbacks.onHit (hit, found.embedding);
         outcome.hits.push_back (std::move (hit));
     };
+    int64_t numSamples = 0;
     forEachBlock (reader, [&] (std::span<const float> block) {
         analyzer.push (block.data(), block.size(), report);
-        return true;
+        numSamples += static_cast<int64_t> (block.size());
+        outcome.stopped = callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (numSamples) / length, 1.0));
+        return ! outcome.stopped;
     });
-    analyzer.finish (report);
+    if (! outcome.stopped)
+        analyzer.finish (report);
     outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     outcome.durationSeconds = static_cast<double> (analyzer.numInputSamples()) / rate;
     return outcome;

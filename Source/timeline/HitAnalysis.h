@@ -28,6 +28,7 @@ struct HitAnalysisSettings
     double clipSeconds = runtime::kDefaultHitClipSeconds; // of audio from the onset that a hit is classified from
     double preRollSeconds = 0.01;                         // the clip starts this much before the onset (an onset is known to about 5 ms)
     std::vector<std::string> classes;                     // in play (empty: all), as FileAnalysisSettings::classes
+    bool operator== (const HitAnalysisSettings&) const = default;
 };
 
 struct Hit
@@ -47,15 +48,29 @@ struct HitAnalysisResult
     std::string truncationWarning;
     int64_t numNonFiniteSamples = 0;
     int64_t numNonFiniteHits = 0; // the model's output held NaN or infinity
+    bool stopped = false;         // onProgress asked to stop: the hits up to there
 };
 
 /** Each hit as it is classified, with the model's embedding of its clip (empty for a model without
     one): for teaching from hits. */
 using HitListener = std::function<void (const Hit& hit, std::span<const float> embedding)>;
 
+/** What a caller that shows the analysis as it goes (the app's Files view) is told. */
+struct HitAnalysisCallbacks
+{
+    /** Once the file is open: its length in seconds (before anything can fail in the analysis). */
+    std::function<void (double lengthSeconds)> onOpen;
+    HitListener onHit;
+    /** After each block: the fraction of the file read so far (0..1). Return false to stop the
+        analysis: the result holds the hits found up to there, and says it stopped. */
+    std::function<bool (double fractionDone)> onProgress;
+};
+
 /** Throws formats::AudioFileError for a file that is not audio, std::invalid_argument for settings
     out of range (the message names the setting), and the analyzer's errors. */
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit = {});
+HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
+                               const HitAnalysisCallbacks& callbacks);
 
 } // namespace sonotype::timeline
