@@ -11,6 +11,7 @@
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "support/EncodedAudio.h"
+#include "support/ExampleClips.h"
 #include "support/Fixtures.h"
 #include "support/KitPattern.h"
 #include "support/MessageLoop.h"
@@ -68,19 +69,56 @@ struct NoteCounter final : public juce::MidiInputCallback
     std::atomic<int> notes { 0 };
 };
 
-/** The processor as the standalone app creates it (wrapperType_Standalone). */
-std::unique_ptr<TestProcessor> standaloneProcessor()
+/** The processor as the standalone app creates it (wrapperType_Standalone), counting the note-ons
+    of each block's MIDI as it hands the block back to the player: what the player sends to its
+    MIDI output. */
+class StandaloneProcessor final : public plugin::SonotypeProcessor
 {
-    juce::AudioProcessor::setTypeOfNextNewPlugin (juce::AudioProcessor::wrapperType_Standalone);
-    auto processor = std::make_unique<TestProcessor>();
-    juce::AudioProcessor::setTypeOfNextNewPlugin (juce::AudioProcessor::wrapperType_Undefined);
-    return processor;
+public:
+    static std::unique_ptr<StandaloneProcessor> create()
+    {
+        juce::AudioProcessor::setTypeOfNextNewPlugin (juce::AudioProcessor::wrapperType_Standalone);
+        std::unique_ptr<StandaloneProcessor> processor (new StandaloneProcessor());
+        juce::AudioProcessor::setTypeOfNextNewPlugin (juce::AudioProcessor::wrapperType_Undefined);
+        return processor;
+    }
+
+    void processBlock (juce::AudioBuffer<float>& buffer, juce::MidiBuffer& midi) override
+    {
+        plugin::SonotypeProcessor::processBlock (buffer, midi);
+        for (const auto metadata : midi)
+            noteOns += metadata.getMessage().isNoteOn() ? 1 : 0;
+    }
+    using plugin::SonotypeProcessor::processBlock;
+    juce::AudioProcessorEditor* createEditor() override { return new gui::SonotypeEditor (*this); }
+
+    int noteOns = 0; // (the test's thread is the audio thread)
+
+private:
+    StandaloneProcessor() = default;
+};
+
+/** Plays `samples` (then a second of silence) through `player` as a device of this rate would, in
+    blocks of 256, about 2x faster than real time (the analysis worker keeps up). */
+void play (juce::AudioProcessorPlayer& player, const std::vector<float>& samples)
+{
+    constexpr int block = 256;
+    juce::AudioBuffer<float> input (2, block), output (2, block);
+    const auto total = samples.size() + 48000;
+    for (std::size_t position = 0; position < total; position += block)
+    {
+        for (int c = 0; c < 2; ++c)
+            for (int i = 0; i < block; ++i)
+                input.setSample (c, i, position + static_cast<std::size_t> (i) < samples.size() ? samples[position + static_cast<std::size_t> (i)] : 0.0f);
+        player.audioDeviceIOCallbackWithContext (input.getArrayOfReadPointers(), 2, output.getArrayOfWritePointers(), 2, block, {});
+        std::this_thread::sleep_for (std::chrono::microseconds (2500));
+    }
 }
 } // namespace
 
 TEST_CASE ("the standalone's Audio/MIDI settings offer a MIDI output, since the processor produces MIDI", "[gui][app][midi]")
 {
-    const auto processor = standaloneProcessor();
+    const auto processor = StandaloneProcessor::create();
     REQUIRE (processor->wrapperType == juce::AudioProcessor::wrapperType_Standalone);
     CHECK (processor->producesMidi());
     juce::AudioDeviceManager devices;
@@ -99,17 +137,13 @@ TEST_CASE ("the standalone's Audio/MIDI settings offer a MIDI output, since the 
     CHECK (outputs->getNumItems() == juce::MidiOutput::getAvailableDevices().size() + 1);
 }
 
-TEST_CASE ("in the standalone's audio callback the per-hit notes go to the default MIDI output", "[gui][app][midi]")
+TEST_CASE ("in the standalone's audio callback per-hit and window notes go to the default MIDI output", "[gui][app][midi]")
 {
-    const auto processor = standaloneProcessor();
+    const auto processor = StandaloneProcessor::create();
     processor->setListeningToInput (true); // the app analyses its input only when asked
-    auto* hitMode = processor->parameters.getParameter (plugin::ParameterIds::hitMode);
-    hitMode->setValueNotifyingHost (1.0f);
-
     formats::AudioFileReader reader (fixturePath ("kit/pattern.wav"));
     const double rate = reader.sampleRate();
-    const auto samples = readAll (reader);
-    constexpr int block = 256;
+    const auto pattern = readAll (reader);
 
     // The device manager's default MIDI output, a virtual port read back, where ALSA allows one.
     juce::AudioDeviceManager devices;
@@ -122,37 +156,41 @@ TEST_CASE ("in the standalone's audio callback the per-hit notes go to the defau
         REQUIRE (devices.getDefaultMidiOutput() != nullptr);
     }
     else
-        WARN ("No ALSA sequencer here (no /dev/snd/seq): the notes are counted as the processor writes them into the player's MIDI buffer, not read back from a MIDI port");
+        WARN ("No ALSA sequencer here (no /dev/snd/seq): the notes are counted as the processor hands them to the player, not read back "
+              "from a MIDI port");
 
     juce::AudioProcessorPlayer player;
     player.setProcessor (processor.get());
-    FakeDevice device (rate, block);
+    FakeDevice device (rate, 256);
     player.audioDeviceAboutToStart (&device);
     player.setMidiOutput (devices.getDefaultMidiOutput()); // what the standalone window does there
     CHECK (processor->getSampleRate() == rate);
 
-    juce::AudioBuffer<float> input (2, block), output (2, block);
-    const auto tail = static_cast<std::size_t> (rate); // a second of silence: the last notes are due
-    for (std::size_t position = 0; position < samples.size() + tail; position += block)
-    {
-        for (int c = 0; c < 2; ++c)
-            for (int i = 0; i < block; ++i)
-                input.setSample (c, i, position + static_cast<std::size_t> (i) < samples.size() ? samples[position + static_cast<std::size_t> (i)] : 0.0f);
-        player.audioDeviceIOCallbackWithContext (input.getArrayOfReadPointers(), 2, output.getArrayOfWritePointers(), 2, block, {});
-        std::this_thread::sleep_for (std::chrono::microseconds (2500)); // the analysis worker keeps up, as in real time
-    }
+    // Per-hit MIDI: a note per hit of the kit's pattern.
+    processor->parameters.getParameter (plugin::ParameterIds::hitMode)->setValueNotifyingHost (1.0f);
+    pumpMessages (150); // the processor's timer applies the mode
+    play (player, pattern);
+    const auto rendered = kitPattern();
+    const int hitNotes = processor->noteOns;
+    INFO (hitNotes << " per-hit notes for " << rendered.size() << " hits");
+    CHECK (std::abs (hitNotes - static_cast<int> (rendered.size())) <= 3);
+    CHECK (hitNotes == processor->hitNotes().notesSent());
+
+    // Window notes: speech, then drums.
+    processor->parameters.getParameter (plugin::ParameterIds::hitMode)->setValueNotifyingHost (0.0f);
+    pumpMessages (150);
+    play (player, exampleSequence ({ "speech", "drums" }, rate, 1));
+    const int windowNotes = processor->noteOns - hitNotes;
+    INFO (windowNotes << " window notes");
+    CHECK (windowNotes >= 2);
     player.audioDeviceStopped();
     player.setProcessor (nullptr);
 
-    const auto rendered = kitPattern();
-    const auto sent = processor->hitNotes().notesSent();
-    INFO (sent << " notes sent for " << rendered.size() << " hits");
-    CHECK (std::abs (sent - static_cast<int64_t> (rendered.size())) <= 3);
     if (port != nullptr)
     {
-        for (int wait = 0; wait < 100 && received.notes.load() < sent; ++wait)
+        for (int wait = 0; wait < 100 && received.notes.load() < processor->noteOns; ++wait)
             std::this_thread::sleep_for (std::chrono::milliseconds (10));
-        CHECK (received.notes.load() == sent);
+        CHECK (received.notes.load() == processor->noteOns);
         port->stop();
     }
 }
