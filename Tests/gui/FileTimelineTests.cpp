@@ -206,6 +206,49 @@ void setParameter (plugin::SonotypeProcessor& processor, const char* id, float v
     auto* parameter = processor.parameters.getParameter (id);
     parameter->setValueNotifyingHost (parameter->convertTo0to1 (value));
 }
+
+/** Each export of the hits on show, as the Export menu writes it, against the CLI's bytes for the
+    same file with these arguments: one row, point label, marker or note per hit. */
+void checkHitExports (gui::SonotypeEditor& view, plugin::SonotypeProcessor& processor, const juce::File& file, const juce::StringArray& cli)
+{
+    const auto numHits = static_cast<int> (view.timeline().status().hits.size());
+    const std::pair<timeline::ExportFormat, const char*> formats[] = { { timeline::ExportFormat::csv, nullptr },
+                                                                       { timeline::ExportFormat::audacity, "audacity" },
+                                                                       { timeline::ExportFormat::reaper, "reaper" },
+                                                                       { timeline::ExportFormat::midi, "midi" } };
+    for (const auto& [format, name] : formats)
+    {
+        INFO ((name != nullptr ? name : "csv") << ", " << cli.joinIntoString (" "));
+        const auto exported = scratch ("kit pattern.export");
+        CHECK (view.exportTimeline (format, exported).isEmpty());
+        CHECK (processor.statusMessage() == "Exported " + juce::String (numHits) + " hits to " + exported.getFileName());
+        auto arguments = cli;
+        if (name != nullptr)
+            arguments.addArray ({ "--format", name });
+        arguments.add (file.getFullPathName());
+        juce::MemoryBlock app;
+        REQUIRE (exported.loadFileAsData (app));
+        const auto expected = runCli (arguments);
+        CHECK (app == expected);
+        const auto lines = juce::StringArray::fromLines (expected.toString().trimEnd());
+        if (format == timeline::ExportFormat::csv || format == timeline::ExportFormat::reaper)
+            CHECK (lines.size() == numHits + 1); // a header, then one row or marker per hit
+        else if (format == timeline::ExportFormat::audacity)
+            CHECK (lines.size() == numHits);
+        else
+        {
+            juce::MidiFile midi;
+            juce::MemoryInputStream stream (expected, false);
+            REQUIRE (midi.readFrom (stream));
+            int notes = 0;
+            for (int t = 0; t < midi.getNumTracks(); ++t)
+                for (const auto* event : *midi.getTrack (t))
+                    notes += event->message.isNoteOn() ? 1 : 0;
+            CHECK (notes == numHits);
+        }
+        exported.deleteFile();
+    }
+}
 } // namespace
 
 TEST_CASE ("with per-hit MIDI on the Files view shows a drum loop's hits and exports what classify --onsets writes, byte for byte", "[gui][timeline][hits]")
@@ -221,16 +264,12 @@ TEST_CASE ("with per-hit MIDI on the Files view shows a drum loop's hits and exp
     const auto loop = scratch ("kit pattern.wav");
     REQUIRE (juce::File (fixturePath ("kit/pattern.wav")).copyFileTo (loop));
 
-    // Segments first; per-hit MIDI on analyses the file again, hit by hit, with the onset settings
-    // on screen (not the defaults, so that they are seen to be used).
+    // Segments first; per-hit MIDI on analyses the file again, hit by hit, with the onset settings on screen.
     view.openAudioFiles ({ loop });
     REQUIRE (waitForFiles (processor));
     view.refresh();
     CHECK_FALSE (view.timeline().status().perHit);
     CHECK (view.timeline().laneName() == "segments");
-    setParameter (processor, plugin::ParameterIds::onsetThreshold, 1.5f);
-    setParameter (processor, plugin::ParameterIds::onsetGap, 0.06f);
-    setParameter (processor, plugin::ParameterIds::onsetSilence, -45.0f);
     setParameter (processor, plugin::ParameterIds::hitMode, 1.0f);
     pumpMessages (300);
     REQUIRE (waitForFiles (processor));
@@ -260,33 +299,21 @@ TEST_CASE ("with per-hit MIDI on the Files view shows a drum loop's hits and exp
     CHECK (view.timeline().describe (first).startsWith (juce::String::fromUTF8 (status.labels[static_cast<std::size_t> (first.classIndex)].c_str()) + " at "));
 
     // Each export, as the Export menu writes it, against the CLI's bytes for the same file and settings.
-    const juce::StringArray cli { "classify", "--onsets", "--model", model.getFullPathName(), "--onset-threshold", "1.5", "--onset-gap",
-                                  "0.06", "--onset-silence=-45" };
-    const std::pair<timeline::ExportFormat, const char*> formats[] = { { timeline::ExportFormat::csv, nullptr },
-                                                                       { timeline::ExportFormat::audacity, "audacity" },
-                                                                       { timeline::ExportFormat::reaper, "reaper" },
-                                                                       { timeline::ExportFormat::midi, "midi" } };
-    for (const auto& [format, name] : formats)
-    {
-        INFO ((name != nullptr ? name : "csv"));
-        const auto exported = scratch ("kit pattern.export");
-        CHECK (view.exportTimeline (format, exported).isEmpty());
-        CHECK (processor.statusMessage() == "Exported " + juce::String (static_cast<int> (status.hits.size())) + " hits to " + exported.getFileName());
-        auto arguments = cli;
-        if (name != nullptr)
-            arguments.addArray ({ "--format", name });
-        arguments.add (loop.getFullPathName());
-        juce::MemoryBlock app;
-        REQUIRE (exported.loadFileAsData (app));
-        const auto expected = runCli (arguments);
-        CHECK (app == expected);
-        const auto lines = juce::StringArray::fromLines (expected.toString().trimEnd());
-        if (format == timeline::ExportFormat::csv || format == timeline::ExportFormat::reaper)
-            CHECK (lines.size() == static_cast<int> (status.hits.size()) + 1); // a header, then one row or marker per hit
-        else if (format == timeline::ExportFormat::audacity)
-            CHECK (lines.size() == static_cast<int> (status.hits.size()));
-        exported.deleteFile();
-    }
+    juce::StringArray cli { "classify", "--onsets", "--model", model.getFullPathName() };
+    checkHitExports (view, processor, loop, cli);
+
+    // Other onset settings on screen (a longer gap and a higher silence gate, which drop hits from
+    // this loop): the file is analysed again with them, as classify with the same options.
+    setParameter (processor, plugin::ParameterIds::onsetThreshold, 1.5f);
+    setParameter (processor, plugin::ParameterIds::onsetGap, 0.15f);
+    setParameter (processor, plugin::ParameterIds::onsetSilence, -30.0f);
+    pumpMessages (300);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    REQUIRE (view.timeline().status().perHit);
+    CHECK (view.timeline().status().hits.size() < status.hits.size() - 5);
+    cli.addArray ({ "--onset-threshold", "1.5", "--onset-gap", "0.15", "--onset-silence=-30" });
+    checkHitExports (view, processor, loop, cli);
     saveScreenshot (view, "file-hits.png");
 
     // Per-hit MIDI off: segments again.
