@@ -301,6 +301,7 @@ TEST_CASE ("with per-hit MIDI on the Files view shows a drum loop's hits and exp
     // Each export, as the Export menu writes it, against the CLI's bytes for the same file and settings.
     juce::StringArray cli { "classify", "--onsets", "--model", model.getFullPathName() };
     checkHitExports (view, processor, loop, cli);
+    saveScreenshot (view, "file-hits.png");
 
     // Other onset settings on screen (a longer gap and a higher silence gate, which drop hits from
     // this loop): the file is analysed again with them, as classify with the same options.
@@ -314,7 +315,6 @@ TEST_CASE ("with per-hit MIDI on the Files view shows a drum loop's hits and exp
     CHECK (view.timeline().status().hits.size() < status.hits.size() - 5);
     cli.addArray ({ "--onset-threshold", "1.5", "--onset-gap", "0.15", "--onset-silence=-30" });
     checkHitExports (view, processor, loop, cli);
-    saveScreenshot (view, "file-hits.png");
 
     // Per-hit MIDI off: segments again.
     setParameter (processor, plugin::ParameterIds::hitMode, 0.0f);
