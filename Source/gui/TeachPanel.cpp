@@ -264,10 +264,11 @@ void TeachPanel::refresh()
         stopRecording(); // its class is gone
     const bool device = canRecord();
     list_->updateRecordButtons (recordingClass_, device);
-    if (device != couldRecord_)
+    if (device != couldRecord_ || showsReason_ != (! device && ! view_.classes.empty()))
     {
         couldRecord_ = device;
-        repaint(); // the status line says why Record is off, or no longer
+        resized(); // a line under the status says why Record is off, or no longer
+        repaint();
     }
 }
 
@@ -340,11 +341,18 @@ void TeachPanel::paint (juce::Graphics& g)
 {
     g.setColour (Colours::panel);
     g.fillRoundedRectangle (getLocalBounds().toFloat(), 6.0f);
-    const auto status = statusText();
+    // The status line, and below it, while nothing can be recorded, why (its own line: the status
+    // may take two).
+    const auto status = recordingClass_ >= 0 ? statusText() : idleStatusText();
     const bool isError = view_.error.isNotEmpty() && recordingClass_ < 0;
     g.setColour (isError ? Colours::error : Colours::dimText);
     g.setFont (13.0f * scale_);
     g.drawFittedText (status, statusArea_, juce::Justification::centredLeft, 2);
+    if (showsReason_)
+    {
+        g.setColour (Colours::warning);
+        g.drawFittedText (kNoInputReason, reasonArea_, juce::Justification::centredLeft, 1);
+    }
 }
 
 void TeachPanel::resized()
@@ -369,6 +377,8 @@ void TeachPanel::resized()
     toggles.removeFromLeft (px (12.0f));
     hitsToggle_.setBounds (toggles.removeFromLeft (px (330.0f)));
     statusArea_ = area.removeFromTop (px (34.0f)); // the status line (painted)
+    showsReason_ = ! couldRecord_ && ! view_.classes.empty();
+    reasonArea_ = showsReason_ ? area.removeFromTop (px (18.0f)) : juce::Rectangle<int>();
     viewport_.setBounds (area);
     viewport_.setScrollBarThickness (px (10.0f));
     list_->setSize (std::max (px (300.0f), viewport_.getWidth() - viewport_.getScrollBarThickness()), list_->preferredHeight());

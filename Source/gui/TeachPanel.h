@@ -70,13 +70,13 @@ private:
     juce::ComboBox recordLength_;
     juce::ToggleButton enabledToggle_ { "Answer with taught classes" };
     juce::ToggleButton hitsToggle_ { "Examples are hits (drum pieces, for per-hit MIDI)" };
-    juce::Rectangle<int> statusArea_;
-    float scale_ = 1.0f; // the editor's (SonotypeLookAndFeel::scale)
+    juce::Rectangle<int> statusArea_, reasonArea_; // reasonArea_: why Record is off (empty while it is on)
+    float scale_ = 1.0f;                           // the editor's (SonotypeLookAndFeel::scale)
     std::unique_ptr<ClassList> list_;
     juce::Viewport viewport_;
     std::unique_ptr<juce::FileChooser> chooser_;
     int recordingClass_ = -1, recordings_ = 0;
-    bool couldRecord_ = true;
+    bool couldRecord_ = true, showsReason_ = false; // as the layout has them
     juce::String recordingName_;
     int dropTarget_ = -1;
 };

@@ -1,7 +1,9 @@
 // The Teach view as a user drives it: three classes named in the field, each recorded from the
 // input for a second, one more example taught from a segment of an analysed file (the timeline's
 // right-click menu), the classes answering live in the bars, the taught model exported and run by
-// the built CLI. Writes the screenshot README shows (build/screenshots/teach.png).
+// the built CLI. With no audio device, Record is off and says why, files still teach, and a
+// recording that no audio reaches ends with a click on Stop. Writes the screenshots README shows
+// (build/screenshots/teach.png, teach-no-device.png).
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
@@ -192,6 +194,10 @@ TEST_CASE ("with no audio device Record is off and says why, files still teach, 
     CHECK (state.classes[0].examples.size() == 2);
     CHECK (state.classes[1].examples.size() == 1);
     CHECK (panel.statusText().startsWith ("Learned 2 classes from 3 examples"));
+    CHECK (panel.statusText().endsWith (gui::TeachPanel::kNoInputReason));
+    processor.clearStatus(); // (the banner from the refused call above)
+    view.refresh();
+    saveScreenshot (view, "teach-no-device.png");
 
     // A device opens: Record is on again, and the reason goes.
     processor.setAudioDeviceAvailable (true);
