@@ -129,6 +129,7 @@ add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
     Tests/gui/EditorTests.cpp
     Tests/gui/FileTimelineTests.cpp
+    Tests/gui/StandaloneMidiTests.cpp
     Tests/gui/TeachPanelTests.cpp
     Tests/plugin/HitNotesTests.cpp
     Tests/plugin/HostileModelTests.cpp

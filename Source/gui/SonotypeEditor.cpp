@@ -26,12 +26,15 @@ namespace
         const char* menuText;
         const char* suffix; // of the file name offered
         const char* pattern;
+        const char* hitsMenuText; // the same format for a file's hits (per-hit MIDI)
+        const char* hitsSuffix;
     };
     constexpr ExportKind kExportKinds[] = {
-        { timeline::ExportFormat::audacity, "Audacity labels (.txt)", ".labels.txt", "*.txt" },
-        { timeline::ExportFormat::reaper, "REAPER regions (.csv)", ".regions.csv", "*.csv" },
-        { timeline::ExportFormat::midi, "MIDI file, a note per segment (.mid)", ".mid", "*.mid" },
-        { timeline::ExportFormat::csv, "Segments as CSV, as sonotype classify --segments (.csv)", ".segments.csv", "*.csv" },
+        { timeline::ExportFormat::audacity, "Audacity labels (.txt)", ".labels.txt", "*.txt", "Audacity point labels, one per hit (.txt)", ".labels.txt" },
+        { timeline::ExportFormat::reaper, "REAPER regions (.csv)", ".regions.csv", "*.csv", "REAPER markers, one per hit (.csv)", ".markers.csv" },
+        { timeline::ExportFormat::midi, "MIDI file, a note per segment (.mid)", ".mid", "*.mid", "MIDI file, a note per hit (.mid)", ".mid" },
+        { timeline::ExportFormat::csv, "Segments as CSV, as sonotype classify --segments (.csv)", ".segments.csv", "*.csv",
+          "Hits as CSV, as sonotype classify --onsets (.csv)", ".hits.csv" },
     };
 } // namespace
 
@@ -73,7 +76,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
             selectFile (static_cast<std::size_t> (fileList_.getSelectedItemIndex()));
     };
     exportButton_.onClick = [this] { chooseExport(); };
-    exportButton_.setTooltip ("Save the segments on show for Audacity, REAPER or any DAW (MIDI), or as CSV");
+    exportButton_.setTooltip ("Save the segments (or, with Per-hit MIDI, the hits) on show for Audacity, REAPER or any DAW (MIDI), or as CSV");
     timeline_.onSeek = [this] (double seconds) {
         if (transport_ != nullptr && processor_.filePlayer().file() == timeline_.status().file)
             processor_.filePlayer().seek (seconds);
@@ -372,9 +375,10 @@ void SonotypeEditor::updateFileList()
 void SonotypeEditor::chooseExport()
 {
     juce::PopupMenu menu;
+    const bool hits = showingFiles_ && timeline_.status().perHit;
     for (std::size_t i = 0; i < std::size (kExportKinds); ++i)
-        menu.addItem (static_cast<int> (i) + 1, kExportKinds[i].menuText);
-    menu.showMenuAsync (juce::PopupMenu::Options().withTargetComponent (&exportButton_), [this] (int chosen) {
+        menu.addItem (static_cast<int> (i) + 1, hits ? kExportKinds[i].hitsMenuText : kExportKinds[i].menuText);
+    menu.showMenuAsync (juce::PopupMenu::Options().withTargetComponent (&exportButton_), [this, hits] (int chosen) {
         if (chosen <= 0)
             return;
         const auto& kind = kExportKinds[static_cast<std::size_t> (chosen - 1)];
@@ -382,7 +386,8 @@ void SonotypeEditor::chooseExport()
         const auto stem = showingFiles_ && shown != juce::File() ? shown.getFileNameWithoutExtension() : juce::String ("Sonotype session");
         const auto folder = showingFiles_ && shown != juce::File() ? shown.getParentDirectory()
                                                                    : juce::File::getSpecialLocation (juce::File::userDocumentsDirectory);
-        chooser_ = std::make_unique<juce::FileChooser> ("Export the timeline", folder.getChildFile (stem + kind.suffix), kind.pattern);
+        chooser_ = std::make_unique<juce::FileChooser> ("Export the timeline", folder.getChildFile (stem + (hits ? kind.hitsSuffix : kind.suffix)),
+                                                        kind.pattern);
         const auto format = kind.format;
         chooser_->launchAsync (juce::FileBrowserComponent::saveMode | juce::FileBrowserComponent::canSelectFiles
                                    | juce::FileBrowserComponent::warnAboutOverwriting,
@@ -399,6 +404,7 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
 {
     std::vector<std::string> labels;
     std::vector<runtime::Segment> segments;
+    std::optional<std::vector<timeline::Hit>> hits; // a file analysed hit by hit: these instead of segments
     std::string source;
     if (showingFiles_)
     {
@@ -411,6 +417,8 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
         }
         labels = status.labels;
         segments = status.segments;
+        if (status.perHit)
+            hits = status.hits;
         source = status.file.getFullPathName().toStdString();
     }
     else
@@ -430,7 +438,8 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
     try
     {
         const int baseNote = juce::roundToInt (processor_.parameters.getRawParameterValue (plugin::ParameterIds::baseNote)->load());
-        text = timeline::exportSegments (format, segments, labels, { source, baseNote });
+        const timeline::ExportSettings settings { source, baseNote };
+        text = hits.has_value() ? timeline::exportHits (format, *hits, labels, settings) : timeline::exportSegments (format, segments, labels, settings);
     }
     catch (const std::exception& e)
     {
@@ -444,7 +453,8 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
         processor_.setStatus (error, true);
         return error;
     }
-    processor_.setStatus ("Exported " + juce::String (static_cast<int> (segments.size())) + " segments to " + destination.getFileName(), false);
+    const auto count = hits.has_value() ? juce::String (static_cast<int> (hits->size())) + " hits" : juce::String (static_cast<int> (segments.size())) + " segments";
+    processor_.setStatus ("Exported " + count + " to " + destination.getFileName(), false);
     return {};
 }
 

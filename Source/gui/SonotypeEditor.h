@@ -61,8 +61,9 @@ public:
     void selectFile (std::size_t index);
 
     /** Writes the segments on show (the file's, or the live session's) to `destination` in `format`
-        (timeline::exportSegments, as `sonotype classify` writes them); returns the error, empty on
-        success (the status says what was written either way). */
+        (timeline::exportSegments, as `sonotype classify` writes them), or a file's hits when it was
+        analysed hit by hit (timeline::exportHits, as `classify --onsets`); returns the error, empty
+        on success (the status says what was written either way). */
     juce::String exportTimeline (timeline::ExportFormat format, const juce::File& destination);
 
     const DisplayState& displayState() const noexcept { return state_; }

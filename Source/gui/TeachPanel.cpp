@@ -44,11 +44,17 @@ public:
     void setView (const plugin::Teaching::View& view)
     {
         view_ = view;
+        recordButtons_.clear();
         buttons_.clear();
         for (int c = 0; c < static_cast<int> (view.classes.size()); ++c)
         {
-            addButton ("Record", "Record the input for the chosen length as an example of " + view.classes[static_cast<std::size_t> (c)].name,
-                       [this, c] { owner_.startRecording (c, owner_.recordLength_.getSelectedId() / 10.0); });
+            addButton ("Record", {}, [this, c] {
+                if (owner_.recordingClass_ == c)
+                    owner_.stopRecording();
+                else
+                    owner_.startRecording (c, owner_.recordLength_.getSelectedId() / 10.0);
+            });
+            recordButtons_.push_back (buttons_.back().get());
             addButton ("Add files...", "Audio files or folders as examples (or drop them on the class)", [this, c] { owner_.chooseFiles (c); });
             addButton ("Remove", "Remove the class and its examples", [this, c] { owner_.processor_.teaching().removeClass (c); });
             for (int e = 0; e < static_cast<int> (view.classes[static_cast<std::size_t> (c)].examples.size()); ++e)
@@ -57,6 +63,29 @@ public:
         setSize (getWidth(), preferredHeight());
         resized();
         repaint();
+    }
+
+    /** The Record buttons as a recording and the device say: Stop on the class recording (always
+        clickable, audio or not), Record elsewhere, disabled with the reason while nothing can be
+        recorded. */
+    void updateRecordButtons (int recordingClass, bool canRecord)
+    {
+        for (int c = 0; c < static_cast<int> (recordButtons_.size()); ++c)
+        {
+            auto& button = *recordButtons_[static_cast<std::size_t> (c)];
+            const bool recording = c == recordingClass;
+            button.setButtonText (recording ? "Stop" : "Record");
+            button.setEnabled (recording || canRecord);
+            const auto& name = view_.classes[static_cast<std::size_t> (c)].name;
+            button.setTooltip (recording   ? "Stop recording: what was heard so far becomes an example of " + name
+                               : canRecord ? "Record the input for the chosen length as an example of " + name
+                                           : juce::String (kNoInputReason));
+        }
+    }
+
+    juce::Button* recordButton (int classIndex) const noexcept
+    {
+        return classIndex >= 0 && classIndex < static_cast<int> (recordButtons_.size()) ? recordButtons_[static_cast<std::size_t> (classIndex)] : nullptr;
     }
 
     int preferredHeight() const
@@ -181,6 +210,7 @@ private:
     TeachPanel& owner_;
     plugin::Teaching::View view_;
     std::vector<std::unique_ptr<juce::TextButton>> buttons_;
+    std::vector<juce::TextButton*> recordButtons_; // one per class, among buttons_
 };
 
 TeachPanel::TeachPanel (plugin::SonotypeProcessor& processor) : processor_ (processor), list_ (std::make_unique<ClassList> (*this))
@@ -230,6 +260,26 @@ void TeachPanel::refresh()
         view_ = std::move (view);
         rebuild();
     }
+    if (recordingClass_ >= static_cast<int> (view_.classes.size()))
+        stopRecording(); // its class is gone
+    const bool device = canRecord();
+    list_->updateRecordButtons (recordingClass_, device);
+    if (device != couldRecord_ || showsReason_ != (! device && ! view_.classes.empty()))
+    {
+        couldRecord_ = device;
+        resized(); // a line under the status says why Record is off, or no longer
+        repaint();
+    }
+}
+
+bool TeachPanel::canRecord() const noexcept
+{
+    return processor_.isAudioDeviceAvailable();
+}
+
+juce::Button* TeachPanel::recordButton (int classIndex) const noexcept
+{
+    return list_->recordButton (classIndex);
 }
 
 void TeachPanel::rebuild()
@@ -246,8 +296,16 @@ juce::String TeachPanel::statusText() const
     {
         const auto share = juce::roundToInt (100.0 * processor_.recorder().progress());
         return "Recording " + view_.classes[static_cast<std::size_t> (recordingClass_)].name + ": " + juce::String (share) + "%"
-               + (share == 0 && processor_.wrapperType == juce::AudioProcessor::wrapperType_Standalone ? " (tick Input, or play a file)" : "");
+               + (share == 0 ? (processor_.wrapperType == juce::AudioProcessor::wrapperType_Standalone ? " (tick Input, or play a file; Stop ends it)"
+                                                                                                       : " (Stop ends it)")
+                             : "");
     }
+    const auto text = idleStatusText();
+    return canRecord() || view_.classes.empty() ? text : text + "\n" + kNoInputReason;
+}
+
+juce::String TeachPanel::idleStatusText() const
+{
     if (view_.error.isNotEmpty())
         return view_.error;
     if (view_.classes.empty())
@@ -283,11 +341,18 @@ void TeachPanel::paint (juce::Graphics& g)
 {
     g.setColour (Colours::panel);
     g.fillRoundedRectangle (getLocalBounds().toFloat(), 6.0f);
-    const auto status = statusText();
+    // The status line, and below it, while nothing can be recorded, why (its own line: the status
+    // may take two).
+    const auto status = recordingClass_ >= 0 ? statusText() : idleStatusText();
     const bool isError = view_.error.isNotEmpty() && recordingClass_ < 0;
     g.setColour (isError ? Colours::error : Colours::dimText);
     g.setFont (13.0f * scale_);
     g.drawFittedText (status, statusArea_, juce::Justification::centredLeft, 2);
+    if (showsReason_)
+    {
+        g.setColour (Colours::warning);
+        g.drawFittedText (kNoInputReason, reasonArea_, juce::Justification::centredLeft, 1);
+    }
 }
 
 void TeachPanel::resized()
@@ -312,6 +377,8 @@ void TeachPanel::resized()
     toggles.removeFromLeft (px (12.0f));
     hitsToggle_.setBounds (toggles.removeFromLeft (px (330.0f)));
     statusArea_ = area.removeFromTop (px (34.0f)); // the status line (painted)
+    showsReason_ = ! couldRecord_ && ! view_.classes.empty();
+    reasonArea_ = showsReason_ ? area.removeFromTop (px (18.0f)) : juce::Rectangle<int>();
     viewport_.setBounds (area);
     viewport_.setScrollBarThickness (px (10.0f));
     list_->setSize (std::max (px (300.0f), viewport_.getWidth() - viewport_.getScrollBarThickness()), list_->preferredHeight());
@@ -337,9 +404,29 @@ void TeachPanel::filesDropped (const juce::StringArray& files, int x, int y)
 
 void TeachPanel::startRecording (int classIndex, double length)
 {
+    if (! canRecord())
+    {
+        report (kNoInputReason); // (the button is disabled; this is for a caller that did not look)
+        return;
+    }
     const double rate = processor_.getSampleRate() > 0.0 ? processor_.getSampleRate() : 48000.0;
     processor_.recorder().start (length, rate);
     recordingClass_ = classIndex;
+    list_->updateRecordButtons (recordingClass_, canRecord());
+    repaint();
+}
+
+void TeachPanel::stopRecording()
+{
+    if (recordingClass_ < 0)
+        return;
+    const int classIndex = std::exchange (recordingClass_, -1);
+    auto samples = processor_.recorder().stop();
+    if (samples.empty())
+        processor_.setStatus ("Recording stopped: no audio arrived, so nothing was taught", false);
+    else
+        report (processor_.teaching().addSound (classIndex, samples, processor_.recorder().sampleRate(), "input " + juce::String (++recordings_)));
+    list_->updateRecordButtons (recordingClass_, canRecord());
     repaint();
 }
 

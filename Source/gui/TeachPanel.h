@@ -32,8 +32,20 @@ public:
     bool isInterestedInFileDrag (const juce::StringArray& files) override;
     void filesDropped (const juce::StringArray& files, int x, int y) override;
 
-    /** Records `seconds` of the input for class `index` (what the Record button does). */
+    /** Why Record is off while no audio device is open (the standalone app without one). */
+    static constexpr const char* kNoInputReason = "No audio input: choose one in Audio/MIDI settings, or add a file / drop one / select a region";
+
+    /** Records `seconds` of the input for class `index` (what the Record button does); with no
+        audio device it records nothing and says why. */
     void startRecording (int classIndex, double seconds);
+    /** Ends the recording under way (what the Stop button does): what arrived so far teaches,
+        and nothing stays armed when nothing arrived. */
+    void stopRecording();
+    bool isRecording() const noexcept { return recordingClass_ >= 0; }
+    /** Whether Record can work: an audio device is open (in a plugin, always: the host's). */
+    bool canRecord() const noexcept;
+    /** Class `index`'s Record (or, while it records, Stop) button; nullptr when there is no such class. */
+    juce::Button* recordButton (int classIndex) const noexcept;
     /** Adds a class named as the name field says (the Add button, or Return in the field). */
     void addClassFromField();
     juce::TextEditor& nameField() noexcept { return name_; }
@@ -49,6 +61,7 @@ private:
     void chooseExport();
     void chooseImport();
     void report (const juce::String& error);
+    juce::String idleStatusText() const; // the status line when nothing records
 
     plugin::SonotypeProcessor& processor_;
     plugin::Teaching::View view_;
@@ -57,12 +70,13 @@ private:
     juce::ComboBox recordLength_;
     juce::ToggleButton enabledToggle_ { "Answer with taught classes" };
     juce::ToggleButton hitsToggle_ { "Examples are hits (drum pieces, for per-hit MIDI)" };
-    juce::Rectangle<int> statusArea_;
-    float scale_ = 1.0f; // the editor's (SonotypeLookAndFeel::scale)
+    juce::Rectangle<int> statusArea_, reasonArea_; // reasonArea_: why Record is off (empty while it is on)
+    float scale_ = 1.0f;                           // the editor's (SonotypeLookAndFeel::scale)
     std::unique_ptr<ClassList> list_;
     juce::Viewport viewport_;
     std::unique_ptr<juce::FileChooser> chooser_;
     int recordingClass_ = -1, recordings_ = 0;
+    bool couldRecord_ = true, showsReason_ = false; // as the layout has them
     juce::String recordingName_;
     int dropTarget_ = -1;
 };

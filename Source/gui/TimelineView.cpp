@@ -1,6 +1,7 @@
 #include "gui/TimelineView.h"
 
 #include "gui/Theme.h"
+#include "timeline/MidiNotes.h"
 
 #include <cmath>
 
@@ -134,7 +135,10 @@ void TimelineView::paint (juce::Graphics& g)
     drawRuler (g, parts);
     drawLabels (g, parts);
     drawHeatMap (g, parts);
-    drawSegments (g, parts);
+    if (status_.perHit)
+        drawHits (g, parts);
+    else
+        drawSegments (g, parts);
     drawProgress (g, parts);
     drawPlayhead (g, parts);
 }
@@ -179,7 +183,7 @@ void TimelineView::drawLabels (juce::Graphics& g, const Layout& layout) const
     }
     g.setColour (Colours::dimText);
     g.setFont (layout.fontSize);
-    g.drawText ("segments", layout.labels.withY (layout.lane.getY()).withHeight (layout.lane.getHeight()).reduced (2.0f, 0.0f),
+    g.drawText (laneName(), layout.labels.withY (layout.lane.getY()).withHeight (layout.lane.getHeight()).reduced (2.0f, 0.0f),
                 juce::Justification::centredRight);
 }
 
@@ -229,13 +233,73 @@ void TimelineView::drawSegments (juce::Graphics& g, const Layout& layout) const
     }
 }
 
+void TimelineView::drawHits (juce::Graphics& g, const Layout& layout) const
+{
+    // A tick per hit across the lane, from its foot up as far as its note's velocity, in its class's
+    // colour (a disabled class greyed), and the hit's probabilities as a thin column of the heat map.
+    const auto& lane = layout.lane;
+    const float width = std::max (2.0f, lane.getWidth() / 900.0f);
+    g.setColour (Colours::panelEdge);
+    g.drawHorizontalLine (juce::roundToInt (lane.getBottom() - 2.0f), lane.getX(), lane.getRight());
+    for (const auto& hit : status_.hits)
+    {
+        const float x = xOf (hit.seconds) - 0.5f * width;
+        for (int c = 0; c < layout.numClasses && c < static_cast<int> (hit.probabilities.size()); ++c)
+        {
+            g.setColour (heatColour (hit.probabilities[static_cast<std::size_t> (c)]));
+            g.fillRect (juce::Rectangle<float> (x, layout.heat.getY() + layout.rowHeight * static_cast<float> (c), width, layout.rowHeight + 0.5f));
+        }
+        const bool known = hit.classIndex >= 0 && hit.classIndex < layout.numClasses;
+        const auto colour = known && isClassEnabled (static_cast<std::size_t> (hit.classIndex)) ? classColour (hit.classIndex) : Colours::dimText.withAlpha (0.5f);
+        const float height = (lane.getHeight() - 4.0f) * static_cast<float> (std::max (timeline::hitVelocity (hit.levelDb), 8)) / 127.0f;
+        g.setColour (colour);
+        g.fillRect (juce::Rectangle<float> (x, lane.getBottom() - 2.0f - height, width, height));
+    }
+}
+
+juce::String TimelineView::laneName() const
+{
+    if (! status_.perHit)
+        return "segments";
+    return juce::String (static_cast<int> (status_.hits.size())) + (status_.hits.size() == 1 ? " hit" : " hits");
+}
+
+const timeline::Hit* TimelineView::hitNear (float x) const noexcept
+{
+    const timeline::Hit* nearest = nullptr;
+    float distance = 5.0f; // pixels: a tick is 2-3 wide
+    for (const auto& hit : status_.hits)
+        if (const float d = std::abs (xOf (hit.seconds) - x); d <= distance)
+        {
+            distance = d;
+            nearest = &hit;
+        }
+    return status_.perHit ? nearest : nullptr;
+}
+
+juce::String TimelineView::describe (const timeline::Hit& hit) const
+{
+    const bool known = hit.classIndex >= 0 && hit.classIndex < static_cast<int> (status_.labels.size());
+    return (known ? juce::String::fromUTF8 (status_.labels[static_cast<std::size_t> (hit.classIndex)].c_str()) : juce::String ("?")) + " at "
+           + juce::String (hit.seconds, 3) + " s: velocity " + juce::String (timeline::hitVelocity (hit.levelDb)) + " (" + juce::String (hit.levelDb, 1)
+           + " dBFS), confidence " + juce::String (hit.confidence, 2);
+}
+
+juce::String TimelineView::getTooltip()
+{
+    const auto* hit = hitNear (static_cast<float> (getMouseXYRelative().x));
+    return hit != nullptr ? describe (*hit) : juce::String();
+}
+
 void TimelineView::drawProgress (juce::Graphics& g, const Layout& layout) const
 {
     // What is not analysed yet: shaded, with the progress; a failure: its message.
     const auto plot = layout.lane.getUnion (layout.heat);
     if (status_.state == plugin::FileState::queued || status_.state == plugin::FileState::analyzing)
     {
-        const float done = windows_.empty() ? plot.getX() : std::min (plot.getRight(), xOf (windows_.back().endSeconds));
+        const float done = status_.perHit     ? xOf (status_.progress * status_.durationSeconds)
+                           : windows_.empty() ? plot.getX()
+                                              : std::min (plot.getRight(), xOf (windows_.back().endSeconds));
         g.setColour (Colours::background.withAlpha (0.75f));
         g.fillRect (plot.withLeft (done));
         g.setColour (Colours::text);

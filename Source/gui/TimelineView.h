@@ -1,6 +1,9 @@
 // A whole file's timeline (plugin::FileTimelines): a time ruler tied to the file, the segments as
 // labelled blocks (what the exports hold), the class probabilities as a heat map, the part not
 // analysed yet shaded with the progress, and the player's position. A click or drag seeks there.
+// A file analysed hit by hit (per-hit MIDI) shows its hits instead: a tick per hit in the lane,
+// in its class's colour and as tall as its note's velocity, its probabilities as a thin column of
+// the heat map, the lane named by the count ("32 hits"), and the hit under the mouse as a tooltip.
 #pragma once
 
 #include "gui/DisplayState.h"
@@ -10,7 +13,7 @@
 namespace sonotype::gui
 {
 
-class TimelineView final : public juce::Component
+class TimelineView final : public juce::Component, public juce::TooltipClient
 {
 public:
     /** One frame: file `index` of the analyzer (its new windows are copied, nothing else), the
@@ -32,6 +35,17 @@ public:
     double spanSeconds() const noexcept;
     /** The time at x (in this component's coordinates), within the file. */
     double secondsAt (float x) const noexcept;
+    /** The x of a time (in this component's coordinates). */
+    float xOf (double seconds) const noexcept;
+
+    /** The hit drawn nearest to x, if one is within a few pixels (a file analysed hit by hit). */
+    const timeline::Hit* hitNear (float x) const noexcept;
+    /** What the tooltip says of a hit: its class, time, velocity and level, confidence. */
+    juce::String describe (const timeline::Hit& hit) const;
+    /** The lane's name: "segments", or the number of hits ("32 hits"). */
+    juce::String laneName() const;
+    /** The hit under the mouse (per hit), else nothing. */
+    juce::String getTooltip() override;
 
 private:
     /** Where paint() draws each part, for the component's size and the file's classes. */
@@ -43,7 +57,6 @@ private:
     };
 
     juce::Rectangle<float> plotArea() const noexcept;
-    float xOf (double seconds) const noexcept;
     bool isClassEnabled (std::size_t classIndex) const noexcept;
 
     // paint()'s steps, in the order they are drawn (each one over the ones before).
@@ -52,6 +65,7 @@ private:
     void drawLabels (juce::Graphics& g, const Layout& layout) const;
     void drawHeatMap (juce::Graphics& g, const Layout& layout) const;
     void drawSegments (juce::Graphics& g, const Layout& layout) const;
+    void drawHits (juce::Graphics& g, const Layout& layout) const; // per hit: instead of the segments
     void drawProgress (juce::Graphics& g, const Layout& layout) const;
     void drawPlayhead (juce::Graphics& g, const Layout& layout) const;
 

@@ -10,10 +10,10 @@ namespace sonotype::plugin
 namespace
 {
     /** What `sonotype classify` prints as warnings for a file it classified, on one line. */
-    juce::String warningLine (const timeline::FileAnalysisResult& result)
+    juce::String warningLine (const std::vector<std::string>& found)
     {
         juce::StringArray warnings;
-        for (const auto& warning : timeline::warningsOf (result))
+        for (const auto& warning : found)
             warnings.add (juce::String::fromUTF8 (warning.c_str()));
         return warnings.joinIntoString ("; ");
     }
@@ -182,6 +182,7 @@ void FileTimelines::analyzeOne (std::size_t index, uint64_t request, const Setti
         file = status.file;
         status.state = FileState::analyzing;
         status.analysis = request;
+        status.perHit = settings.hits.has_value();
         status.labels = runtime::classLabels (*settings.model);
         status.hopSeconds = settings.analysis.hopSeconds;
         const auto& frontend = settings.model->info().frontend;
@@ -190,6 +191,14 @@ void FileTimelines::analyzeOne (std::size_t index, uint64_t request, const Setti
     }
     // Every step checks that its request is still the newest: the files or settings may have
     // changed meanwhile, and entries_ with them.
+    if (settings.hits.has_value())
+        analyzeAsHits (index, request, settings, file);
+    else
+        analyzeAsWindows (index, request, settings, file);
+}
+
+void FileTimelines::analyzeAsWindows (std::size_t index, uint64_t request, const Settings& settings, const juce::File& file)
+{
     timeline::FileAnalysisCallbacks callbacks;
     callbacks.onOpen = [&] (double lengthSeconds, const std::string&) {
         const std::lock_guard<std::mutex> lock (mutex_);
@@ -231,17 +240,84 @@ void FileTimelines::analyzeOne (std::size_t index, uint64_t request, const Setti
     if (request != request_ || (result.has_value() && result->stopped))
         return; // superseded: the newer request analyses the file again
     auto& entry = entries_[index];
-    auto& status = entry.status;
     if (result.has_value())
     {
-        status.state = FileState::done;
-        status.progress = 1.0;
+        auto& status = entry.status;
         status.durationSeconds = result->durationSeconds;
         status.labels = result->labels;
         status.windowSeconds = result->windowSeconds;
         status.hopSeconds = result->hopSeconds;
-        status.warning = warningLine (*result);
+        status.warning = warningLine (timeline::warningsOf (*result));
         status.segments = result->segments;
+    }
+    finish (entry, result.has_value(), error);
+}
+
+void FileTimelines::analyzeAsHits (std::size_t index, uint64_t request, const Settings& settings, const juce::File& file)
+{
+    // The hits as `classify --onsets` finds them, shown as they come.
+    timeline::HitAnalysisCallbacks callbacks;
+    callbacks.onOpen = [&] (double lengthSeconds) {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (request == request_)
+        {
+            entries_[index].status.durationSeconds = lengthSeconds;
+            entries_[index].status.version = ++version_;
+        }
+    };
+    callbacks.onHit = [&] (const timeline::Hit& hit, std::span<const float>) {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (request == request_)
+        {
+            entries_[index].status.hits.push_back (hit);
+            entries_[index].status.version = ++version_;
+        }
+    };
+    callbacks.onProgress = [&] (double fraction) {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        if (request != request_ || threadShouldExit())
+            return false;
+        entries_[index].status.progress = fraction;
+        entries_[index].status.version = ++version_;
+        return true;
+    };
+
+    std::optional<timeline::HitAnalysisResult> result;
+    juce::String error;
+    try
+    {
+        analyzers_.clear(); // (the window analyzer a pass of segments kept is not needed here)
+        result = timeline::analyzeHits (file.getFullPathName().toStdString(), settings.model, *settings.hits, callbacks);
+    }
+    catch (const std::exception& e)
+    {
+        error = juce::String::fromUTF8 (e.what());
+    }
+
+    const std::lock_guard<std::mutex> lock (mutex_);
+    if (request != request_ || (result.has_value() && result->stopped))
+        return; // superseded: the newer request analyses the file again
+    auto& entry = entries_[index];
+    if (result.has_value())
+    {
+        auto& status = entry.status;
+        status.durationSeconds = result->durationSeconds;
+        status.labels = result->labels;
+        status.warning = warningLine (timeline::warningsOf (*result));
+        status.hits = std::move (result->hits); // the same hits, whole: what the exports write
+    }
+    else
+        entry.status.hits.clear();
+    finish (entry, result.has_value(), error);
+}
+
+void FileTimelines::finish (Entry& entry, bool done, const juce::String& error)
+{
+    auto& status = entry.status;
+    if (done)
+    {
+        status.state = FileState::done;
+        status.progress = 1.0;
     }
     else
     {

@@ -7,6 +7,11 @@
 // export. A new model, hop or smoothing analyses the files again; a new threshold only merges the
 // kept windows into segments again (the same windows give the same segments).
 //
+// With per-hit MIDI on (Settings::hits), a file is analysed hit by hit instead, with
+// timeline::analyzeHits as `sonotype classify --onsets` runs it: its hits (as they come, then all)
+// are its timeline, and it has no windows or segments. Turning the mode on or off, or other onset
+// settings, analyses the files again.
+//
 // Threading contract
 // - Message thread: analyze(), reanalyze(), clear(); readers (status(), copyWindows(),
 //   timeline()) from any thread but the audio thread.
@@ -17,12 +22,14 @@
 #include "engine/Model.h"
 #include "runtime/Segmenter.h"
 #include "timeline/FileAnalysis.h"
+#include "timeline/HitAnalysis.h"
 
 #include <juce_core/juce_core.h>
 
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace sonotype::plugin
 {
@@ -54,6 +61,8 @@ struct FileStatus
     juce::String warning; // done: what the CLI prints as a warning (truncated file, NaN samples)
     std::vector<std::string> labels;
     std::vector<runtime::Segment> segments; // done: the windows merged with the detector's rules
+    bool perHit = false;                    // analysed hit by hit (per-hit MIDI): hits, no windows or segments
+    std::vector<timeline::Hit> hits;        // per hit: the hits found so far (all of them once done)
     double windowSeconds = 0.0, hopSeconds = 0.0;
     uint64_t analysis = 0; // which analysis of the file this is (a new model, hop or smoothing starts another)
     uint64_t version = 0;  // changes whenever any of the above (or the windows) changes
@@ -66,13 +75,14 @@ public:
     {
         std::shared_ptr<const engine::Model> model;
         timeline::FileAnalysisSettings analysis;
+        std::optional<timeline::HitAnalysisSettings> hits; // set: the files are analysed hit by hit, with these
 
         /** Whether these settings give another timeline than `other`. */
         bool analyzesDifferently (const Settings& other) const noexcept
         {
             return model != other.model || analysis.hopSeconds != other.analysis.hopSeconds
                    || analysis.smoothingSeconds != other.analysis.smoothingSeconds || analysis.toEnd != other.analysis.toEnd
-                   || analysis.classes != other.analysis.classes || ! (analysis.segments == other.analysis.segments);
+                   || analysis.classes != other.analysis.classes || ! (analysis.segments == other.analysis.segments) || hits != other.hits;
         }
     };
 
@@ -110,6 +120,11 @@ private:
     void run() override;
     void restart (Settings settings); // mutex_ held
     void analyzeOne (std::size_t index, uint64_t request, const Settings& settings);
+    // analyzeOne's two kinds (the thread's; each takes mutex_ only to store what it found).
+    void analyzeAsWindows (std::size_t index, uint64_t request, const Settings& settings, const juce::File& file);
+    void analyzeAsHits (std::size_t index, uint64_t request, const Settings& settings, const juce::File& file);
+    /** The end of an analysis (mutex_ held): the entry's state, failed with `error` or done. */
+    void finish (Entry& entry, bool done, const juce::String& error);
 
     mutable std::mutex mutex_;
     std::vector<Entry> entries_;

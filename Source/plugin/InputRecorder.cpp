@@ -30,6 +30,19 @@ void InputRecorder::waitForAudioThread() const noexcept
         std::this_thread::yield();
 }
 
+std::vector<float> InputRecorder::stop()
+{
+    const int state = state_.load();
+    if (state == kDone)
+        return take();
+    if (state != kRecording)
+        return {};
+    cancel(); // from here on the audio thread writes nothing: the buffer and written_ are ours
+    buffer_.resize (static_cast<std::size_t> (std::clamp<int64_t> (written_.load(), 0, static_cast<int64_t> (buffer_.size()))));
+    written_.store (0);
+    return std::exchange (buffer_, {});
+}
+
 double InputRecorder::progress() const noexcept
 {
     if (state_.load() == kDone)

@@ -2,7 +2,7 @@
 // thread arms it (and owns the buffer), the audio thread fills it in processBlock.
 //
 // Threading contract
-// - Message thread: start(), cancel(), take(), progress().
+// - Message thread: start(), cancel(), stop(), take(), progress().
 // - Audio thread: write(). Never blocks, allocates or locks: it copies into the buffer start()
 //   allocated, as long as the state says "recording", and marks it "done" when full.
 // Shared: state_ (the handover: only the thread whose turn the state says touches the buffer) and
@@ -25,6 +25,10 @@ public:
     void start (double seconds, double sampleRate);
     /** Message thread: drops a recording under way (or one finished and not taken). */
     void cancel() noexcept;
+    /** Message thread: ends a recording under way (or one finished and not taken) and returns
+        what it holds so far, empty when no audio arrived: a Stop click never waits for audio that
+        may never come (no device, a stopped host). */
+    std::vector<float> stop();
     /** Message thread: whether a recording is under way. */
     bool isRecording() const noexcept { return state_.load() == kRecording; }
     /** Message thread: the share recorded so far (0..1; 1 once done). */

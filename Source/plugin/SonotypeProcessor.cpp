@@ -241,7 +241,8 @@ FileTimelines::Settings SonotypeProcessor::fileAnalysisSettings() const
 {
     // The model the live analysis runs and its classes in play; the hop, smoothing and segment rules
     // are the file analysis's own defaults, the command line's (the live controls are for the live
-    // analysis): a file gives the same timeline here as in `sonotype classify --segments`.
+    // analysis): a file gives the same timeline here as in `sonotype classify --segments`, or, with
+    // per-hit MIDI on, the same hits as `classify --onsets`.
     const auto info = runtime_->info();
     FileTimelines::Settings settings;
     settings.model = info->model;
@@ -250,6 +251,13 @@ FileTimelines::Settings SonotypeProcessor::fileAnalysisSettings() const
         for (std::size_t c = 0; c < mask.size(); ++c)
             if (mask[c])
                 settings.analysis.classes.push_back (info->labels[c]);
+    if (hits_.isOn() && settings.model != nullptr)
+    {
+        // Per-hit MIDI: the files' hits, as `classify --onsets` finds them with the onset settings
+        // on screen and the model's clip (what the live per-hit mode runs).
+        const auto live = runtime::hitSettingsFor (*settings.model, hits_.onsetSettings());
+        settings.hits = timeline::HitAnalysisSettings { live.onsets, live.clipSeconds, live.preRollSeconds, settings.analysis.classes };
+    }
     return settings;
 }
 

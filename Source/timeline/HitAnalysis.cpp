@@ -19,7 +19,7 @@ namespace
     /** The live mode's hits (runtime::LiveHits) over the file: an unknown hit is listed as
         "unknown" where the model has that label, and left out where it has not. */
     HitAnalysisResult analyzeLive (formats::AudioFileReader& reader, const engine::Model& model, const HitAnalysisSettings& settings,
-                                   const HitListener& onHit)
+                                   const HitAnalysisCallbacks& callbacks)
     {
         const auto classifier = runtime::liveHitClassifierFor (model);
         if (classifier == nullptr)
@@ -31,6 +31,9 @@ namespace
         outcome.labels = runtime::classLabels (model);
         outcome.sampleRate = rate;
         outcome.truncationWarning = reader.truncationWarning();
+        const auto length = static_cast<double> (std::max<int64_t> (reader.lengthInSamples(), 1));
+        if (callbacks.onOpen)
+            callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate);
         const auto inPlay = runtime::classesInPlay (outcome.labels, settings.classes);
         const auto unknown = std::find (outcome.labels.begin(), outcome.labels.end(), "unknown") - outcome.labels.begin();
         std::vector<runtime::LiveHit> found;
@@ -48,8 +51,8 @@ namespace
                     continue;
                 hit.confidence = probabilities[static_cast<std::size_t> (hit.classIndex)];
                 hit.probabilities = probabilities;
-                if (onHit)
-                    onHit (hit, {});
+                if (callbacks.onHit)
+                    callbacks.onHit (hit, {});
                 outcome.hits.push_back (std::move (hit));
             }
         };
@@ -58,10 +61,12 @@ namespace
             found.resize (live.maxHits (block.size()));
             report (live.push (block.data(), block.size(), found.data(), found.size()));
             samples += static_cast<int64_t> (block.size());
-            return true;
+            outcome.stopped = callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (samples) / length, 1.0));
+            return ! outcome.stopped;
         });
         found.resize (live.maxHits (0));
-        report (live.finish (found.data(), found.size()));
+        if (! outcome.stopped)
+            report (live.finish (found.data(), found.size()));
         outcome.durationSeconds = static_cast<double> (samples) / rate;
         return outcome;
     }
@@ -70,11 +75,17 @@ namespace
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit)
 {
+    return analyzeHits (path, model, settings, HitAnalysisCallbacks { {}, onHit, {} });
+}
+
+HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
+                               const HitAnalysisCallbacks& callbacks)
+{
     if (settings.live)
     {
         dsp::OnsetDetector::checkSettings (settings.onsets); // before the file is opened
         formats::AudioFileReader reader (path);
-        return analyzeLive (reader, *model, settings, onHit);
+        return analyzeLive (reader, *model, settings, callbacks);
     }
     const runtime::HitSettings hitSettings { settings.onsets, settings.clipSeconds, settings.preRollSeconds };
     runtime::HitClassifier::checkSettings (hitSettings); // before the file is opened
@@ -87,6 +98,9 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
     outcome.labels = analyzer.labels();
     outcome.sampleRate = rate;
     outcome.truncationWarning = reader.truncationWarning();
+    const auto length = static_cast<double> (std::max<int64_t> (reader.lengthInSamples(), 1));
+    if (callbacks.onOpen)
+        callbacks.onOpen (static_cast<double> (reader.lengthInSamples()) / rate);
     const auto report = [&] (const runtime::HitResult& found) {
         Hit hit;
         hit.seconds = static_cast<double> (found.onset) / rate;
@@ -96,15 +110,19 @@ HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<co
         hit.probabilities = found.result.probabilities;
         if (! std::all_of (hit.probabilities.begin(), hit.probabilities.end(), [] (float p) { return std::isfinite (p); }))
             ++outcome.numNonFiniteHits;
-        if (onHit)
-            onHit (hit, found.embedding);
+        if (callbacks.onHit)
+            callbacks.onHit (hit, found.embedding);
         outcome.hits.push_back (std::move (hit));
     };
+    int64_t numSamples = 0;
     forEachBlock (reader, [&] (std::span<const float> block) {
         analyzer.push (block.data(), block.size(), report);
-        return true;
+        numSamples += static_cast<int64_t> (block.size());
+        outcome.stopped = callbacks.onProgress && ! callbacks.onProgress (std::min (static_cast<double> (numSamples) / length, 1.0));
+        return ! outcome.stopped;
     });
-    analyzer.finish (report);
+    if (! outcome.stopped)
+        analyzer.finish (report);
     outcome.numNonFiniteSamples = analyzer.numNonFiniteSamples();
     outcome.durationSeconds = static_cast<double> (analyzer.numInputSamples()) / rate;
     return outcome;

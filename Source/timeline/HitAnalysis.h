@@ -30,6 +30,7 @@ struct HitAnalysisSettings
     double preRollSeconds = 0.01;                         // the clip starts this much before the onset (an onset is known to about 5 ms)
     std::vector<std::string> classes;                     // in play (empty: all), as FileAnalysisSettings::classes
     bool live = false;                                    // the live per-hit mode's hits (runtime::LiveHits: the plugin's in "Live"), not the clips'
+    bool operator== (const HitAnalysisSettings&) const = default;
 };
 
 struct Hit
@@ -49,11 +50,23 @@ struct HitAnalysisResult
     std::string truncationWarning;
     int64_t numNonFiniteSamples = 0;
     int64_t numNonFiniteHits = 0; // the model's output held NaN or infinity
+    bool stopped = false;         // onProgress asked to stop: the hits up to there
 };
 
 /** Each hit as it is classified, with the model's embedding of its clip (empty for a model without
     one): for teaching from hits. */
 using HitListener = std::function<void (const Hit& hit, std::span<const float> embedding)>;
+
+/** What a caller that shows the analysis as it goes (the app's Files view) is told. */
+struct HitAnalysisCallbacks
+{
+    /** Once the file is open: its length in seconds (before anything can fail in the analysis). */
+    std::function<void (double lengthSeconds)> onOpen;
+    HitListener onHit;
+    /** After each block: the fraction of the file read so far (0..1). Return false to stop the
+        analysis: the result holds the hits found up to there, and says it stopped. */
+    std::function<bool (double fractionDone)> onProgress;
+};
 
 /** Throws formats::AudioFileError for a file that is not audio, std::invalid_argument for settings
     out of range (the message names the setting), for `live` with a model that has no live kit
@@ -61,5 +74,7 @@ using HitListener = std::function<void (const Hit& hit, std::span<const float> e
     apply and `onHit` hears no embedding. */
 HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
                                const HitListener& onHit = {});
+HitAnalysisResult analyzeHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const HitAnalysisSettings& settings,
+                               const HitAnalysisCallbacks& callbacks);
 
 } // namespace sonotype::timeline

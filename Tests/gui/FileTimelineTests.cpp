@@ -1,13 +1,15 @@
 // Files in the app with no audio device: the editor analyses a WAV and an MP3 in the background,
 // shows their timelines, and exports them; the exports are what `sonotype classify --segments`
-// writes for the same files, byte for byte (the built CLI is run). A corrupt file is an error in
-// the banner and on the timeline. The live session exports too. Writes the screenshots README
-// shows (build/screenshots/file-analysis.png, file-error.png).
+// writes for the same files, byte for byte (the built CLI is run). With per-hit MIDI on and a kit
+// taught, a drum loop's hits, and their exports byte for byte what `classify --onsets` writes. A
+// corrupt file is an error in the banner and on the timeline. The live session exports too. Writes
+// the screenshots README shows (build/screenshots/file-analysis.png, file-hits.png, file-error.png).
 #include "formats/AudioFormats.h"
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
+#include "support/KitPattern.h"
 #include "support/MessageLoop.h"
 #include "support/Screenshots.h"
 
@@ -181,6 +183,150 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     saveScreenshot (view, "file-analysis.png");
     wav.deleteFile();
     mp3.deleteFile();
+}
+
+namespace
+{
+/** kick, snare and hat taught in the Teach view's way from the fixture kit's one-shots, as hits. */
+void teachKit (plugin::SonotypeProcessor& processor)
+{
+    processor.teaching().setHits (true);
+    for (const auto* piece : { "kick", "snare", "hat" })
+    {
+        REQUIRE (processor.teaching().addClass (piece).isEmpty());
+        const auto c = static_cast<int> (processor.teaching().view().classes.size()) - 1;
+        REQUIRE (processor.teaching().addFiles (c, { juce::File (fixturePath (std::string ("kit/") + piece)) }).isEmpty()); // a folder
+    }
+    REQUIRE (processor.teaching().waitUntilIdle (60000));
+    pumpMessages (300); // the processor's timer sees the taught model
+}
+
+void setParameter (plugin::SonotypeProcessor& processor, const char* id, float value)
+{
+    auto* parameter = processor.parameters.getParameter (id);
+    parameter->setValueNotifyingHost (parameter->convertTo0to1 (value));
+}
+
+/** Each export of the hits on show, as the Export menu writes it, against the CLI's bytes for the
+    same file with these arguments: one row, point label, marker or note per hit. */
+void checkHitExports (gui::SonotypeEditor& view, plugin::SonotypeProcessor& processor, const juce::File& file, const juce::StringArray& cli)
+{
+    const auto numHits = static_cast<int> (view.timeline().status().hits.size());
+    const std::pair<timeline::ExportFormat, const char*> formats[] = { { timeline::ExportFormat::csv, nullptr },
+                                                                       { timeline::ExportFormat::audacity, "audacity" },
+                                                                       { timeline::ExportFormat::reaper, "reaper" },
+                                                                       { timeline::ExportFormat::midi, "midi" } };
+    for (const auto& [format, name] : formats)
+    {
+        INFO ((name != nullptr ? name : "csv") << ", " << cli.joinIntoString (" "));
+        const auto exported = scratch ("kit pattern.export");
+        CHECK (view.exportTimeline (format, exported).isEmpty());
+        CHECK (processor.statusMessage() == "Exported " + juce::String (numHits) + " hits to " + exported.getFileName());
+        auto arguments = cli;
+        if (name != nullptr)
+            arguments.addArray ({ "--format", name });
+        arguments.add (file.getFullPathName());
+        juce::MemoryBlock app;
+        REQUIRE (exported.loadFileAsData (app));
+        const auto expected = runCli (arguments);
+        CHECK (app == expected);
+        const auto lines = juce::StringArray::fromLines (expected.toString().trimEnd());
+        if (format == timeline::ExportFormat::csv || format == timeline::ExportFormat::reaper)
+            CHECK (lines.size() == numHits + 1); // a header, then one row or marker per hit
+        else if (format == timeline::ExportFormat::audacity)
+            CHECK (lines.size() == numHits);
+        else
+        {
+            juce::MidiFile midi;
+            juce::MemoryInputStream stream (expected, false);
+            REQUIRE (midi.readFrom (stream));
+            int notes = 0;
+            for (int t = 0; t < midi.getNumTracks(); ++t)
+                for (const auto* event : *midi.getTrack (t))
+                    notes += event->message.isNoteOn() ? 1 : 0;
+            CHECK (notes == numHits);
+        }
+        exported.deleteFile();
+    }
+}
+} // namespace
+
+TEST_CASE ("with per-hit MIDI on the Files view shows a drum loop's hits and exports what classify --onsets writes, byte for byte", "[gui][timeline][hits]")
+{
+    TestProcessor processor; // never prepared: the app with no audio device
+    processor.setAudioDeviceAvailable (false);
+    gui::SonotypeEditor view (processor, true);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    teachKit (processor);
+    REQUIRE (processor.modelDescription().name == "built-in + taught");
+    const auto model = scratch ("taught kit.safetensors");
+    REQUIRE (processor.teaching().exportModel (model).isEmpty());
+    const auto loop = scratch ("kit pattern.wav");
+    REQUIRE (juce::File (fixturePath ("kit/pattern.wav")).copyFileTo (loop));
+
+    // Segments first; per-hit MIDI on analyses the file again, hit by hit, with the onset settings on screen.
+    view.openAudioFiles ({ loop });
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    CHECK_FALSE (view.timeline().status().perHit);
+    CHECK (view.timeline().laneName() == "segments");
+    setParameter (processor, plugin::ParameterIds::hitMode, 1.0f);
+    pumpMessages (300);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    const auto status = view.timeline().status();
+    REQUIRE (status.state == plugin::FileState::done);
+    REQUIRE (status.perHit);
+    CHECK (status.segments.empty());
+    CHECK (view.timeline().numWindows() == 0);
+    const auto rendered = kitPattern();
+    INFO (status.hits.size() << " hits found, " << rendered.size() << " rendered");
+    CHECK (std::abs (static_cast<int> (status.hits.size()) - static_cast<int> (rendered.size())) <= 2);
+    CHECK (view.timeline().laneName() == juce::String (static_cast<int> (status.hits.size())) + " hits");
+    for (const auto& hit : status.hits)
+        REQUIRE ((hit.classIndex >= 0 && hit.classIndex < static_cast<int> (status.labels.size())));
+    timeline::HitAnalysisResult found;
+    found.labels = status.labels;
+    found.hits = status.hits;
+    CHECK (hitsNamedAsRendered (found, rendered) >= static_cast<int> (rendered.size()) * 8 / 10);
+
+    // The tooltip names the hit under the mouse.
+    REQUIRE_FALSE (status.hits.empty());
+    const auto& first = status.hits.front();
+    const auto* under = view.timeline().hitNear (view.timeline().xOf (first.seconds) + 1.0f);
+    REQUIRE (under != nullptr);
+    CHECK (under->seconds == first.seconds);
+    CHECK (view.timeline().describe (first).startsWith (juce::String::fromUTF8 (status.labels[static_cast<std::size_t> (first.classIndex)].c_str()) + " at "));
+
+    // Each export, as the Export menu writes it, against the CLI's bytes for the same file and settings.
+    juce::StringArray cli { "classify", "--onsets", "--model", model.getFullPathName() };
+    checkHitExports (view, processor, loop, cli);
+    saveScreenshot (view, "file-hits.png");
+
+    // Other onset settings on screen (a longer gap and a higher silence gate, which drop hits from
+    // this loop): the file is analysed again with them, as classify with the same options.
+    setParameter (processor, plugin::ParameterIds::onsetThreshold, 1.5f);
+    setParameter (processor, plugin::ParameterIds::onsetGap, 0.15f);
+    setParameter (processor, plugin::ParameterIds::onsetSilence, -30.0f);
+    pumpMessages (300);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    REQUIRE (view.timeline().status().perHit);
+    CHECK (view.timeline().status().hits.size() < status.hits.size() - 5);
+    cli.addArray ({ "--onset-threshold", "1.5", "--onset-gap", "0.15", "--onset-silence=-30" });
+    checkHitExports (view, processor, loop, cli);
+
+    // Per-hit MIDI off: segments again.
+    setParameter (processor, plugin::ParameterIds::hitMode, 0.0f);
+    pumpMessages (300);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    CHECK_FALSE (view.timeline().status().perHit);
+    CHECK (view.timeline().status().hits.empty());
+    CHECK_FALSE (view.timeline().status().segments.empty());
+    CHECK (view.timeline().laneName() == "segments");
+    loop.deleteFile();
+    model.deleteFile();
 }
 
 TEST_CASE ("the app takes the audio files the CLI's folder scan takes, .wave too, dropped or chosen", "[gui][timeline][files]")

@@ -1,7 +1,9 @@
 // The Teach view as a user drives it: three classes named in the field, each recorded from the
 // input for a second, one more example taught from a segment of an analysed file (the timeline's
 // right-click menu), the classes answering live in the bars, the taught model exported and run by
-// the built CLI. Writes the screenshot README shows (build/screenshots/teach.png).
+// the built CLI. With no audio device, Record is off and says why, files still teach, and a
+// recording that no audio reaches ends with a click on Stop. Writes the screenshots README shows
+// (build/screenshots/teach.png, teach-no-device.png).
 #include "plugin/ProcessorDriver.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
@@ -145,4 +147,110 @@ TEST_CASE ("teach drum pieces from their hits in the Teach view of a larger edit
     CHECK (status.contains (" hits recognised"));
     CHECK (processor.modelDescription().name == "built-in + taught");
     saveScreenshot (view, "teach-hits.png");
+}
+
+TEST_CASE ("with no audio device Record is off and says why, files still teach, and a recording no audio reaches never sticks", "[gui][teach][record]")
+{
+    TestProcessor processor; // never prepared: the app with no audio device
+    processor.setAudioDeviceAvailable (false);
+    gui::SonotypeEditor view (processor, true);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    view.showTeach (true);
+    auto& panel = view.teachPanel();
+    for (const auto* piece : { "kick", "snare" })
+    {
+        panel.nameField().setText (piece);
+        panel.addClassFromField();
+        view.refresh();
+    }
+    auto* record = panel.recordButton (0);
+    REQUIRE (record != nullptr);
+    REQUIRE (panel.recordButton (1) != nullptr);
+    CHECK (panel.recordButton (2) == nullptr);
+
+    // Record is off, and says why, on the button and in the status line.
+    CHECK_FALSE (panel.canRecord());
+    CHECK_FALSE (record->isEnabled());
+    CHECK_FALSE (panel.recordButton (1)->isEnabled());
+    CHECK (record->getTooltip() == gui::TeachPanel::kNoInputReason);
+    CHECK (panel.statusText().endsWith (juce::String ("\n") + gui::TeachPanel::kNoInputReason));
+    record->triggerClick();
+    pumpMessages (50);
+    CHECK_FALSE (panel.isRecording());
+    panel.startRecording (0, 1.0); // a caller that did not look: refused, with the reason
+    CHECK_FALSE (panel.isRecording());
+    CHECK_FALSE (processor.recorder().isRecording());
+    CHECK (processor.statusMessage() == gui::TeachPanel::kNoInputReason);
+
+    // Files, a dropped file and a file's region still teach.
+    REQUIRE (processor.teaching().addFiles (0, { juce::File (fixturePath ("kit/kick/kick.wav")) }).isEmpty());
+    const auto snare = juce::File (fixturePath ("kit/snare/snare.wav"));
+    panel.filesDropped ({ snare.getFullPathName() }, 10, panel.getHeight() - 5);                                       // below the list: the last class
+    REQUIRE (processor.teaching().addFiles (0, { juce::File (fixturePath ("kit/pattern.wav")) }, 0.0, 1.0).isEmpty()); // a region
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    view.refresh();
+    auto state = processor.teaching().view();
+    REQUIRE (state.classes.size() == 2);
+    CHECK (state.classes[0].examples.size() == 2);
+    CHECK (state.classes[1].examples.size() == 1);
+    CHECK (panel.statusText().startsWith ("Learned 2 classes from 3 examples"));
+    CHECK (panel.statusText().endsWith (gui::TeachPanel::kNoInputReason));
+    processor.clearStatus(); // (the banner from the refused call above)
+    view.refresh();
+    saveScreenshot (view, "teach-no-device.png");
+
+    // A device opens: Record is on again, and the reason goes.
+    processor.setAudioDeviceAvailable (true);
+    view.refresh();
+    record = panel.recordButton (0);
+    REQUIRE (record != nullptr);
+    CHECK (record->isEnabled());
+    CHECK (record->getButtonText() == "Record");
+    CHECK_FALSE (panel.statusText().contains (gui::TeachPanel::kNoInputReason));
+
+    // A recording that no audio reaches (the device gives none): the button becomes Stop, and a
+    // click on it ends the recording with nothing taught.
+    record->triggerClick();
+    pumpMessages (50);
+    for (int frame = 0; frame < 5; ++frame)
+        view.refresh();
+    CHECK (panel.isRecording());
+    CHECK (record->getButtonText() == "Stop");
+    CHECK (record->isEnabled());
+    CHECK (panel.statusText().startsWith ("Recording kick: 0%"));
+    CHECK (panel.statusText().contains ("Stop ends it"));
+    processor.setAudioDeviceAvailable (false); // the device goes while recording: Stop still works
+    view.refresh();
+    CHECK (record->isEnabled());
+    CHECK_FALSE (panel.recordButton (1)->isEnabled());
+    record->triggerClick();
+    pumpMessages (50);
+    view.refresh();
+    CHECK_FALSE (panel.isRecording());
+    CHECK_FALSE (processor.recorder().isRecording());
+    CHECK (record->getButtonText() == "Record");
+    CHECK_FALSE (record->isEnabled());
+    CHECK (processor.statusMessage().contains ("no audio arrived"));
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    CHECK (processor.teaching().view().classes[0].examples.size() == 2);
+
+    // Stopped early with some audio: what arrived is the example.
+    processor.setAudioDeviceAvailable (true);
+    view.refresh();
+    constexpr double rate = 48000.0;
+    ProcessorDriver driver (processor, rate, 2, 512);
+    panel.startRecording (1, 3.0);
+    REQUIRE (panel.isRecording());
+    driver.play (firstSecond ("drums", rate));
+    view.refresh();
+    CHECK (panel.isRecording()); // 1 s of 3
+    CHECK (panel.recordButton (1)->getButtonText() == "Stop");
+    panel.recordButton (1)->triggerClick();
+    pumpMessages (50);
+    CHECK_FALSE (panel.isRecording());
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    state = processor.teaching().view();
+    REQUIRE (state.classes[1].examples.size() == 2);
+    CHECK (state.classes[1].examples[1].source == "input 1");
+    CHECK (state.classes[1].examples[1].seconds == Approx (1.0).margin (0.05));
 }

@@ -4,6 +4,8 @@
 // samples, smoothed with the windows before it; each window comes with the model's embedding of it
 // (classify --embeddings); a stop request ends the analysis early; a file that is not audio is
 // refused; files through one analyzer cache (classify's jobs) get what a fresh analyzer gives each.
+// A file's hits (analyzeHits) come as they are found, with the file's length first and the
+// progress after each block, as the app's Files view shows them, and a stop ends that early too.
 #include "dsp/SoundChange.h"
 #include "formats/AudioFileReader.h"
 #include "resources/BuiltinModel.h"
@@ -14,6 +16,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -388,6 +391,62 @@ TEST_CASE ("hits: one per onset, the level from the hit alone, whatever clip cla
     REQUIRE (longClips.hits.size() == 4);
     for (std::size_t h = 0; h < 4; ++h)
         CHECK (longClips.hits[h].probabilities == oneWindow.hits[h].probabilities);
+    std::remove (path.c_str());
+}
+TEST_CASE ("hits as they come: the length first, the progress, the same hits as a plain call, and a stop ends it early", "[timeline][onsets]")
+{
+    constexpr double kRate = 44100.0;
+    constexpr int kHits = 16; // one every half second: 8 s, several read blocks
+    std::vector<float> samples (static_cast<std::size_t> (8.0 * kRate), 0.0f);
+    std::mt19937 random (7);
+    std::normal_distribution<float> noise (0.0f, 0.2f);
+    for (int h = 0; h < kHits; ++h)
+        for (int64_t i = 0; i < static_cast<int64_t> (0.1 * kRate); ++i)
+            samples[static_cast<std::size_t> (static_cast<int64_t> ((0.2 + 0.5 * h) * kRate) + i)] =
+                noise (random) * static_cast<float> (std::exp (-static_cast<double> (i) / kRate * 40.0));
+    const auto path = scratch ("hits-as-they-come.wav");
+    writeWav (path, samples, kRate);
+    const timeline::HitAnalysisSettings settings;
+    const auto plain = timeline::analyzeHits (path, resources::builtinModel(), settings);
+    REQUIRE (plain.hits.size() == kHits);
+
+    double length = -1.0;
+    std::vector<double> progress;
+    std::vector<double> heard;
+    timeline::HitAnalysisCallbacks callbacks;
+    callbacks.onOpen = [&] (double seconds) {
+        CHECK (heard.empty());
+        CHECK (progress.empty());
+        length = seconds;
+    };
+    callbacks.onHit = [&] (const timeline::Hit& hit, std::span<const float>) { heard.push_back (hit.seconds); };
+    callbacks.onProgress = [&] (double fraction) {
+        progress.push_back (fraction);
+        return true;
+    };
+    const auto watched = timeline::analyzeHits (path, resources::builtinModel(), settings, callbacks);
+    CHECK (length == Approx (8.0).margin (1e-6));
+    CHECK_FALSE (watched.stopped);
+    REQUIRE (watched.hits.size() == plain.hits.size());
+    REQUIRE (heard.size() == plain.hits.size());
+    for (std::size_t h = 0; h < plain.hits.size(); ++h)
+    {
+        CHECK (watched.hits[h].seconds == plain.hits[h].seconds);
+        CHECK (watched.hits[h].probabilities == plain.hits[h].probabilities);
+        CHECK (heard[h] == plain.hits[h].seconds);
+    }
+    REQUIRE (progress.size() >= 2);
+    CHECK (std::is_sorted (progress.begin(), progress.end()));
+    CHECK (progress.back() == 1.0);
+
+    // Stopped at the first block: the hits found so far, and it says it stopped.
+    callbacks.onProgress = [] (double) { return false; };
+    heard.clear();
+    progress.clear();
+    const auto stopped = timeline::analyzeHits (path, resources::builtinModel(), settings, callbacks);
+    CHECK (stopped.stopped);
+    CHECK (stopped.hits.size() < plain.hits.size());
+    CHECK (stopped.durationSeconds < 8.0);
     std::remove (path.c_str());
 }
 } // namespace sonotype::testing
