@@ -42,6 +42,7 @@ add_executable(sonotype_tests
     Tests/runtime/ClassesInPlayTests.cpp
     Tests/runtime/DetectorTests.cpp
     Tests/runtime/HitStreamTests.cpp
+    Tests/runtime/LiveHitsTests.cpp
     Tests/runtime/RuntimeTests.cpp
     Tests/runtime/SegmenterTests.cpp
     Tests/runtime/SpscFifoTests.cpp

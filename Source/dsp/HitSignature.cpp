@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -9,7 +10,8 @@ namespace sonotype::dsp
 {
 namespace
 {
-    constexpr double kLowestHz = 40.0, kHighestHz = 7000.0, kTaperSeconds = 0.0005;
+    constexpr double kLowestHz = 40.0, kHighestHz = 7000.0, kAirHz = 16000.0, kTaperSeconds = 0.0005;
+    constexpr double kOverSubtraction = 2.0; // the background taken off twice over: a 5 ms estimate of a noisy tail wavers
 
     int samplesOf (double seconds, double sampleRate) { return std::max (1, static_cast<int> (std::lround (seconds * sampleRate))); }
 
@@ -39,19 +41,24 @@ HitSignature::HitSignature (double sampleRate, double afterSeconds)
     pre_ = samplesOf (kPreSeconds, sampleRate);
     after_ = samplesOf (afterSeconds, sampleRate);
     taper_ = samplesOf (kTaperSeconds, sampleRate);
-    // Band b spans [lowest x r^b, lowest x r^(b+1)) Hz in bins, each at least one bin (the low
-    // bands of a short span share little: a 7 ms attack resolves about 140 Hz).
+    // Band b spans [lowest x r^b, lowest x r^(b+1)) Hz; bin f spans (f -+ 1/2) x the bin width.
     const int size = fft_.size();
+    const double binHz = sampleRate / size;
     const double top = std::min (kHighestHz, 0.45 * sampleRate), ratio = std::pow (top / kLowestHz, 1.0 / kBands);
-    for (int b = 0; b <= kBands; ++b)
+    hasAir_ = 0.45 * sampleRate >= kAirHz;
+    for (int b = 0; b < (hasAir_ ? kBands + 1 : kBands); ++b)
     {
-        const auto bin = static_cast<int> (std::lround (kLowestHz * std::pow (ratio, b) * size / sampleRate));
-        const int previous = b == 0 ? 0 : bandEdges_[static_cast<std::size_t> (b - 1)] + 1;
-        bandEdges_[static_cast<std::size_t> (b)] = std::clamp (std::max (bin, previous), 0, size / 2 + 1);
+        const double low = b == kAir ? kHighestHz : kLowestHz * std::pow (ratio, b), high = b == kAir ? kAirHz : low * ratio;
+        for (int f = std::max (0, static_cast<int> (std::floor (low / binHz - 0.5))); f <= size / 2 && (f - 0.5) * binHz < high; ++f)
+        {
+            const double overlap = std::min (high, (f + 0.5) * binHz) - std::max (low, (f - 0.5) * binHz);
+            if (overlap > 0.0)
+                bandBins_.push_back ({ b, f, overlap / binHz });
+        }
     }
 }
 
-void HitSignature::bandPowers (const float* samples, int count, std::array<double, kBands>& bands) noexcept
+void HitSignature::bandPowers (const float* samples, int count, std::array<double, kBands + 1>& bands) noexcept
 {
     const int size = fft_.size();
     double* input = fft_.input();
@@ -67,13 +74,11 @@ void HitSignature::bandPowers (const float* samples, int count, std::array<doubl
     }
     std::fill (input + count, input + size, 0.0);
     fft_.transform();
-    for (int b = 0; b < kBands; ++b)
-    {
-        double sum = 0.0;
-        for (int f = bandEdges_[static_cast<std::size_t> (b)]; f < bandEdges_[static_cast<std::size_t> (b + 1)]; ++f)
-            sum += fft_.power (f);
-        bands[static_cast<std::size_t> (b)] = sum / count; // per sample: the two spans differ in length
-    }
+    bands.fill (0.0);
+    for (const auto& entry : bandBins_)
+        bands[static_cast<std::size_t> (entry.band)] += entry.weight * fft_.power (entry.bin);
+    for (auto& band : bands)
+        band /= count; // per sample: the two spans differ in length
 }
 
 void HitSignature::compute (const float* samples, Values& out) noexcept
@@ -86,15 +91,16 @@ void HitSignature::compute (const float* samples, Values& out) noexcept
     // The new energy in each band: the attack's less the background's (never below a thousandth of
     // the attack's, so that a hit on a louder tail still has a shape).
     double total = 0.0;
-    for (int b = 0; b < kBands; ++b)
+    for (int b = 0; b <= kBands; ++b)
     {
         auto& band = attack_[static_cast<std::size_t> (b)];
-        band = std::max (band - backgroundPower_[static_cast<std::size_t> (b)], 1e-3 * band);
-        total += band;
+        band = std::max (band - kOverSubtraction * backgroundPower_[static_cast<std::size_t> (b)], 1e-3 * band);
+        total += b < kBands ? band : 0.0;
     }
     const double totalDb = decibels (total);
     for (int b = 0; b < kBands; ++b)
         out[static_cast<std::size_t> (b)] = static_cast<float> (std::max (decibels (attack_[static_cast<std::size_t> (b)]) - totalDb, kFloorDb));
+    out[kAir] = hasAir_ ? static_cast<float> (std::max (decibels (attack_[kAir]) - totalDb, kFloorDb)) : std::numeric_limits<float>::quiet_NaN();
 
     // The new energy over the parts of the span after the onset, in the time domain.
     double backgroundPower = 0.0;
@@ -110,11 +116,11 @@ void HitSignature::compute (const float* samples, Values& out) noexcept
         for (int i = from; i < to; ++i)
             sum += static_cast<double> (attack[i]) * attack[i];
         const double power = sum / std::max (1, to - from);
-        parts[static_cast<std::size_t> (s)] = std::max (power - backgroundPower, 1e-3 * power);
+        parts[static_cast<std::size_t> (s)] = std::max (power - kOverSubtraction * backgroundPower, 1e-3 * power);
         partsMean += parts[static_cast<std::size_t> (s)] / kSegments;
     }
     for (int s = 0; s < kSegments; ++s)
-        out[static_cast<std::size_t> (kBands + s)] =
+        out[static_cast<std::size_t> (kSegments0 + s)] =
             static_cast<float> (std::max (decibels (parts[static_cast<std::size_t> (s)]) - decibels (partsMean), kSegmentFloorDb));
 
     // The level: the new energy per sample over the attack (Parseval: the bins' power over the

@@ -253,10 +253,23 @@ FileTimelines::Settings SonotypeProcessor::fileAnalysisSettings() const
                 settings.analysis.classes.push_back (info->labels[c]);
     if (hits_.isOn() && settings.model != nullptr)
     {
-        // Per-hit MIDI: the files' hits, as `classify --onsets` finds them with the onset settings
-        // on screen and the model's clip (what the live per-hit mode runs).
-        const auto live = runtime::hitSettingsFor (*settings.model, hits_.onsetSettings());
-        settings.hits = timeline::HitAnalysisSettings { live.onsets, live.clipSeconds, live.preRollSeconds, settings.analysis.classes };
+        // Per-hit MIDI: the files' hits, as `classify --onsets [--response live]` finds them with the
+        // onset settings on screen: Live where it is chosen and the model has a kit, else the model's clip.
+        const auto exact = runtime::hitSettingsFor (*settings.model, hits_.onsetSettings());
+        settings.hits = timeline::HitAnalysisSettings { exact.onsets, exact.clipSeconds, exact.preRollSeconds, settings.analysis.classes };
+        if (settings.model != fileKitModel_)
+        {
+            fileKitModel_ = settings.model;
+            try
+            {
+                fileModelHasKit_ = runtime::liveHitKitOf (*settings.model).has_value();
+            }
+            catch (const std::exception&)
+            {
+                fileModelHasKit_ = false; // (a broken kit: the exact hits, and the status says why)
+            }
+        }
+        settings.hits->live = hits_.response() == HitResponse::live && fileModelHasKit_;
     }
     return settings;
 }

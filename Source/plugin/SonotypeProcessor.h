@@ -215,6 +215,8 @@ private:
         double sampleRate = 0.0;
         bool operator== (const LiveKey&) const = default;
     };
+    mutable std::shared_ptr<const engine::Model> fileKitModel_; // message thread (fileAnalysisSettings): the model fileModelHasKit_ is of
+    mutable bool fileModelHasKit_ = false;
     LiveKey appliedLive_;                                              // the same
     std::shared_ptr<const engine::Model> liveModel_;                   // the same: the model liveClassifier_ is of
     std::shared_ptr<const runtime::LiveHitClassifier> liveClassifier_; // the same: its live kit's classifier (none: no kit)

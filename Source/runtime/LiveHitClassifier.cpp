@@ -143,8 +143,12 @@ LiveHitClassifier::LiveHitClassifier (LiveHitKit kit, int numLabels, int unknown
 void LiveHitClassifier::distances (const dsp::HitSignature::Values& signature, std::span<float> out) const noexcept
 {
     std::array<float, kSize> scaled {};
+    std::array<bool, kSize> used {}; // a number the hit has not (its rate cannot hold the air band) counts for nothing
     for (int d = 0; d < kSize; ++d)
-        scaled[static_cast<std::size_t> (d)] = signature[static_cast<std::size_t> (d)] / kit_.scales[static_cast<std::size_t> (d)];
+    {
+        used[static_cast<std::size_t> (d)] = ! std::isnan (signature[static_cast<std::size_t> (d)]);
+        scaled[static_cast<std::size_t> (d)] = used[static_cast<std::size_t> (d)] ? signature[static_cast<std::size_t> (d)] / kit_.scales[static_cast<std::size_t> (d)] : 0.0f;
+    }
     std::fill (out.begin(), out.end(), std::numeric_limits<float>::infinity());
     for (int e = 0; e < kit_.numExamples(); ++e)
     {
@@ -152,7 +156,7 @@ void LiveHitClassifier::distances (const dsp::HitSignature::Values& signature, s
         float sum = 0.0f;
         for (int d = 0; d < kSize; ++d)
         {
-            const float difference = scaled[static_cast<std::size_t> (d)] - example[d];
+            const float difference = used[static_cast<std::size_t> (d)] ? scaled[static_cast<std::size_t> (d)] - example[d] : 0.0f;
             sum += difference * difference;
         }
         auto& nearest = out[static_cast<std::size_t> (kit_.labels[static_cast<std::size_t> (e)])];

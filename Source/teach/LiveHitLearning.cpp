@@ -11,7 +11,7 @@ namespace
 
     float floorOf (int dimension) noexcept
     {
-        if (dimension < dsp::HitSignature::kBands)
+        if (dimension <= dsp::HitSignature::kAir)
             return kLiveBandFloorDb;
         return dimension < kSize - 1 ? kLiveSegmentFloorDb : kLiveLevelFloorDb;
     }
@@ -77,8 +77,19 @@ std::optional<runtime::LiveHitKit> learnLiveHits (const std::vector<TaughtClass>
             }
     if (kit.labels.empty())
         return std::nullopt;
+    // A number some example has not (the air band, of a sound kept at 16 kHz) is left out: 0 for
+    // every example, and a scale that makes any difference in it nothing.
+    std::vector<bool> missing (kSize, false);
+    for (std::size_t i = 0; i < kit.signatures.size(); ++i)
+        missing[i % kSize] = missing[i % kSize] || std::isnan (kit.signatures[i]);
+    for (std::size_t i = 0; i < kit.signatures.size(); ++i)
+        if (missing[i % kSize])
+            kit.signatures[i] = 0.0f;
     const int numClasses = static_cast<int> (classes.size());
     kit.scales = scalesOf (kit, numClasses);
+    for (int d = 0; d < kSize; ++d)
+        if (missing[static_cast<std::size_t> (d)])
+            kit.scales[static_cast<std::size_t> (d)] = kLiveIgnoredScale;
     // The gate: how far an example lies from its own class's nearest other example, at the 90th
     // percentile, times the factor (a new hit of a piece lies about as far as its examples do).
     std::vector<float> nearest;

@@ -18,6 +18,8 @@ namespace sonotype::teach
 
 /** The scales' floors, in dB: a band's share, a part of the attack's movement, the level. */
 inline constexpr float kLiveBandFloorDb = 3.0f, kLiveSegmentFloorDb = 3.0f, kLiveLevelFloorDb = 12.0f;
+/** The scale of a number some example has not: any difference in it then counts for nothing. */
+inline constexpr float kLiveIgnoredScale = 1e6f;
 /** The gate: this many times the 90th percentile of the examples' distances to their class's
     nearest other example, and at least kLiveMinGate. */
 inline constexpr float kLiveGateFactor = 3.0f, kLiveMinGate = 6.0f;

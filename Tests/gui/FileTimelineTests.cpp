@@ -298,10 +298,21 @@ TEST_CASE ("with per-hit MIDI on the Files view shows a drum loop's hits and exp
     CHECK (under->seconds == first.seconds);
     CHECK (view.timeline().describe (first).startsWith (juce::String::fromUTF8 (status.labels[static_cast<std::size_t> (first.classIndex)].c_str()) + " at "));
 
-    // Each export, as the Export menu writes it, against the CLI's bytes for the same file and settings.
+    // Each export, as the Export menu writes it, against the CLI's bytes for the same file and
+    // settings: the Live response (the default, with a kit taught from hits) is --response live.
+    CHECK (processor.fileTimelines().settings().hits->live);
+    checkHitExports (view, processor, loop, { "classify", "--onsets", "--response", "live", "--model", model.getFullPathName() });
+    saveScreenshot (view, "file-hits.png");
+
+    // Exact: the model on each hit's clip, classify's default.
+    setParameter (processor, plugin::ParameterIds::hitResponse, static_cast<float> (plugin::HitResponse::exact));
+    pumpMessages (300);
+    REQUIRE (waitForFiles (processor));
+    view.refresh();
+    REQUIRE (view.timeline().status().perHit);
+    CHECK_FALSE (processor.fileTimelines().settings().hits->live);
     juce::StringArray cli { "classify", "--onsets", "--model", model.getFullPathName() };
     checkHitExports (view, processor, loop, cli);
-    saveScreenshot (view, "file-hits.png");
 
     // Other onset settings on screen (a longer gap and a higher silence gate, which drop hits from
     // this loop): the file is analysed again with them, as classify with the same options.
