@@ -187,17 +187,10 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
 
 namespace
 {
-/** kick, snare and hat taught in the Teach view's way from the fixture kit's one-shots, as hits. */
+/** The fixture kit taught as hits, as the Teach view does (teachFixtureKit), and seen by the processor's timer. */
 void teachKit (plugin::SonotypeProcessor& processor)
 {
-    processor.teaching().setHits (true);
-    for (const auto* piece : { "kick", "snare", "hat" })
-    {
-        REQUIRE (processor.teaching().addClass (piece).isEmpty());
-        const auto c = static_cast<int> (processor.teaching().view().classes.size()) - 1;
-        REQUIRE (processor.teaching().addFiles (c, { juce::File (fixturePath (std::string ("kit/") + piece)) }).isEmpty()); // a folder
-    }
-    REQUIRE (processor.teaching().waitUntilIdle (60000));
+    REQUIRE (teachFixtureKit (processor));
     pumpMessages (300); // the processor's timer sees the taught model
 }
 

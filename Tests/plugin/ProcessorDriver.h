@@ -5,6 +5,7 @@
 
 #include "gui/SonotypeEditor.h"
 #include "plugin/SonotypeProcessor.h"
+#include "support/Fixtures.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -31,6 +32,23 @@ inline bool loadModel (plugin::SonotypeProcessor& processor, const juce::File& f
 {
     processor.loadModelFile (file);
     return waitForModelLoad (processor) && ! processor.statusIsError();
+}
+
+/** kick, snare and hat taught in the Teach view's way ("Examples are hits") from the fixture kit's
+    recordings of each piece (fixtures kit/kick/ and so on, rendered by sonotype.hits.kit); true when
+    the taught model was learned (the processor runs it once its model service has swapped it in). */
+inline bool teachFixtureKit (plugin::SonotypeProcessor& processor)
+{
+    processor.teaching().setHits (true);
+    for (const auto* piece : { "kick", "snare", "hat" })
+    {
+        if (processor.teaching().addClass (piece).isNotEmpty())
+            return false;
+        const auto c = static_cast<int> (processor.teaching().view().classes.size()) - 1;
+        if (processor.teaching().addFiles (c, { juce::File (fixturePath (std::string ("kit/") + piece)) }).isNotEmpty()) // a folder
+            return false;
+    }
+    return processor.teaching().waitUntilIdle (60000) && processor.teaching().view().error.isEmpty();
 }
 
 /** A model file that takes as long to read as the test wants: TestProcessor's reads of it wait
