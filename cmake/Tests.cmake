@@ -51,6 +51,7 @@ add_executable(sonotype_tests
     Tests/timeline/AnalysisWarningsTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/FileBlocksTests.cpp
+    Tests/timeline/NoteMapTests.cpp
     Tests/timeline/TimelineExportTests.cpp
     Tests/timeline/TimelineSegmentsTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do

@@ -429,8 +429,7 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
     std::string text;
     try
     {
-        const int baseNote = juce::roundToInt (processor_.parameters.getRawParameterValue (plugin::ParameterIds::baseNote)->load());
-        text = timeline::exportSegments (format, segments, labels, { source, baseNote });
+        text = timeline::exportSegments (format, segments, labels, processor_.exportSettings (source, labels));
     }
     catch (const std::exception& e)
     {

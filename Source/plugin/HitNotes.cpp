@@ -75,13 +75,13 @@ int HitNotes::setLatency (int64_t samples) noexcept
 
 // ----- worker thread ----------------------------------------------------------------------------
 
-void HitNotes::queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled) noexcept
+void HitNotes::queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled, const runtime::AnalysisInfo& info) noexcept
 {
     if (! isOn() || midiOut_.load (std::memory_order_relaxed) < 0.5f)
         return;
     const auto& probabilities = hit.result.probabilities;
     const int top = runtime::topEnabledClass (probabilities.data(), static_cast<int> (probabilities.size()), enabled);
-    const int note = juce::roundToInt (baseNote_.load (std::memory_order_relaxed)) + top;
+    const int note = notes_.noteOf (info, top, juce::roundToInt (baseNote_.load (std::memory_order_relaxed)));
     if (top < 0 || note < 0 || note > 127)
         return;
     const HitEvent event { onsetSample, note, timeline::hitVelocity (hit.levelDb) };

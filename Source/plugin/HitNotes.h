@@ -1,6 +1,7 @@
 // The plugin's per-hit mode (drum-to-MIDI): the analysis worker runs runtime::HitClassifier on the
 // stream it receives (the same hits and clips as `sonotype classify --onsets`), and each hit
-// becomes one MIDI note: the note of its class (base note + class index), velocity from its level
+// becomes one MIDI note: the note of its class (timeline/NoteMap.h: the one chosen for it, the
+// General MIDI drum its name says, else base note + class index), velocity from its level
 // (timeline::hitVelocity, as the CLI's MIDI file), 100 ms long or up to the next hit of the same
 // note. The window analysis goes on for the display; its notes are off while this mode is on.
 //
@@ -28,6 +29,7 @@
 #pragma once
 
 #include "dsp/OnsetDetector.h"
+#include "plugin/ModelNotes.h"
 #include "runtime/HitClassifier.h"
 #include "runtime/SpscFifo.h"
 #include "timeline/MidiNotes.h"
@@ -83,8 +85,9 @@ public:
     int64_t latencyShortfall() const noexcept { return shortfall_.load (std::memory_order_relaxed); }
 
     // ----- worker thread ----------------------------------------------------------------------
-    /** Queues the hit's note (its class among `enabled`, at the base note), if per-hit MIDI is on. */
-    void queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled) noexcept;
+    /** Queues the hit's note (its class among `enabled`; the note of that class of `info`'s
+        model: ModelNotes.h), if per-hit MIDI is on. */
+    void queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled, const runtime::AnalysisInfo& info) noexcept;
 
     // ----- audio thread -----------------------------------------------------------------------
     /** Records the block's first numChannels channels and, while the latency is not 0, replaces
@@ -119,6 +122,7 @@ private:
     const std::atomic<float>& silence_;
 
     runtime::SpscRing<HitEvent> queue_ { 256 };
+    ModelNotes notes_; // the worker's: the classes' notes
     std::atomic<int> latency_ { 0 };
     std::atomic<int64_t> shortfall_ { 0 };
     std::atomic<double> rate_ { 0.0 };
