@@ -37,10 +37,11 @@ public:
     /** Sizes at the editor's scale. */
     int px (float v) const { return juce::roundToInt (v * owner_.scale_); }
     int classHeight() const { return px (30.0f); }
+    int summaryHeight() const { return px (18.0f); } // the class's line under its name and note: its examples and checks
     int exampleHeight() const { return px (22.0f); }
     int rowsHeight (const plugin::Teaching::ClassView& c) const
     {
-        return classHeight() + std::max<int> (1, static_cast<int> (c.examples.size())) * exampleHeight();
+        return classHeight() + summaryHeight() + std::max<int> (1, static_cast<int> (c.examples.size())) * exampleHeight();
     }
 
     void setView (const plugin::Teaching::View& view, int baseNote)
@@ -108,7 +109,7 @@ public:
             buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (262.0f), buttonTop, px (70.0f), buttonHeight);
             buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (186.0f), buttonTop, px (100.0f), buttonHeight);
             buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (80.0f), buttonTop, px (76.0f), buttonHeight);
-            int y = top + classHeight();
+            int y = top + classHeight() + summaryHeight();
             for (std::size_t e = 0; e < c.examples.size(); ++e, y += exampleHeight())
                 buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (28.0f), y + px (2.0f), px (24.0f), exampleHeight() - px (4.0f));
             top += rowsHeight (c) + px (6.0f);
@@ -133,8 +134,8 @@ public:
             g.drawText (taught.name, px (10.0f), top, px (110.0f), ch, juce::Justification::centredLeft, true);
             g.setColour (Colours::dimText);
             g.setFont (13.0f * scale);
-            g.drawFittedText (summary (taught), px (238.0f), top, w - px (238.0f + 266.0f), ch, juce::Justification::centredLeft, 1, 0.8f);
-            int y = top + ch;
+            g.drawFittedText (summary (taught), px (14.0f), top + ch - px (4.0f), w - px (20.0f), summaryHeight(), juce::Justification::centredLeft, 1, 0.8f);
+            int y = top + ch + summaryHeight();
             for (const auto& example : taught.examples)
             {
                 g.setColour (Colours::text);
@@ -186,8 +187,9 @@ private:
         return { right ? juce::String ("recognised") : "heard as " + (known ? view_.labels[example.heardAs] : juce::String ("?")), right };
     }
 
-    /** The class's note: "By name" (id 1) or one of 0-127 (id note + 2), "36 C1 Bass Drum 1"; with
-        none chosen it shows the note the class plays and "auto". */
+    /** The class's note: "By name" (id 1) or one of 0-127 (id note + 2), "36 C1 Bass Drum 1" in
+        the menu; the row shows the note chosen ("40 E1"), or with none the note the class plays and
+        "auto". */
     void addNoteMenu (int classIndex, int chosen, int played)
     {
         auto menu = std::make_unique<juce::ComboBox>();
@@ -197,8 +199,9 @@ private:
             const auto drum = timeline::generalMidiDrumName (note);
             menu->addItem (juce::String (timeline::describeNote (note)) + (drum.empty() ? "" : " " + juce::String (std::string (drum))), note + 2);
         }
+        // The row shows the number and name only ("40 E1"), which fits beside the class's name at any size.
         if (chosen >= 0)
-            menu->setSelectedId (chosen + 2, juce::dontSendNotification);
+            menu->setText (timeline::describeNote (chosen), juce::dontSendNotification);
         else
             menu->setText (played >= 0 ? juce::String (timeline::describeNote (played)) + " auto" : juce::String ("no note"), juce::dontSendNotification);
         menu->setTooltip ("The MIDI note " + view_.classes[static_cast<std::size_t> (classIndex)].name
