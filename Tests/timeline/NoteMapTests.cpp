@@ -79,6 +79,12 @@ TEST_CASE ("Class names say their General MIDI drum notes, case and separators a
         { "wood block", 76 },
         { "triangle", 81 },
         { "cabasa", 69 },
+        // Hydrogen's kits name their instruments so.
+        { "Hat 1 Op", 46 },
+        { "Hat 1 Pd", 44 },
+        { "ride-cup", 53 },
+        { "Pearl Tom Floor", 41 },
+        { "Tom High (Tama Superstar 12\")", 50 },
     };
     for (const auto& [name, note] : names)
     {
