@@ -305,9 +305,12 @@ model's output not finite counts as not classified); 2 bad usage.)";
         {
             // Which note is which class, as the file's text events say too.
             const auto labels = runtime::classLabels (*model);
-            std::cerr << "notes:";
+            const char* separator = "notes: ";
             for (const auto& line : timeline::describeNoteMap (labels, timeline::noteMap (labels, options.chosenNotes, options.baseNote)))
-                std::cerr << " " << engine::printable (line) << ";";
+            {
+                std::cerr << separator << engine::printable (line);
+                separator = "; ";
+            }
             std::cerr << "\n";
         }
         runtime::WindowAnalyzer::checkSettings (options.analysis.hopSeconds, options.analysis.smoothingSeconds);
