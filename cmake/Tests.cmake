@@ -132,6 +132,7 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/HitNotesTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/InputGateTests.cpp
+    Tests/plugin/ModelNotesTests.cpp
     Tests/plugin/ModelServiceTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp
