@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 namespace sonotype::plugin
 {
@@ -29,8 +30,7 @@ public:
     {
         if (info.generation != generation_ || info.model.get() != model_ || baseNote != baseNote_)
         {
-            static const std::vector<int> none;
-            const auto& chosen = info.model != nullptr ? info.model->info().classNotes : none;
+            const auto chosen = info.model != nullptr ? std::span<const int> (info.model->info().classNotes) : std::span<const int>();
             timeline::resolveNotes (info.labels, chosen, baseNote, notes_);
             generation_ = info.generation;
             model_ = info.model.get();
