@@ -54,6 +54,7 @@ add_executable(sonotype_tests
     Tests/timeline/AnalysisWarningsTests.cpp
     Tests/timeline/FileAnalysisTests.cpp
     Tests/timeline/FileBlocksTests.cpp
+    Tests/timeline/NoteMapTests.cpp
     Tests/timeline/TimelineExportTests.cpp
     Tests/timeline/TimelineSegmentsTests.cpp)
 if(NOT SONOTYPE_SANITIZE) # the allocation counter replaces malloc, as the sanitizers do
@@ -135,6 +136,7 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/HitNotesTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/InputGateTests.cpp
+    Tests/plugin/ModelNotesTests.cpp
     Tests/plugin/ModelServiceTests.cpp
     Tests/plugin/OscTests.cpp
     Tests/plugin/ProcessorTests.cpp

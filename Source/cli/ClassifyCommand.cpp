@@ -300,6 +300,26 @@ model's output not finite counts as not classified); 2 bad usage.)";
         {
             throw UsageError (std::string ("--classes: ") + e.what());
         }
+        try
+        {
+            options.chosenNotes = timeline::withChosenNotes (model->info().classNotes, options.noteMap, runtime::classLabels (*model));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw UsageError (std::string ("--note-map: ") + e.what());
+        }
+        if (options.format == timeline::ExportFormat::midi)
+        {
+            // Which note is which class, as the file's text events say too.
+            const auto labels = runtime::classLabels (*model);
+            const char* separator = "notes: ";
+            for (const auto& line : timeline::describeNoteMap (labels, timeline::noteMap (labels, options.chosenNotes, options.baseNote)))
+            {
+                std::cerr << separator << engine::printable (line);
+                separator = "; ";
+            }
+            std::cerr << "\n";
+        }
         runtime::WindowAnalyzer::checkSettings (options.analysis.hopSeconds, options.analysis.smoothingSeconds);
         return model;
     }
@@ -339,7 +359,7 @@ model's output not finite counts as not classified); 2 bad usage.)";
             if (! outcome.error.empty())
                 output.errorRow (files[i], outcome.error);
             if (options.exporting() && ! outcome.failed)
-                output.fileExport (outcome.segments, outcome.hits);
+                output.fileExport (files[i], outcome.segments, outcome.hits);
             out.flush();
             if (progress)
                 drawProgress (i + 1, files.size());

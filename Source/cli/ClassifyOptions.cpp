@@ -1,5 +1,6 @@
 #include "cli/ClassifyOptions.h"
 
+#include <stdexcept>
 #include <unistd.h>
 
 namespace sonotype::cli
@@ -110,7 +111,28 @@ void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
     addNumberOption (command, "--threshold", options.analysis.segments.thresholdPercent, 0.0, 100.0, false, "a percentage", "PERCENT",
                      "segments and summaries: a moment whose most probable class (the mean over the windows that cover it) has less than this is "
                      "in no segment (default 30)");
-    addWholeOption (command, "--base-note", options.baseNote, 0, 127, "NOTE", "--format midi: the note of class 0, as the plugin's (default 36)");
+    addWholeOption (command, "--base-note", options.baseNote, 0, 127, "NOTE",
+                    "--format midi: the note of class 0, as the plugin's (default 36), for the classes whose name says no drum piece");
+    command
+        .add_option_function<std::string> (
+            "--note-map", [&options] (const std::string& text) { options.noteMap = timeline::parseClassNotes (text); },
+            "--format midi: notes for classes, over the model's own (e.g. kick=36,snare=D1; C1 is 36). Without one a class plays the note "
+            "chosen for it when it was taught, else the General MIDI drum its name says (kick 36, snare 38, hat 42, ...), else base note + "
+            "its index")
+        ->type_name ("CLASS=NOTE,...")
+        ->check (CLI::Validator (
+            [] (std::string& text) {
+                try
+                {
+                    timeline::parseClassNotes (text);
+                    return std::string();
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    return std::string (e.what());
+                }
+            },
+            "", "note-map"));
     command.add_option ("--output", options.output, "write the results to FILE instead of stdout")->type_name ("FILE");
     addWholeOption (command, "--jobs", options.jobs, 1u, 1024u, "N", "files classified in parallel (default: the number of cores)");
     command
@@ -148,6 +170,8 @@ void checkClassifyUsage (const ClassifyOptions& options)
         throw UsageError ("--onsets gives one row per hit: --summary, --segments and --grid do not go with it");
     if (options.embeddings && (options.summary || options.segments || options.onsets || exporting))
         throw UsageError ("--embeddings gives window rows: --summary, --segments, --onsets and --format audacity|reaper|midi do not go with it");
+    if (! options.noteMap.empty() && options.format != timeline::ExportFormat::midi)
+        throw UsageError ("--note-map sets the notes of a MIDI file: give --format midi");
     if (options.format == timeline::ExportFormat::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)
         throw UsageError ("--format midi writes a binary file: give --output FILE or redirect stdout");
 }

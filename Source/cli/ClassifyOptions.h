@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace sonotype::cli
@@ -28,7 +29,9 @@ struct ClassifyOptions
     bool errorRows = true;   // --error-rows is the default too (kept for the scripts that pass it)
     bool embeddings = false; // --embeddings: each window row gets the model's embedding
     timeline::ExportFormat format = timeline::ExportFormat::csv;
-    int baseNote = 36; // the plugin's "MIDI base note" default
+    int baseNote = 36;                                // the plugin's "MIDI base note" default
+    std::vector<std::pair<std::string, int>> noteMap; // --note-map: notes chosen for classes, over the model's own
+    std::vector<int> chosenNotes;                     // per class: the model's chosen notes with --note-map's (set when the model is loaded)
     std::string output;
     unsigned jobs = std::max (1u, std::thread::hardware_concurrency());
     std::size_t shardIndex = 0, shardCount = 1;

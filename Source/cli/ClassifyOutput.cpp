@@ -168,9 +168,9 @@ void ClassifyOutput::errorRow (const std::string& path, const std::string& messa
         out_ << timeline::csvField (path) << std::string (numColumns_ - 1, ',') << timeline::csvField (message) << "\n";
 }
 
-void ClassifyOutput::fileExport (const std::vector<runtime::Segment>& segments, const std::vector<timeline::Hit>& hits)
+void ClassifyOutput::fileExport (const std::string& file, const std::vector<runtime::Segment>& segments, const std::vector<timeline::Hit>& hits)
 {
-    const timeline::ExportSettings settings { {}, options_.baseNote };
+    const timeline::ExportSettings settings { file, options_.baseNote, options_.chosenNotes };
     out_ << (options_.onsets ? timeline::exportHits (options_.format, hits, labels_, settings)
                              : timeline::exportSegments (options_.format, segments, labels_, settings));
 }

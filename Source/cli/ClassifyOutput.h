@@ -51,8 +51,9 @@ public:
     void row (std::string text);
     /** A file or folder that could not be classified: a row with its error (not in an export format). */
     void errorRow (const std::string& path, const std::string& message);
-    /** One file's segments or hits in the export format. */
-    void fileExport (const std::vector<runtime::Segment>& segments, const std::vector<timeline::Hit>& hits);
+    /** One file's segments or hits in the export format (MIDI: its track named after `file`, its
+        notes the options' chosen notes over the note map). */
+    void fileExport (const std::string& file, const std::vector<runtime::Segment>& segments, const std::vector<timeline::Hit>& hits);
     /** JSON's closing bracket. */
     void finish();
 

@@ -10,6 +10,7 @@
 #include "engine/file/Text.h"
 #include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
+#include "timeline/NoteMap.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -122,6 +123,15 @@ or null where the op counts them itself, and how many leading inputs must be pre
         }
     }
 
+    /** Each class's MIDI note (the plugin's, classify --format midi's) at the default base note. */
+    void printNotes (const engine::Model& model)
+    {
+        const auto labels = runtime::classLabels (model);
+        std::cout << "notes:       as MIDI out and classify --format midi play them (C1 = 36; base note 36, the default)\n";
+        for (const auto& line : timeline::describeNoteMap (labels, timeline::noteMap (labels, model.info().classNotes, 36)))
+            std::cout << "             " << engine::printable (line) << "\n";
+    }
+
     std::string kibibytes (std::size_t bytes)
     {
         char text[64];
@@ -180,7 +190,9 @@ namespace
             std::cout << "(none)";
         for (std::size_t i = 0; i < info.labels.size(); ++i)
             std::cout << (i ? ", " : "") << info.labels[i];
-        std::cout << "\nscores:      " << describeScores (model->info().scores) << "\n";
+        std::cout << "\n";
+        printNotes (*model);
+        std::cout << "scores:      " << describeScores (model->info().scores) << "\n";
         std::cout << "frontend:    " << engine::printable (info.frontendJson) << "\n";
         describeFeatures (*model);
         std::cout << "ops:         " << info.numNodes << " nodes:";

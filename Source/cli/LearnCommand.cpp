@@ -9,6 +9,7 @@
 #include "runtime/WindowAnalyzer.h"
 #include "teach/HitEmbedding.h"
 #include "teach/Lesson.h"
+#include "timeline/NoteMap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <stdexcept>
 
 namespace sonotype::cli
 {
@@ -44,6 +46,7 @@ examples. The result is one model file, the base model plus what was learned: gi
     struct Options
     {
         std::vector<std::vector<std::string>> classes; // each: NAME PATH...
+        std::vector<std::string> notes;                // --note CLASS=NOTE
         std::string model, output;
         double hopSeconds = 0.25, unknownBelow = teach::kCalibratedUnknown, clipSeconds = 0.12;
         bool hits = false, noHits = false;
@@ -142,6 +145,40 @@ examples. The result is one model file, the base model plus what was learned: gi
         std::cout << std::defaultfloat << std::setprecision (6) << "\n";
     }
 
+    /** --note's notes, by class; UsageError for one that is not CLASS=NOTE or names no class given. */
+    teach::ChosenNotes chosenNotes (const Options& options)
+    {
+        std::vector<std::string> names;
+        for (const auto& group : options.classes)
+            if (! group.empty())
+                names.push_back (group[0]);
+        names.push_back ("unknown");
+        teach::ChosenNotes notes;
+        for (const auto& text : options.notes)
+            try
+            {
+                const auto [name, note] = timeline::parseClassNote (text);
+                timeline::withChosenNotes ({}, { { name, note } }, names); // a class given, or unknown
+                notes[name] = note;
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw UsageError (std::string ("--note: ") + e.what());
+            }
+        return notes;
+    }
+
+    /** The note each class plays (the plugin's MIDI, classify --format midi): chosen, by its name, or base note + index. */
+    void printNotes (const teach::Head& head, const teach::ChosenNotes& notes)
+    {
+        std::vector<int> chosen;
+        for (const auto& label : head.labels)
+            chosen.push_back (notes.count (label) != 0 ? notes.at (label) : timeline::kNoNote);
+        std::cout << "Notes (C1 = 36; --note CLASS=NOTE chooses one):\n";
+        for (const auto& line : timeline::describeNoteMap (head.labels, timeline::noteMap (head.labels, chosen, 36)))
+            std::cout << "  " << engine::printable (line) << "\n";
+    }
+
     /** Leave one file out: the table people read to see whether their classes are separable. */
     void printConfusion (const std::vector<teach::TaughtClass>& classes, const teach::Lesson::Learned& learned)
     {
@@ -228,6 +265,7 @@ examples. The result is one model file, the base model plus what was learned: gi
                 throw UsageError (e.what());
             }
         }
+        const auto notes = chosenNotes (options);
         std::vector<teach::TaughtClass> classes;
         if (! gatherExamples (options, lesson, classes))
             return 1;
@@ -242,8 +280,9 @@ examples. The result is one model file, the base model plus what was learned: gi
         }
         printConfusion (classes, learned);
         printGates (learned.head);
+        printNotes (learned.head, notes);
 
-        const auto file = lesson.build (learned.head).bytes;
+        const auto file = lesson.build (learned.head, {}, notes).bytes;
         std::ofstream out (options.output, std::ios::binary | std::ios::trunc);
         out.write (reinterpret_cast<const char*> (file.data()), static_cast<std::streamsize> (file.size()));
         if (! out)
@@ -279,6 +318,12 @@ CommandRun addLearnCommand (CLI::App& app)
                      "time between the windows of an example (default 0.25)");
     addNumberOption (*command, "--onset-window", options->clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
                      "--hits: the seconds after an onset a hit is learned from (default 0.12; classify --onsets then uses the same)");
+    command->add_option ("--note", options->notes,
+                         "the MIDI note of a class, e.g. kick=36 or snare=D1 (C1 is 36; repeat for each class), kept in the model file: "
+                         "without one a class plays the General MIDI drum its name says (kick 36, snare 38, hat 42, ...), else base note + "
+                         "its index")
+        ->type_name ("CLASS=NOTE")
+        ->allow_extra_args (false);
     addModelLimitOptions (*command, options->limits);
     return [options] { return learn (*options); };
 }

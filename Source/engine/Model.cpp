@@ -94,6 +94,7 @@ void Model::build (LoadBudget& budget)
 
     info_.labels = readLabels (metadata, info_.outputShapes.front(), budget);
     info_.embeddingOutput = readEmbeddingOutput (metadata, info_.outputShapes.size());
+    info_.classNotes = readClassNotes (metadata, info_.labels, budget);
     readFrontend (budget);
     info_.scores = outputScores (graph_);
 

@@ -35,6 +35,7 @@ struct ModelInfo
     std::vector<Shape> inputShapes, outputShapes;
     std::vector<std::string> labels;             // class labels, in output order (may be empty)
     std::optional<int> embeddingOutput;          // which output is the model's embedding (metadata "embedding_output"; never 0)
+    std::vector<int> classNotes;                 // per class, the MIDI note chosen for it (metadata "midi_notes"), -1: none; empty: none chosen
     std::string frontendJson = "{}";             // front-end settings as exported (JSON object)
     std::optional<FrontendSettings> frontend;    // as validated at load; none for an empty object (no front end). Its stored
                                                  // window and filterbank are the Model's memory: valid while the Model lives

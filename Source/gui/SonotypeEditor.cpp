@@ -437,8 +437,7 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
     std::string text;
     try
     {
-        const int baseNote = juce::roundToInt (processor_.parameters.getRawParameterValue (plugin::ParameterIds::baseNote)->load());
-        const timeline::ExportSettings settings { source, baseNote };
+        const auto settings = processor_.exportSettings (source, labels);
         text = hits.has_value() ? timeline::exportHits (format, *hits, labels, settings) : timeline::exportSegments (format, segments, labels, settings);
     }
     catch (const std::exception& e)

@@ -2,6 +2,8 @@
 
 #include "formats/AudioFormats.h"
 #include "gui/Theme.h"
+#include "plugin/PluginParameters.h"
+#include "timeline/NoteMap.h"
 
 namespace sonotype::gui
 {
@@ -35,19 +37,23 @@ public:
     /** Sizes at the editor's scale. */
     int px (float v) const { return juce::roundToInt (v * owner_.scale_); }
     int classHeight() const { return px (30.0f); }
+    int summaryHeight() const { return px (18.0f); } // the class's line under its name and note: its examples and checks
     int exampleHeight() const { return px (22.0f); }
     int rowsHeight (const plugin::Teaching::ClassView& c) const
     {
-        return classHeight() + std::max<int> (1, static_cast<int> (c.examples.size())) * exampleHeight();
+        return classHeight() + summaryHeight() + std::max<int> (1, static_cast<int> (c.examples.size())) * exampleHeight();
     }
 
-    void setView (const plugin::Teaching::View& view)
+    void setView (const plugin::Teaching::View& view, int baseNote)
     {
         view_ = view;
         recordButtons_.clear();
         buttons_.clear();
+        notes_.clear();
+        const auto played = plugin::Teaching::playedNotes (view, baseNote);
         for (int c = 0; c < static_cast<int> (view.classes.size()); ++c)
         {
+            addNoteMenu (c, view.classes[static_cast<std::size_t> (c)].note, played[static_cast<std::size_t> (c)]);
             addButton ("Record", {}, [this, c] {
                 if (owner_.recordingClass_ == c)
                     owner_.stopRecording();
@@ -96,6 +102,11 @@ public:
         return std::max (h, px (40.0f));
     }
 
+    juce::ComboBox* noteMenu (int classIndex) const
+    {
+        return classIndex >= 0 && classIndex < static_cast<int> (notes_.size()) ? notes_[static_cast<std::size_t> (classIndex)].get() : nullptr;
+    }
+
     /** The class whose rows are at y, or -1. */
     int classAt (int y) const
     {
@@ -114,13 +125,20 @@ public:
     {
         int top = 0, b = 0;
         const int w = getWidth();
+        for (std::size_t n = 0; n < notes_.size(); ++n)
+        {
+            const int buttonTop = top + px (4.0f), buttonHeight = classHeight() - px (8.0f);
+            notes_[n]->setBounds (px (120.0f), buttonTop, px (112.0f), buttonHeight);
+            top += rowsHeight (view_.classes[n]) + px (6.0f);
+        }
+        top = 0;
         for (const auto& c : view_.classes)
         {
             const int buttonTop = top + px (4.0f), buttonHeight = classHeight() - px (8.0f);
             buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (262.0f), buttonTop, px (70.0f), buttonHeight);
             buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (186.0f), buttonTop, px (100.0f), buttonHeight);
             buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (80.0f), buttonTop, px (76.0f), buttonHeight);
-            int y = top + classHeight();
+            int y = top + classHeight() + summaryHeight();
             for (std::size_t e = 0; e < c.examples.size(); ++e, y += exampleHeight())
                 buttons_[static_cast<std::size_t> (b++)]->setBounds (w - px (28.0f), y + px (2.0f), px (24.0f), exampleHeight() - px (4.0f));
             top += rowsHeight (c) + px (6.0f);
@@ -145,8 +163,8 @@ public:
             g.drawText (taught.name, px (10.0f), top, px (110.0f), ch, juce::Justification::centredLeft, true);
             g.setColour (Colours::dimText);
             g.setFont (13.0f * scale);
-            g.drawFittedText (summary (taught), px (120.0f), top, w - px (120.0f + 266.0f), ch, juce::Justification::centredLeft, 1, 0.8f);
-            int y = top + ch;
+            g.drawFittedText (summary (taught), px (14.0f), top + ch - px (4.0f), w - px (20.0f), summaryHeight(), juce::Justification::centredLeft, 1, 0.8f);
+            int y = top + ch + summaryHeight();
             for (const auto& example : taught.examples)
             {
                 g.setColour (Colours::text);
@@ -198,6 +216,35 @@ private:
         return { right ? juce::String ("recognised") : "heard as " + (known ? view_.labels[example.heardAs] : juce::String ("?")), right };
     }
 
+    /** The class's note: "By name" (id 1) or one of 0-127 (id note + 2), "36 C1 Bass Drum 1" in
+        the menu; the row shows the note chosen ("40 E1"), or with none the note the class plays and
+        "auto". */
+    void addNoteMenu (int classIndex, int chosen, int played)
+    {
+        auto menu = std::make_unique<juce::ComboBox>();
+        menu->addItem ("By name (auto)", 1);
+        for (int note = 0; note < 128; ++note)
+        {
+            const auto drum = timeline::generalMidiDrumName (note);
+            menu->addItem (juce::String (timeline::describeNote (note)) + (drum.empty() ? "" : " " + juce::String (std::string (drum))), note + 2);
+        }
+        // The row shows the number and name only ("40 E1"), which fits beside the class's name at any size.
+        if (chosen >= 0)
+            menu->setText (timeline::describeNote (chosen), juce::dontSendNotification);
+        else
+            menu->setText (played >= 0 ? juce::String (timeline::describeNote (played)) + " auto" : juce::String ("no note"), juce::dontSendNotification);
+        menu->setTooltip ("The MIDI note " + view_.classes[static_cast<std::size_t> (classIndex)].name
+                          + " plays (MIDI out, per-hit MIDI, exported MIDI files and the taught model file). Auto: the General MIDI drum its "
+                            "name says (kick 36, snare 38, hat 42, ...), else Base note + its index");
+        menu->onChange = [this, classIndex, box = menu.get()] {
+            const int id = box->getSelectedId();
+            if (id > 0)
+                owner_.processor_.teaching().setNote (classIndex, id == 1 ? -1 : id - 2);
+        };
+        addAndMakeVisible (*menu);
+        notes_.push_back (std::move (menu));
+    }
+
     void addButton (const juce::String& text, const juce::String& tooltip, std::function<void()> onClick)
     {
         auto button = std::make_unique<juce::TextButton> (text);
@@ -210,7 +257,8 @@ private:
     TeachPanel& owner_;
     plugin::Teaching::View view_;
     std::vector<std::unique_ptr<juce::TextButton>> buttons_;
-    std::vector<juce::TextButton*> recordButtons_; // one per class, among buttons_
+    std::vector<juce::TextButton*> recordButtons_;       // one per class, among buttons_
+    std::vector<std::unique_ptr<juce::ComboBox>> notes_; // one per class
 };
 
 TeachPanel::TeachPanel (plugin::SonotypeProcessor& processor) : processor_ (processor), list_ (std::make_unique<ClassList> (*this))
@@ -255,9 +303,11 @@ void TeachPanel::refresh()
     auto view = processor_.teaching().view();
     enabledToggle_.setToggleState (view.enabled, juce::dontSendNotification);
     hitsToggle_.setToggleState (view.hits, juce::dontSendNotification);
-    if (view.version != view_.version || view.busy != view_.busy)
+    const int baseNote = juce::roundToInt (processor_.parameters.getRawParameterValue (plugin::ParameterIds::baseNote)->load());
+    if (view.version != view_.version || view.busy != view_.busy || baseNote != shownBaseNote_)
     {
         view_ = std::move (view);
+        shownBaseNote_ = baseNote;
         rebuild();
     }
     if (recordingClass_ >= static_cast<int> (view_.classes.size()))
@@ -282,9 +332,14 @@ juce::Button* TeachPanel::recordButton (int classIndex) const noexcept
     return list_->recordButton (classIndex);
 }
 
+juce::ComboBox* TeachPanel::noteMenu (int classIndex) noexcept
+{
+    return list_->noteMenu (classIndex);
+}
+
 void TeachPanel::rebuild()
 {
-    list_->setView (view_);
+    list_->setView (view_, shownBaseNote_);
     exportButton_.setEnabled (! view_.labels.isEmpty());
     resized();
     repaint();

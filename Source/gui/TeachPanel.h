@@ -49,6 +49,9 @@ public:
     /** Adds a class named as the name field says (the Add button, or Return in the field). */
     void addClassFromField();
     juce::TextEditor& nameField() noexcept { return name_; }
+    /** Class `classIndex`'s note menu: "By name" (its note as its name says, or base note + index)
+        or a note 0-127 (tests, screenshots); nullptr for no such class. */
+    juce::ComboBox* noteMenu (int classIndex) noexcept;
     juce::ToggleButton& hitsToggle() noexcept { return hitsToggle_; }
 
     /** The status line's text (tests, screenshots). */
@@ -79,6 +82,7 @@ private:
     bool couldRecord_ = true, showsReason_ = false; // as the layout has them
     juce::String recordingName_;
     int dropTarget_ = -1;
+    int shownBaseNote_ = -1; // the Base note the class rows' notes were shown at
 };
 
 } // namespace sonotype::gui

@@ -43,10 +43,11 @@ HitResponse HitNotes::response() const noexcept
     return response_.load (std::memory_order_relaxed) >= 0.5f ? HitResponse::exact : HitResponse::live;
 }
 
-void HitNotes::setLive (std::unique_ptr<runtime::LiveHits> live)
+void HitNotes::setLive (std::unique_ptr<runtime::LiveHits> live, std::shared_ptr<const engine::Model> model)
 {
     auto slot = std::make_unique<LiveSlot>();
     slot->hits = std::move (live);
+    slot->model = std::move (model);
     slot->sequence = nextSequence_++;
     published_.store (slot.get(), std::memory_order_release);
     slots_.push_back (std::move (slot));
@@ -119,13 +120,13 @@ int HitNotes::setLatency (int64_t samples) noexcept
 
 // ----- worker thread ----------------------------------------------------------------------------
 
-void HitNotes::queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled) noexcept
+void HitNotes::queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled, const runtime::AnalysisInfo& info) noexcept
 {
     if (! isOn() || midiOut_.load (std::memory_order_relaxed) < 0.5f)
         return;
     const auto& probabilities = hit.result.probabilities;
     const int top = runtime::topEnabledClass (probabilities.data(), static_cast<int> (probabilities.size()), enabled);
-    const int note = juce::roundToInt (baseNote_.load (std::memory_order_relaxed)) + top;
+    const int note = notes_.noteOf (info, top, juce::roundToInt (baseNote_.load (std::memory_order_relaxed)));
     if (top < 0 || note < 0 || note > 127)
         return;
     const HitEvent event { onsetSample, note, timeline::hitVelocity (hit.levelDb) };
@@ -143,6 +144,7 @@ void HitNotes::listen (const juce::AudioBuffer<float>& buffer, int numChannels, 
         // A new live path (or none): its hits count from here.
         current_ = slot;
         liveStart_ = streamPosition_;
+        liveBase_ = -1; // its notes are resolved at the first hit
         taken_.store (slot != nullptr ? slot->sequence : 0, std::memory_order_release);
     }
     auto* live = current_ != nullptr ? current_->hits.get() : nullptr;
@@ -167,7 +169,16 @@ void HitNotes::addHit (int64_t onset, int label, float levelDb) noexcept
 {
     liveHits_.fetch_add (1, std::memory_order_relaxed);
     const bool inPlay = label >= 64 || (label >= 0 && ((inPlay_.load (std::memory_order_relaxed) >> label) & 1u) != 0);
-    const int note = juce::roundToInt (baseNote_.load (std::memory_order_relaxed)) + label;
+    const int base = juce::roundToInt (baseNote_.load (std::memory_order_relaxed));
+    if (base != liveBase_ && current_ != nullptr && current_->model != nullptr)
+    {
+        // The model's notes at this base (resolveNotes neither allocates nor throws).
+        const auto& info = current_->model->info();
+        timeline::resolveNotes (info.labels, info.classNotes, base, liveNotes_);
+        liveBase_ = base;
+    }
+    const int note = label < 0 ? timeline::kNoNote : label < ModelNotes::kMaxClasses && liveBase_ >= 0 ? liveNotes_[static_cast<std::size_t> (label)]
+                                                                                                       : base + label;
     if (! inPlay || note < 0 || note > 127 || ! isOn() || midiOut_.load (std::memory_order_relaxed) < 0.5f || numHeld_ >= static_cast<int> (held_.size()))
         return; // (unknown, out of play, or no room: no note)
     held_[static_cast<std::size_t> (numHeld_++)] = HitEvent { onset, note, timeline::hitVelocity (levelDb) };

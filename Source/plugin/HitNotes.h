@@ -1,5 +1,6 @@
 // The plugin's per-hit mode (drum-to-MIDI): each hit becomes one MIDI note: the note of its class
-// (base note + class index), velocity from its level (timeline::hitVelocity, as the CLI's MIDI
+// (timeline/NoteMap.h: the one chosen for it, the General MIDI drum its name says, else base note +
+// class index; an unknown hit plays none), velocity from its level (timeline::hitVelocity, as the CLI's MIDI
 // file), 100 ms long or up to the next hit of the same note. The window analysis goes on for the
 // display; its notes are off while this mode is on. Two ways to find and name the hits, the user's
 // choice ("Hit response"):
@@ -31,6 +32,7 @@
 #pragma once
 
 #include "dsp/OnsetDetector.h"
+#include "plugin/ModelNotes.h"
 #include "plugin/PluginParameters.h"
 #include "runtime/HitClassifier.h"
 #include "runtime/LiveHits.h"
@@ -91,7 +93,7 @@ public:
     /** The live path the audio thread runs from its next block (null: none, the exact path's
         notes instead). Its hits are counted from the stream position it starts at. Allocates;
         frees the ones the audio thread has let go of. */
-    void setLive (std::unique_ptr<runtime::LiveHits> live);
+    void setLive (std::unique_ptr<runtime::LiveHits> live, std::shared_ptr<const engine::Model> model = nullptr);
     /** The live path set last (the message thread's view). */
     const runtime::LiveHits* live() const noexcept;
     /** Which classes play notes on the live path (index c: bit c; classes from 64 on always play). */
@@ -102,8 +104,9 @@ public:
     int64_t latencyShortfall() const noexcept { return shortfall_.load (std::memory_order_relaxed); }
 
     // ----- worker thread ----------------------------------------------------------------------
-    /** Queues the hit's note (its class among `enabled`, at the base note), if per-hit MIDI is on. */
-    void queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled) noexcept;
+    /** Queues the hit's note (its class among `enabled`; the note of that class of `info`'s
+        model: ModelNotes.h), if per-hit MIDI is on. */
+    void queueHit (const runtime::HitResult& hit, int64_t onsetSample, const std::vector<bool>& enabled, const runtime::AnalysisInfo& info) noexcept;
 
     // ----- audio thread -----------------------------------------------------------------------
     /** The live path, if set: the block's first numChannels channels (their mean) go through it,
@@ -148,6 +151,7 @@ private:
     struct LiveSlot
     {
         std::unique_ptr<runtime::LiveHits> hits;
+        std::shared_ptr<const engine::Model> model; // whose labels and chosen notes the hits play
         uint64_t sequence = 0;
     };
     void addHit (int64_t onset, int label, float levelDb) noexcept;
@@ -161,6 +165,7 @@ private:
     std::atomic<int64_t> liveHits_ { 0 };
 
     runtime::SpscRing<HitEvent> queue_ { 256 };
+    ModelNotes notes_; // the worker's: the classes' notes
     std::atomic<int> latency_ { 0 };
     std::atomic<int64_t> shortfall_ { 0 };
     std::atomic<double> rate_ { 0.0 };
@@ -175,8 +180,10 @@ private:
     int numSounding_ = 0;
     bool closeAll_ = false; // prepare() with notes sounding: note-offs at the next block's start
     int64_t streamPosition_ = 0, noteSamples_ = 0;
-    LiveSlot* current_ = nullptr; // the slot the audio thread runs
-    int64_t liveStart_ = 0;       // the stream position current_'s hits count from
+    LiveSlot* current_ = nullptr;                           // the slot the audio thread runs
+    std::array<int, ModelNotes::kMaxClasses> liveNotes_ {}; // its model's notes at liveBase_ (timeline::resolveNotes)
+    int liveBase_ = -1;
+    int64_t liveStart_ = 0; // the stream position current_'s hits count from
     std::array<float, kMixChunk> mix_ {};
     std::array<runtime::LiveHit, 128> found_ {};
     std::atomic<int64_t> lastDelay_ { -1 }, notesSent_ { 0 };

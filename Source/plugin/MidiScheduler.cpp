@@ -41,7 +41,7 @@ void MidiScheduler::queueEvents (const runtime::WindowResult& result, const runt
             queue (false, workerNote_, 0);
             workerNote_ = -1;
         }
-        const int note = base + detection.classIndex;
+        const int note = notes_.noteOf (info, detection.classIndex, base);
         if (detection.kind == runtime::Detection::Kind::start && note >= 0 && note <= 127)
         {
             queue (true, note, timeline::confidenceVelocity (detection.confidence));

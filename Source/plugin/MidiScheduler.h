@@ -14,6 +14,7 @@
 // atomic: audio or prepare thread -> worker); the parameters (the host's atomics, read only).
 #pragma once
 
+#include "plugin/ModelNotes.h"
 #include "runtime/AnalysisInfo.h"
 #include "runtime/Detector.h"
 #include "runtime/SpscFifo.h"
@@ -32,14 +33,14 @@ class MidiScheduler
 {
 public:
     /** The parameters it follows (the processor's, alive as long as it): MIDI out on/off, the
-        threshold in percent, the note of class 0. */
+        threshold in percent, the note of class 0 (for the classes without a note of their own). */
     MidiScheduler (const std::atomic<float>& midiOut, const std::atomic<float>& threshold, const std::atomic<float>& baseNote) noexcept
         : midiOut_ (midiOut), threshold_ (threshold), baseNote_ (baseNote)
     {
     }
 
     /** Worker thread: runs the detector on a result (its classes masked by `enabled`) and queues
-        the note-ons and note-offs it gives. */
+        the note-ons and note-offs it gives, each class's note its model's (ModelNotes.h). */
     void queueEvents (const runtime::WindowResult& result, const runtime::AnalysisInfo& info, const std::vector<bool>& enabled);
 
     /** Audio thread: writes the events due in this block of `numSamples` into `midi` and moves the
@@ -70,6 +71,7 @@ private:
     std::atomic<bool> resetDetector_ { false };
     runtime::SpscRing<MidiEvent> midiQueue_ { 256 };
     int workerNote_ = -1; // the note the worker last turned on: its note-off names it, whatever the base note is now
+    ModelNotes notes_;    // the classes' notes (the worker's)
 
     // Audio thread side of MIDI (prepareToPlay too: the host never runs both at once).
     int activeNote_ = -1;

@@ -479,7 +479,11 @@ ModelService::Taught ModelService::teachOn (const TaughtClasses& classes, const 
         return {};
     }
     const auto learned = lesson.learn (taught);
-    auto built = lesson.build (learned.head);
+    teach::ChosenNotes notes; // written into the model, so that it plays them wherever it runs
+    for (const auto& c : classes.classes)
+        if (c.note >= 0)
+            notes[c.name] = c.note;
+    auto built = lesson.build (learned.head, {}, notes);
     for (std::size_t c = 0; c < ids.size(); ++c)
         for (std::size_t i = 0; i < ids[c].size(); ++i)
             outcome.heardAs[ids[c][i]].push_back (learned.confusion.predicted[c][i]);

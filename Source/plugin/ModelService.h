@@ -67,6 +67,7 @@ struct TaughtClasses
     {
         std::string name;
         std::vector<Sound> examples;
+        int note = -1; // the MIDI note chosen for it (written into the taught model), -1: none
     };
     std::uint64_t version = 0; // the Teach view's edit: the outcome says which it learned
     std::vector<Class> classes;

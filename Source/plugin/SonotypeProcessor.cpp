@@ -83,9 +83,19 @@ SonotypeProcessor::SonotypeProcessor()
     runtime_->setResultListener ([this] (const runtime::WindowResult& result, const runtime::AnalysisInfo& info) { onResult (result, info); });
     runtime_->setClassSelector ([this] (const runtime::AnalysisInfo& info) -> const std::vector<bool>& { return classes_.workerMask (info); });
     runtime_->setHitListener ([this] (const runtime::HitResult& hit, int64_t onsetSample, const runtime::AnalysisInfo& info) {
-        hits_.queueHit (hit, onsetSample, classes_.workerMask (info));
+        hits_.queueHit (hit, onsetSample, classes_.workerMask (info), info);
     });
     startTimerHz (10);
+}
+
+timeline::ExportSettings SonotypeProcessor::exportSettings (const std::string& source, const std::vector<std::string>& labels) const
+{
+    timeline::ExportSettings settings;
+    settings.source = source;
+    settings.baseNote = juce::roundToInt (parameters.getRawParameterValue (ParameterIds::baseNote)->load());
+    if (const auto info = runtime_->info(); info != nullptr && info->model != nullptr && info->labels == labels)
+        settings.chosenNotes = info->model->info().classNotes;
+    return settings;
 }
 
 SonotypeProcessor::~SonotypeProcessor()
@@ -355,7 +365,7 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
             {
                 setStatus ("Could not start the live hits: " + juce::String::fromUTF8 (e.what()), true);
             }
-        hits_.setLive (std::move (live));
+        hits_.setLive (std::move (live), model);
     }
     hits_.setClassesInPlay (classes_.mask (runtime_->info()->labels));
     // The latency: the live path's, or the running model's hits at this rate (none when off).

@@ -59,6 +59,7 @@
 #include "plugin/Teaching.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
+#include "timeline/TimelineExport.h"
 
 #include <juce_audio_processors/juce_audio_processors.h>
 
@@ -159,6 +160,10 @@ public:
         too (the 10 Hz timer sees to it). */
     void analyzeFiles (const juce::Array<juce::File>& files);
     const FileTimelines& fileTimelines() const noexcept { return files_; }
+    /** What an export of segments or hits of `labels` (an analysed file's, the live history's)
+        writes beside them: `source`, the Base note, and where `labels` are the running model's,
+        the notes its file chose for its classes (the MIDI notes MIDI out plays). */
+    timeline::ExportSettings exportSettings (const std::string& source, const std::vector<std::string>& labels) const;
     /** The live analysis' detections this session, as segments. */
     LiveHistory::Snapshot liveHistory() const { return history_.snapshot(); }
     void clearLiveHistory() { history_.clear(); }

@@ -7,6 +7,7 @@
 #include "runtime/WindowAnalyzer.h"
 #include "teach/TaughtModel.h"
 #include "timeline/FileBlocks.h"
+#include "timeline/NoteMap.h"
 
 #include <algorithm>
 #include <chrono>
@@ -84,7 +85,7 @@ juce::String Teaching::addClass (const juce::String& name)
         return "At most " + juce::String (teach::ExampleSet::kMaxClasses) + " classes can be taught";
     if (classes_.empty())
         sampleRate_ = sampleRateLocked (*service_.base().model); // the examples to come are kept at the model's rate
-    classes_.push_back ({ trimmed, {} });
+    classes_.push_back ({ trimmed, {}, -1 });
     edited();
     return {};
 }
@@ -200,6 +201,19 @@ void Teaching::setUnknownBelow (double threshold)
     edited();
 }
 
+void Teaching::setNote (int classIndex, int note)
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    if (classIndex < 0 || classIndex >= static_cast<int> (classes_.size()))
+        return;
+    auto& chosen = classes_[static_cast<std::size_t> (classIndex)].note;
+    const int clamped = note < 0 ? -1 : std::min (note, 127);
+    if (chosen == clamped)
+        return;
+    chosen = clamped;
+    edited(); // learned again (the embeddings kept): the model runs and exports with the note
+}
+
 juce::String Teaching::addLocked (const std::string& className, teach::ExampleSound sound)
 {
     const auto found = std::find_if (classes_.begin(), classes_.end(), [&] (const StoredClass& c) { return c.name == className; });
@@ -239,7 +253,7 @@ void Teaching::edited()
     taught->learnedOn = learnedOnLocked (service_.outcome().get());
     for (const auto& c : classes_)
     {
-        TaughtClasses::Class copy { c.name, {} };
+        TaughtClasses::Class copy { c.name, {}, c.note };
         for (const auto& example : c.examples)
             copy.examples.push_back ({ example.id, example.sound });
         taught->classes.push_back (std::move (copy));
@@ -314,6 +328,7 @@ Teaching::View Teaching::view() const
     {
         ClassView c;
         c.name = text (taught.name);
+        c.note = taught.note;
         c.baseClass = std::find (baseLabels.begin(), baseLabels.end(), taught.name) != baseLabels.end();
         for (const auto& example : taught.examples)
         {
@@ -345,6 +360,34 @@ Teaching::View Teaching::view() const
     return v;
 }
 
+std::vector<int> Teaching::playedNotes (const View& view, int baseNote)
+{
+    // The running model's classes: the learned ones and "unknown"; before any learning, the rows.
+    std::vector<std::string> labels, rows;
+    for (const auto& c : view.classes)
+        rows.push_back (c.name.toStdString());
+    for (const auto& label : view.labels)
+        labels.push_back (label.toStdString());
+    if (labels.empty())
+        labels = rows;
+    const auto notesOf = [&view, baseNote] (const std::vector<std::string>& names) {
+        std::vector<int> chosen (names.size(), timeline::kNoNote);
+        for (std::size_t i = 0; i < names.size(); ++i)
+            for (const auto& c : view.classes)
+                if (c.name.toStdString() == names[i])
+                    chosen[i] = c.note;
+        return timeline::noteMap (names, chosen, baseNote);
+    };
+    const auto running = notesOf (labels), unlearned = notesOf (rows);
+    std::vector<int> notes;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+    {
+        const auto found = std::find (labels.begin(), labels.end(), rows[r]);
+        notes.push_back (found != labels.end() ? running.noteOf (static_cast<int> (found - labels.begin())) : unlearned.noteOf (static_cast<int> (r)));
+    }
+    return notes;
+}
+
 juce::String Teaching::exportModel (const juce::File& file) const
 {
     // The head last learned, built again on the file it extends, with the examples this time.
@@ -353,7 +396,12 @@ juce::String Teaching::exportModel (const juce::File& file) const
         return "Nothing taught yet: give a class an example first";
     try
     {
-        const auto built = teach::buildTaughtModel (*outcome->extendedFile, outcome->baseName, *outcome->head, teach::encodeExampleSet (examples()));
+        const auto set = examples();
+        teach::ChosenNotes notes;
+        for (const auto& c : set.classes)
+            if (c.note >= 0)
+                notes[c.name] = c.note;
+        const auto built = teach::buildTaughtModel (*outcome->extendedFile, outcome->baseName, *outcome->head, teach::encodeExampleSet (set), notes);
         if (! file.replaceWithData (built.bytes.data(), built.bytes.size()))
             return "Could not write " + file.getFullPathName();
     }
@@ -392,7 +440,7 @@ teach::ExampleSet Teaching::examples() const
     set.learnedOn = learnedOnLocked (service_.outcome().get());
     for (const auto& taught : classes_)
     {
-        teach::ClassSounds c { taught.name, {} };
+        teach::ClassSounds c { taught.name, {}, taught.note };
         for (const auto& example : taught.examples)
             c.examples.push_back (*example.sound);
         set.classes.push_back (std::move (c));
@@ -416,7 +464,7 @@ void Teaching::restore (teach::ExampleSet set, bool enabled)
     readErrorAt_ = 0;
     for (auto& taught : set.classes)
     {
-        StoredClass c { taught.name, {} };
+        StoredClass c { taught.name, {}, taught.note };
         for (auto& sound : taught.examples)
             c.examples.push_back ({ nextId_++, std::make_shared<const teach::ExampleSound> (std::move (sound)) });
         classes_.push_back (std::move (c));

@@ -45,6 +45,7 @@ public:
     {
         juce::String name;
         bool baseClass = false; // one of the base model's classes (adapted), else new
+        int note = -1;          // the MIDI note chosen for it; -1: none (playedNotes() says what it plays)
         std::vector<ExampleView> examples;
         int recognised = 0; // examples (hits mode: hits) the others recognise (leave one out)
         int hits = 0;       // hits mode: the hits found in its examples
@@ -89,8 +90,14 @@ public:
     /** One threshold under which an answer is "unknown" (cosine, -1..1; -1: never; NaN, the
         default: each class's own, calibrated from its examples: teach/Prototypes.h). */
     void setUnknownBelow (double threshold);
+    /** The MIDI note the class plays (0-127), kept with it (saved state, exported and running
+        model); -1: none chosen, the one its name says (timeline/NoteMap.h) or base note + index. */
+    void setNote (int classIndex, int note);
 
     View view() const;
+    /** The note each class of `view` plays at `baseNote`, as the taught model runs (its classes
+        and "unknown"; a class without examples yet as if it had some): timeline::resolveNotes. */
+    static std::vector<int> playedNotes (const View& view, int baseNote);
 
     /** Writes the taught model (with its examples) to `file`; returns the error, empty on success. */
     juce::String exportModel (const juce::File& file) const;
@@ -121,6 +128,7 @@ private:
     {
         std::string name;
         std::vector<StoredExample> examples;
+        int note = -1;
     };
     struct FileJob
     {

@@ -45,7 +45,10 @@ std::string encodeExampleSet (const ExampleSet& set)
             examples.push_back (JsonValue::object ({ { "source", JsonValue::string (example.source) },
                                                      { "pcm16", JsonValue::string (juce::Base64::toBase64 (pcm.getData(), pcm.getSize()).toStdString()) } }));
         }
-        classes.push_back (JsonValue::object ({ { "name", JsonValue::string (taught.name) }, { "examples", JsonValue::array (std::move (examples)) } }));
+        auto item = JsonValue::object ({ { "name", JsonValue::string (taught.name) }, { "examples", JsonValue::array (std::move (examples)) } });
+        if (taught.note >= 0 && taught.note <= 127) // absent: none chosen
+            item.set ("note", JsonValue::integer (taught.note));
+        classes.push_back (std::move (item));
     }
     auto json = JsonValue::object ({ { "sample_rate", JsonValue::number (set.sampleRate) },
                                      { "learned_on", JsonValue::string (set.learnedOn) },
@@ -109,6 +112,12 @@ ExampleSet decodeExampleSet (std::string_view text)
             ClassSounds taught;
             taught.name = item.at ("name").asString();
             engine::checkDisplayText (taught.name, 256, "class name");
+            if (const auto* note = item.find ("note"))
+            {
+                if (! note->isExactInteger() || note->asInt() < 0 || note->asInt() > 127)
+                    throw std::invalid_argument ("the note of the class " + engine::quote (taught.name) + " is not a MIDI note (0-127)");
+                taught.note = static_cast<int> (note->asInt());
+            }
             const auto& examples = item.at ("examples").asArray();
             if (examples.size() > static_cast<std::size_t> (ExampleSet::kMaxExamplesPerClass))
                 throw std::invalid_argument ("the class " + engine::quote (taught.name) + " holds " + std::to_string (examples.size())

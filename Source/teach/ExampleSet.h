@@ -24,6 +24,7 @@ struct ClassSounds
 {
     std::string name;
     std::vector<ExampleSound> examples;
+    int note = -1; // the MIDI note chosen for the class, 0-127; -1: none (the one its name says, or base note + index: timeline/NoteMap.h)
 };
 
 struct ExampleSet
@@ -51,7 +52,8 @@ struct ExampleSet
 std::string encodeExampleSet (const ExampleSet& set);
 
 /** Reads a set back; throws std::invalid_argument naming what is wrong (malformed JSON, a rate,
-    name, count or length out of the limits above, samples that are not base64 of 16-bit samples). */
+    name, count or length out of the limits above, samples that are not base64 of 16-bit samples, a
+    note that is not 0-127). A set written before notes were chosen has none. */
 ExampleSet decodeExampleSet (std::string_view json);
 
 /** A short identity of a model file: its name and a hash of its bytes ("built-in#1a2b3c4d5e6f7a8b"). */

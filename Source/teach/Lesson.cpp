@@ -116,9 +116,9 @@ Lesson::Learned Lesson::learn (const std::vector<TaughtClass>& classes)
     return learned;
 }
 
-TaughtModelFile Lesson::build (const Head& head, const std::string& examplesJson)
+TaughtModelFile Lesson::build (const Head& head, const std::string& examplesJson, const ChosenNotes& notes)
 {
-    return buildTaughtModel (*extendedFile(), baseName_, head, examplesJson);
+    return buildTaughtModel (*extendedFile(), baseName_, head, examplesJson, notes);
 }
 
 std::string Lesson::baseIdentity() const

@@ -83,9 +83,9 @@ public:
         std::invalid_argument as teach::learn does. */
     Learned learn (const std::vector<TaughtClass>& classes);
 
-    /** The taught model: the embedder's file extended by `head`, with `examplesJson` in its
-        metadata (teach::buildTaughtModel). */
-    TaughtModelFile build (const Head& head, const std::string& examplesJson = {});
+    /** The taught model: the embedder's file extended by `head`, with `examplesJson` and the
+        notes chosen for its classes in its metadata (teach::buildTaughtModel). */
+    TaughtModelFile build (const Head& head, const std::string& examplesJson = {}, const ChosenNotes& notes = {});
     /** The file `build` extends (kept, so that a head can be built again later: an export). */
     std::shared_ptr<const std::vector<std::uint8_t>> extendedFile();
     const std::string& baseName() const noexcept { return baseName_; }

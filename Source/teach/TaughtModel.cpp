@@ -179,8 +179,23 @@ namespace
     }
 
     /** The taught file, as the base file with the head appended (not loaded yet). */
+    /** The "midi_notes" entry: the notes chosen for head's classes (a base taught before loses its own). */
+    void setChosenNotes (engine::ModelFileWriter& file, const Head& head, const ChosenNotes& notes)
+    {
+        std::vector<int> chosen;
+        for (const auto& label : head.labels)
+        {
+            const auto found = notes.find (label);
+            chosen.push_back (found == notes.end() ? -1 : found->second);
+        }
+        if (const auto entry = engine::classNotesEntry (head.labels, chosen); ! entry.empty())
+            file.setMetadata (keys::midiNotes, entry);
+        else
+            file.eraseMetadata (keys::midiNotes);
+    }
+
     std::vector<std::uint8_t> taughtBytes (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head,
-                                           const std::string& examplesJson)
+                                           const std::string& examplesJson, const ChosenNotes& notes)
     {
         engine::ModelFileWriter file (baseFile, "base model");
         const auto outputs = file.outputs();
@@ -218,6 +233,7 @@ namespace
         if (level >= 0)
             file.setMetadata (keys::levelOutput, "2");
         file.setMetadata (keys::taught, engine::writeJson (taught));
+        setChosenNotes (file, head, notes);
         if (! examplesJson.empty())
             file.setMetadata (keys::taughtExamples, examplesJson);
         else
@@ -231,12 +247,13 @@ std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFil
     return buildTaughtModel (baseFile, baseName, head).bytes;
 }
 
-TaughtModelFile buildTaughtModel (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head, const std::string& examplesJson)
+TaughtModelFile buildTaughtModel (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head, const std::string& examplesJson,
+                                  const ChosenNotes& notes)
 {
     std::vector<std::uint8_t> file;
     try
     {
-        file = taughtBytes (baseFile, baseName, head, examplesJson);
+        file = taughtBytes (baseFile, baseName, head, examplesJson, notes);
     }
     catch (const engine::ModelError& e) // the base file is not a model the head can be added to
     {

@@ -7,13 +7,14 @@
 // has one, the window's level (teach/WindowLevel.h: the level gate's input); the labels are the taught classes; the front end and every
 // stored tensor of the base model are kept (a taught base keeps its own head too: the new head's
 // tensors are then "taught2.*", and so on). The metadata's "taught" records the base model and the
-// rule, for inspect. The file is written by engine::ModelFileWriter, the head's ops named from the
+// rule, for inspect; its "midi_notes" the notes chosen for the classes. The file is written by engine::ModelFileWriter, the head's ops named from the
 // engine's op table.
 #pragma once
 
 #include "teach/Prototypes.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -28,16 +29,21 @@ namespace sonotype::teach
     written). */
 std::vector<std::uint8_t> taughtModelFile (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head);
 
+/** The MIDI notes chosen for taught classes, by class name (timeline/NoteMap.h: the classes not
+    named play the note their name says, or base note + index). */
+using ChosenNotes = std::map<std::string, int>;
+
 /** The same, with the sounds the classes were taught from (encodeExampleSet's JSON, kept in the
     metadata's "taught_examples" so the file can be imported back and learned again on another
-    model; empty: none), and the model as the engine loaded it back. */
+    model; empty: none), the notes chosen for its classes (the metadata's "midi_notes"; a name that
+    is not one of head's labels is left out), and the model as the engine loaded it back. */
 struct TaughtModelFile
 {
     std::vector<std::uint8_t> bytes;
     std::shared_ptr<const engine::Model> model;
 };
 TaughtModelFile buildTaughtModel (std::span<const std::uint8_t> baseFile, const std::string& baseName, const Head& head,
-                                  const std::string& examplesJson = {});
+                                  const std::string& examplesJson = {}, const ChosenNotes& notes = {});
 
 /** The taught examples a model file carries (its metadata's "taught_examples"), or empty. */
 std::string taughtExamplesOf (const engine::Model& model);

@@ -1,5 +1,5 @@
-// The notes Sonotype plays and writes, in one place: channel 1, note baseNote + class index, the
-// velocity from a segment's (or window's) confidence or from a hit's level. The plugin's live MIDI
+// The notes Sonotype plays and writes, in one place: channel 1, the class's note from the note map
+// (NoteMap.h), the velocity from a segment's (or window's) confidence or from a hit's level. The plugin's live MIDI
 // (MidiScheduler: the detector's notes; HitNotes: a note per hit) writes them into the host's MIDI
 // buffer with addNoteOn()/addNoteOff(), and the MIDI files of an export (TimelineExport) are made of
 // the same messages, so a bounce and an export of the same sound hold the same notes.

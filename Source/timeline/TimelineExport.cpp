@@ -106,7 +106,8 @@ std::string exportSegments (ExportFormat format, const std::vector<runtime::Segm
     {
         case ExportFormat::audacity: return audacityLabels (segments, labels);
         case ExportFormat::reaper: return reaperRegions (segments, labels);
-        case ExportFormat::midi: return midiFile (segments, settings.baseNote);
+        case ExportFormat::midi:
+            return midiFile (segments, labels, noteMap (labels, settings.chosenNotes, settings.baseNote), midiTrackName (settings.source));
         case ExportFormat::csv:
         case ExportFormat::json: break;
     }
@@ -121,7 +122,7 @@ std::string exportHits (ExportFormat format, const std::vector<Hit>& hits, const
     {
         case ExportFormat::audacity: return audacityHitLabels (hits, labels);
         case ExportFormat::reaper: return reaperHitMarkers (hits, labels);
-        case ExportFormat::midi: return midiHitFile (hits, settings.baseNote);
+        case ExportFormat::midi: return midiHitFile (hits, labels, noteMap (labels, settings.chosenNotes, settings.baseNote), midiTrackName (settings.source));
         case ExportFormat::csv:
         case ExportFormat::json: break;
     }
@@ -228,10 +229,15 @@ namespace
         double startSeconds, endSeconds;
     };
 
-    /** One track of notes on channel 1 at 120 bpm, as a Standard MIDI File (type 1). */
-    std::string midiNotes (const std::vector<Note>& notes)
+    /** One track of notes on channel 1 at 120 bpm, as a Standard MIDI File (type 1), named, with
+        which note is which class at its start. */
+    std::string midiNotes (const std::vector<Note>& notes, const std::vector<std::string>& labels, const NoteMap& map, const std::string& trackName)
     {
         juce::MidiMessageSequence track;
+        track.addEvent (juce::MidiMessage::textMetaEvent (3, juce::String::fromUTF8 (trackName.c_str())), 0.0);
+        for (std::size_t c = 0; c < labels.size(); ++c)
+            if (const int note = map.noteOf (static_cast<int> (c)); note != kNoNote)
+                track.addEvent (juce::MidiMessage::textMetaEvent (1, juce::String (note) + " " + juce::String::fromUTF8 (labels[c].c_str())), 0.0);
         auto tempo = juce::MidiMessage::tempoMetaEvent (500000); // microseconds per quarter note: 120 bpm
         tempo.setTimeStamp (0.0);
         track.addEvent (tempo);
@@ -259,12 +265,20 @@ namespace
     }
 } // namespace
 
-std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNote)
+std::string midiTrackName (const std::string& source)
+{
+    const auto slash = source.find_last_of ("/\\");
+    const auto name = slash == std::string::npos ? source : source.substr (slash + 1);
+    return name.empty() ? std::string ("Sonotype") : "Sonotype - " + name;
+}
+
+std::string midiFile (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels, const NoteMap& map,
+                      const std::string& trackName)
 {
     std::vector<Note> notes;
     for (const auto& segment : segments)
-        notes.push_back ({ baseNote + segment.classIndex, confidenceVelocity (segment.confidence), segment.startSeconds, segment.endSeconds });
-    return midiNotes (notes);
+        notes.push_back ({ map.noteOf (segment.classIndex), confidenceVelocity (segment.confidence), segment.startSeconds, segment.endSeconds });
+    return midiNotes (notes, labels, map, trackName);
 }
 
 std::string audacityHitLabels (const std::vector<Hit>& hits, const std::vector<std::string>& labels)
@@ -286,19 +300,19 @@ std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<st
     return text;
 }
 
-std::string midiHitFile (const std::vector<Hit>& hits, int baseNote)
+std::string midiHitFile (const std::vector<Hit>& hits, const std::vector<std::string>& labels, const NoteMap& map, const std::string& trackName)
 {
     std::vector<Note> notes;
     for (std::size_t i = 0; i < hits.size(); ++i)
     {
-        const int note = baseNote + hits[i].classIndex;
+        const int note = map.noteOf (hits[i].classIndex);
         double end = hits[i].seconds + kHitNoteSeconds;
         for (std::size_t j = i + 1; j < hits.size() && hits[j].seconds < end; ++j)
-            if (baseNote + hits[j].classIndex == note)
+            if (map.noteOf (hits[j].classIndex) == note)
                 end = hits[j].seconds; // the same note again: this one ends there
         notes.push_back ({ note, hitVelocity (hits[i].levelDb), hits[i].seconds, std::max (end, hits[i].seconds + 1.0 / kMidiTicksPerSecond) });
     }
-    return midiNotes (notes);
+    return midiNotes (notes, labels, map, trackName);
 }
 
 } // namespace sonotype::timeline

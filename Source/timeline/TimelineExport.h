@@ -3,12 +3,15 @@
 // marker) list, a Standard MIDI File with one note per segment or hit. exportSegments() and
 // exportHits() are the one dispatch over the formats: the command line and the app's Export...
 // both call them (the app only picks the format and the file), so what either writes is the same.
+// MIDI notes are the classes' notes of the note map (NoteMap.h), with the notes chosen for the
+// classes as ExportSettings gives them.
 // Pure functions: any thread.
 #pragma once
 
 #include "runtime/Segmenter.h"
 #include "timeline/HitAnalysis.h"
 #include "timeline/MidiNotes.h"
+#include "timeline/NoteMap.h"
 
 #include <optional>
 #include <string>
@@ -37,8 +40,9 @@ bool holdsOneFile (ExportFormat format) noexcept;
 
 struct ExportSettings
 {
-    std::string source; // CSV and JSON: the file the rows name
-    int baseNote = 36;  // MIDI: the note of class 0 (the plugin's "MIDI base note" default)
+    std::string source;           // CSV and JSON: the file the rows name; MIDI: the file the track is named after
+    int baseNote = 36;            // MIDI: the note of class 0, for the classes whose name says no drum (the plugin's "MIDI base note" default)
+    std::vector<int> chosenNotes; // MIDI: per class the note chosen for it (the model file's, --note-map's, the Teach view's), -1: none (NoteMap.h)
 };
 
 /** A file's segments in `format`: CSV (the header, then segmentCsvRow()s), JSON (segmentJsonRow()s
@@ -119,11 +123,19 @@ std::string audacityLabels (const std::vector<runtime::Segment>& segments, const
     the header "#,Name,Start,End,Length", then R1, R2, ... one region a row, seconds with 6 decimals. */
 std::string reaperRegions (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels);
 
+/** A MIDI file's track name: "Sonotype - " and the source's file name (its folders left out), or
+    "Sonotype" without one. */
+std::string midiTrackName (const std::string& source);
+
 /** A Standard MIDI File (type 1, 960 ticks per quarter note, 120 bpm: 1920 ticks a second) with one
-    note per segment on channel 1, as the plugin's MIDI output plays it: note baseNote + class index
-    (a segment whose note falls outside 0-127 has none), velocity from the segment's confidence
-    (confidenceVelocity). */
-std::string midiFile (const std::vector<runtime::Segment>& segments, int baseNote);
+    note per segment on channel 1, as the plugin's MIDI output plays it: the note of the segment's
+    class in `notes` (NoteMap.h; a class without one has none), velocity from the segment's
+    confidence (confidenceVelocity). At time 0 the track says what it is: its name (a track-name
+    event, which DAWs show as the track's or clip's name) and one text event per class that has a
+    note, "36 kick" (the number: DAWs name notes in different octaves, C1 or C2 for 36), in class
+    order. */
+std::string midiFile (const std::vector<runtime::Segment>& segments, const std::vector<std::string>& labels, const NoteMap& notes,
+                      const std::string& trackName);
 
 /** Audacity point labels, one per hit: "time<TAB>time<TAB>label". */
 std::string audacityHitLabels (const std::vector<Hit>& hits, const std::vector<std::string>& labels);
@@ -132,10 +144,10 @@ std::string audacityHitLabels (const std::vector<Hit>& hits, const std::vector<s
     hit's time as Start, End and Length empty, as REAPER writes markers. */
 std::string reaperHitMarkers (const std::vector<Hit>& hits, const std::vector<std::string>& labels);
 
-/** A Standard MIDI File (as midiFile()) with one note per hit: note baseNote + class index,
-    velocity from the hit's level (hitVelocity), kHitNoteSeconds long or up to the next hit of the
-    same note. */
-std::string midiHitFile (const std::vector<Hit>& hits, int baseNote);
+/** A Standard MIDI File (as midiFile(), its name and classes' text events too) with one note per
+    hit: the note of its class in `notes`, velocity from the hit's level (hitVelocity),
+    kHitNoteSeconds long or up to the next hit of the same note. */
+std::string midiHitFile (const std::vector<Hit>& hits, const std::vector<std::string>& labels, const NoteMap& notes, const std::string& trackName);
 
 inline constexpr int kMidiTicksPerQuarterNote = 960;
 inline constexpr int kMidiTicksPerSecond = 2 * kMidiTicksPerQuarterNote; // at 120 bpm

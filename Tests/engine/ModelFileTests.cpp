@@ -2,6 +2,7 @@
 #include "engine/Model.h"
 #include "engine/Session.h"
 #include "engine/file/ModelError.h"
+#include "engine/file/ModelMetadata.h"
 #include "support/SafetensorsWriter.h"
 
 #include <catch2/catch.hpp>
@@ -213,6 +214,39 @@ TEST_CASE ("the embedding output is named by the metadata and computed in the sa
     {
         metadata["embedding_output"] = "0";
         REQUIRE_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains ("names output 0"));
+    }
+}
+
+TEST_CASE ("the MIDI notes chosen for classes are read by label, and refused naming what is wrong", "[model-file][notemap]")
+{
+    auto metadata = modelMetadata (kGraph);
+    metadata["labels"] = R"(["kick","snare","hat","unknown"])";
+    SECTION ("none without the entry")
+    {
+        CHECK (load (safetensorsBytes (tensors(), metadata))->info().classNotes.empty());
+    }
+    SECTION ("per class, -1 where none is chosen; written back as the writer writes it")
+    {
+        metadata["midi_notes"] = R"({"snare": 40, "kick": 35})";
+        const auto model = load (safetensorsBytes (tensors(), metadata));
+        CHECK (model->info().classNotes == std::vector<int> { 35, 40, -1, -1 });
+        CHECK (engine::classNotesEntry (model->info().labels, model->info().classNotes) == R"({"kick":35,"snare":40})");
+        CHECK (engine::classNotesEntry (model->info().labels, { -1, -1 }).empty());
+    }
+    const std::pair<const char*, const char*> refused[] = {
+        { "[36]", "midi_notes is not an object" },
+        { "{\"tom\": 45}", "midi_notes names 'tom', which is not a label of the model" },
+        { "{\"kick\": 128}", "the note of 'kick' is not a MIDI note" },
+        { "{\"kick\": 36.5}", "the note of 'kick' is not a MIDI note" },
+        { "{\"kick\": \"C1\"}", "the note of 'kick' is not a MIDI note" },
+        { "{\"kick\": -1}", "the note of 'kick' is not a MIDI note" },
+        { "{\"kick\":", "midi_notes is not JSON" },
+    };
+    for (const auto& [entry, message] : refused)
+    {
+        INFO (entry);
+        metadata["midi_notes"] = entry;
+        CHECK_THROWS_WITH (load (safetensorsBytes (tensors(), metadata)), Contains (message));
     }
 }
 

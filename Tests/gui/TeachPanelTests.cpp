@@ -146,7 +146,30 @@ TEST_CASE ("teach drum pieces from their hits in the Teach view of a larger edit
     CHECK (status.contains (" hits in 3 examples"));
     CHECK (status.contains (" hits recognised"));
     CHECK (processor.modelDescription().name == "built-in + taught");
+
+    // Each class's note: the General MIDI drum its name says, until one is chosen in its menu.
+    const auto menuText = [&panel] (int c) {
+        const auto* menu = panel.noteMenu (c);
+        return menu != nullptr ? menu->getText() : juce::String ("(no menu)");
+    };
+    CHECK (menuText (0) == "36 C1 auto");
+    CHECK (menuText (1) == "38 D1 auto");
+    CHECK (menuText (2) == "42 F#1 auto");
+    CHECK (panel.noteMenu (3) == nullptr);
+    REQUIRE (panel.noteMenu (1)->getNumItems() == 129);
+    CHECK (panel.noteMenu (1)->getItemText (41) == "40 E1 Electric Snare");
+    panel.noteMenu (1)->setSelectedId (40 + 2, juce::sendNotificationSync); // the snare on 40, as a click on its item
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    view.refresh();
+    CHECK (processor.teaching().view().classes[1].note == 40);
+    CHECK (menuText (1) == "40 E1");
+    CHECK (menuText (0) == "36 C1 auto");
     saveScreenshot (view, "teach-hits.png");
+    panel.noteMenu (1)->setSelectedId (1, juce::sendNotificationSync); // "By name (auto)"
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    view.refresh();
+    CHECK (processor.teaching().view().classes[1].note == -1);
+    CHECK (menuText (1) == "38 D1 auto");
 }
 
 TEST_CASE ("with no audio device Record is off and says why, files still teach, and a recording no audio reaches never sticks", "[gui][teach][record]")

@@ -140,7 +140,10 @@ void checkAgainstHits (const Bounce& bounce, const timeline::HitAnalysisResult& 
         const auto onset = std::llround (hit.seconds * hits.sampleRate);
         INFO ("hit " << i << " at " << hit.seconds << " s");
         CHECK (ons[i].sample - latency == onset);
-        CHECK (ons[i].note == 36 + hit.classIndex);
+        // The General MIDI drums the taught names say (kick 36, snare 38, hat 42), not base + index.
+        const int drums[] = { 36, 38, 42, 39 }; // kick, snare, hat, unknown (36 + 3)
+        REQUIRE ((hit.classIndex >= 0 && hit.classIndex < 4));
+        CHECK (ons[i].note == drums[hit.classIndex]);
         CHECK (ons[i].velocity == timeline::hitVelocity (hit.levelDb));
     }
     // Every note-on has its note-off: 100 ms on, or the next hit of the same note.

@@ -83,7 +83,7 @@ namespace
         {
             auto samples = exampleClip (clip, 16000.0);
             samples.resize (16000);
-            taught->classes.push_back ({ std::string (clip) + " taught", { { ++id, std::make_shared<const teach::ExampleSound> (teach::ExampleSound { "input", samples }) } } });
+            taught->classes.push_back ({ std::string (clip) + " taught", { { ++id, std::make_shared<const teach::ExampleSound> (teach::ExampleSound { "input", samples }) } }, -1 });
         }
         return taught;
     }

@@ -75,4 +75,29 @@ TEST_CASE ("states found by the fuzzer restore without harm", "[plugin]")
     }
 }
 
+TEST_CASE ("a session saved before notes were chosen restores with none; a chosen note is saved and restored", "[plugin][state][notemap]")
+{
+    juce::MemoryBlock old;
+    REQUIRE (juce::File (SONOTYPE_SOURCE_DIR).getChildFile ("Tests/fuzz/corpus/plugin_state/taught_hits.xml").loadFileAsData (old));
+    TestProcessor processor;
+    restore (processor, stateFromText (std::string (static_cast<const char*> (old.getData()), old.getSize())));
+    auto& teach = processor.teaching();
+    REQUIRE (teach.waitUntilIdle (20000));
+    const auto view = teach.view();
+    REQUIRE_FALSE (view.classes.empty());
+    CHECK (view.classes[0].name == "kick");
+    for (const auto& c : view.classes)
+        CHECK (c.note == -1);
+    CHECK (plugin::Teaching::playedNotes (view, 36)[0] == 36); // by its name
+
+    teach.setNote (0, 35);
+    juce::MemoryBlock saved;
+    processor.getStateInformation (saved);
+    TestProcessor reopened;
+    restore (reopened, saved);
+    REQUIRE (reopened.teaching().waitUntilIdle (20000));
+    CHECK (reopened.teaching().view().classes[0].note == 35);
+    CHECK (plugin::Teaching::playedNotes (reopened.teaching().view(), 36)[0] == 35);
+}
+
 } // namespace sonotype::testing

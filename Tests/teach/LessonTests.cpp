@@ -100,6 +100,19 @@ TEST_CASE ("teach: a lesson learns, checks and writes what teach::learn, leaveOn
     CHECK (built.model->info().labels == learned.head.labels);
     CHECK ((built.model->info().metadata.at ("taught").find ("\"embedding\"") != std::string::npos) == hits); // hits: from the tokens
     CHECK (teach::taughtExamplesOf (*built.model) == "{}");
+    CHECK (built.model->info().classNotes.empty()); // no note chosen: no "midi_notes"
+
+    // Notes chosen for classes go into the file ("midi_notes") and come back per class; a name that
+    // is not one of its classes is left out; taught again without notes, the base's are gone.
+    const auto noted = lesson.build (learned.head, "{}", { { "drums taught", 38 }, { "unknown", 39 }, { "nothing", 40 } });
+    std::vector<int> expected (learned.head.labels.size(), -1);
+    for (std::size_t c = 0; c < expected.size(); ++c)
+        expected[c] = learned.head.labels[c] == "drums taught" ? 38 : learned.head.labels[c] == "unknown" ? 39
+                                                                                                          : -1;
+    CHECK (noted.model->info().classNotes == expected);
+    const auto again = teach::buildTaughtModel (noted.bytes, "taught", learned.head);
+    CHECK (again.model->info().metadata.count ("midi_notes") == 0);
+    CHECK (again.model->info().classNotes.empty());
     const auto bytes = builtinBytes();
     CHECK (lesson.baseIdentity() == teach::modelIdentity ("built-in", bytes.data(), bytes.size()));
 }

@@ -214,10 +214,13 @@ TEST_CASE ("taught examples round-trip through their JSON, and hostile text is r
     set.hits = true;
     set.hitsChosen = true;
     set.unknownBelow = 0.3;
-    set.classes.push_back ({ "kick", { { "input 1", { 0.5f, -0.25f, 1.0f, -1.0f, 0.0f } } } });
-    set.classes.push_back ({ "snare", {} });
+    set.classes.push_back ({ "kick", { { "input 1", { 0.5f, -0.25f, 1.0f, -1.0f, 0.0f } } }, -1 });
+    set.classes.push_back ({ "snare", {}, 40 });
     const auto back = teach::decodeExampleSet (teach::encodeExampleSet (set));
     REQUIRE (back.classes.size() == 2);
+    CHECK (back.classes[0].note == -1); // none chosen: none written
+    CHECK (back.classes[1].note == 40);
+    CHECK (teach::encodeExampleSet (set).find (R"("note":40)") != std::string::npos);
     CHECK (back.learnedOn == set.learnedOn);
     CHECK (back.hits);
     CHECK (back.hitsChosen);
@@ -254,6 +257,8 @@ TEST_CASE ("taught examples round-trip through their JSON, and hostile text is r
     CHECK_THAT (refused (head + R"([{"name":"kick","examples":[{"source":"a","pcm16":"AA=="}]}]})"), Catch::Contains ("no 16-bit samples")); // one byte: half a sample
     CHECK_THAT (refused (head + R"([{"name":"","examples":[]}]})"), Catch::Contains ("class name"));
     CHECK_THAT (refused (head + R"([{"name":"kick"}]})"), Catch::Contains ("missing key 'examples'"));
+    CHECK_THAT (refused (head + R"([{"name":"kick","examples":[],"note":128}]})"), Catch::Contains ("the note of the class 'kick' is not a MIDI note"));
+    CHECK_THAT (refused (head + R"([{"name":"kick","examples":[],"note":"C1"}]})"), Catch::Contains ("the note of the class 'kick' is not a MIDI note"));
     CHECK_THAT (refused (R"({"sample_rate":16000,"unknown_below":0.5,"hits":1,"learned_on":"","classes":[]})"), Catch::Contains ("expected a boolean"));
     // An example over 10 s is refused before it is decoded.
     const std::string longExample (static_cast<std::size_t> (16000 * 11 * 2 / 3 * 4), 'A');

@@ -45,9 +45,15 @@ TEST_CASE ("REAPER regions: the manager's header, R1 R2 ..., names quoted as CSV
               "R3,tab\there,4.500000,6.000000,1.500000\n");
 }
 
+/** A file's notes at base note `base`, none chosen (kLabels name no drum piece: base + index). */
+timeline::NoteMap baseNotes (int base)
+{
+    return timeline::noteMap (kLabels, {}, base);
+}
+
 TEST_CASE ("MIDI file: one note per segment at 1920 ticks a second, the plugin's notes and velocities", "[export]")
 {
-    const auto bytes = timeline::midiFile (someSegments(), 126);
+    const auto bytes = timeline::midiFile (someSegments(), kLabels, baseNotes (126), "Sonotype");
     juce::MemoryInputStream stream (bytes.data(), bytes.size(), false);
     juce::MidiFile file;
     REQUIRE (file.readFrom (stream));
@@ -75,7 +81,7 @@ TEST_CASE ("MIDI file: one note per segment at 1920 ticks a second, the plugin's
 
 TEST_CASE ("MIDI velocity is at least 1", "[export]")
 {
-    const auto bytes = timeline::midiFile ({ { 0, 0.0, 1.0, 0.001f, 2 } }, 36);
+    const auto bytes = timeline::midiFile ({ { 0, 0.0, 1.0, 0.001f, 2 } }, kLabels, baseNotes (36), "Sonotype");
     juce::MemoryInputStream stream (bytes.data(), bytes.size(), false);
     juce::MidiFile file;
     REQUIRE (file.readFrom (stream));
@@ -105,12 +111,14 @@ TEST_CASE ("the export dispatch: every format by its name, the files of one file
 TEST_CASE ("the export dispatch writes segments in each format as its writer does, CSV and JSON as classify --segments", "[export]")
 {
     const auto segments = someSegments();
-    const timeline::ExportSettings settings { "take, 1.wav", 40 };
+    const timeline::ExportSettings settings { "take, 1.wav", 40, {} };
     using timeline::ExportFormat;
     CHECK (timeline::exportSegments (ExportFormat::audacity, segments, kLabels, settings) == timeline::audacityLabels (segments, kLabels));
     CHECK (timeline::exportSegments (ExportFormat::reaper, segments, kLabels, settings) == timeline::reaperRegions (segments, kLabels));
-    CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings) == timeline::midiFile (segments, 40));
-    CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings) != timeline::midiFile (segments, 36));
+    CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings)
+           == timeline::midiFile (segments, kLabels, baseNotes (40), "Sonotype - take, 1.wav"));
+    CHECK (timeline::exportSegments (ExportFormat::midi, segments, kLabels, settings)
+           != timeline::midiFile (segments, kLabels, baseNotes (36), "Sonotype - take, 1.wav"));
     CHECK (timeline::exportSegments (ExportFormat::csv, segments, kLabels, settings)
            == "file,start_s,end_s,label,confidence,error\n"
               "\"take, 1.wav\",0.000,1.250,speech,0.900000,\n"
@@ -129,11 +137,11 @@ TEST_CASE ("the export dispatch writes segments in each format as its writer doe
 TEST_CASE ("the export dispatch writes hits in each format as its writer does, CSV and JSON as classify --onsets", "[export]")
 {
     const auto hits = someHits();
-    const timeline::ExportSettings settings { "loop.wav", 36 };
+    const timeline::ExportSettings settings { "loop.wav", 36, {} };
     using timeline::ExportFormat;
     CHECK (timeline::exportHits (ExportFormat::audacity, hits, kLabels, settings) == timeline::audacityHitLabels (hits, kLabels));
     CHECK (timeline::exportHits (ExportFormat::reaper, hits, kLabels, settings) == timeline::reaperHitMarkers (hits, kLabels));
-    CHECK (timeline::exportHits (ExportFormat::midi, hits, kLabels, settings) == timeline::midiHitFile (hits, 36));
+    CHECK (timeline::exportHits (ExportFormat::midi, hits, kLabels, settings) == timeline::midiHitFile (hits, kLabels, baseNotes (36), "Sonotype - loop.wav"));
     CHECK (timeline::exportHits (ExportFormat::csv, hits, kLabels, settings)
            == "file,time_s,label,confidence,level_db,speech,\"drums, loud\",tab\there,error\n"
               "loop.wav,0.500,\"drums, loud\",0.750000,-6.0,0.125000,0.750000,0.125000,\n"
@@ -145,6 +153,72 @@ TEST_CASE ("the export dispatch writes hits in each format as its writer does, C
               "{\"file\":\"loop.wav\",\"time_s\":1.000,\"label\":\"tab\\there\",\"confidence\":0.500000,\"level_db\":-30.2,"
               "\"probabilities\":{\"speech\":0.250000,\"drums, loud\":0.250000,\"tab\\there\":0.500000}}\n"
               "]\n");
+}
+
+namespace
+{
+/** The meta events at a MIDI file's start (track name, text) and its note-ons (note, time in ticks). */
+struct MidiFileRead
+{
+    juce::String trackName;
+    std::vector<juce::String> texts;
+    std::vector<std::pair<int, double>> noteOns;
+};
+
+MidiFileRead readMidi (const std::string& bytes)
+{
+    juce::MemoryInputStream stream (bytes.data(), bytes.size(), false);
+    juce::MidiFile file;
+    REQUIRE (file.readFrom (stream));
+    REQUIRE (file.getNumTracks() == 1);
+    MidiFileRead read;
+    for (const auto* event : *file.getTrack (0))
+    {
+        const auto& message = event->message;
+        if (message.isTrackNameEvent())
+            read.trackName = message.getTextFromTextMetaEvent();
+        else if (message.isTextMetaEvent() && message.getMetaEventType() == 1)
+        {
+            CHECK (message.getTimeStamp() == 0.0);
+            read.texts.push_back (message.getTextFromTextMetaEvent());
+        }
+        else if (message.isNoteOn())
+            read.noteOns.emplace_back (message.getNoteNumber(), message.getTimeStamp());
+    }
+    return read;
+}
+} // namespace
+
+TEST_CASE ("MIDI files name their track and say which note is which class, the notes from the note map", "[export][notemap]")
+{
+    const std::vector<std::string> kit { "kick", "snare", "hat", "unknown" };
+    const std::vector<timeline::Hit> hits { { 0.5, 0, 0.9f, -6.0f, { 0.9f, 0.05f, 0.05f, 0.0f } },
+                                            { 1.0, 1, 0.9f, -6.0f, { 0.05f, 0.9f, 0.05f, 0.0f } },
+                                            { 1.5, 2, 0.9f, -6.0f, { 0.05f, 0.05f, 0.9f, 0.0f } },
+                                            { 2.0, 3, 0.9f, -6.0f, { 0.0f, 0.0f, 0.0f, 1.0f } } };
+    SECTION ("by name: General MIDI drums, the rest base + index")
+    {
+        const timeline::ExportSettings settings { "/takes/drums/loop 1.wav", 36, {} };
+        const auto read = readMidi (timeline::exportHits (timeline::ExportFormat::midi, hits, kit, settings));
+        CHECK (read.trackName == "Sonotype - loop 1.wav");
+        CHECK (read.texts == std::vector<juce::String> { "36 kick", "38 snare", "42 hat", "39 unknown" });
+        CHECK (read.noteOns == std::vector<std::pair<int, double>> { { 36, 960.0 }, { 38, 1920.0 }, { 42, 2880.0 }, { 39, 3840.0 } });
+    }
+    SECTION ("chosen notes over the names, and the base note for the rest")
+    {
+        const timeline::ExportSettings settings { "loop.wav", 60, { timeline::kNoNote, 40, 44 } };
+        const auto read = readMidi (timeline::exportHits (timeline::ExportFormat::midi, hits, kit, settings));
+        CHECK (read.texts == std::vector<juce::String> { "36 kick", "40 snare", "44 hat", "63 unknown" });
+        CHECK (read.noteOns == std::vector<std::pair<int, double>> { { 36, 960.0 }, { 40, 1920.0 }, { 44, 2880.0 }, { 63, 3840.0 } });
+    }
+    SECTION ("segments too; a class without a note has no text; no source: the track is Sonotype")
+    {
+        const std::vector<runtime::Segment> segments { { 0, 0.0, 1.0, 0.9f, 4 }, { 1, 1.0, 2.0, 0.9f, 4 } };
+        const auto read = readMidi (timeline::exportSegments (timeline::ExportFormat::midi, segments, kLabels, { "", 126, {} }));
+        CHECK (read.trackName == "Sonotype");
+        CHECK (read.texts == std::vector<juce::String> { "126 speech", "127 drums, loud" }); // "tab here" would be 128: none
+        CHECK (read.noteOns == std::vector<std::pair<int, double>> { { 126, 0.0 }, { 127, 1920.0 } });
+    }
 }
 
 TEST_CASE ("JSON rows: malformed UTF-8 becomes U+FFFD, numbers that are not finite null", "[export]")

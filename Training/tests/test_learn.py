@@ -4,6 +4,7 @@ taught model file that `classify --model` runs like any model."""
 import subprocess
 from pathlib import Path
 
+import mido
 import pytest
 
 from sonotype.hits.evaluate import per_hit_accuracy
@@ -45,6 +46,67 @@ def test_hits_taught_from_a_kit_name_the_kit_s_hits(kit, tmp_path):
     inspect = sonotype("inspect", model).stdout
     assert "labels:      kick, snare, hat, unknown" in inspect
     assert '"onset_window":0.12' in inspect and '"base":"built-in"' in inspect
+
+
+def _midi_notes(path):
+    """The note-ons of a MIDI file, its track name and its text events."""
+    midi = mido.MidiFile(path)
+    names = [m.name for m in midi.tracks[0] if m.type == "track_name"]
+    texts = [m.text for m in midi.tracks[0] if m.type == "text"]
+    return [m.note for m in midi.tracks[0] if m.type == "note_on" and m.velocity > 0], names, texts
+
+
+def test_a_kit_plays_general_midi_drums_and_the_notes_chosen_for_it(kit, tmp_path):
+    folder, hits = kit
+    pieces = ["--class", "kick", folder / "kick.wav", "--class", "snare", folder / "snare.wav", "--class", "hat", folder / "hat.wav"]
+    # By their names: kick 36, snare 38, hat 42 (General MIDI), unknown base + index (36 + 3).
+    named = tmp_path / "named.safetensors"
+    result = sonotype("learn", "--hits", *pieces, "-o", named)
+    assert result.returncode == 0, result.stderr
+    assert "  kick 36 C1 (General MIDI: Bass Drum 1)" in result.stdout
+    assert "  hat 42 F#1 (General MIDI: Closed Hi-Hat)" in result.stdout
+    assert "  unknown 39 D#1 (base note 36 + class 3)" in result.stdout
+    out = tmp_path / "named.mid"
+    assert sonotype("classify", "--onsets", "--format", "midi", "--model", named, "--output", out, folder / "mix.wav").returncode == 0
+    notes, names, texts = _midi_notes(out)
+    assert names == ["Sonotype - mix.wav"]
+    assert texts == ["36 kick", "38 snare", "42 hat", "39 unknown"]
+    rows = parse_csv(sonotype("classify", "--onsets", "--model", named, folder / "mix.wav").stdout)[1:]
+    drums = {"kick": 36, "snare": 38, "hat": 42, "unknown": 39}
+    assert notes == [drums[row[2]] for row in rows]
+
+    # Chosen with learn --note (a number or a name, C1 = 36): kept in the file, shown by inspect.
+    chosen = tmp_path / "chosen.safetensors"
+    result = sonotype("learn", "--hits", *pieces, "--note", "snare=E1", "--note", "hat=44", "-o", chosen)
+    assert result.returncode == 0, result.stderr
+    assert "  snare 40 E1 (chosen)" in result.stdout
+    inspect = sonotype("inspect", chosen).stdout
+    assert "             snare 40 E1 (chosen)" in inspect and "             kick 36 C1 (General MIDI: Bass Drum 1)" in inspect
+    out = tmp_path / "chosen.mid"
+    result = sonotype("classify", "--onsets", "--format", "midi", "--model", chosen, "--output", out, folder / "mix.wav")
+    assert result.returncode == 0, result.stderr
+    assert "snare 40 E1 (chosen)" in result.stderr
+    chosen_notes = {"kick": 36, "snare": 40, "hat": 44, "unknown": 39}
+    assert _midi_notes(out)[0] == [chosen_notes[row[2]] for row in rows]
+
+    # classify --note-map over the file's for one run.
+    out = tmp_path / "mapped.mid"
+    result = sonotype("classify", "--onsets", "--format", "midi", "--model", chosen, "--note-map", "kick=35,snare=D1", "--output", out,
+                      folder / "mix.wav")
+    assert result.returncode == 0, result.stderr
+    mapped = {"kick": 35, "snare": 38, "hat": 44, "unknown": 39}
+    assert _midi_notes(out)[0] == [mapped[row[2]] for row in rows]
+    assert _midi_notes(out)[2] == ["35 kick", "38 snare", "44 hat", "39 unknown"]
+
+    # Names that are no class, and notes that are no note, are refused naming what is wrong.
+    result = sonotype("classify", "--onsets", "--format", "midi", "--model", chosen, "--note-map", "tom=45", "--output", out, folder / "mix.wav")
+    assert result.returncode == 2 and "'tom' is not a class of the model (its classes: kick, snare, hat, unknown)" in result.stderr
+    result = sonotype("classify", "--onsets", "--format", "midi", "--note-map", "kick=H9", "--output", out, folder / "mix.wav")
+    assert result.returncode == 2 and "'H9' is not a MIDI note" in result.stderr
+    result = sonotype("classify", "--onsets", "--note-map", "kick=36", folder / "mix.wav")
+    assert result.returncode == 2 and "--note-map sets the notes of a MIDI file" in result.stderr
+    result = sonotype("learn", "--hits", *pieces, "--note", "tom=45", "-o", tmp_path / "x.safetensors")
+    assert result.returncode == 2 and "'tom' is not a class of the model" in result.stderr
 
 
 def test_hits_taught_from_one_kit_name_another_kit_s_hits(kit, tmp_path):

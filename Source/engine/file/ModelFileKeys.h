@@ -15,7 +15,7 @@ inline constexpr const char* shape = "shape"; // also a graph value's
 inline constexpr const char* dataOffsets = "data_offsets";
 inline constexpr const char* float32 = "F32"; // the one dtype the engine stores
 
-// The metadata's entries (each a string; graph, labels, frontend, taught and hit_embedding hold JSON).
+// The metadata's entries (each a string; graph, labels, frontend, taught, midi_notes and hit_embedding hold JSON).
 inline constexpr const char* format = "format";
 inline constexpr const char* formatMarker = "sonotype"; // format's value
 inline constexpr const char* formatVersion = "format_version";
@@ -29,6 +29,7 @@ inline constexpr const char* embeddingOutput = "embedding_output";
 inline constexpr const char* hitEmbedding = "hit_embedding";
 inline constexpr const char* levelOutput = "level_output"; // which output is the window's level in dB (teach/WindowLevel.h)
 inline constexpr const char* taught = "taught";
+inline constexpr const char* midiNotes = "midi_notes"; // a JSON object: class label -> the MIDI note chosen for it (ModelMetadata.h)
 inline constexpr const char* taughtExamples = "taught_examples";
 // A taught head's stored tensors: taught.*, and a head taught again on a taught model taught2.*, ...
 inline constexpr const char* taughtTensorPrefix = "taught";

@@ -1,10 +1,12 @@
 #include "engine/file/ModelMetadata.h"
 
 #include "engine/file/Json.h"
+#include "engine/file/JsonWriter.h"
 #include "engine/file/ModelError.h"
 #include "engine/file/ModelFileKeys.h"
 #include "engine/file/Text.h"
 
+#include <algorithm>
 #include <set>
 
 namespace sonotype::engine
@@ -77,6 +79,49 @@ std::optional<int> readEmbeddingOutput (const Metadata& metadata, std::size_t nu
     if (index == 0)
         throw ModelError ("embedding_output 0 names output 0, which holds the class scores: the embedding is an output after it");
     return index;
+}
+
+std::vector<int> readClassNotes (const Metadata& metadata, const std::vector<std::string>& labels, LoadBudget& budget)
+{
+    const auto entry = metadata.find (keys::midiNotes);
+    if (entry == metadata.end())
+        return {};
+    JsonValue notes;
+    try
+    {
+        std::size_t parsedBytes = 0;
+        notes = parseJson (entry->second, budget.remainingBytes(), parsedBytes);
+        budget.claim (parsedBytes, "the MIDI notes");
+    }
+    catch (const JsonError& e)
+    {
+        throw ModelError (std::string ("midi_notes is not JSON: ") + e.what());
+    }
+    if (! notes.isObject())
+        throw ModelError ("midi_notes is not an object of class labels and notes");
+    std::vector<int> chosen (labels.size(), -1);
+    for (const auto& [label, note] : notes.asObject())
+    {
+        const auto found = std::find (labels.begin(), labels.end(), label);
+        if (found == labels.end())
+            throw ModelError ("midi_notes names " + quote (label) + ", which is not a label of the model");
+        auto& slot = chosen[static_cast<std::size_t> (found - labels.begin())];
+        if (slot >= 0)
+            throw ModelError ("midi_notes names " + quote (label) + " twice");
+        if (! note.isNumber() || ! note.isExactInteger() || note.asInt() < 0 || note.asInt() > 127)
+            throw ModelError ("midi_notes: the note of " + quote (label) + " is not a MIDI note (an integer from 0 to 127)");
+        slot = static_cast<int> (note.asInt());
+    }
+    return chosen;
+}
+
+std::string classNotesEntry (const std::vector<std::string>& labels, const std::vector<int>& notes)
+{
+    JsonValue::Object chosen;
+    for (std::size_t c = 0; c < labels.size() && c < notes.size(); ++c)
+        if (notes[c] >= 0 && notes[c] <= 127)
+            chosen.emplace_back (labels[c], JsonValue::integer (notes[c]));
+    return chosen.empty() ? std::string() : writeJson (JsonValue::object (std::move (chosen)));
 }
 
 } // namespace sonotype::engine

@@ -39,4 +39,17 @@ std::vector<std::string> readLabels (const Metadata& metadata, const Shape& outp
     scores). Throws ModelError saying what is wrong with any other value. */
 std::optional<int> readEmbeddingOutput (const Metadata& metadata, std::size_t numOutputs);
 
+/** The MIDI notes chosen for the classes (metadata "midi_notes": a JSON object of labels and
+    notes, {"kick": 36, "snare": 38}; what `sonotype learn --note` and the Teach view write): per
+    class its note 0-127, or -1 where none is chosen (its note is then the one its name says, or
+    base note + index: timeline/NoteMap.h). Empty without the entry. Throws ModelError naming what
+    is wrong: not an object, a name that is no label, a label twice, a note that is not an
+    integer 0-127. Claims the parsed object from `budget`. */
+std::vector<int> readClassNotes (const Metadata& metadata, const std::vector<std::string>& labels, LoadBudget& budget);
+
+/** The "midi_notes" entry for `notes` (per class of `labels`, -1: none chosen): the object of the
+    chosen ones (its keys sorted, as the writer writes every object); empty when none is chosen
+    (the entry is then left out). */
+std::string classNotesEntry (const std::vector<std::string>& labels, const std::vector<int>& notes);
+
 } // namespace sonotype::engine
