@@ -106,4 +106,39 @@ inline Reported runQuick (const std::vector<float>& samples, double rate, const 
     return r;
 }
 
+/** A drum loop as the issue's: 60 hits of kick, snare and hat (piece index 0, 1, 2) at -15 to -3
+    dBFS, 0.15-0.35 s apart, over room noise at -60 dBFS. */
+struct Loop
+{
+    std::vector<float> samples;
+    std::vector<std::pair<int64_t, int>> hits; // onset sample, piece index
+};
+
+inline Loop kitLoop (double rate, unsigned seed)
+{
+    std::mt19937 random (seed);
+    Loop loop;
+    loop.samples = noiseAt (rate, 17.0, -60.0, seed);
+    double t = 0.2;
+    for (int h = 0; h < 60; ++h)
+    {
+        const int piece = std::uniform_int_distribution<int> (0, 2) (random);
+        const auto at = static_cast<int64_t> (t * rate);
+        addPiece (loop.samples, rate, at, static_cast<Piece> (piece + 1), std::uniform_real_distribution<double> (-15.0, -3.0) (random), random,
+                  std::uniform_real_distribution<double> (120.0, 180.0) (random));
+        loop.hits.emplace_back (at, piece);
+        t += std::uniform_real_distribution<double> (0.15, 0.35) (random);
+    }
+    return loop;
+}
+
+/** One piece alone (after 50 ms of room noise), as a one-shot example is recorded. */
+inline std::vector<float> oneShot (Piece piece, double rate, double db, unsigned seed)
+{
+    auto samples = noiseAt (rate, 0.6, -70.0, seed);
+    std::mt19937 random (seed);
+    addPiece (samples, rate, static_cast<int64_t> (0.05 * rate), piece, db, random, 120.0 + 10.0 * (seed % 6));
+    return samples;
+}
+
 } // namespace sonotype::testing

@@ -224,3 +224,56 @@ TEST_CASE ("per-hit mode: processBlock allocates, frees and locks nothing, live 
     CHECK (stats.hits >= 100);
     CHECK (notes >= 100);
 }
+
+TEST_CASE ("per-hit Live: the audio thread finds and names the hits, allocating, freeing and locking nothing, while the live path is swapped",
+           "[plugin][realtime][hits][live]")
+{
+    TestProcessor processor;
+    REQUIRE (teachFixtureKit (processor)); // the Teach view's kit carries the hits' signatures
+    auto set = [&] (const char* id, float value) {
+        auto* parameter = processor.parameters.getParameter (id);
+        parameter->setValueNotifyingHost (parameter->convertTo0to1 (value));
+        processor.applyAnalysisParameters(); // as the timer would, between two blocks: a new live path is published
+    };
+    constexpr double rate = 48000.0;
+    constexpr int maxBlock = 1024;
+    processor.setPlayConfigDetails (2, 2, rate, maxBlock);
+    processor.prepareToPlay (rate, maxBlock);
+    set (plugin::ParameterIds::hitMode, 1.0f);
+    REQUIRE (processor.hitNotes().live() != nullptr);
+    CHECK (processor.getLatencySamples() <= 480); // 10 ms at 48 kHz
+    formats::AudioFileReader reader (fixturePath ("kit/pattern.wav"));
+    const auto signal = readAll (reader);
+    juce::AudioBuffer<float> buffer (2, maxBlock);
+    juce::MidiBuffer midi;
+    midi.ensureSize (4096);
+    std::mt19937 random (17);
+    AllocationCounts counts;
+    int64_t notes = 0, position = 0;
+    constexpr int blocks = 40000;
+    for (int block = 0; block < blocks; ++block)
+    {
+        if (block == blocks / 4)
+            set (plugin::ParameterIds::onsetThreshold, 1.5f); // a new live path
+        if (block == blocks / 2)
+            set (plugin::ParameterIds::hitResponse, 1.0f); // Exact: the worker's hits
+        if (block == 3 * blocks / 4)
+            set (plugin::ParameterIds::hitResponse, 0.0f); // Live again
+        const int n = block == 100 ? maxBlock : std::uniform_int_distribution<int> (1, 256) (random);
+        fillLooped (buffer, n, signal, position);
+        midi.clear();
+        processCounted (processor, buffer, midi, counts);
+        for (const auto metadata : midi)
+            notes += metadata.getMessage().isNoteOn() ? 1 : 0;
+        position += n;
+        if (block % 400 == 0) // the exact quarter: let the worker keep up
+            REQUIRE (ProcessorDriver::waitForAnalysis (processor));
+    }
+    processor.releaseResources();
+    CHECK (counts.allocations == 0);
+    CHECK (counts.frees == 0);
+    CHECK (counts.locks == 0);
+    INFO ("note-ons: " << notes << ", live hits " << processor.hitNotes().liveHits());
+    CHECK (processor.hitNotes().liveHits() >= 100);
+    CHECK (notes >= 150);
+}

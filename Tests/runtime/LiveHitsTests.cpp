@@ -20,15 +20,6 @@ namespace
 {
 constexpr Piece kPieces[] = { Piece::kick, Piece::snare, Piece::hat };
 
-/** One piece alone (after 50 ms of room noise), as a one-shot example is recorded. */
-std::vector<float> oneShot (Piece piece, double rate, double db, unsigned seed)
-{
-    auto samples = noiseAt (rate, 0.6, -70.0, seed);
-    std::mt19937 random (seed);
-    addPiece (samples, rate, static_cast<int64_t> (0.05 * rate), piece, db, random, 120.0 + 10.0 * (seed % 6));
-    return samples;
-}
-
 /** Every hit LiveHits reports over `samples` in blocks of `block` (0: random 1-4096), with the input
     position each was reported at. */
 std::vector<std::pair<runtime::LiveHit, int64_t>> run (runtime::LiveHits& live, const std::vector<float>& samples, std::size_t block)
@@ -73,30 +64,6 @@ std::vector<teach::TaughtClass> kitClasses (double rate)
     return classes;
 }
 
-struct Loop
-{
-    std::vector<float> samples;
-    std::vector<std::pair<int64_t, int>> hits; // onset sample, piece index
-};
-
-/** 60 hits of the three pieces at -15 to -3 dBFS, 0.15-0.35 s apart, over room noise. */
-Loop loopOf (double rate, unsigned seed)
-{
-    std::mt19937 random (seed);
-    Loop loop;
-    loop.samples = noiseAt (rate, 17.0, -60.0, seed);
-    double t = 0.2;
-    for (int h = 0; h < 60; ++h)
-    {
-        const int piece = std::uniform_int_distribution<int> (0, 2) (random);
-        const auto at = static_cast<int64_t> (t * rate);
-        addPiece (loop.samples, rate, at, kPieces[piece], std::uniform_real_distribution<double> (-15.0, -3.0) (random), random,
-                  std::uniform_real_distribution<double> (120.0, 180.0) (random));
-        loop.hits.emplace_back (at, piece);
-        t += std::uniform_real_distribution<double> (0.15, 0.35) (random);
-    }
-    return loop;
-}
 } // namespace
 
 namespace
@@ -183,7 +150,7 @@ TEST_CASE ("live hits: a kit taught from one-shots names a loop's hits from thei
         CHECK (live.latencySamples() == runtime::LiveHits::latencySamples (rate));
         for (const unsigned seed : { 1u, 2u })
         {
-            const auto loop = loopOf (rate, seed);
+            const auto loop = kitLoop (rate, seed);
             std::vector<std::pair<runtime::LiveHit, int64_t>> first;
             for (const std::size_t block : { std::size_t { 128 }, std::size_t { 1 }, std::size_t { 441 }, std::size_t { 0 } })
             {

@@ -121,7 +121,8 @@ TEST_CASE ("The built-in model's classes keep base note + index", "[notemap]")
 TEST_CASE ("A taught kit plays General MIDI drums, the rest base + index or the next free note", "[notemap]")
 {
     const auto map = timeline::noteMap ({ "kick", "snare", "hat", "unknown" }, {}, 36);
-    CHECK (map.notes == std::vector<int> { 36, 38, 42, 39 }); // unknown: 36 + 3, free
+    CHECK (map.notes == std::vector<int> { 36, 38, 42, timeline::kNoNote }); // unknown: no piece, no note
+    CHECK (timeline::noteMap ({ "kick", "unknown" }, { timeline::kNoNote, 50 }, 36).notes == std::vector<int> { 36, 50 }); // unless chosen
     const auto clash = timeline::noteMap ({ "kick", "shoe", "snare" }, {}, 36);
     CHECK (clash.notes == std::vector<int> { 36, 37, 38 });
     // "thing" would be 36 + 2 = 38, the snare's: the next note up that no class plays.
@@ -215,5 +216,5 @@ TEST_CASE ("The map described a class a line", "[notemap]")
     CHECK (lines[0] == "kick 36 C1 (General MIDI: Bass Drum 1)");
     CHECK (lines[1] == "snare 40 E1 (chosen)");
     CHECK (lines[2] == "zap 38 D1 (base note 36 + class 2)");
-    CHECK (lines[3] == "unknown 39 D#1 (base note 36 + class 3)");
+    CHECK (lines[3] == "unknown none (no piece: plays nothing)");
 }
