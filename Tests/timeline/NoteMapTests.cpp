@@ -121,7 +121,7 @@ TEST_CASE ("The built-in model's classes keep base note + index", "[notemap]")
 TEST_CASE ("A taught kit plays General MIDI drums, the rest base + index or the next free note", "[notemap]")
 {
     const auto map = timeline::noteMap ({ "kick", "snare", "hat", "unknown" }, {}, 36);
-    CHECK (map.notes == std::vector<int> { 36, 38, 42, timeline::kNoNote }); // unknown: no piece, no note
+    CHECK (map.notes == std::vector<int> { 36, 38, 42, timeline::kNoNote });                                               // unknown: no piece, no note
     CHECK (timeline::noteMap ({ "kick", "unknown" }, { timeline::kNoNote, 50 }, 36).notes == std::vector<int> { 36, 50 }); // unless chosen
     const auto clash = timeline::noteMap ({ "kick", "shoe", "snare" }, {}, 36);
     CHECK (clash.notes == std::vector<int> { 36, 37, 38 });
