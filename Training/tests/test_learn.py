@@ -59,21 +59,21 @@ def _midi_notes(path):
 def test_a_kit_plays_general_midi_drums_and_the_notes_chosen_for_it(kit, tmp_path):
     folder, hits = kit
     pieces = ["--class", "kick", folder / "kick.wav", "--class", "snare", folder / "snare.wav", "--class", "hat", folder / "hat.wav"]
-    # By their names: kick 36, snare 38, hat 42 (General MIDI), unknown base + index (36 + 3).
+    # By their names: kick 36, snare 38, hat 42 (General MIDI); unknown is no piece and plays nothing.
     named = tmp_path / "named.safetensors"
     result = sonotype("learn", "--hits", *pieces, "-o", named)
     assert result.returncode == 0, result.stderr
     assert "  kick 36 C1 (General MIDI: Bass Drum 1)" in result.stdout
     assert "  hat 42 F#1 (General MIDI: Closed Hi-Hat)" in result.stdout
-    assert "  unknown 39 D#1 (base note 36 + class 3)" in result.stdout
+    assert "  unknown none (no piece: plays nothing)" in result.stdout
     out = tmp_path / "named.mid"
     assert sonotype("classify", "--onsets", "--format", "midi", "--model", named, "--output", out, folder / "mix.wav").returncode == 0
     notes, names, texts = _midi_notes(out)
     assert names == ["Sonotype - mix.wav"]
-    assert texts == ["36 kick", "38 snare", "42 hat", "39 unknown"]
+    assert texts == ["36 kick", "38 snare", "42 hat"]
     rows = parse_csv(sonotype("classify", "--onsets", "--model", named, folder / "mix.wav").stdout)[1:]
-    drums = {"kick": 36, "snare": 38, "hat": 42, "unknown": 39}
-    assert notes == [drums[row[2]] for row in rows]
+    drums = {"kick": 36, "snare": 38, "hat": 42}
+    assert notes == [drums[row[2]] for row in rows if row[2] in drums]
 
     # Chosen with learn --note (a number or a name, C1 = 36): kept in the file, shown by inspect.
     chosen = tmp_path / "chosen.safetensors"
@@ -86,17 +86,17 @@ def test_a_kit_plays_general_midi_drums_and_the_notes_chosen_for_it(kit, tmp_pat
     result = sonotype("classify", "--onsets", "--format", "midi", "--model", chosen, "--output", out, folder / "mix.wav")
     assert result.returncode == 0, result.stderr
     assert "snare 40 E1 (chosen)" in result.stderr
-    chosen_notes = {"kick": 36, "snare": 40, "hat": 44, "unknown": 39}
-    assert _midi_notes(out)[0] == [chosen_notes[row[2]] for row in rows]
+    chosen_notes = {"kick": 36, "snare": 40, "hat": 44}
+    assert _midi_notes(out)[0] == [chosen_notes[row[2]] for row in rows if row[2] in chosen_notes]
 
     # classify --note-map over the file's for one run.
     out = tmp_path / "mapped.mid"
     result = sonotype("classify", "--onsets", "--format", "midi", "--model", chosen, "--note-map", "kick=35,snare=D1", "--output", out,
                       folder / "mix.wav")
     assert result.returncode == 0, result.stderr
-    mapped = {"kick": 35, "snare": 38, "hat": 44, "unknown": 39}
-    assert _midi_notes(out)[0] == [mapped[row[2]] for row in rows]
-    assert _midi_notes(out)[2] == ["35 kick", "38 snare", "44 hat", "39 unknown"]
+    mapped = {"kick": 35, "snare": 38, "hat": 44}
+    assert _midi_notes(out)[0] == [mapped[row[2]] for row in rows if row[2] in mapped]
+    assert _midi_notes(out)[2] == ["35 kick", "38 snare", "44 hat"]
 
     # Names that are no class, and notes that are no note, are refused naming what is wrong.
     result = sonotype("classify", "--onsets", "--format", "midi", "--model", chosen, "--note-map", "tom=45", "--output", out, folder / "mix.wav")
