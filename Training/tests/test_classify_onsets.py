@@ -88,3 +88,23 @@ def test_808_kicks_among_loud_hats_and_snares_found_on_their_attacks(tmp_path):
     score, _, _, errors = f_measure(truth, found)
     assert score >= 0.95, (score, len(truth), len(found))
     assert np.median(np.abs(errors)) <= 0.0025
+
+
+def test_live_response_a_kit_taught_from_sox_one_shots_names_an_808_loop_from_each_hits_first_6_ms(tmp_path):
+    """`classify --onsets --response live`: the notes the plugin's Live mode plays (within 10 ms of each
+    hit), on the issue's kind of loop, with a kit taught from one-shots (`learn --hits`, 5 of each
+    piece, a seed no loop uses); a model not taught from hits is refused for it, saying why."""
+    from sonotype.engine_cli import cli_path
+    from sonotype.hits.live import PIECES, hits_of, score, teach_kit
+    from sonotype.hits.onsets import render_loop
+
+    model, learned = teach_kit(cli_path(), tmp_path, PIECES["808"], seed=7)
+    assert "Live (each hit from its first 6 ms" in learned
+    for seed in (8, 9):
+        path, truth, pieces = render_loop("808", seed, tmp_path, [])
+        f, errors, named, matched = score(truth, pieces, hits_of(cli_path(), model, path, "live"))
+        assert f >= 0.95, (seed, f)
+        assert np.median(np.abs(errors)) <= 0.002
+        assert named >= 0.9 * matched, (named, matched)
+    result = sonotype("classify", "--onsets", "--response", "live", path)
+    assert result.returncode == 2 and "has no live hit kit" in result.stderr
