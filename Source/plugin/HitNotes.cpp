@@ -48,6 +48,8 @@ void HitNotes::setLive (std::unique_ptr<runtime::LiveHits> live, std::shared_ptr
     auto slot = std::make_unique<LiveSlot>();
     slot->hits = std::move (live);
     slot->model = std::move (model);
+    liveSpan_.store (slot->hits != nullptr && slot->hits->classifier() != nullptr ? slot->hits->classifier()->kit().afterSeconds : 0.0,
+                     std::memory_order_relaxed);
     slot->sequence = nextSequence_++;
     published_.store (slot.get(), std::memory_order_release);
     slots_.push_back (std::move (slot));
@@ -283,10 +285,10 @@ HitStatus HitNotes::status (const engine::Model& model, double sampleRate) const
     HitStatus status;
     status.on = isOn();
     status.liveWanted = response() == HitResponse::live;
-    if (const auto* path = live(); path != nullptr && path->classifier() != nullptr)
+    if (const double span = liveSpan_.load (std::memory_order_relaxed); span > 0.0)
     {
         status.live = true;
-        status.liveSpanSeconds = path->classifier()->kit().afterSeconds;
+        status.liveSpanSeconds = span;
         status.hits = liveHits();
     }
     status.clipSeconds = runtime::hitClipSeconds (model);

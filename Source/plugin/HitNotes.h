@@ -163,6 +163,7 @@ private:
     std::atomic<uint64_t> taken_ { 0 }; // the sequence of the slot the audio thread uses
     std::atomic<uint64_t> inPlay_ { ~uint64_t { 0 } };
     std::atomic<int64_t> liveHits_ { 0 };
+    std::atomic<double> liveSpan_ { 0.0 }; // the live path's span after the onset (0: none), for status() on any thread
 
     runtime::SpscRing<HitEvent> queue_ { 256 };
     ModelNotes notes_; // the worker's: the classes' notes

@@ -18,7 +18,7 @@ LiveHits::LiveHits (std::shared_ptr<const LiveHitClassifier> classifier, double 
         size *= 2;
     ring_.assign (size, 0.0f);
     mask_ = size - 1;
-    found_.resize (detector_.maxOnsets (kChunk));
+    found_.resize (detector_.maxOnsets (kChunk) + 1); // (a chunk may reach the detector in two parts, at the ring's end)
     span_.resize (static_cast<std::size_t> (signature_.samplesBefore() + signature_.samplesAfter()));
     if (classifier_ != nullptr)
         probabilities_.resize (static_cast<std::size_t> (classifier_->numLabels()));
