@@ -21,10 +21,14 @@ void InfoPanel::update (const plugin::ModelDescription& model, const plugin::Liv
     {
         const auto ms = [] (double seconds) { return juce::String (juce::roundToInt (seconds * 1000.0)) + " ms"; };
         if (hits.live)
-            statsLines.add ("Per hit: live, from the first " + ms (hits.liveSpanSeconds) + ", latency " + ms (hits.latencySeconds));
+            statsLines.add ("Per hit: live (first " + ms (hits.liveSpanSeconds) + "), latency " + ms (hits.latencySeconds));
+        else if (hits.liveWanted && hits.kit) // (no audio yet: the live path starts with the stream)
+            statsLines.add ("Per hit: live, waiting for audio");
+        else if (hits.liveWanted) // Live chosen, but the model has no kit taught from hits
+            statsLines.add ("Per hit: exact (no kit), clip " + juce::String (hits.clipSeconds, 2) + " s, " + ms (hits.latencySeconds));
         else
-            statsLines.add ("Per hit: " + juce::String (hits.liveWanted ? "exact (no kit taught from hits), " : "exact, ") + "clip "
-                            + juce::String (hits.clipSeconds, 2) + " s" + (hits.taughtClip ? " (taught)" : "") + ", latency " + ms (hits.latencySeconds));
+            statsLines.add ("Per hit: exact, clip " + juce::String (hits.clipSeconds, 2) + " s" + (hits.taughtClip ? " (taught)" : "") + ", latency "
+                            + ms (hits.latencySeconds));
         statsLines.add ("Hits " + juce::String (hits.hits) + ", notes " + juce::String (hits.notes)
                         + (hits.lastDelaySeconds >= 0.0 ? ", last " + ms (hits.lastDelaySeconds) + " after its hit" : juce::String()));
     }

@@ -54,7 +54,8 @@ struct HitStatus
 {
     bool on = false;
     bool live = false;              // the live path runs (a kit taught from hits, and Live chosen)
-    bool liveWanted = false;        // Live is chosen (without a kit, the exact path runs: liveMissing)
+    bool liveWanted = false;        // Live is chosen (without a kit, the exact path runs)
+    bool kit = false;               // the running model carries a kit taught from hits (live possible)
     double liveSpanSeconds = 0.0;   // live: the span after the onset a hit is named from
     double clipSeconds = 0.0;       // exact: the clip hits are classified from (the model's)
     bool taughtClip = false;        // the model was taught from hits with this clip

@@ -327,10 +327,12 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
         try
         {
             liveClassifier_ = runtime::liveHitClassifierFor (*model);
+            modelHasKit_.store (liveClassifier_ != nullptr, std::memory_order_relaxed);
         }
         catch (const std::exception& e)
         {
             liveClassifier_ = nullptr;
+            modelHasKit_.store (false, std::memory_order_relaxed);
             setStatus ("This model's live hit kit cannot be used: " + juce::String::fromUTF8 (e.what()), true);
         }
     }
@@ -432,6 +434,7 @@ LiveSnapshot SonotypeProcessor::snapshot() const
     snapshot.hits = hits_.status (*snapshot.info->model, getSampleRate());
     if (! snapshot.hits.live)
         snapshot.hits.hits = snapshot.stats.hits; // (the live path counts its own)
+    snapshot.hits.kit = modelHasKit_.load (std::memory_order_relaxed);
     return snapshot;
 }
 

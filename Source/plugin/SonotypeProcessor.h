@@ -225,6 +225,7 @@ private:
     LiveKey appliedLive_;                                              // the same
     std::shared_ptr<const engine::Model> liveModel_;                   // the same: the model liveClassifier_ is of
     std::shared_ptr<const runtime::LiveHitClassifier> liveClassifier_; // the same: its live kit's classifier (none: no kit)
+    std::atomic<bool> modelHasKit_ { false };                          // liveClassifier_ is not null (for the snapshot, any thread)
     int64_t appliedHitLatency_ = 0;                                    // the same: the latency reported
     bool hitShortfallShown_ = false;                                   // the same: the status says the latency is short
 
