@@ -148,7 +148,11 @@ TEST_CASE ("in the standalone's audio callback per-hit and window notes go to th
     // The device manager's default MIDI output, a virtual port read back, where ALSA allows one.
     juce::AudioDeviceManager devices;
     NoteCounter received;
-    auto port = juce::MidiInput::createNewDevice ("Sonotype test", &received);
+    // (Asked only where the sequencer exists: without it JUCE 7.0.5's ALSA client leaks the port it
+    // fails to open, which the sanitizer build reports.)
+    std::unique_ptr<juce::MidiInput> port;
+    if (juce::File ("/dev/snd/seq").exists())
+        port = juce::MidiInput::createNewDevice ("Sonotype test", &received);
     if (port != nullptr)
     {
         port->start();
