@@ -31,7 +31,10 @@ Material kitLine (double rate, unsigned seed)
     for (double t = 0.3; t < 19.0; t += spacing (random))
     {
         m.hits.push_back (static_cast<int64_t> (std::lround (t * rate)));
-        addPiece (m.samples, rate, m.hits.back(), static_cast<Piece> (m.hits.size() % 4), level (random), random, pitch (random));
+        // The draws one by one (a function's arguments are evaluated in an order the compiler picks:
+        // GCC's right to left is kept, so that clang builds the same signal).
+        const double hz = pitch (random), db = level (random);
+        addPiece (m.samples, rate, m.hits.back(), static_cast<Piece> (m.hits.size() % 4), db, random, hz);
     }
     return m;
 }
@@ -48,7 +51,9 @@ Material kickLoop (double rate, unsigned seed)
     for (double t = 0.3; m.hits.size() < 60; t += spacing (random))
     {
         m.hits.push_back (static_cast<int64_t> (std::lround (t * rate)));
-        addPiece (m.samples, rate, m.hits.back(), static_cast<Piece> (piece (random)), level (random), random, pitch (random));
+        const double hz = pitch (random), db = level (random); // (one by one, as above)
+        const auto which = static_cast<Piece> (piece (random));
+        addPiece (m.samples, rate, m.hits.back(), which, db, random, hz);
     }
     return m;
 }

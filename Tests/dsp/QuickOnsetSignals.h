@@ -124,8 +124,11 @@ inline Loop kitLoop (double rate, unsigned seed)
     {
         const int piece = std::uniform_int_distribution<int> (0, 2) (random);
         const auto at = static_cast<int64_t> (t * rate);
-        addPiece (loop.samples, rate, at, static_cast<Piece> (piece + 1), std::uniform_real_distribution<double> (-15.0, -3.0) (random), random,
-                  std::uniform_real_distribution<double> (120.0, 180.0) (random));
+        // The draws one by one (a function's arguments are evaluated in an order the compiler picks:
+        // GCC's right to left is kept, so that clang builds the same loop).
+        const double hz = std::uniform_real_distribution<double> (120.0, 180.0) (random);
+        const double db = std::uniform_real_distribution<double> (-15.0, -3.0) (random);
+        addPiece (loop.samples, rate, at, static_cast<Piece> (piece + 1), db, random, hz);
         loop.hits.emplace_back (at, piece);
         t += std::uniform_real_distribution<double> (0.15, 0.35) (random);
     }

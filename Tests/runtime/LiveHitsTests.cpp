@@ -213,7 +213,7 @@ TEST_CASE ("live hits: an untaught piece is unknown, a hit is reported by onset 
     CHECK (unknown >= 7); // (the gate leaves a little room: a taught snare's noise is not far from a hat's)
 }
 
-TEST_CASE ("live hit kit: stored in the taught file and read back; a broken one is refused with a reason", "[hits][live][teach]")
+TEST_CASE ("live hit kit: stored in the taught file and read back, a broken one refused with a reason", "[hits][live][teach]")
 {
     auto classes = kitClasses (44100.0);
     const auto base = resources::builtinModelFile();
