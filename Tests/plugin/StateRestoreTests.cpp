@@ -75,7 +75,7 @@ TEST_CASE ("states found by the fuzzer restore without harm", "[plugin]")
     }
 }
 
-TEST_CASE ("a session saved before notes were chosen restores with none; a chosen note is saved and restored", "[plugin][state][notemap]")
+TEST_CASE ("a session saved before notes were chosen restores with none, and a chosen note is saved and restored", "[plugin][state][notemap]")
 {
     juce::MemoryBlock old;
     REQUIRE (juce::File (SONOTYPE_SOURCE_DIR).getChildFile ("Tests/fuzz/corpus/plugin_state/taught_hits.xml").loadFileAsData (old));
