@@ -17,6 +17,22 @@ namespace
             warnings.add (juce::String::fromUTF8 (warning.c_str()));
         return warnings.joinIntoString ("; ");
     }
+
+    /** What `analyze` returns, or nothing and its exception's message in `error` (a file that cannot
+        be analysed is a failed entry, never an error of the thread). */
+    template <typename Analyze>
+    auto caught (juce::String& error, Analyze&& analyze) -> std::optional<decltype (analyze())>
+    {
+        try
+        {
+            return analyze();
+        }
+        catch (const std::exception& e)
+        {
+            error = juce::String::fromUTF8 (e.what());
+            return std::nullopt;
+        }
+    }
 } // namespace
 
 FileTimelines::FileTimelines() : juce::Thread ("Sonotype file analysis")
@@ -200,14 +216,7 @@ void FileTimelines::analyzeOne (std::size_t index, uint64_t request, const Setti
 void FileTimelines::analyzeAsWindows (std::size_t index, uint64_t request, const Settings& settings, const juce::File& file)
 {
     timeline::FileAnalysisCallbacks callbacks;
-    callbacks.onOpen = [&] (double lengthSeconds, const std::string&) {
-        const std::lock_guard<std::mutex> lock (mutex_);
-        if (request == request_)
-        {
-            entries_[index].status.durationSeconds = lengthSeconds;
-            entries_[index].status.version = ++version_;
-        }
-    };
+    callbacks.onOpen = [&] (double lengthSeconds, const std::string&) { opened (index, request, lengthSeconds); };
     callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags) {
         TimelineWindow window { result.startSeconds, result.endSeconds, result.probabilities };
         const std::lock_guard<std::mutex> lock (mutex_);
@@ -225,16 +234,10 @@ void FileTimelines::analyzeAsWindows (std::size_t index, uint64_t request, const
         return true;
     };
 
-    std::optional<timeline::FileAnalysisResult> result;
     juce::String error;
-    try
-    {
-        result = timeline::analyzeFile (file.getFullPathName().toStdString(), settings.model, settings.analysis, callbacks, analyzers_);
-    }
-    catch (const std::exception& e)
-    {
-        error = juce::String::fromUTF8 (e.what());
-    }
+    auto result = caught (error, [&] {
+        return timeline::analyzeFile (file.getFullPathName().toStdString(), settings.model, settings.analysis, callbacks, analyzers_);
+    });
 
     const std::lock_guard<std::mutex> lock (mutex_);
     if (request != request_ || (result.has_value() && result->stopped))
@@ -257,14 +260,7 @@ void FileTimelines::analyzeAsHits (std::size_t index, uint64_t request, const Se
 {
     // The hits as `classify --onsets` finds them, shown as they come.
     timeline::HitAnalysisCallbacks callbacks;
-    callbacks.onOpen = [&] (double lengthSeconds) {
-        const std::lock_guard<std::mutex> lock (mutex_);
-        if (request == request_)
-        {
-            entries_[index].status.durationSeconds = lengthSeconds;
-            entries_[index].status.version = ++version_;
-        }
-    };
+    callbacks.onOpen = [&] (double lengthSeconds) { opened (index, request, lengthSeconds); };
     callbacks.onHit = [&] (const timeline::Hit& hit, std::span<const float>) {
         const std::lock_guard<std::mutex> lock (mutex_);
         if (request == request_)
@@ -282,17 +278,9 @@ void FileTimelines::analyzeAsHits (std::size_t index, uint64_t request, const Se
         return true;
     };
 
-    std::optional<timeline::HitAnalysisResult> result;
     juce::String error;
-    try
-    {
-        analyzers_.clear(); // (the window analyzer a pass of segments kept is not needed here)
-        result = timeline::analyzeHits (file.getFullPathName().toStdString(), settings.model, *settings.hits, callbacks);
-    }
-    catch (const std::exception& e)
-    {
-        error = juce::String::fromUTF8 (e.what());
-    }
+    analyzers_.clear(); // (the window analyzer a pass of segments kept is not needed here)
+    auto result = caught (error, [&] { return timeline::analyzeHits (file.getFullPathName().toStdString(), settings.model, *settings.hits, callbacks); });
 
     const std::lock_guard<std::mutex> lock (mutex_);
     if (request != request_ || (result.has_value() && result->stopped))
@@ -309,6 +297,16 @@ void FileTimelines::analyzeAsHits (std::size_t index, uint64_t request, const Se
     else
         entry.status.hits.clear();
     finish (entry, result.has_value(), error);
+}
+
+void FileTimelines::opened (std::size_t index, uint64_t request, double lengthSeconds)
+{
+    const std::lock_guard<std::mutex> lock (mutex_);
+    if (request == request_)
+    {
+        entries_[index].status.durationSeconds = lengthSeconds;
+        entries_[index].status.version = ++version_;
+    }
 }
 
 void FileTimelines::finish (Entry& entry, bool done, const juce::String& error)

@@ -123,6 +123,8 @@ private:
     // analyzeOne's two kinds (the thread's; each takes mutex_ only to store what it found).
     void analyzeAsWindows (std::size_t index, uint64_t request, const Settings& settings, const juce::File& file);
     void analyzeAsHits (std::size_t index, uint64_t request, const Settings& settings, const juce::File& file);
+    /** The file's length, known once it opened (the analysis thread; takes mutex_). */
+    void opened (std::size_t index, uint64_t request, double lengthSeconds);
     /** The end of an analysis (mutex_ held): the entry's state, failed with `error` or done. */
     void finish (Entry& entry, bool done, const juce::String& error);
 

@@ -56,7 +56,8 @@ void HitNotes::setLive (std::unique_ptr<runtime::LiveHits> live, std::shared_ptr
     // The slots published before the one the audio thread has taken are no longer its: it takes
     // only the newest, and the sequence it stores says it has let go of every older one.
     const auto taken = taken_.load (std::memory_order_acquire);
-    std::erase_if (slots_, [taken, this] (const auto& old) { return old->sequence < taken && old.get() != published_.load (std::memory_order_relaxed); });
+    // (The one just published has the newest sequence: never below what was taken.)
+    std::erase_if (slots_, [taken] (const auto& old) { return old->sequence < taken; });
 }
 
 const runtime::LiveHits* HitNotes::live() const noexcept

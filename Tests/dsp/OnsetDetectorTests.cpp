@@ -6,6 +6,7 @@
 // Training/tests/test_classify_onsets.py; loops with known attacks against aubio in
 // Training/sonotype/hits/onsets.py.)
 #include "dsp/OnsetDetector.h"
+#include "support/TestSignals.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,7 @@
 #include <random>
 
 using namespace sonotype;
+using sonotype::testing::noiseAt;
 
 namespace
 {
@@ -81,17 +83,6 @@ void addPiece (std::vector<float>& out, double rate, int64_t start, int kind, do
     }
 }
 
-/** `seconds` of noise at `db` dBFS RMS (room noise). */
-std::vector<float> roomNoise (double rate, double seconds, double db, unsigned seed)
-{
-    std::mt19937 random (seed);
-    std::normal_distribution<float> noise (0.0f, static_cast<float> (std::pow (10.0, db / 20.0)));
-    std::vector<float> samples (static_cast<std::size_t> (seconds * rate));
-    for (auto& x : samples)
-        x = noise (random);
-    return samples;
-}
-
 /** The issue's loop: 60 hits of 808-style kicks, snares and hats in random order, peaks at -15...-3
     dBFS, 0.15-0.35 s apart, over room noise at -60 dBFS. */
 Material kickLoop (double rate, unsigned seed)
@@ -100,7 +91,7 @@ Material kickLoop (double rate, unsigned seed)
     std::uniform_real_distribution<double> spacing (0.15, 0.35), level (-15.0, -3.0), pitch (120.0, 180.0);
     std::uniform_int_distribution<int> piece (0, 2);
     Material m;
-    m.samples = roomNoise (rate, 20.0, -60.0, seed + 1);
+    m.samples = noiseAt (rate, 20.0, -60.0, seed + 1);
     for (double t = 0.3; m.hits.size() < 60; t += spacing (random))
     {
         m.hits.push_back (static_cast<int64_t> (std::lround (t * rate)));
@@ -206,7 +197,7 @@ TEST_CASE ("onsets: a soft hit right after a loud one is a hit of its own", "[ds
     // 17 dB under a snare's tone, is not found: Training/sonotype/hits/onsets.py's "soft" loops.)
     const double rate = 44100.0;
     std::mt19937 random (9);
-    auto samples = roomNoise (rate, 7.0, -60.0, 4);
+    auto samples = noiseAt (rate, 7.0, -60.0, 4);
     std::vector<int64_t> hits;
     const int pairs[][2] = { { 0, 2 }, { 2, 0 } };
     for (int i = 0; i < 12; ++i)
@@ -228,7 +219,7 @@ TEST_CASE ("onsets: silence, room noise, a steady tone and hits under the silenc
 {
     const double rate = 48000.0;
     CHECK (detect (std::vector<float> (static_cast<std::size_t> (3 * rate), 0.0f), rate, 512).empty());
-    CHECK (detect (roomNoise (rate, 10.0, -60.0, 8), rate, 512).empty());
+    CHECK (detect (noiseAt (rate, 10.0, -60.0, 8), rate, 512).empty());
     std::vector<float> tone (static_cast<std::size_t> (3 * rate));
     for (std::size_t i = 0; i < tone.size(); ++i)
         tone[i] = 0.5f * static_cast<float> (std::sin (2.0 * M_PI * 440.0 * static_cast<double> (i) / rate));

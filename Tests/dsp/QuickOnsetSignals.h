@@ -4,6 +4,7 @@
 #pragma once
 
 #include "dsp/QuickOnsetDetector.h"
+#include "support/TestSignals.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,17 +62,6 @@ inline void addPiece (std::vector<float>& out, double rate, int64_t start, Piece
         }
         out[static_cast<std::size_t> (start + i)] += static_cast<float> (level * v);
     }
-}
-
-/** `seconds` of white noise at `db` dBFS RMS. */
-inline std::vector<float> noiseAt (double rate, double seconds, double db, unsigned seed)
-{
-    std::mt19937 random (seed);
-    std::normal_distribution<float> noise (0.0f, static_cast<float> (std::pow (10.0, db / 20.0)));
-    std::vector<float> samples (static_cast<std::size_t> (seconds * rate));
-    for (auto& x : samples)
-        x = noise (random);
-    return samples;
 }
 
 struct Reported

@@ -1,8 +1,10 @@
-// Deterministic test audio: a mix whose content changes over time (tones, noise bursts, silence).
+// Deterministic test audio: a mix whose content changes over time (tones, noise bursts, silence),
+// and room noise at a level.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 namespace sonotype::testing
@@ -27,6 +29,17 @@ inline std::vector<float> testSignal (double sampleRate, double seconds, uint32_
             value = 0.5 * std::sin (2.0 * M_PI * (100.0 + 900.0 * std::fmod (t, 0.7)) * t);
         samples[i] = static_cast<float> (value);
     }
+    return samples;
+}
+
+/** `seconds` of white noise at `db` dBFS RMS (room noise). */
+inline std::vector<float> noiseAt (double rate, double seconds, double db, unsigned seed)
+{
+    std::mt19937 random (seed);
+    std::normal_distribution<float> noise (0.0f, static_cast<float> (std::pow (10.0, db / 20.0)));
+    std::vector<float> samples (static_cast<std::size_t> (seconds * rate));
+    for (auto& x : samples)
+        x = noise (random);
     return samples;
 }
 
