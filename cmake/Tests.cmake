@@ -129,6 +129,7 @@ endif()
 # JUCE's message manager.
 add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
+    Tests/gui/EditorLookTests.cpp
     Tests/gui/EditorTests.cpp
     Tests/gui/FileTimelineTests.cpp
     Tests/gui/StandaloneMidiTests.cpp

@@ -192,6 +192,7 @@ examples. The result is one model file, the base model plus what was learned: gi
         for (const auto& label : confusion.labels)
             std::cout << padded (engine::printable (label), width);
         std::cout << "right\n";
+        int correct = 0, checked = 0, unchecked = 0; // a class of one example has nothing to check it by
         for (std::size_t c = 0; c < classes.size(); ++c)
         {
             std::cout << padded (engine::printable (classes[c].name), width);
@@ -201,9 +202,24 @@ examples. The result is one model file, the base model plus what was learned: gi
                 std::cout << padded (std::to_string (n), width);
                 total += n;
             }
+            if (classes[c].examples.size() < 2)
+            {
+                std::cout << "-  (one example: nothing to check it by)\n";
+                ++unchecked;
+                continue;
+            }
             std::cout << confusion.counts[c][c] << "/" << total << "\n";
+            correct += confusion.counts[c][c];
+            checked += total;
         }
-        std::cout << "right: " << confusion.correct << " of " << confusion.total << " examples\n";
+        std::cout << "right: " << correct << " of " << checked << " examples";
+        if (unchecked > 0)
+            std::cout << " (" << unchecked << (unchecked == 1 ? " class" : " classes") << " of one example not checked: give two or more to check them)";
+        std::cout << "\n";
+        if (classes.size() == 1)
+            std::cout << "One class: what is close to " << engine::printable (classes[0].name)
+                      << "'s examples is " << engine::printable (classes[0].name)
+                      << ", anything else unknown; nothing is chosen between. Teach a second class to tell sounds apart.\n";
         if (learned.liveCheck.has_value() && learned.head.live.has_value())
             std::cout << "Live (each hit from its first " << std::lround (learned.head.live->afterSeconds * 1000.0)
                       << " ms, the plugin's Live mode), each hit by the others: " << learned.liveCheck->correct << " of " << learned.liveCheck->total

@@ -49,7 +49,7 @@ void HistoryView::paint (juce::Graphics& g)
     for (int c = 0; c < numClasses; ++c)
     {
         const bool enabled = c >= static_cast<int> (state_.enabled.size()) || state_.enabled[static_cast<std::size_t> (c)];
-        g.setColour (enabled ? classColour (c) : Colours::dimText.withAlpha (0.5f));
+        g.setColour (enabled ? classColour (c, state_.labels[static_cast<std::size_t> (c)]) : Colours::dimText.withAlpha (0.5f));
         g.drawText (state_.labels[static_cast<std::size_t> (c)], labelArea.withY (area.getY() + rowHeight * static_cast<float> (c)).withHeight (rowHeight).reduced (2.0f, 0.0f),
                     juce::Justification::centredRight);
     }
@@ -72,8 +72,6 @@ void HistoryView::paint (juce::Graphics& g)
     }
 
     // Each window is drawn over the last hop of its span (where it is the newest information).
-    juce::Path topLine;
-    bool started = false;
     for (const auto& column : columns_)
     {
         const float x0 = std::max (area.getX(), xOf (column.end - hopSeconds_)), x1 = std::min (area.getRight(), xOf (column.end));
@@ -84,19 +82,25 @@ void HistoryView::paint (juce::Graphics& g)
             g.setColour (heatColour (column.probabilities[static_cast<std::size_t> (c)]));
             g.fillRect (juce::Rectangle<float> (x0, area.getY() + rowHeight * static_cast<float> (c), x1 - x0 + 0.5f, rowHeight + 0.5f));
         }
-        if (column.topClass >= 0)
-        {
-            const float y = area.getY() + rowHeight * (static_cast<float> (column.topClass) + 0.5f);
-            if (! started)
-                topLine.startNewSubPath (x0, y);
-            else
-                topLine.lineTo (x0, y);
-            topLine.lineTo (x1, y);
-            started = true;
-        }
     }
+    // The top class: a frame around each run of windows it held, inside its own row. No line joins
+    // one run to the next, so a quickly changing answer never draws over the other rows' heat.
+    const float stroke = std::max (1.5f, std::min (3.0f, rowHeight * 0.1f));
     g.setColour (juce::Colours::white.withAlpha (0.9f));
-    g.strokePath (topLine, juce::PathStrokeType (std::max (2.0f, rowHeight * 0.12f), juce::PathStrokeType::curved, juce::PathStrokeType::rounded));
+    for (std::size_t i = 0; i < columns_.size();)
+    {
+        const int top = columns_[i].topClass;
+        std::size_t j = i + 1;
+        while (j < columns_.size() && columns_[j].topClass == top)
+            ++j;
+        if (top >= 0 && top < numClasses)
+        {
+            const float x0 = std::max (area.getX(), xOf (columns_[i].end - hopSeconds_)), x1 = std::min (area.getRight(), xOf (columns_[j - 1].end));
+            if (x1 > x0)
+                g.drawRect (juce::Rectangle<float> (x0, area.getY() + rowHeight * static_cast<float> (top), x1 - x0, rowHeight).reduced (stroke * 0.5f), stroke);
+        }
+        i = j;
+    }
 }
 
 } // namespace sonotype::gui

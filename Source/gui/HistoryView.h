@@ -1,4 +1,4 @@
-// The last ~30 s as a timeline heat map (time x class), with the top class drawn over it.
+// The last ~30 s as a timeline heat map (time x class), with the top class framed in its row.
 #pragma once
 
 #include "gui/DisplayState.h"

@@ -64,10 +64,22 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     liveButton_.setToggleState (true, juce::dontSendNotification);
     liveButton_.setTooltip ("The last 30 s of what the plugin hears");
     filesButton_.setTooltip ("Whole audio files: open or drop them to analyze them");
-    liveButton_.onClick = [this] { showFiles (false); };
-    filesButton_.onClick = [this] { showFiles (true); };
+    // A radio button's onClick also runs when another tab turns it off (JUCE sends the click with
+    // the state change): only the tab turned on may switch views, or the old tab turns itself on
+    // again and two tabs are lit.
+    liveButton_.onClick = [this] {
+        if (liveButton_.getToggleState())
+            showFiles (false);
+    };
+    filesButton_.onClick = [this] {
+        if (filesButton_.getToggleState())
+            showFiles (true);
+    };
     teachButton_.setTooltip ("Your own classes: teach them from a few seconds of sound each");
-    teachButton_.onClick = [this] { showTeach (true); };
+    teachButton_.onClick = [this] {
+        if (teachButton_.getToggleState())
+            showTeach (true);
+    };
     timeline_.onContextMenu = [this] (double seconds) {
         teachMenu (seconds).showMenuAsync (juce::PopupMenu::Options().withTargetComponent (&timeline_).withMousePosition());
     };

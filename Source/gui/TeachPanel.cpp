@@ -156,7 +156,7 @@ public:
             const int h = rowsHeight (taught);
             g.setColour (c == owner_.dropTarget_ ? Colours::accent.withAlpha (0.25f) : Colours::panelEdge.withAlpha (0.5f));
             g.fillRoundedRectangle (juce::Rectangle<float> (0.0f, static_cast<float> (top), static_cast<float> (w), static_cast<float> (h)), 4.0f * scale);
-            g.setColour (classColour (c));
+            g.setColour (classColour (c, taught.name));
             g.fillRect (0, top, px (4.0f), h);
             g.setColour (Colours::text);
             g.setFont (juce::Font (15.0f * scale, juce::Font::bold));
@@ -383,12 +383,15 @@ juce::String TeachPanel::idleStatusText() const
     }
     if (examples == 0)
         return "Give each class an example";
-    juce::String text = "Learned " + juce::String (view_.labels.size() - (view_.labels.contains ("unknown") ? 1 : 0)) + " classes from "
+    const int numClasses = view_.labels.size() - (view_.labels.contains ("unknown") ? 1 : 0);
+    juce::String text = "Learned " + count (numClasses, "class", "classes") + " from "
                         + (view_.hits ? count (hits, "hit", "hits") + " in " : juce::String()) + count (examples, "example", "examples") + " ("
                         + seconds (view_.storedSeconds) + ") on " + view_.baseName + " in " + juce::String (juce::roundToInt (view_.learnMilliseconds))
                         + " ms";
     if (checked > 0)
         text += "; leave one out: " + juce::String (recognised) + " of " + juce::String (checked) + (view_.hits ? " hits" : "") + " recognised";
+    if (numClasses == 1) // nothing to choose between: what is unlike its examples is "unknown"
+        text += "; one class: all else is unknown (add a second class to choose between sounds)";
     return text + (view_.runningTaught ? "" : ". Off: the model's own classes answer");
 }
 

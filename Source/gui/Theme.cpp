@@ -3,13 +3,26 @@
 namespace sonotype::gui
 {
 
-juce::Colour classColour (int index)
+bool isQuietClass (const juce::String& label)
 {
-    static const juce::uint32 palette[] = { 0xff7f8c8d, 0xffa0aec0, 0xfff6ad55, 0xfffc8181, 0xff63b3ed, 0xffb794f4,
-                                            0xff68d391, 0xfff687b3, 0xff4fd1c5, 0xfff6e05e, 0xff90cdf4, 0xffed64a6 };
+    for (const auto* quiet : { "silence", "noise", "unknown", "background", "other" })
+        if (label.equalsIgnoreCase (quiet))
+            return true;
+    return false;
+}
+
+juce::Colour classColour (int index, const juce::String& label)
+{
+    if (isQuietClass (label))
+        return label.equalsIgnoreCase ("silence") ? juce::Colour (0xff7f8c8d) : juce::Colour (0xffa0aec0);
+    // Saturated hues, neighbours far apart on the wheel: a kit's first three or four pieces (the
+    // classes people teach most) are orange, blue, green and red.
+    static const juce::uint32 palette[] = { 0xfff6ad55, 0xff63b3ed, 0xff68d391, 0xfffc8181, 0xffb794f4, 0xfff6e05e,
+                                            0xff4fd1c5, 0xfff687b3, 0xffa3e635, 0xff90cdf4, 0xffed64a6, 0xfffbd38d };
     constexpr int n = static_cast<int> (std::size (palette));
-    const auto base = juce::Colour (palette[index % n]);
-    return index < n ? base : base.withRotatedHue (0.07f * static_cast<float> (index / n));
+    const int i = std::max (index, 0);
+    const auto base = juce::Colour (palette[i % n]);
+    return i < n ? base : base.withRotatedHue (0.07f * static_cast<float> (i / n));
 }
 
 juce::Colour heatColour (float probability)

@@ -19,8 +19,13 @@ namespace Colours
     inline const juce::Colour error { 0xfffc6d6d };
 } // namespace Colours
 
-/** A distinct, readable colour for class `index` (of any number of classes). */
-juce::Colour classColour (int index);
+/** A distinct, saturated colour for class `index` (of any number of classes), so no class looks
+    switched off; a class named for the absence of a sound ("silence", "noise", "unknown",
+    "background", "other") is grey whatever its index, as the classes out of play are. */
+juce::Colour classColour (int index, const juce::String& label = {});
+
+/** Whether `label` names the absence of a sound rather than a sound (drawn grey). */
+bool isQuietClass (const juce::String& label);
 
 /** Heat-map colour for a probability in [0, 1] (dark blue -> teal -> yellow). */
 juce::Colour heatColour (float probability);

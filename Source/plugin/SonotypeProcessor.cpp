@@ -11,6 +11,15 @@ namespace sonotype::plugin
 {
 namespace
 {
+    /** A seconds parameter (the update interval, the smoothing) as the number its 10 ms steps mean:
+        the float the host or a slider leaves (0.25 may arrive as 0.2499999851) would put every
+        window's time a hair off the grid, and exports would say 13.249999 where `classify` says
+        13.250000 for the same hop. */
+    double secondsOnGrid (float seconds)
+    {
+        return std::round (static_cast<double> (seconds) * 100.0) / 100.0;
+    }
+
     const juce::Identifier kStateType ("SonotypeState");
     const juce::Identifier kModelPath ("modelPath");
     const juce::Identifier kDisabledClasses ("disabledClasses");
@@ -76,8 +85,8 @@ SonotypeProcessor::SonotypeProcessor()
     smoothing_ = parameters.getRawParameterValue (ParameterIds::smoothing);
 
     runtime::RuntimeOptions options;
-    options.hopSeconds = appliedHop_ = hop_->load();
-    options.smoothingSeconds = appliedSmoothing_ = smoothing_->load();
+    options.hopSeconds = appliedHop_ = secondsOnGrid (hop_->load());
+    options.smoothingSeconds = appliedSmoothing_ = secondsOnGrid (smoothing_->load());
     options.historySize = 1024;
     runtime_ = std::make_unique<runtime::StreamingRuntime> (resources::builtinModel(), options);
     runtime_->setResultListener ([this] (const runtime::WindowResult& result, const runtime::AnalysisInfo& info) { onResult (result, info); });
@@ -401,7 +410,7 @@ void SonotypeProcessor::applyAnalysisParameters()
 {
     const std::lock_guard<std::mutex> lock (parameterMutex_);
     applyHitParameters (getSampleRate(), false);
-    const float hop = hop_->load(), smoothing = smoothing_->load();
+    const double hop = secondsOnGrid (hop_->load()), smoothing = secondsOnGrid (smoothing_->load());
     if (hop == appliedHop_ && smoothing == appliedSmoothing_)
         return;
     try

@@ -208,10 +208,10 @@ private:
     std::unique_ptr<runtime::StreamingRuntime> runtime_;
     std::atomic<float>* hop_ = nullptr;
     std::atomic<float>* smoothing_ = nullptr;
-    bool analysisRateRefused_ = false;                   // prepareToPlay's thread: the last rate was refused
-    std::mutex parameterMutex_;                          // the message thread's timer and a device thread's prepareToPlay, never the audio thread
-    float appliedHop_ = 0.0f, appliedSmoothing_ = -1.0f; // guarded by parameterMutex_
-    std::optional<dsp::OnsetSettings> appliedOnsets_;    // the same: the exact per-hit analysis asked of the runtime (none: off or live)
+    bool analysisRateRefused_ = false;                  // prepareToPlay's thread: the last rate was refused
+    std::mutex parameterMutex_;                         // the message thread's timer and a device thread's prepareToPlay, never the audio thread
+    double appliedHop_ = 0.0, appliedSmoothing_ = -1.0; // on the parameters' 10 ms grid; guarded by parameterMutex_
+    std::optional<dsp::OnsetSettings> appliedOnsets_;   // the same: the exact per-hit analysis asked of the runtime (none: off or live)
     /** What the live per-hit path was made for: its classifier (none: no live path), onsets and rate. */
     struct LiveKey
     {

@@ -202,6 +202,30 @@ TEST_CASE ("parameters reach the analysis: hop and smoothing re-configure the ru
     CHECK (hop->getText (hop->getValue(), 20) == "500 ms");
 }
 
+TEST_CASE ("every update interval and smoothing a host or slider can set reaches the analysis as its exact 10 ms step", "[plugin]")
+{
+    // A host sends a normalised float; the parameter's float in seconds is a hair off the decimal
+    // (0.25 may come back as 0.2499999851), and window times k * hop would print 13.249999 in an
+    // export where `classify --hop 0.25` prints 13.250000.
+    TestProcessor processor;
+    auto* hop = processor.parameters.getParameter (plugin::ParameterIds::hop);
+    auto* smoothing = processor.parameters.getParameter (plugin::ParameterIds::smoothing);
+    int offGrid = 0;
+    for (int ms = 50; ms <= 1000; ms += 10)
+    {
+        const double seconds = ms / 1000.0;
+        hop->setValueNotifyingHost (hop->convertTo0to1 (static_cast<float> (seconds)));
+        smoothing->setValueNotifyingHost (smoothing->convertTo0to1 (static_cast<float> (seconds)));
+        offGrid += static_cast<double> (processor.parameters.getRawParameterValue (plugin::ParameterIds::hop)->load()) != seconds ? 1 : 0;
+        processor.applyAnalysisParameters();
+        const auto info = processor.analysis().info();
+        INFO (ms << " ms");
+        CHECK (info->hopSeconds == seconds);
+        CHECK (info->smoothingSeconds == seconds);
+    }
+    CHECK (offGrid > 0); // (the parameter's own floats are off the grid: what this test is about)
+}
+
 TEST_CASE ("a model can be swapped while audio runs, a bad file keeps the running model", "[plugin]")
 {
     TestProcessor processor;

@@ -142,6 +142,25 @@ def test_files_taught_as_new_classes_and_as_the_model_s_own(tmp_path):
     assert {Path(row[0]).name: row[1] for row in rows} == {"piano.wav": "piano", "guitar.wav": "guitar"}
 
 
+def test_one_class_or_one_example_is_said_not_scored_as_wrong(kit, tmp_path):
+    """A class of one example has nothing to check it by (not "0 of 1 right"); one class alone
+    chooses between nothing: learn says both, and what the model will do."""
+    folder, _ = kit
+    single = tmp_path / "single.wav"
+    subprocess.run(["sox", "-n", "-r", "44100", single, "synth", "0.3", "sine", "150-50", "fade", "0", "0.3", "0.25", "pad", "0.2", "0.2"],
+                   check=True)
+    model = tmp_path / "one.safetensors"
+    result = sonotype("learn", "--hits", "--class", "kick", single, "-o", model)
+    assert result.returncode == 0, result.stderr
+    assert "kick: 1 hits from 1 files" in result.stderr
+    assert "(one example: nothing to check it by)" in result.stdout
+    assert "right: 0 of 0 examples (1 class of one example not checked" in result.stdout
+    assert "One class: what is close to kick's examples is kick, anything else unknown" in result.stdout
+    two = sonotype("learn", "--hits", "--class", "kick", folder / "kick.wav", "--class", "snare", folder / "snare.wav", "-o", model)
+    assert "One class" not in two.stdout and "nothing to check it by" not in two.stdout
+    assert "right: 10 of 10 examples" in two.stdout
+
+
 def test_learn_refuses_what_it_cannot_use(tmp_path):
     result = sonotype("learn", "--class", "kick", "-o", tmp_path / "x.safetensors")
     assert result.returncode == 2
