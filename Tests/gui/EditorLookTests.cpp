@@ -125,3 +125,35 @@ TEST_CASE ("the heat map's top-class marks stay in their own rows when the answe
     CHECK (white == 0);  // nothing white crosses the rows between
     CHECK (marked > 50); // while the top class is still marked
 }
+
+TEST_CASE ("the Teach view draws a taught kit's classes in three distinct colours, none grey (screenshot)", "[gui][look][teach]")
+{
+    TestProcessor processor;
+    REQUIRE (teachFixtureKit (processor));
+    std::unique_ptr<juce::AudioProcessorEditor> editor (processor.createEditor());
+    auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
+    view.addToDesktop (0);
+    view.setVisible (true);
+    view.showTeach (true);
+    pumpMessages (100);
+    view.refresh();
+    juce::Viewport* viewport = nullptr;
+    for (auto* child : view.teachPanel().getChildren())
+        if (auto* v = dynamic_cast<juce::Viewport*> (child))
+            viewport = v;
+    REQUIRE (viewport != nullptr);
+    auto* list = viewport->getViewedComponent();
+    REQUIRE (list != nullptr);
+    saveScreenshot (view, "teach-kit-colours.png");
+    // Each class row starts with a stripe of its colour (4 px at the left edge).
+    const auto image = list->createComponentSnapshot (list->getLocalBounds());
+    std::vector<juce::Colour> stripes;
+    for (int y = 0; y < image.getHeight(); ++y)
+    {
+        const auto pixel = image.getPixelAt (1, y);
+        if (colourfulness (pixel) > 0.3f
+            && std::none_of (stripes.begin(), stripes.end(), [pixel] (juce::Colour c) { return std::abs (c.getHue() - pixel.getHue()) < 0.02f; }))
+            stripes.push_back (pixel);
+    }
+    CHECK (stripes.size() == 3); // kick, snare, hat: three colours, and no grey among the taught
+}
