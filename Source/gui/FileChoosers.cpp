@@ -309,7 +309,7 @@ PurposeChooser::~PurposeChooser()
         showingNow = nullptr;
 }
 
-void PurposeChooser::launch (std::function<void (const juce::Array<juce::File>&)> onChosen)
+void PurposeChooser::launch (OnChosen onChosen)
 {
     onChosen_ = std::move (onChosen);
     showingNow = this;
@@ -348,9 +348,8 @@ void PurposeChooser::finish (const juce::Array<juce::File>& chosen)
     const auto purpose = purpose_;
     const auto folder = chosen.getReference (0).getParentDirectory();
     const auto callback = std::move (onChosen_);
-    if (callback)
-        callback (chosen);
-    places::remember (purpose, folder);
+    if (callback == nullptr || callback (chosen))
+        places::remember (purpose, folder);
 }
 
 PurposeChooser* PurposeChooser::showing() noexcept

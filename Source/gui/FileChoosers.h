@@ -82,10 +82,14 @@ public:
                     const juce::File& preferredFolder = {});
     ~PurposeChooser();
 
-    /** Opens the dialog; `onChosen` gets what the user chose, once (never when cancelled); the
-        folder it was chosen in is remembered then, when it exists (an export may have made it).
-        `onChosen` may destroy this chooser. */
-    void launch (std::function<void (const juce::Array<juce::File>&)> onChosen);
+    /** What the chooser's user does with the files chosen; returns whether it worked (an export
+        that could not be written did not), and only then is their folder remembered. */
+    using OnChosen = std::function<bool (const juce::Array<juce::File>&)>;
+
+    /** Opens the dialog; `onChosen` gets what the user chose, once (never when cancelled). It may
+        destroy this chooser. The folder of the choice is remembered after it, if it worked and
+        the folder exists (an export may have made it). */
+    void launch (OnChosen onChosen);
 
     /** The folder (or, to save, the file) the dialog starts at. */
     juce::File startingFile() const { return startingFile_; }
@@ -114,7 +118,7 @@ private:
     juce::String title_, patterns_;
     int flags_;
     juce::File startingFile_;
-    std::function<void (const juce::Array<juce::File>&)> onChosen_;
+    OnChosen onChosen_;
     std::unique_ptr<juce::FileChooser> platform_;
     std::unique_ptr<OwnDialog> own_;
     std::shared_ptr<int> alive_ = std::make_shared<int> (0); // the dialogs' callbacks hold a weak_ptr to it

@@ -399,8 +399,9 @@ void SonotypeEditor::chooseExportFile (timeline::ExportFormat format)
     chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::exports, "Export the timeline", kind->pattern, PurposeChooser::saveFile,
                                                  stem + (hits ? kind->hitsSuffix : kind->suffix), shown.getParentDirectory());
     chooser_->launch ([this, format] (const juce::Array<juce::File>& files) {
-        exportTimeline (format, files.getFirst());
+        const bool written = exportTimeline (format, files.getFirst()).isEmpty();
         refresh();
+        return written;
     });
 }
 
@@ -472,6 +473,7 @@ void SonotypeEditor::chooseModelFile()
     chooser_->launch ([this] (const juce::Array<juce::File>& files) {
         processor_.loadModelFile (files.getFirst());
         refresh();
+        return true;
     });
 }
 

@@ -503,7 +503,10 @@ void TeachPanel::chooseFiles (int classIndex)
 {
     const auto title = "Examples for " + view_.classes[static_cast<std::size_t> (classIndex)].name;
     chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::examples, title, formats::audioFilePatterns(), PurposeChooser::openFilesOrFolders);
-    chooser_->launch ([this, classIndex] (const juce::Array<juce::File>& files) { report (processor_.teaching().addFiles (classIndex, files)); });
+    chooser_->launch ([this, classIndex] (const juce::Array<juce::File>& files) {
+        report (processor_.teaching().addFiles (classIndex, files));
+        return true;
+    });
 }
 
 void TeachPanel::chooseExport()
@@ -512,18 +515,23 @@ void TeachPanel::chooseExport()
                                                  "taught.safetensors");
     chooser_->launch ([this] (const juce::Array<juce::File>& files) {
         const auto file = files.getFirst();
-        if (const auto error = processor_.teaching().exportModel (file); error.isNotEmpty())
+        const auto error = processor_.teaching().exportModel (file);
+        if (error.isNotEmpty())
             processor_.setStatus (error, true);
         else
             processor_.setStatus ("Exported the taught classes to " + file.getFileName() + ": run it with sonotype classify --model, or import it in another instance",
                                   false);
+        return error.isEmpty();
     });
 }
 
 void TeachPanel::chooseImport()
 {
     chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::models, "Import taught classes", "*.safetensors", PurposeChooser::openFile);
-    chooser_->launch ([this] (const juce::Array<juce::File>& files) { report (processor_.teaching().importModel (files.getFirst())); });
+    chooser_->launch ([this] (const juce::Array<juce::File>& files) {
+        report (processor_.teaching().importModel (files.getFirst()));
+        return true;
+    });
 }
 
 } // namespace sonotype::gui

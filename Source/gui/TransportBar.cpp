@@ -83,6 +83,7 @@ void TransportBar::chooseFiles()
     chooser_->launch ([this] (const juce::Array<juce::File>& files) {
         if (onOpenFiles)
             onOpenFiles (files);
+        return true; // a file that cannot be read is the analysis' to report: its folder is still the user's
     });
 }
 
