@@ -131,9 +131,11 @@ add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
     Tests/gui/EditorLookTests.cpp
     Tests/gui/EditorTests.cpp
+    Tests/gui/FileChooserTests.cpp
     Tests/gui/FileTimelineTests.cpp
     Tests/gui/StandaloneMidiTests.cpp
     Tests/gui/TeachPanelTests.cpp
+    Tests/plugin/FileWritingTests.cpp
     Tests/plugin/HitNotesTests.cpp
     Tests/plugin/HostileModelTests.cpp
     Tests/plugin/InputGateTests.cpp

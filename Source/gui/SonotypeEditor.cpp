@@ -2,8 +2,11 @@
 
 #include "formats/AudioFormats.h"
 
+#include "plugin/FileWriting.h"
 #include "plugin/PluginParameters.h"
 #include "timeline/TimelineExport.h"
+
+#include <algorithm>
 
 namespace sonotype::gui
 {
@@ -390,25 +393,27 @@ void SonotypeEditor::chooseExport()
     const bool hits = showingFiles_ && timeline_.status().perHit;
     for (std::size_t i = 0; i < std::size (kExportKinds); ++i)
         menu.addItem (static_cast<int> (i) + 1, hits ? kExportKinds[i].hitsMenuText : kExportKinds[i].menuText);
-    menu.showMenuAsync (juce::PopupMenu::Options().withTargetComponent (&exportButton_), [this, hits] (int chosen) {
-        if (chosen <= 0)
-            return;
-        const auto& kind = kExportKinds[static_cast<std::size_t> (chosen - 1)];
-        const auto shown = timeline_.status().file;
-        const auto stem = showingFiles_ && shown != juce::File() ? shown.getFileNameWithoutExtension() : juce::String ("Sonotype session");
-        const auto folder = showingFiles_ && shown != juce::File() ? shown.getParentDirectory()
-                                                                   : juce::File::getSpecialLocation (juce::File::userDocumentsDirectory);
-        chooser_ = std::make_unique<juce::FileChooser> ("Export the timeline", folder.getChildFile (stem + (hits ? kind.hitsSuffix : kind.suffix)),
-                                                        kind.pattern);
-        const auto format = kind.format;
-        chooser_->launchAsync (juce::FileBrowserComponent::saveMode | juce::FileBrowserComponent::canSelectFiles
-                                   | juce::FileBrowserComponent::warnAboutOverwriting,
-                               [this, format] (const juce::FileChooser& chooser) {
-                                   const auto file = chooser.getResult();
-                                   if (file != juce::File())
-                                       exportTimeline (format, file);
-                                   refresh();
-                               });
+    menu.showMenuAsync (juce::PopupMenu::Options().withTargetComponent (&exportButton_), [this] (int chosen) {
+        if (chosen > 0)
+            chooseExportFile (kExportKinds[static_cast<std::size_t> (chosen - 1)].format);
+    });
+}
+
+void SonotypeEditor::chooseExportFile (timeline::ExportFormat format)
+{
+    const auto* kind = std::find_if (std::begin (kExportKinds), std::end (kExportKinds), [format] (const ExportKind& k) { return k.format == format; });
+    if (kind == std::end (kExportKinds))
+        return;
+    const bool hits = showingFiles_ && timeline_.status().perHit;
+    const auto shown = showingFiles_ ? timeline_.status().file : juce::File();
+    const auto stem = shown != juce::File() ? shown.getFileNameWithoutExtension() : juce::String ("Sonotype session");
+    // The folder exports went to last; before any, the shown file's own folder.
+    chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::exports, "Export the timeline", kind->pattern, PurposeChooser::saveFile,
+                                                 stem + (hits ? kind->hitsSuffix : kind->suffix), shown.getParentDirectory());
+    chooser_->launch ([this, format] (const juce::Array<juce::File>& files) {
+        const bool written = exportTimeline (format, files.getFirst()).isEmpty();
+        refresh();
+        return written;
     });
 }
 
@@ -458,9 +463,8 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
         processor_.setStatus (error, true);
         return error;
     }
-    if (! destination.replaceWithData (text.data(), text.size()))
+    if (auto error = plugin::writeFile (destination, text.data(), text.size()); error.isNotEmpty())
     {
-        const auto error = "Could not write " + destination.getFullPathName();
         processor_.setStatus (error, true);
         return error;
     }
@@ -477,12 +481,11 @@ void SonotypeEditor::fileDragExit (const juce::StringArray&)
 
 void SonotypeEditor::chooseModelFile()
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Load a Sonotype model", juce::File(), "*.safetensors");
-    chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles, [this] (const juce::FileChooser& chooser) {
-        const auto file = chooser.getResult();
-        if (file != juce::File())
-            processor_.loadModelFile (file);
+    chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::models, "Load a Sonotype model", "*.safetensors", PurposeChooser::openFile);
+    chooser_->launch ([this] (const juce::Array<juce::File>& files) {
+        processor_.loadModelFile (files.getFirst());
         refresh();
+        return true;
     });
 }
 

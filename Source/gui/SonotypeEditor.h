@@ -8,6 +8,7 @@
 
 #include "gui/ClassBars.h"
 #include "gui/ControlsPanel.h"
+#include "gui/FileChoosers.h"
 #include "gui/HistoryView.h"
 #include "gui/InfoPanel.h"
 #include "gui/LevelMeter.h"
@@ -65,6 +66,11 @@ public:
         analysed hit by hit (timeline::exportHits, as `classify --onsets`); returns the error, empty
         on success (the status says what was written either way). */
     juce::String exportTimeline (timeline::ExportFormat format, const juce::File& destination);
+    /** Opens the chooser of the file to export to in `format` (what the Export menu's items do): it
+        starts in the folder of the last export, else the shown file's folder (gui/FileChoosers.h). */
+    void chooseExportFile (timeline::ExportFormat format);
+    /** Opens the chooser of a model file to load (what "Load model..." does). */
+    void chooseModelFile();
 
     const DisplayState& displayState() const noexcept { return state_; }
     const HistoryView& history() const noexcept { return history_; }
@@ -74,7 +80,6 @@ public:
 
 private:
     void timerCallback() override { refresh(); }
-    void chooseModelFile();
     void chooseExport();
     void updateFileList();
 
@@ -97,7 +102,7 @@ private:
     StatusBanner banner_;
     juce::TextButton loadButton_ { "Load model..." }, builtinButton_ { "Built-in model" };
     std::unique_ptr<TransportBar> transport_;
-    std::unique_ptr<juce::FileChooser> chooser_;
+    std::unique_ptr<PurposeChooser> chooser_;
     juce::TooltipWindow tooltips_ { this, 700 }; // the controls' tooltips, inside the editor (a plugin owns no desktop window)
     bool dragging_ = false;
 };

@@ -504,41 +504,36 @@ void TeachPanel::report (const juce::String& error)
 
 void TeachPanel::chooseFiles (int classIndex)
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Examples for " + view_.classes[static_cast<std::size_t> (classIndex)].name, juce::File(),
-                                                    formats::audioFilePatterns());
-    chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles
-                               | juce::FileBrowserComponent::canSelectDirectories | juce::FileBrowserComponent::canSelectMultipleItems,
-                           [this, classIndex] (const juce::FileChooser& chooser) {
-                               if (! chooser.getResults().isEmpty())
-                                   report (processor_.teaching().addFiles (classIndex, chooser.getResults()));
-                           });
+    const auto title = "Examples for " + view_.classes[static_cast<std::size_t> (classIndex)].name;
+    chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::examples, title, formats::audioFilePatterns(), PurposeChooser::openFilesOrFolders);
+    chooser_->launch ([this, classIndex] (const juce::Array<juce::File>& files) {
+        report (processor_.teaching().addFiles (classIndex, files));
+        return true;
+    });
 }
 
 void TeachPanel::chooseExport()
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Export the taught model",
-                                                    juce::File::getSpecialLocation (juce::File::userDocumentsDirectory).getChildFile ("taught.safetensors"),
-                                                    "*.safetensors");
-    chooser_->launchAsync (juce::FileBrowserComponent::saveMode | juce::FileBrowserComponent::canSelectFiles | juce::FileBrowserComponent::warnAboutOverwriting,
-                           [this] (const juce::FileChooser& chooser) {
-                               const auto file = chooser.getResult();
-                               if (file == juce::File())
-                                   return;
-                               if (const auto error = processor_.teaching().exportModel (file); error.isNotEmpty())
-                                   processor_.setStatus (error, true);
-                               else
-                                   processor_.setStatus ("Exported the taught classes to " + file.getFileName()
-                                                             + ": run it with sonotype classify --model, or import it in another instance",
-                                                         false);
-                           });
+    chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::exports, "Export the taught model", "*.safetensors", PurposeChooser::saveFile,
+                                                 "taught.safetensors");
+    chooser_->launch ([this] (const juce::Array<juce::File>& files) {
+        const auto file = files.getFirst();
+        const auto error = processor_.teaching().exportModel (file);
+        if (error.isNotEmpty())
+            processor_.setStatus (error, true);
+        else
+            processor_.setStatus ("Exported the taught classes to " + file.getFileName() + ": run it with sonotype classify --model, or import it in another instance",
+                                  false);
+        return error.isEmpty();
+    });
 }
 
 void TeachPanel::chooseImport()
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Import taught classes", juce::File(), "*.safetensors");
-    chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles, [this] (const juce::FileChooser& chooser) {
-        if (chooser.getResult() != juce::File())
-            report (processor_.teaching().importModel (chooser.getResult()));
+    chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::models, "Import taught classes", "*.safetensors", PurposeChooser::openFile);
+    chooser_->launch ([this] (const juce::Array<juce::File>& files) {
+        report (processor_.teaching().importModel (files.getFirst()));
+        return true;
     });
 }
 

@@ -11,6 +11,7 @@
 // Message thread only; refresh() is called by the editor's timer.
 #pragma once
 
+#include "gui/FileChoosers.h"
 #include "plugin/SonotypeProcessor.h"
 
 #include <juce_gui_basics/juce_gui_basics.h>
@@ -57,12 +58,15 @@ public:
     /** The status line's text (tests, screenshots). */
     juce::String statusText() const;
 
-private:
-    class ClassList;
-    void rebuild();
+    /** The choosers (gui/FileChoosers.h) of class `classIndex`'s "Add files...", of "Export..."
+        and of "Import...": each starts in the folder last used for its purpose. */
     void chooseFiles (int classIndex);
     void chooseExport();
     void chooseImport();
+
+private:
+    class ClassList;
+    void rebuild();
     void report (const juce::String& error);
     juce::String idleStatusText() const; // the status line when nothing records
 
@@ -77,7 +81,7 @@ private:
     float scale_ = 1.0f;                           // the editor's (SonotypeLookAndFeel::scale)
     std::unique_ptr<ClassList> list_;
     juce::Viewport viewport_;
-    std::unique_ptr<juce::FileChooser> chooser_;
+    std::unique_ptr<PurposeChooser> chooser_;
     int recordingClass_ = -1, recordings_ = 0;
     bool couldRecord_ = true, showsReason_ = false; // as the layout has them
     juce::String recordingName_;

@@ -79,14 +79,12 @@ void TransportBar::refresh()
 
 void TransportBar::chooseFiles()
 {
-    chooser_ = std::make_unique<juce::FileChooser> ("Analyze audio files with Sonotype", juce::File(), formats::audioFilePatterns());
-    chooser_->launchAsync (juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles
-                               | juce::FileBrowserComponent::canSelectMultipleItems,
-                           [this] (const juce::FileChooser& chooser) {
-                               const auto files = chooser.getResults();
-                               if (! files.isEmpty() && onOpenFiles)
-                                   onOpenFiles (files);
-                           });
+    chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::audio, "Analyze audio files with Sonotype", formats::audioFilePatterns(), PurposeChooser::openFiles);
+    chooser_->launch ([this] (const juce::Array<juce::File>& files) {
+        if (onOpenFiles)
+            onOpenFiles (files);
+        return true; // a file that cannot be read is the analysis' to report: its folder is still the user's
+    });
 }
 
 void TransportBar::paint (juce::Graphics& g)

@@ -4,6 +4,7 @@
 // never reaches the speakers).
 #pragma once
 
+#include "gui/FileChoosers.h"
 #include "plugin/SonotypeProcessor.h"
 
 #include <functional>
@@ -26,16 +27,18 @@ public:
     /** The user chose files to open (the editor analyses them and loads the first). */
     std::function<void (const juce::Array<juce::File>& files)> onOpenFiles;
 
-private:
+    /** Opens the chooser of audio files (what the Open button does): it starts in the folder audio
+        files were last opened from (gui/FileChoosers.h). */
     void chooseFiles();
 
+private:
     plugin::SonotypeProcessor& processor_;
     plugin::FilePlayer& player_;
     juce::TextButton openButton_ { "Open audio files..." }, playButton_ { "Play" };
     juce::ToggleButton loopButton_ { "Loop" }, inputButton_ { "Input" };
     juce::Slider position_ { juce::Slider::LinearHorizontal, juce::Slider::NoTextBox };
     juce::Label time_, name_;
-    std::unique_ptr<juce::FileChooser> chooser_;
+    std::unique_ptr<PurposeChooser> chooser_;
 };
 
 } // namespace sonotype::gui

@@ -4,6 +4,7 @@
 #include "engine/file/Text.h"
 #include "formats/AudioFileReader.h"
 #include "formats/AudioFormats.h"
+#include "plugin/FileWriting.h"
 #include "runtime/WindowAnalyzer.h"
 #include "teach/TaughtModel.h"
 #include "timeline/FileBlocks.h"
@@ -402,8 +403,8 @@ juce::String Teaching::exportModel (const juce::File& file) const
             if (c.note >= 0)
                 notes[c.name] = c.note;
         const auto built = teach::buildTaughtModel (*outcome->extendedFile, outcome->baseName, *outcome->head, teach::encodeExampleSet (set), notes);
-        if (! file.replaceWithData (built.bytes.data(), built.bytes.size()))
-            return "Could not write " + file.getFullPathName();
+        if (auto error = writeFile (file, built.bytes.data(), built.bytes.size()); error.isNotEmpty())
+            return error;
     }
     catch (const std::exception& e)
     {

@@ -99,7 +99,8 @@ public:
         and "unknown"; a class without examples yet as if it had some): timeline::resolveNotes. */
     static std::vector<int> playedNotes (const View& view, int baseNote);
 
-    /** Writes the taught model (with its examples) to `file`; returns the error, empty on success. */
+    /** Writes the taught model (with its examples) to `file`, making the folders above it; returns
+        the error (with the system's reason: plugin::writeFile), empty on success. */
     juce::String exportModel (const juce::File& file) const;
     /** Takes the classes and examples a taught model file carries (exported by a Teach panel), in
         place of the ones here; they are learned on the running base model. */
