@@ -1,4 +1,4 @@
-// TimelineView's file at a time: the moment at a time (a window's column of the heat map, or per
+// TimelineView's file at a time: the moment at a time (the mean of the windows that cover it, or per
 // hit, the hit at or before it) and the read-out beside the pointer that says it.
 #include "gui/TimelineView.h"
 
@@ -7,6 +7,7 @@
 #include "timeline/MidiNotes.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace sonotype::gui
 {
@@ -40,23 +41,38 @@ std::optional<FileMoment> TimelineView::momentAt (double seconds) const
         moment.confidence = moment.hit->confidence;
         return moment;
     }
-    // The first column that ends after `seconds` (its columns are in time order).
-    std::size_t low = 0, high = windows_.size();
-    while (low < high)
+    // The mean of the windows that cover `seconds`, as the segments' first step has it (their
+    // starts and ends both go up in time: those windows are one run of them).
+    const auto firstEnding = std::upper_bound (windows_.begin(), windows_.end(), seconds,
+                                               [] (double t, const plugin::TimelineWindow& w) { return t < w.endSeconds; });
+    const auto pastStarting = std::upper_bound (windows_.begin(), windows_.end(), seconds,
+                                                [] (double t, const plugin::TimelineWindow& w) { return t < w.startSeconds; });
+    const bool done = status_.state == plugin::FileState::done;
+    const double hop = status_.hopSeconds > 0.0 ? status_.hopSeconds : 0.25;
+    if (windows_.empty() || (! done && seconds >= windows_.back().startSeconds + hop))
+        return std::nullopt; // not analysed that far yet: windows still to come cover it
+    auto from = firstEnding, to = pastStarting;
+    if (from >= to) // the very end of the file (or a gap no window covers): the nearest window before
     {
-        const std::size_t middle = (low + high) / 2;
-        if (columnEnd (middle) <= seconds)
-            low = middle + 1;
-        else
-            high = middle;
+        from = pastStarting == windows_.begin() ? windows_.begin() : std::prev (pastStarting);
+        to = std::next (from);
     }
-    if (low == windows_.size())
-    {
-        if (windows_.empty() || status_.state != plugin::FileState::done)
-            return std::nullopt;   // not analysed that far yet
-        low = windows_.size() - 1; // the file's very end
-    }
-    moment.probabilities = windows_[low].probabilities;
+    const auto numClasses = from->probabilities.size();
+    std::vector<double> sum (numClasses, 0.0);
+    int count = 0;
+    for (auto w = from; w != to; ++w)
+        if (w->probabilities.size() == numClasses
+            && std::all_of (w->probabilities.begin(), w->probabilities.end(), [] (float p) { return std::isfinite (p); }))
+        {
+            for (std::size_t c = 0; c < numClasses; ++c)
+                sum[c] += static_cast<double> (w->probabilities[c]);
+            ++count;
+        }
+    if (count == 0)
+        return std::nullopt;
+    moment.probabilities.resize (numClasses);
+    for (std::size_t c = 0; c < numClasses; ++c)
+        moment.probabilities[c] = static_cast<float> (sum[c] / count);
     moment.classIndex = runtime::topEnabledClass (moment.probabilities.data(), static_cast<int> (moment.probabilities.size()), enabled_);
     if (moment.classIndex >= 0)
         moment.confidence = moment.probabilities[static_cast<std::size_t> (moment.classIndex)];
