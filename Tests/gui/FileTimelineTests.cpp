@@ -874,3 +874,46 @@ TEST_CASE ("screenshot: a file's timeline zoomed in, the read-out at the pointer
     saveScreenshot (view, "files-zoomed-readout.png");
     wav.deleteFile();
 }
+
+TEST_CASE ("FileTimelines::add with settings that analyze differently analyzes every file again, with the same ones keeps them", "[gui][timeline][files-view]")
+{
+    const auto first = writeExampleWav ("added first.wav"), second = writeExampleWav ("added second.wav");
+    TestProcessor processor; // for its model and settings
+    processor.analyzeFiles ({ first });
+    REQUIRE (waitForFiles (processor));
+    const auto settings = processor.fileTimelines().settings();
+    REQUIRE (settings.model != nullptr);
+
+    plugin::FileTimelines timelines;
+    const auto wait = [&timelines] {
+        const auto deadline = juce::Time::getMillisecondCounter() + 60000u;
+        while (timelines.isBusy() && juce::Time::getMillisecondCounter() < deadline)
+            juce::Thread::sleep (10);
+        return ! timelines.isBusy();
+    };
+    timelines.analyze ({ first }, settings);
+    REQUIRE (wait());
+    const auto analysed = timelines.status (0);
+    timelines.add ({ first }, settings); // there already, same settings: nothing changes
+    CHECK (timelines.numFiles() == 1);
+    CHECK (timelines.status (0).analysis == analysed.analysis);
+    CHECK_FALSE (timelines.isBusy());
+
+    auto fewer = settings;
+    fewer.analysis.classes = { "speech", "drums", "piano" };
+    timelines.add ({ second }, fewer); // other classes in play: both files analysed again, with them
+    CHECK (timelines.status (0).analysis != analysed.analysis);
+    REQUIRE (wait());
+    CHECK (timelines.files() == juce::Array<juce::File> { first, second });
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        const auto status = timelines.status (i);
+        CHECK (status.state == plugin::FileState::done);
+        std::vector<plugin::TimelineWindow> windows;
+        timelines.copyWindows (i, 0, windows);
+        REQUIRE_FALSE (windows.empty()); // a class out of play gets 0
+        CHECK (windows[0].probabilities[static_cast<std::size_t> (std::find (status.labels.begin(), status.labels.end(), "noise") - status.labels.begin())] == 0.0f);
+    }
+    first.deleteFile();
+    second.deleteFile();
+}
