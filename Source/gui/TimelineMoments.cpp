@@ -1,5 +1,6 @@
-// TimelineView's file at a time: the moment at a time (the mean of the windows that cover it, or per
-// hit, the hit at or before it) and the read-out beside the pointer that says it.
+// TimelineView's file at a time: the file's moments (each stretch between window edges with the mean
+// of the windows that cover it, as segments have it; the heat map draws them), the moment at a time
+// (per hit, the hit at or before it), and the read-out beside the pointer that says it.
 #include "gui/TimelineView.h"
 
 #include "gui/Theme.h"
@@ -12,14 +13,46 @@
 namespace sonotype::gui
 {
 
-double TimelineView::columnEnd (std::size_t w) const noexcept
+void TimelineView::buildMoments()
 {
-    // As drawHeatMap draws them: each window up to one hop past its middle, the last one to its end.
-    const auto& window = windows_[w];
-    if (w + 1 == windows_.size())
-        return window.endSeconds;
-    const double hop = status_.hopSeconds > 0.0 ? status_.hopSeconds : 0.25;
-    return 0.5 * (window.startSeconds + window.endSeconds) + 0.5 * hop;
+    // Every stretch between two consecutive window edges, with the mean of the windows that cover
+    // it: the segments' first step (timeline/TimelineSegments), once per new windows. The windows'
+    // starts and their ends both go up in time, so the covering ones are a run of them, found by two
+    // cursors in one sweep.
+    moments_.clear();
+    std::vector<double> edges;
+    edges.reserve (2 * windows_.size());
+    for (const auto& window : windows_)
+        edges.insert (edges.end(), { window.startSeconds, window.endSeconds });
+    std::sort (edges.begin(), edges.end());
+    edges.erase (std::unique (edges.begin(), edges.end()), edges.end());
+    const auto finite = [] (const plugin::TimelineWindow& w) { return std::all_of (w.probabilities.begin(), w.probabilities.end(), [] (float p) { return std::isfinite (p); }); };
+    const std::size_t numClasses = windows_.empty() ? 0 : windows_.front().probabilities.size();
+    std::size_t from = 0, to = 0; // the windows [from, to) cover the stretch
+    std::vector<double> sum (numClasses);
+    for (std::size_t e = 0; e + 1 < edges.size(); ++e)
+    {
+        const double start = edges[e];
+        while (to < windows_.size() && windows_[to].startSeconds <= start)
+            ++to;
+        while (from < to && windows_[from].endSeconds <= start)
+            ++from;
+        std::fill (sum.begin(), sum.end(), 0.0);
+        int count = 0;
+        for (auto w = from; w < to; ++w)
+            if (windows_[w].probabilities.size() == numClasses && finite (windows_[w]))
+            {
+                for (std::size_t c = 0; c < numClasses; ++c)
+                    sum[c] += static_cast<double> (windows_[w].probabilities[c]);
+                ++count;
+            }
+        if (count == 0)
+            continue; // no window covers it (or only broken ones)
+        plugin::TimelineWindow moment { start, edges[e + 1], std::vector<float> (numClasses) };
+        for (std::size_t c = 0; c < numClasses; ++c)
+            moment.probabilities[c] = static_cast<float> (sum[c] / count);
+        moments_.push_back (std::move (moment));
+    }
 }
 
 std::optional<FileMoment> TimelineView::momentAt (double seconds) const
@@ -41,38 +74,17 @@ std::optional<FileMoment> TimelineView::momentAt (double seconds) const
         moment.confidence = moment.hit->confidence;
         return moment;
     }
-    // The mean of the windows that cover `seconds`, as the segments' first step has it (their
-    // starts and ends both go up in time: those windows are one run of them).
-    const auto firstEnding = std::upper_bound (windows_.begin(), windows_.end(), seconds,
-                                               [] (double t, const plugin::TimelineWindow& w) { return t < w.endSeconds; });
-    const auto pastStarting = std::upper_bound (windows_.begin(), windows_.end(), seconds,
-                                                [] (double t, const plugin::TimelineWindow& w) { return t < w.startSeconds; });
+    // The stretch that holds `seconds` (buildMoments), or at the file's very end the last one.
     const bool done = status_.state == plugin::FileState::done;
     const double hop = status_.hopSeconds > 0.0 ? status_.hopSeconds : 0.25;
-    if (windows_.empty() || (! done && seconds >= windows_.back().startSeconds + hop))
+    if (moments_.empty() || windows_.empty() || (! done && seconds >= windows_.back().startSeconds + hop))
         return std::nullopt; // not analysed that far yet: windows still to come cover it
-    auto from = firstEnding, to = pastStarting;
-    if (from >= to) // the very end of the file (or a gap no window covers): the nearest window before
-    {
-        from = pastStarting == windows_.begin() ? windows_.begin() : std::prev (pastStarting);
-        to = std::next (from);
-    }
-    const auto numClasses = from->probabilities.size();
-    std::vector<double> sum (numClasses, 0.0);
-    int count = 0;
-    for (auto w = from; w != to; ++w)
-        if (w->probabilities.size() == numClasses
-            && std::all_of (w->probabilities.begin(), w->probabilities.end(), [] (float p) { return std::isfinite (p); }))
-        {
-            for (std::size_t c = 0; c < numClasses; ++c)
-                sum[c] += static_cast<double> (w->probabilities[c]);
-            ++count;
-        }
-    if (count == 0)
-        return std::nullopt;
-    moment.probabilities.resize (numClasses);
-    for (std::size_t c = 0; c < numClasses; ++c)
-        moment.probabilities[c] = static_cast<float> (sum[c] / count);
+    auto at = std::upper_bound (moments_.begin(), moments_.end(), seconds, [] (double t, const plugin::TimelineWindow& m) { return t < m.endSeconds; });
+    if (at == moments_.end())
+        at = std::prev (at);
+    else if (at->startSeconds > seconds && at != moments_.begin())
+        at = std::prev (at); // a stretch no window covers: the one before it
+    moment.probabilities = at->probabilities;
     moment.classIndex = runtime::topEnabledClass (moment.probabilities.data(), static_cast<int> (moment.probabilities.size()), enabled_);
     if (moment.classIndex >= 0)
         moment.confidence = moment.probabilities[static_cast<std::size_t> (moment.classIndex)];

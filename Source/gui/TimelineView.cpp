@@ -39,7 +39,8 @@ void TimelineView::update (const plugin::FileTimelines& analyzer, std::size_t in
         windows_.clear();
     if (! sameAnalysis || status.version != version_)
     {
-        analyzer.copyWindows (index, windows_.size(), windows_);
+        if (analyzer.copyWindows (index, windows_.size(), windows_) > 0 || windows_.empty())
+            buildMoments();
         index_ = index;
         version_ = status.version;
         status_ = std::move (status);
@@ -352,23 +353,23 @@ void TimelineView::drawLabels (juce::Graphics& g, const Layout& layout) const
 
 void TimelineView::drawHeatMap (juce::Graphics& g, const Layout& layout) const
 {
-    // Each window up to one hop past its middle (the last one to its end), one column after
-    // another; where windows are narrower than a pixel, one window per pixel is drawn.
+    // The file's moments (each stretch between window edges, the mean of the windows that cover it),
+    // one after another; where they are narrower than a pixel, one per pixel is drawn.
     const auto& heat = layout.heat;
     g.setColour (juce::Colour (0xff161a2a));
     g.fillRect (heat);
     float drawnTo = heat.getX();
-    for (std::size_t w = 0; w < windows_.size(); ++w)
+    for (std::size_t m = 0; m < moments_.size(); ++m)
     {
-        const auto& window = windows_[w];
-        const bool last = w + 1 == windows_.size();
-        const float x0 = drawnTo, x1 = std::min (heat.getRight(), xOf (columnEnd (w)));
-        if (x1 < x0 + 1.0f && ! last)
+        const auto& moment = moments_[m];
+        const bool last = m + 1 == moments_.size();
+        const float x0 = std::max (drawnTo, xOf (moment.startSeconds)), x1 = std::min (heat.getRight(), xOf (moment.endSeconds));
+        if ((x1 < x0 + 1.0f && ! last) || x1 <= x0)
             continue;
         drawnTo = x1;
-        for (int c = 0; c < layout.numClasses && c < static_cast<int> (window.probabilities.size()); ++c)
+        for (int c = 0; c < layout.numClasses && c < static_cast<int> (moment.probabilities.size()); ++c)
         {
-            g.setColour (heatColour (window.probabilities[static_cast<std::size_t> (c)]));
+            g.setColour (heatColour (moment.probabilities[static_cast<std::size_t> (c)]));
             g.fillRect (juce::Rectangle<float> (x0, heat.getY() + layout.rowHeight * static_cast<float> (c), x1 - x0 + 0.5f, layout.rowHeight + 0.5f));
         }
     }

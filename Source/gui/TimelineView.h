@@ -1,6 +1,7 @@
 // A whole file's timeline (plugin::FileTimelines): a time ruler tied to the file, the segments as
-// labelled blocks (what the exports hold), the class probabilities as a heat map, the part not
-// analysed yet shaded with the progress, and the player's position. A click or drag seeks there.
+// labelled blocks (what the exports hold), the class probabilities as a heat map (at each time the
+// mean of the windows that cover it, as the segments see it), the part not analysed yet shaded with
+// the progress, and the player's position. A click or drag seeks there.
 // A file analysed hit by hit (per-hit MIDI) shows its hits instead: a tick per hit in the lane,
 // in its class's colour and as tall as its note's velocity, its probabilities as a thin column of
 // the heat map, and the lane named by the count ("32 hits").
@@ -11,12 +12,13 @@
 // shows and moves the part shown (TimelineZoom). The ruler's labels keep apart at every zoom
 // (TimeRuler). A new file shown is fitted.
 //
-// The file at a time (moment()): what the heat map shows under the pointer while it hovers over the
-// plot, else at the player's position, else at the last click, else at the start: the window's
-// probabilities there (its column of the heat map), or per hit, the hit at or just before. A read-out
-// beside the pointer says its time, top class and confidence; the editor's top panel and bars show
-// the same moment. Everything lives on the message thread; the windows are FileTimelines' own, copied
-// as they come (update()), and a moment is a binary search in them, never a new analysis.
+// The file at a time (momentAt()): under the pointer while it hovers over the plot, else at the
+// player's position, else at the last click, else at the start: the mean of the windows that cover
+// that time (the heat map's colours there, and what the segments' first step sees), or per hit, the
+// hit at or just before. A read-out beside the pointer says its time, top class and confidence; the
+// editor's top panel and bars show the same moment. Everything lives on the message thread; the
+// windows are FileTimelines' own, copied as they come (update()), their means made once per new
+// windows, and a moment is a binary search in them, never a new analysis nor one per paint.
 #pragma once
 
 #include "gui/DisplayState.h"
@@ -120,8 +122,8 @@ private:
     };
 
     bool isClassEnabled (std::size_t classIndex) const noexcept;
-    /** The right edge (seconds) of window w's column of the heat map. */
-    double columnEnd (std::size_t w) const noexcept;
+    /** moments_ from windows_ (each time windows come). */
+    void buildMoments();
     /** Zoom and scroll changed: the scroll bar, the Fit button and the picture follow. */
     void zoomChanged();
     void scrollBarMoved (juce::ScrollBar*, double newRangeStart) override;
@@ -140,6 +142,10 @@ private:
 
     plugin::FileStatus status_;
     std::vector<plugin::TimelineWindow> windows_;
+    // The file's moments: each stretch between two window edges, with the mean of the windows that
+    // cover it (what the segments' first step sees); the heat map, the read-out, the top panel and
+    // the bars show these.
+    std::vector<plugin::TimelineWindow> moments_;
     std::size_t index_ = 0;
     uint64_t version_ = ~uint64_t (0);
     double playhead_ = -1.0;
