@@ -11,8 +11,8 @@ namespace
 {
     // Heights of the ruler and segment lanes, relative to the component's height.
     constexpr float kRulerShare = 0.09f, kSegmentShare = 0.13f;
-    // A wheel's notch is about 0.2 (Linux, macOS) to 0.5 (Windows) of JUCE's delta: one notch zooms
-    // by 1.3x to 2x and scrolls a tenth to a quarter of the span shown.
+    // A mouse wheel's notch is about 0.2 of JUCE's delta (50/256 on Linux, 60/256 on Windows): one
+    // notch zooms by about 1.3x and scrolls about a tenth of the span shown.
     constexpr double kZoomPerDelta = 2.0, kScrollPerDelta = 0.5;
 } // namespace
 
