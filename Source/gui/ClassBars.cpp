@@ -44,7 +44,7 @@ void ClassBars::paint (juce::Graphics& g)
         if (enabled)
         {
             // A top class below the detection threshold is uncertain: dimmed, and its value gets a "?".
-            g.setColour (classColour (c).withAlpha (state_.stale || uncertain ? 0.4f : 1.0f));
+            g.setColour (classColour (c, state_.labels[static_cast<std::size_t> (c)]).withAlpha (state_.stale || uncertain ? 0.4f : 1.0f));
             g.fillRoundedRectangle (track.withWidth (track.getWidth() * juce::jlimit (0.0f, 1.0f, p)), 3.0f);
         }
         else

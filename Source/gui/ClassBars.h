@@ -1,4 +1,5 @@
-// One bar per class with its live probability. Clicking a class takes it out of play or back (the
+// One bar per class with its probability: the live input's, or in the Files view, the file's at the
+// time shown (the pointer's, the player's or the last click's; the top panel names it). Clicking a class takes it out of play or back (the
 // class filter: a class out of play gets 0 and the answer is renormalised over the others, in the
 // live analysis, the files' timelines, MIDI and OSC).
 #pragma once

@@ -48,6 +48,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     {
         transport_ = std::make_unique<TransportBar> (owner);
         transport_->onOpenFiles = [this] (const juce::Array<juce::File>& files) { openAudioFiles (files); };
+        transport_->onAddFiles = [this] (const juce::Array<juce::File>& files) { addAudioFiles (files); };
         addAndMakeVisible (*transport_);
     }
     setLookAndFeel (&lookAndFeel_);
@@ -132,27 +133,24 @@ void SonotypeEditor::refresh()
 {
     const auto snapshot = processor_.snapshot();
     const auto& info = *snapshot.info;
-    DisplayState state;
-    state.generation = info.generation;
+    DisplayState live;
+    live.generation = info.generation;
     for (const auto& label : info.labels)
     {
-        state.labels.emplace_back (label);
-        state.enabled.push_back (processor_.isClassEnabled (label));
+        live.labels.emplace_back (label);
+        live.enabled.push_back (processor_.isClassEnabled (label));
     }
     if (snapshot.hasResult)
     {
-        state.probabilities = snapshot.result.probabilities;
-        state.topClass = snapshot.topClass;
-        state.stale = snapshot.stale;
+        live.probabilities = snapshot.result.probabilities;
+        live.topClass = snapshot.topClass;
+        live.stale = snapshot.stale;
         if (const auto* threshold = processor_.parameters.getRawParameterValue (plugin::ParameterIds::threshold))
-            state.threshold = threshold->load() / 100.0f;
+            live.threshold = threshold->load() / 100.0f;
     }
-    state_ = state;
 
-    topClass_.update (state_);
-    bars_.update (state_);
     const auto newest = processor_.analysis().history (static_cast<std::size_t> (std::ceil (HistoryView::kSpanSeconds / info.hopSeconds)) + 2);
-    history_.update (newest, state_, info.hopSeconds);
+    history_.update (newest, live, info.hopSeconds);
     meter_.push (processor_.takeInputPeak(), 1.0 / 30.0);
     info_.update (processor_.modelDescription(), snapshot);
     if (transport_ != nullptr)
@@ -164,8 +162,13 @@ void SonotypeEditor::refresh()
     {
         const auto& player = processor_.filePlayer();
         const bool playing = transport_ != nullptr && player.hasFile() && player.file() == timeline_.status().file;
-        timeline_.update (processor_.fileTimelines(), shownFile_, playing ? player.positionSeconds() : -1.0, state_.enabled);
+        timeline_.update (processor_.fileTimelines(), shownFile_, playing ? player.positionSeconds() : -1.0, live.enabled);
     }
+    // The top panel and the bars: the file on show at the timeline's time in the Files view, else the live input.
+    state_ = showingFiles_ && ! showingTeach_ && timeline_.status().file != juce::File() ? fileState (live) : std::move (live);
+    topClass_.update (state_);
+    bars_.update (state_);
+
     const auto& shown = timeline_.status();
     exportButton_.setEnabled (! showingTeach_ && (! showingFiles_ || shown.state == plugin::FileState::done));
     exportButton_.setVisible (! showingTeach_);
@@ -175,6 +178,56 @@ void SonotypeEditor::refresh()
         banner_.show (status, processor_.statusIsError());
         resized();
     }
+}
+
+DisplayState SonotypeEditor::fileState (const DisplayState& live) const
+{
+    // The file on show at the timeline's focus: the pointer's time, the player's, or the last click's.
+    const auto& status = timeline_.status();
+    DisplayState state;
+    state.generation = live.generation;
+    for (const auto& label : status.labels)
+    {
+        state.labels.push_back (juce::String::fromUTF8 (label.c_str()));
+        state.enabled.push_back (processor_.isClassEnabled (state.labels.back()));
+    }
+    if (state.labels.empty()) // (queued: the file's classes are known once its analysis starts)
+    {
+        state.labels = live.labels;
+        state.enabled = live.enabled;
+    }
+    const double at = timeline_.focusSeconds();
+    state.sourceFile = status.file.getFileName();
+    state.sourceWhen = "at " + timeText (at, 1);
+    state.threshold = timeline_.uncertainBelow();
+    if (const auto moment = timeline_.momentAt (at))
+    {
+        state.probabilities = moment->probabilities;
+        state.topClass = moment->classIndex;
+        if (moment->hit.has_value())
+            state.sourceWhen = ": the hit at " + timeText (moment->hit->seconds, 2);
+        return state;
+    }
+    switch (status.state)
+    {
+        case plugin::FileState::queued:
+            state.idleLabel = "waiting...";
+            state.idleText = "not analyzed yet";
+            break;
+        case plugin::FileState::analyzing:
+            state.idleLabel = "analyzing...";
+            state.idleText = "analyzed to " + juce::String (juce::roundToInt (status.progress * 100.0)) + "% so far";
+            break;
+        case plugin::FileState::failed:
+            state.idleLabel = "cannot analyze";
+            state.idleText = status.error;
+            break;
+        case plugin::FileState::done:
+            state.idleLabel = "no hit";
+            state.idleText = "no hit at or before this time";
+            break;
+    }
+    return state;
 }
 
 void SonotypeEditor::paint (juce::Graphics& g)
@@ -288,6 +341,16 @@ void SonotypeEditor::openAudioFiles (const juce::Array<juce::File>& files)
         if (const auto error = transport_->load (files[0]); error.isNotEmpty())
             processor_.setStatus (error, true); // (the analysis' message, if it fails too, follows)
     refresh();
+}
+
+void SonotypeEditor::addAudioFiles (const juce::Array<juce::File>& files)
+{
+    if (files.isEmpty())
+        return;
+    processor_.addFilesToAnalyze (files);
+    updateFileList();
+    showFiles (true);
+    selectFile (static_cast<std::size_t> (std::max (0, listedFiles_.indexOf (files[0]))));
 }
 
 void SonotypeEditor::showFiles (bool shouldShowFiles)

@@ -48,6 +48,9 @@ public:
     /** Analyses audio files (and, in the app, loads the first into the player) and shows their
         timelines. */
     void openAudioFiles (const juce::Array<juce::File>& files);
+    /** Adds audio files to those opened (the analysed ones stay, a file already there is not added
+        twice) and shows the first of them (in the app, the player loads it). */
+    void addAudioFiles (const juce::Array<juce::File>& files);
     /** Shows the files' timelines (true) or the live history (false). */
     void showFiles (bool shouldShowFiles);
     bool isShowingFiles() const noexcept { return showingFiles_; }
@@ -72,14 +75,21 @@ public:
     /** Opens the chooser of a model file to load (what "Load model..." does). */
     void chooseModelFile();
 
+    /** What the top panel and bars show: the live input's, or in the Files view the file's at the
+        timeline's time (TimelineView::focusSeconds). */
     const DisplayState& displayState() const noexcept { return state_; }
     const HistoryView& history() const noexcept { return history_; }
     const StatusBanner& banner() const noexcept { return banner_; }
     TransportBar* transport() noexcept { return transport_.get(); }
     const TimelineView& timeline() const noexcept { return timeline_; }
+    TimelineView& timeline() noexcept { return timeline_; }
+    const TopClassView& topClass() const noexcept { return topClass_; }
+    const ClassBars& bars() const noexcept { return bars_; }
 
 private:
     void timerCallback() override { refresh(); }
+    /** What the top panel and bars show in the Files view: the file on show at the timeline's time. */
+    DisplayState fileState (const DisplayState& live) const;
     void chooseExport();
     void updateFileList();
 

@@ -9,41 +9,49 @@ namespace sonotype::gui
 {
 namespace
 {
-    juce::String clock (double seconds, bool tenths)
-    {
-        const auto total = std::max (0.0, seconds);
-        const int minutes = static_cast<int> (total / 60.0);
-        const double rest = total - 60.0 * minutes;
-        return juce::String (minutes) + ":"
-               + (tenths ? juce::String (rest, 1).paddedLeft ('0', 4) : juce::String (static_cast<int> (rest)).paddedLeft ('0', 2));
-    }
-
-    /** A ruler step (seconds) that puts at least minGap pixels between labels. */
-    double rulerStep (double span, float width, float minGap)
-    {
-        for (const double step : { 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0 })
-            if (static_cast<float> (step / span) * width >= minGap)
-                return step;
-        return 7200.0;
-    }
-
     // Heights of the ruler and segment lanes, relative to the component's height.
     constexpr float kRulerShare = 0.09f, kSegmentShare = 0.13f;
+    // A mouse wheel's notch is about 0.2 of JUCE's delta (50/256 on Linux, 60/256 on Windows): one
+    // notch zooms by about 1.3x and scrolls about a tenth of the span shown.
+    constexpr double kZoomPerDelta = 2.0, kScrollPerDelta = 0.5;
 } // namespace
+
+const char* const TimelineView::kZoomHelp = "Zoom: Ctrl+wheel (Cmd+wheel on a Mac) or pinch, about the pointer. Scroll: wheel, Shift+wheel or a "
+                                            "sideways swipe. Double-click or Fit: the whole file. Click: play from there. Right-click: teach.";
+
+TimelineView::TimelineView()
+{
+    fitButton_.setTooltip (kZoomHelp);
+    fitButton_.onClick = [this] { fitToFile(); };
+    scrollBar_.addListener (this);
+    scrollBar_.setAutoHide (false);
+    scrollBar_.setColour (juce::ScrollBar::thumbColourId, Colours::dimText.withAlpha (0.6f));
+    addChildComponent (fitButton_);
+    addChildComponent (scrollBar_);
+}
 
 void TimelineView::update (const plugin::FileTimelines& analyzer, std::size_t index, double playheadSeconds, const std::vector<bool>& enabled)
 {
     auto status = analyzer.status (index);
-    const bool sameAnalysis = index == index_ && status.file == status_.file && status.analysis == status_.analysis;
+    const bool sameFile = index == index_ && status.file == status_.file;
+    const bool sameAnalysis = sameFile && status.analysis == status_.analysis;
     if (! sameAnalysis || status.state == plugin::FileState::failed)
         windows_.clear();
     if (! sameAnalysis || status.version != version_)
     {
-        analyzer.copyWindows (index, windows_.size(), windows_);
+        if (analyzer.copyWindows (index, windows_.size(), windows_) > 0 || windows_.empty())
+            buildMoments();
         index_ = index;
         version_ = status.version;
         status_ = std::move (status);
-        repaint();
+        threshold_ = status_.perHit ? 0.0f : static_cast<float> (analyzer.settings().analysis.segments.thresholdPercent / 100.0);
+        if (! sameFile)
+        {
+            zoom_.fit(); // another file: shown whole, at its start
+            clicked_ = -1.0;
+        }
+        zoom_.setLength (spanSeconds());
+        zoomChanged();
     }
     if (enabled != enabled_ || std::abs (playheadSeconds - playhead_) > 1e-3)
     {
@@ -71,14 +79,28 @@ juce::Rectangle<float> TimelineView::plotArea() const noexcept
 float TimelineView::xOf (double seconds) const noexcept
 {
     const auto area = plotArea();
-    return area.getX() + static_cast<float> (seconds / spanSeconds()) * area.getWidth();
+    const auto shown = zoom_.visible();
+    return area.getX() + static_cast<float> ((seconds - shown.getStart()) / shown.getLength()) * area.getWidth();
 }
 
 double TimelineView::secondsAt (float x) const noexcept
 {
     const auto area = plotArea();
-    return juce::jlimit (0.0, spanSeconds(), static_cast<double> ((x - area.getX()) / std::max (area.getWidth(), 1.0f)) * spanSeconds());
+    const auto shown = zoom_.visible();
+    const double fraction = static_cast<double> ((x - area.getX()) / std::max (area.getWidth(), 1.0f));
+    return juce::jlimit (0.0, spanSeconds(), shown.getStart() + fraction * shown.getLength());
 }
+
+double TimelineView::focusSeconds() const noexcept
+{
+    if (hover_.has_value())
+        return secondsAt (hover_->x);
+    if (playhead_ >= 0.0)
+        return playhead_;
+    return std::max (clicked_, 0.0);
+}
+
+// ----- the mouse ----------------------------------------------------------------------------------
 
 void TimelineView::mouseDown (const juce::MouseEvent& event)
 {
@@ -88,34 +110,151 @@ void TimelineView::mouseDown (const juce::MouseEvent& event)
             onContextMenu (secondsAt (event.position.x));
         return;
     }
-    if (onSeek && status_.file != juce::File() && plotArea().getHorizontalRange().contains (event.position.x))
-        onSeek (secondsAt (event.position.x));
+    if (status_.file == juce::File() || ! plotArea().getHorizontalRange().contains (event.position.x))
+        return;
+    clicked_ = secondsAt (event.position.x);
+    hoverAt (event.position);
+    if (onSeek)
+        onSeek (clicked_);
 }
 
 void TimelineView::mouseDrag (const juce::MouseEvent& event)
 {
-    if (onSeek && ! event.mods.isPopupMenu() && status_.file != juce::File())
-        onSeek (secondsAt (event.position.x));
+    if (event.mods.isPopupMenu() || status_.file == juce::File())
+        return;
+    clicked_ = secondsAt (event.position.x);
+    hoverAt (event.position);
+    if (onSeek)
+        onSeek (clicked_);
 }
+
+void TimelineView::mouseMove (const juce::MouseEvent& event)
+{
+    hoverAt (event.position);
+}
+
+void TimelineView::mouseExit (const juce::MouseEvent&)
+{
+    hover_.reset();
+    repaint();
+}
+
+void TimelineView::hoverAt (juce::Point<float> position)
+{
+    const auto plot = plotArea();
+    const bool over = status_.file != juce::File() && plot.getHorizontalRange().contains (position.x) && position.y >= plot.getY()
+                      && position.y < plot.getBottom();
+    if (over)
+        hover_ = position;
+    else
+        hover_.reset();
+    repaint();
+}
+
+void TimelineView::mouseDoubleClick (const juce::MouseEvent& event)
+{
+    if (! event.mods.isPopupMenu())
+        fitToFile();
+}
+
+void TimelineView::mouseWheelMove (const juce::MouseEvent& event, const juce::MouseWheelDetails& wheel)
+{
+    if (status_.file == juce::File())
+        return;
+    if (event.mods.isCommandDown() || event.mods.isCtrlDown())
+    {
+        // Zoom about the pointer: up (away from the user) zooms in.
+        const float delta = wheel.isReversed ? -wheel.deltaY : wheel.deltaY;
+        zoom_.zoomAbout (secondsAt (event.position.x), std::pow (2.0, juce::jlimit (-0.5, 0.5, kZoomPerDelta * static_cast<double> (delta))));
+    }
+    else
+    {
+        // Scroll, as a viewport does: up, or a swipe to the right, shows earlier times.
+        const float delta = wheel.deltaX != 0.0f ? wheel.deltaX : wheel.deltaY;
+        zoom_.scrollBy (-kScrollPerDelta * static_cast<double> (delta) * zoom_.visible().getLength());
+    }
+    hoverAt (event.position);
+    zoomChanged();
+}
+
+void TimelineView::mouseMagnify (const juce::MouseEvent& event, float scaleFactor)
+{
+    if (status_.file == juce::File())
+        return;
+    zoom_.zoomAbout (secondsAt (event.position.x), static_cast<double> (scaleFactor));
+    hoverAt (event.position);
+    zoomChanged();
+}
+
+void TimelineView::fitToFile()
+{
+    zoom_.fit();
+    zoomChanged();
+}
+
+void TimelineView::zoomChanged()
+{
+    const auto shown = zoom_.visible();
+    scrollBar_.setRangeLimits (0.0, zoom_.length(), juce::dontSendNotification);
+    scrollBar_.setCurrentRange (shown, juce::dontSendNotification);
+    const bool zoomed = ! zoom_.isFitted() && status_.file != juce::File();
+    if (zoomed != scrollBar_.isVisible() || zoomed != fitButton_.isVisible())
+    {
+        scrollBar_.setVisible (zoomed);
+        fitButton_.setVisible (zoomed);
+        resized();
+    }
+    repaint();
+}
+
+void TimelineView::scrollBarMoved (juce::ScrollBar*, double newRangeStart)
+{
+    zoom_.scrollTo (newRangeStart);
+    repaint();
+}
+
+juce::String TimelineView::getTooltip()
+{
+    // Over the ruler (and the Fit button): how to zoom. Over the results, the read-out says what is there.
+    const auto mouse = getMouseXYRelative().toFloat();
+    return status_.file != juce::File() && layout().ruler.withLeft (0.0f).contains (mouse) ? juce::String (kZoomHelp) : juce::String();
+}
+
+// ----- painting -------------------------------------------------------------------------------------
 
 TimelineView::Layout TimelineView::layout() const
 {
-    // Labels on the left; on the right, from the top: the ruler, the segment lane, the heat map.
+    // Labels on the left; on the right, from the top: the ruler, the segment lane, the heat map, and
+    // while zoomed, the scroll bar.
     Layout layout;
     const auto bounds = getLocalBounds().toFloat();
     layout.fontSize = std::max (11.0f, bounds.getHeight() * 0.055f);
     auto area = bounds.reduced (6.0f);
     layout.labels = area.removeFromLeft (area.getWidth() * 0.14f);
-    layout.ruler = area.removeFromTop (bounds.getHeight() * kRulerShare);
+    layout.ruler = area.removeFromTop (std::max (bounds.getHeight() * kRulerShare, layout.fontSize * 1.5f));
     layout.labels.removeFromTop (layout.ruler.getHeight());
     layout.lane = area.removeFromTop (bounds.getHeight() * kSegmentShare);
     layout.labels.removeFromTop (layout.lane.getHeight());
     area.removeFromTop (3.0f);
     layout.labels.removeFromTop (3.0f);
+    if (scrollBar_.isVisible())
+    {
+        const float bar = std::max (8.0f, layout.fontSize * 0.8f);
+        area.removeFromBottom (bar + 2.0f);
+        layout.labels.removeFromBottom (bar + 2.0f);
+    }
     layout.heat = area;
     layout.numClasses = static_cast<int> (status_.labels.size());
     layout.rowHeight = layout.numClasses > 0 ? layout.heat.getHeight() / static_cast<float> (layout.numClasses) : layout.heat.getHeight();
     return layout;
+}
+
+void TimelineView::resized()
+{
+    const auto parts = layout();
+    fitButton_.setBounds (parts.labels.withY (parts.ruler.getY()).withHeight (parts.ruler.getHeight()).reduced (2.0f, 1.0f).toNearestInt());
+    const float bar = std::max (8.0f, parts.fontSize * 0.8f);
+    scrollBar_.setBounds (juce::Rectangle<float> (parts.heat.getX(), parts.heat.getBottom() + 2.0f, parts.heat.getWidth(), bar).toNearestInt());
 }
 
 void TimelineView::paint (juce::Graphics& g)
@@ -132,15 +271,21 @@ void TimelineView::paint (juce::Graphics& g)
                           bounds.reduced (12.0f).toNearestInt(), juce::Justification::centred, 3);
         return;
     }
-    drawRuler (g, parts);
     drawLabels (g, parts);
-    drawHeatMap (g, parts);
-    if (status_.perHit)
-        drawHits (g, parts);
-    else
-        drawSegments (g, parts);
-    drawProgress (g, parts);
-    drawPlayhead (g, parts);
+    {
+        // What lies outside the time shown (zoomed in) is not drawn over the labels.
+        const juce::Graphics::ScopedSaveState clip (g);
+        g.reduceClipRegion (parts.ruler.getUnion (parts.heat).expanded (1.0f, 0.0f).toNearestInt());
+        drawRuler (g, parts);
+        drawHeatMap (g, parts);
+        if (status_.perHit)
+            drawHits (g, parts);
+        else
+            drawSegments (g, parts);
+        drawProgress (g, parts);
+        drawPlayhead (g, parts);
+    }
+    drawReadout (g);
 }
 
 bool TimelineView::isClassEnabled (std::size_t classIndex) const noexcept
@@ -148,26 +293,51 @@ bool TimelineView::isClassEnabled (std::size_t classIndex) const noexcept
     return classIndex >= enabled_.size() || enabled_[classIndex];
 }
 
+juce::Font TimelineView::rulerFont() const
+{
+    return juce::Font (layout().fontSize);
+}
+
+RulerMarks TimelineView::rulerMarks() const
+{
+    const auto ruler = layout().ruler;
+    return gui::rulerMarks (zoom_.visible(), ruler.getHorizontalRange(), rulerFont(), rulerFont().getHeight());
+}
+
 void TimelineView::drawRuler (juce::Graphics& g, const Layout& layout) const
 {
-    // m:ss at a step that keeps labels apart, ticks across the plot (none for a file that could
-    // not be read: it has no length).
+    // Labelled ticks at a step that keeps the labels apart (TimeRuler), a line from each across the
+    // plot, short ticks between; none for a file that could not be read (it has no length).
+    if (status_.state == plugin::FileState::failed)
+        return;
     const auto& ruler = layout.ruler;
-    const double span = spanSeconds();
-    g.setFont (layout.fontSize);
-    const double step = rulerStep (span, ruler.getWidth(), layout.fontSize * 5.0f);
-    for (double t = 0.0; status_.state != plugin::FileState::failed && t <= span + 1e-9; t += step)
+    const auto marks = rulerMarks();
+    const auto shown = zoom_.visible();
+    if (marks.minorStepSeconds > 0.0)
     {
-        const float x = xOf (t);
+        g.setColour (Colours::panelEdge.brighter (0.3f));
+        for (auto k = static_cast<int64_t> (std::ceil (shown.getStart() / marks.minorStepSeconds)); k * marks.minorStepSeconds <= shown.getEnd(); ++k)
+            g.drawVerticalLine (juce::roundToInt (xOf (static_cast<double> (k) * marks.minorStepSeconds)), ruler.getBottom() - ruler.getHeight() * 0.25f,
+                                ruler.getBottom());
+    }
+    g.setFont (rulerFont());
+    for (const auto& label : marks.labels)
+    {
+        const float x = xOf (label.seconds);
         g.setColour (Colours::panelEdge);
         g.drawVerticalLine (juce::roundToInt (x), ruler.getBottom(), layout.heat.getBottom());
-        const auto text = clock (t, step < 1.0);
-        const float width = g.getCurrentFont().getStringWidthFloat (text) + 4.0f;
-        if (x + 3.0f + width > ruler.getRight())
-            break; // a label cut by the edge says nothing
+        g.setColour (Colours::dimText.withAlpha (0.7f));
+        g.drawVerticalLine (juce::roundToInt (x), ruler.getBottom() - ruler.getHeight() * 0.45f, ruler.getBottom());
         g.setColour (Colours::dimText);
-        g.drawText (text, juce::Rectangle<float> (x + 3.0f, ruler.getY(), width, ruler.getHeight()), juce::Justification::centredLeft);
+        g.drawText (label.text, juce::Rectangle<float> (label.x.getStart(), ruler.getY(), label.x.getLength() + 2.0f, ruler.getHeight()),
+                    juce::Justification::centredLeft, false);
     }
+}
+
+juce::Colour TimelineView::colourOf (int classIndex) const
+{
+    const bool named = classIndex >= 0 && classIndex < static_cast<int> (status_.labels.size());
+    return classColour (classIndex, named ? juce::String::fromUTF8 (status_.labels[static_cast<std::size_t> (classIndex)].c_str()) : juce::String());
 }
 
 void TimelineView::drawLabels (juce::Graphics& g, const Layout& layout) const
@@ -176,7 +346,7 @@ void TimelineView::drawLabels (juce::Graphics& g, const Layout& layout) const
     g.setFont (std::min (layout.rowHeight * 0.8f, layout.fontSize));
     for (int c = 0; c < layout.numClasses; ++c)
     {
-        g.setColour (isClassEnabled (static_cast<std::size_t> (c)) ? classColour (c) : Colours::dimText.withAlpha (0.5f));
+        g.setColour (isClassEnabled (static_cast<std::size_t> (c)) ? colourOf (c) : Colours::dimText.withAlpha (0.5f));
         g.drawText (juce::String::fromUTF8 (status_.labels[static_cast<std::size_t> (c)].c_str()),
                     layout.labels.withY (layout.heat.getY() + layout.rowHeight * static_cast<float> (c)).withHeight (layout.rowHeight).reduced (2.0f, 0.0f),
                     juce::Justification::centredRight);
@@ -189,25 +359,23 @@ void TimelineView::drawLabels (juce::Graphics& g, const Layout& layout) const
 
 void TimelineView::drawHeatMap (juce::Graphics& g, const Layout& layout) const
 {
-    // Each window up to one hop past its middle (the last one to its end), one column after
-    // another; where windows are narrower than a pixel, one window per pixel is drawn.
+    // The file's moments (each stretch between window edges, the mean of the windows that cover it),
+    // one after another; where they are narrower than a pixel, one per pixel is drawn.
     const auto& heat = layout.heat;
     g.setColour (juce::Colour (0xff161a2a));
     g.fillRect (heat);
-    const double hop = status_.hopSeconds > 0.0 ? status_.hopSeconds : 0.25;
     float drawnTo = heat.getX();
-    for (std::size_t w = 0; w < windows_.size(); ++w)
+    for (std::size_t m = 0; m < moments_.size(); ++m)
     {
-        const auto& window = windows_[w];
-        const bool last = w + 1 == windows_.size();
-        const double to = last ? window.endSeconds : 0.5 * (window.startSeconds + window.endSeconds) + 0.5 * hop;
-        const float x0 = drawnTo, x1 = std::min (heat.getRight(), xOf (to));
-        if (x1 < x0 + 1.0f && ! last)
+        const auto& moment = moments_[m];
+        const bool last = m + 1 == moments_.size();
+        const float x0 = std::max (drawnTo, xOf (moment.startSeconds)), x1 = std::min (heat.getRight(), xOf (moment.endSeconds));
+        if ((x1 < x0 + 1.0f && ! last) || x1 <= x0)
             continue;
         drawnTo = x1;
-        for (int c = 0; c < layout.numClasses && c < static_cast<int> (window.probabilities.size()); ++c)
+        for (int c = 0; c < layout.numClasses && c < static_cast<int> (moment.probabilities.size()); ++c)
         {
-            g.setColour (heatColour (window.probabilities[static_cast<std::size_t> (c)]));
+            g.setColour (heatColour (moment.probabilities[static_cast<std::size_t> (c)]));
             g.fillRect (juce::Rectangle<float> (x0, heat.getY() + layout.rowHeight * static_cast<float> (c), x1 - x0 + 0.5f, layout.rowHeight + 0.5f));
         }
     }
@@ -224,12 +392,14 @@ void TimelineView::drawSegments (juce::Graphics& g, const Layout& layout) const
         const auto block = juce::Rectangle<float> (xOf (segment.startSeconds), lane.getY() + 2.0f,
                                                    std::max (1.0f, xOf (segment.endSeconds) - xOf (segment.startSeconds)), lane.getHeight() - 4.0f);
         const auto c = static_cast<std::size_t> (segment.classIndex);
-        const auto colour = isClassEnabled (c) ? classColour (segment.classIndex) : Colours::dimText.withAlpha (0.4f);
+        const auto colour = isClassEnabled (c) ? colourOf (segment.classIndex) : Colours::dimText.withAlpha (0.4f);
         g.setColour (colour.withAlpha (0.85f));
         g.fillRoundedRectangle (block, 3.0f);
         g.setColour (colour.getPerceivedBrightness() > 0.55f ? juce::Colours::black : juce::Colours::white);
         g.setFont (std::min (layout.fontSize, lane.getHeight() * 0.7f));
-        g.drawText (juce::String::fromUTF8 (status_.labels[c].c_str()), block.reduced (3.0f, 0.0f), juce::Justification::centredLeft, true);
+        // The name where the block is shown (zoomed in, a long segment's start may be out of view).
+        g.drawText (juce::String::fromUTF8 (status_.labels[c].c_str()), block.getIntersection (lane).reduced (3.0f, 0.0f), juce::Justification::centredLeft,
+                    true);
     }
 }
 
@@ -250,7 +420,7 @@ void TimelineView::drawHits (juce::Graphics& g, const Layout& layout) const
             g.fillRect (juce::Rectangle<float> (x, layout.heat.getY() + layout.rowHeight * static_cast<float> (c), width, layout.rowHeight + 0.5f));
         }
         const bool known = hit.classIndex >= 0 && hit.classIndex < layout.numClasses;
-        const auto colour = known && isClassEnabled (static_cast<std::size_t> (hit.classIndex)) ? classColour (hit.classIndex) : Colours::dimText.withAlpha (0.5f);
+        const auto colour = known && isClassEnabled (static_cast<std::size_t> (hit.classIndex)) ? colourOf (hit.classIndex) : Colours::dimText.withAlpha (0.5f);
         const float height = (lane.getHeight() - 4.0f) * static_cast<float> (std::max (timeline::hitVelocity (hit.levelDb), 8)) / 127.0f;
         g.setColour (colour);
         g.fillRect (juce::Rectangle<float> (x, lane.getBottom() - 2.0f - height, width, height));
@@ -262,33 +432,6 @@ juce::String TimelineView::laneName() const
     if (! status_.perHit)
         return "segments";
     return juce::String (static_cast<int> (status_.hits.size())) + (status_.hits.size() == 1 ? " hit" : " hits");
-}
-
-const timeline::Hit* TimelineView::hitNear (float x) const noexcept
-{
-    const timeline::Hit* nearest = nullptr;
-    float distance = 5.0f; // pixels: a tick is 2-3 wide
-    for (const auto& hit : status_.hits)
-        if (const float d = std::abs (xOf (hit.seconds) - x); d <= distance)
-        {
-            distance = d;
-            nearest = &hit;
-        }
-    return status_.perHit ? nearest : nullptr;
-}
-
-juce::String TimelineView::describe (const timeline::Hit& hit) const
-{
-    const bool known = hit.classIndex >= 0 && hit.classIndex < static_cast<int> (status_.labels.size());
-    return (known ? juce::String::fromUTF8 (status_.labels[static_cast<std::size_t> (hit.classIndex)].c_str()) : juce::String ("?")) + " at "
-           + juce::String (hit.seconds, 3) + " s: velocity " + juce::String (timeline::hitVelocity (hit.levelDb)) + " (" + juce::String (hit.levelDb, 1)
-           + " dBFS), confidence " + juce::String (hit.confidence, 2);
-}
-
-juce::String TimelineView::getTooltip()
-{
-    const auto* hit = hitNear (static_cast<float> (getMouseXYRelative().x));
-    return hit != nullptr ? describe (*hit) : juce::String();
 }
 
 void TimelineView::drawProgress (juce::Graphics& g, const Layout& layout) const
@@ -321,12 +464,19 @@ void TimelineView::drawProgress (juce::Graphics& g, const Layout& layout) const
 
 void TimelineView::drawPlayhead (juce::Graphics& g, const Layout& layout) const
 {
-    // The player's position, across ruler, lane and heat map.
-    if (! (playhead_ >= 0.0 && playhead_ <= spanSeconds()))
-        return;
-    const float x = xOf (playhead_);
-    g.setColour (juce::Colours::white);
-    g.fillRect (juce::Rectangle<float> (x - 1.0f, layout.ruler.getY(), 2.0f, layout.heat.getBottom() - layout.ruler.getY()));
+    // The player's position (or, with no player on this file, the last click), across ruler, lane
+    // and heat map; the pointer's time as a thinner line.
+    const double at = playhead_ >= 0.0 ? playhead_ : clicked_;
+    if (at >= 0.0 && at <= spanSeconds())
+    {
+        g.setColour (juce::Colours::white);
+        g.fillRect (juce::Rectangle<float> (xOf (at) - 1.0f, layout.ruler.getY(), 2.0f, layout.heat.getBottom() - layout.ruler.getY()));
+    }
+    if (hover_.has_value())
+    {
+        g.setColour (juce::Colours::white.withAlpha (0.55f));
+        g.fillRect (juce::Rectangle<float> (hover_->x - 0.5f, layout.ruler.getY(), 1.0f, layout.heat.getBottom() - layout.ruler.getY()));
+    }
 }
 
 } // namespace sonotype::gui

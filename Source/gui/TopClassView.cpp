@@ -7,12 +7,13 @@ namespace sonotype::gui
 
 void TopClassView::update (const DisplayState& state)
 {
-    const bool has = state.topClass >= 0 && state.topClass < static_cast<int> (state.labels.size());
-    const auto label = has ? state.labels[static_cast<std::size_t> (state.topClass)] : juce::String ("listening...");
+    const bool has = state.topClass >= 0 && state.topClass < static_cast<int> (state.labels.size()) && state.topClass < static_cast<int> (state.probabilities.size());
+    const auto label = has ? state.labels[static_cast<std::size_t> (state.topClass)] : state.idleLabel;
     const float confidence = has ? state.probabilities[static_cast<std::size_t> (state.topClass)] : 0.0f;
     const bool uncertain = has && confidence < state.threshold;
-    if (label != label_ || std::abs (confidence - confidence_) > 0.002f || stale_ != state.stale || classIndex_ != state.topClass
-        || uncertain != uncertain_ || std::abs (state.threshold - threshold_) > 0.002f)
+    if (label != label_ || std::abs (confidence - confidence_) > 0.002f || stale_ != state.stale || classIndex_ != (has ? state.topClass : -1)
+        || uncertain != uncertain_ || std::abs (state.threshold - threshold_) > 0.002f || idleText_ != state.idleText || sourceFile_ != state.sourceFile
+        || sourceWhen_ != state.sourceWhen)
     {
         uncertain_ = uncertain;
         threshold_ = state.threshold;
@@ -20,6 +21,9 @@ void TopClassView::update (const DisplayState& state)
         confidence_ = confidence;
         stale_ = state.stale;
         classIndex_ = has ? state.topClass : -1;
+        idleText_ = state.idleText;
+        sourceFile_ = state.sourceFile;
+        sourceWhen_ = state.sourceWhen;
         repaint();
     }
 }
@@ -29,6 +33,19 @@ juce::String TopClassView::displayedLabel() const
     return label_.toUpperCase() + (uncertain_ ? "?" : "");
 }
 
+juce::String TopClassView::detailText() const
+{
+    const auto percent = juce::String (juce::roundToInt (confidence_ * 100.0f)) + "%";
+    return classIndex_ < 0 ? idleText_
+           : uncertain_    ? percent + ": uncertain, below the " + juce::String (juce::roundToInt (threshold_ * 100.0f)) + "% threshold"
+                           : percent + " confident";
+}
+
+juce::String TopClassView::sourceText() const
+{
+    return sourceFile_.isEmpty() ? juce::String() : sourceFile_ + (sourceWhen_.startsWithChar (':') ? "" : " ") + sourceWhen_;
+}
+
 void TopClassView::paint (juce::Graphics& g)
 {
     auto area = getLocalBounds().toFloat();
@@ -36,21 +53,32 @@ void TopClassView::paint (juce::Graphics& g)
     g.fillRoundedRectangle (area, area.getHeight() * 0.06f);
     area = area.reduced (area.getHeight() * 0.08f);
 
-    const auto colour = classIndex_ >= 0 ? classColour (classIndex_) : Colours::dimText;
+    const auto colour = classIndex_ >= 0 ? classColour (classIndex_, label_) : Colours::dimText;
     const float h = area.getHeight();
     // Below the detection threshold the top class is only a guess: dimmed, with a "?".
     g.setColour (stale_ || uncertain_ ? colour.withMultipliedSaturation (0.3f).withMultipliedBrightness (0.6f) : colour);
     g.setFont (juce::Font (h * 0.55f, juce::Font::bold));
     g.drawFittedText (displayedLabel(), area.removeFromTop (h * 0.62f).toNearestInt(), juce::Justification::centredLeft, 1, 0.6f);
 
-    const auto line = area.removeFromTop (h * 0.3f);
+    auto line = area.removeFromTop (h * 0.3f);
+    const juce::Font font (h * 0.2f);
+    g.setFont (font);
+    const auto detail = detailText();
+    const float detailWidth = font.getStringWidthFloat (detail);
+    if (sourceFile_.isNotEmpty())
+    {
+        // Right of the confidence: the file and the time, the file's name shortened (never the time)
+        // where both do not fit.
+        const float room = line.getWidth() - detailWidth - font.getHeight();
+        auto name = sourceFile_;
+        const auto when = (sourceWhen_.startsWithChar (':') ? "" : " ") + sourceWhen_;
+        while (name.length() > 4 && font.getStringWidthFloat (name + when) > room)
+            name = name.dropLastCharacters (4) + "...";
+        g.setColour (Colours::accent);
+        g.drawText (name + when, line, juce::Justification::centredRight, true);
+    }
     g.setColour (Colours::text);
-    g.setFont (juce::Font (h * 0.2f));
-    const auto percent = juce::String (juce::roundToInt (confidence_ * 100.0f)) + "%";
-    const auto text = classIndex_ < 0 ? juce::String ("waiting for the first window")
-                      : uncertain_    ? percent + ": uncertain, below the " + juce::String (juce::roundToInt (threshold_ * 100.0f)) + "% threshold"
-                                      : percent + " confident";
-    g.drawText (text, line, juce::Justification::centredLeft);
+    g.drawText (detail, line, juce::Justification::centredLeft);
     if (stale_)
     {
         g.setColour (Colours::warning);

@@ -20,7 +20,10 @@ namespace
 TransportBar::TransportBar (plugin::SonotypeProcessor& processor) : processor_ (processor), player_ (processor.filePlayer())
 {
     openButton_.onClick = [this] { chooseFiles(); };
-    openButton_.setTooltip ("Analyze audio files (WAV, AIFF, FLAC, Ogg, MP3, Opus); with an audio device, play them too");
+    openButton_.setTooltip ("Analyze audio files (WAV, AIFF, FLAC, Ogg, MP3, Opus) in place of those open, as dropping them on the window does; "
+                            "with an audio device, play them too");
+    addButton_.onClick = [this] { chooseFilesToAdd(); };
+    addButton_.setTooltip ("Add audio files to those open: the files analyzed stay, the new ones are analyzed");
     playButton_.onClick = [this] {
         if (player_.isPlaying())
             player_.pause();
@@ -35,7 +38,7 @@ TransportBar::TransportBar (plugin::SonotypeProcessor& processor) : processor_ (
     position_.onDragEnd = [this] { player_.seek (position_.getValue()); };
     name_.setColour (juce::Label::textColourId, Colours::dimText);
     time_.setJustificationType (juce::Justification::centredRight);
-    for (auto* component : std::initializer_list<juce::Component*> { &openButton_, &playButton_, &loopButton_, &position_, &time_, &name_, &inputButton_ })
+    for (auto* component : std::initializer_list<juce::Component*> { &openButton_, &addButton_, &playButton_, &loopButton_, &position_, &time_, &name_, &inputButton_ })
         addAndMakeVisible (component);
     refresh();
 }
@@ -87,6 +90,17 @@ void TransportBar::chooseFiles()
     });
 }
 
+void TransportBar::chooseFilesToAdd()
+{
+    chooser_ = std::make_unique<PurposeChooser> (ChooserPurpose::audio, "Add audio files to those open in Sonotype", formats::audioFilePatterns(),
+                                                 PurposeChooser::openFiles);
+    chooser_->launch ([this] (const juce::Array<juce::File>& files) {
+        if (onAddFiles)
+            onAddFiles (files);
+        return true; // as for Open: the folder is the user's even when a file in it cannot be read
+    });
+}
+
 void TransportBar::paint (juce::Graphics& g)
 {
     g.setColour (Colours::panel);
@@ -98,6 +112,8 @@ void TransportBar::resized()
     auto area = getLocalBounds().reduced (6, 4);
     const int h = area.getHeight();
     openButton_.setBounds (area.removeFromLeft (h * 5));
+    area.removeFromLeft (4);
+    addButton_.setBounds (area.removeFromLeft (h * 3));
     area.removeFromLeft (6);
     playButton_.setBounds (area.removeFromLeft (h * 2));
     area.removeFromLeft (6);

@@ -3,6 +3,7 @@
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/AnalysisWarnings.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace sonotype::plugin
@@ -64,6 +65,38 @@ void FileTimelines::analyze (const juce::Array<juce::File>& files, Settings sett
             entries_.push_back (std::move (entry));
         }
         restart (std::move (settings));
+    }
+    startThread(); // (once: a no-op while it runs)
+    notify();
+}
+
+void FileTimelines::add (const juce::Array<juce::File>& files, Settings settings)
+{
+    {
+        const std::lock_guard<std::mutex> lock (mutex_);
+        const bool again = settings.analyzesDifferently (settings_);
+        for (const auto& file : files)
+        {
+            const bool there = std::any_of (entries_.begin(), entries_.end(), [&file] (const Entry& entry) { return entry.status.file == file; });
+            if (there)
+                continue;
+            Entry entry;
+            entry.status.file = file;
+            entry.status.version = ++version_;
+            entries_.push_back (std::move (entry)); // (the analysis thread finds entries by index: those there keep theirs)
+        }
+        if (again)
+        {
+            for (auto& entry : entries_)
+            {
+                const auto file = entry.status.file;
+                entry = {};
+                entry.status.file = file;
+            }
+            restart (std::move (settings));
+        }
+        else
+            ++version_;
     }
     startThread(); // (once: a no-op while it runs)
     notify();

@@ -13,7 +13,7 @@
 // settings, analyses the files again.
 //
 // Threading contract
-// - Message thread: analyze(), reanalyze(), clear(); readers (status(), copyWindows(),
+// - Message thread: analyze(), add(), reanalyze(), clear(); readers (status(), copyWindows(),
 //   timeline()) from any thread but the audio thread.
 // - The analysis thread (a juce::Thread of this class): runs the analyses, one file at a time.
 // - Shared: everything under mutex_, held for copies and appends only (never while analysing).
@@ -92,6 +92,10 @@ public:
     // ----- message thread --------------------------------------------------------------------
     /** Replaces the files with these, analysed in this order (an analysis under way stops). */
     void analyze (const juce::Array<juce::File>& files, Settings settings);
+    /** Adds these files after the ones there, analysed in this order; a file already there is not
+        added again. The files there keep their analyses (an analysis under way goes on), unless
+        `settings` analyse differently: then all are analysed again, as reanalyze() does. */
+    void add (const juce::Array<juce::File>& files, Settings settings);
     /** The same files again with other settings (a new model, hop or smoothing). */
     void reanalyze (Settings settings);
     void clear();

@@ -300,6 +300,11 @@ void SonotypeProcessor::analyzeFiles (const juce::Array<juce::File>& files)
     files_.analyze (files, fileAnalysisSettings());
 }
 
+void SonotypeProcessor::addFilesToAnalyze (const juce::Array<juce::File>& files)
+{
+    files_.add (files, fileAnalysisSettings());
+}
+
 void SonotypeProcessor::updateFileAnalysis()
 {
     if (files_.numFiles() == 0)

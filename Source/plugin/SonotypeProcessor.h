@@ -159,6 +159,8 @@ public:
         timeline; no audio device needed). A new model, hop, smoothing or threshold applies to them
         too (the 10 Hz timer sees to it). */
     void analyzeFiles (const juce::Array<juce::File>& files);
+    /** Adds files to those analysed (FileTimelines::add: the analysed ones stay, none twice). */
+    void addFilesToAnalyze (const juce::Array<juce::File>& files);
     const FileTimelines& fileTimelines() const noexcept { return files_; }
     /** What an export of segments or hits of `labels` (an analysed file's, the live history's)
         writes beside them: `source`, the Base note, and where `labels` are the running model's,
