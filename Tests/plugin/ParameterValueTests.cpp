@@ -266,3 +266,25 @@ TEST_CASE ("switches in saved sessions load as they were saved, odd numbers as t
         CHECK (switchValues (processor) == std::vector<float> { midiOutValue, midiOutValue, hitModeValue, hitModeValue });
     }
 }
+
+TEST_CASE ("a switch's button in the editor sets it exactly on or off, and shows what a host set", "[plugin][params]")
+{
+    // The editor's ControlsPanel attaches its toggle buttons with JUCE's ButtonAttachment.
+    TestProcessor processor;
+    for (const auto* id : { plugin::ParameterIds::midiOut, plugin::ParameterIds::hitMode })
+    {
+        INFO (id);
+        auto* parameter = processor.parameters.getParameter (id);
+        juce::ToggleButton button;
+        const juce::AudioProcessorValueTreeState::ButtonAttachment attachment (processor.parameters, id, button);
+        CHECK (button.getToggleState() == (parameter->getValue() == 1.0f));
+        button.setToggleState (true, juce::sendNotificationSync);
+        CHECK (parameter->getValue() == 1.0f);
+        button.setToggleState (false, juce::sendNotificationSync);
+        CHECK (parameter->getValue() == 0.0f);
+        parameter->setValueNotifyingHost (0.7f); // on the message thread: the attachment follows at once
+        CHECK (button.getToggleState());
+        parameter->setValueNotifyingHost (0.2f);
+        CHECK_FALSE (button.getToggleState());
+    }
+}
