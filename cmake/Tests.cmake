@@ -142,6 +142,7 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/ModelNotesTests.cpp
     Tests/plugin/ModelServiceTests.cpp
     Tests/plugin/OscTests.cpp
+    Tests/plugin/ParameterValueTests.cpp
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
     Tests/plugin/StateRestoreTests.cpp

@@ -1,5 +1,7 @@
 #include "plugin/PluginParameters.h"
 
+#include "plugin/SwitchParameter.h"
+
 namespace sonotype::plugin
 {
 
@@ -20,12 +22,12 @@ juce::AudioProcessorValueTreeState::ParameterLayout createParameterLayout()
     layout.add (std::make_unique<juce::AudioParameterFloat> (
         juce::ParameterID { ParameterIds::threshold, kParameterVersion }, "Detection threshold", juce::NormalisableRange<float> (0.0f, 100.0f, 1.0f), 50.0f,
         AudioParameterFloatAttributes().withLabel ("%").withStringFromValueFunction ([] (float value, int) { return juce::String (juce::roundToInt (value)) + " %"; })));
-    layout.add (std::make_unique<juce::AudioParameterBool> (juce::ParameterID { ParameterIds::midiOut, kParameterVersion }, "MIDI output", true));
+    layout.add (std::make_unique<SwitchParameter> (juce::ParameterID { ParameterIds::midiOut, kParameterVersion }, "MIDI output", true));
     layout.add (std::make_unique<juce::AudioParameterInt> (
         juce::ParameterID { ParameterIds::baseNote, kParameterVersion }, "MIDI base note", 0, 127, 36,
         juce::AudioParameterIntAttributes().withStringFromValueFunction ([] (int note, int) { return juce::MidiMessage::getMidiNoteName (note, true, true, 3); })));
     // The per-hit mode (defaults as classify --onsets': dsp::OnsetSettings).
-    layout.add (std::make_unique<juce::AudioParameterBool> (juce::ParameterID { ParameterIds::hitMode, kHitParameterVersion }, "Per-hit MIDI", false));
+    layout.add (std::make_unique<SwitchParameter> (juce::ParameterID { ParameterIds::hitMode, kHitParameterVersion }, "Per-hit MIDI", false));
     layout.add (std::make_unique<juce::AudioParameterFloat> (
         juce::ParameterID { ParameterIds::onsetThreshold, kHitParameterVersion }, "Onset threshold", juce::NormalisableRange<float> (0.0f, 10.0f, 0.05f, 0.5f), 1.2f,
         AudioParameterFloatAttributes().withStringFromValueFunction ([] (float value, int) { return juce::String (value, 2); })));

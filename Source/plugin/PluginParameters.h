@@ -22,7 +22,9 @@ namespace ParameterIds
 } // namespace ParameterIds
 
 /** Version hint for the host of the first parameters; the ones added later have their own (an AU
-    host learns from it which parameters a saved session can know). */
+    host learns from it which parameters a saved session can know). The switches (midiOut, hitMode)
+    are plugin::SwitchParameter, always exactly on or off; a host keys automation and sessions on
+    the ID and this hint, not on a parameter's class, so they stay what they were. */
 inline constexpr int kParameterVersion = 1;
 inline constexpr int kHitParameterVersion = 2; // the per-hit mode's
 inline constexpr int kHitResponseParameterVersion = 3;

@@ -144,6 +144,46 @@ TEST_CASE ("VST3: state saved by one instance restores into another", "[host]")
     CHECK (findParameter (*restored, "Update interval")->getValue() == Approx (0.3f).margin (1e-2));
 }
 
+TEST_CASE ("VST3: after a host sets odd values, restoring a state gives each parameter back the value the host read before, switches exactly on or off",
+           "[host][params]")
+{
+    // pluginval 1.0.3's "Plugin state" and "Plugin state restoration" through JUCE's VST3 host,
+    // whose parameters read the host's own copy of each value (updated from the plugin when a
+    // state is restored), with some of pluginval's random seeds.
+    for (const unsigned seed : { 0u, 7u, 0x2a51u })
+    {
+        INFO ("seed " << seed);
+        auto plugin = loadPlugin (48000.0, 512);
+        std::vector<juce::AudioProcessorParameter*> parameters;
+        for (auto* parameter : plugin->getParameters())
+            if (parameter->isAutomatable() && parameter != plugin->getBypassParameter())
+                parameters.push_back (parameter);
+        REQUIRE (parameters.size() == 10);
+        std::mt19937 random (seed);
+        std::uniform_real_distribution<float> number (0.0f, 1.0f);
+        const auto restore = [&plugin] (const juce::MemoryBlock& state) { plugin->setStateInformation (state.getData(), static_cast<int> (state.getSize())); };
+
+        juce::MemoryBlock before, original, after;
+        plugin->getStateInformation (before);
+        for (auto* parameter : parameters)
+            parameter->setValue (number (random));
+        restore (before);
+        plugin->getStateInformation (original);
+        for (auto* parameter : parameters)
+        {
+            INFO (parameter->getName (64));
+            const float was = parameter->getValue();
+            if (parameter->getNumSteps() == 2) // the switches and the hit response (JUCE's VST3 host reports no parameter as boolean)
+                CHECK ((was == 0.0f || was == 1.0f));
+            parameter->setValue (number (random));
+            restore (original);
+            CHECK (parameter->getValue() == was);
+        }
+        plugin->getStateInformation (after);
+        CHECK (after == original);
+    }
+}
+
 namespace
 {
 struct HostedMidi
