@@ -131,6 +131,7 @@ add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
     Tests/gui/EditorTests.cpp
     Tests/gui/FileTimelineTests.cpp
+    Tests/gui/MessageStripTests.cpp
     Tests/gui/StandaloneMidiTests.cpp
     Tests/gui/TeachPanelTests.cpp
     Tests/plugin/HitNotesTests.cpp
@@ -142,6 +143,7 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
     Tests/plugin/StateRestoreTests.cpp
+    Tests/plugin/StatusMessagesTests.cpp
     Tests/plugin/TeachingTests.cpp
     Tests/plugin/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE)

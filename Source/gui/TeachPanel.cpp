@@ -478,7 +478,7 @@ void TeachPanel::stopRecording()
     const int classIndex = std::exchange (recordingClass_, -1);
     auto samples = processor_.recorder().stop();
     if (samples.empty())
-        processor_.setStatus ("Recording stopped: no audio arrived, so nothing was taught", false);
+        processor_.setStatus (plugin::StatusCause::teaching, "Recording stopped: no audio arrived, so nothing was taught", plugin::StatusKind::notice);
     else
         report (processor_.teaching().addSound (classIndex, samples, processor_.recorder().sampleRate(), "input " + juce::String (++recordings_)));
     list_->updateRecordButtons (recordingClass_, canRecord());
@@ -496,7 +496,7 @@ void TeachPanel::addClassFromField()
 void TeachPanel::report (const juce::String& error)
 {
     if (error.isNotEmpty())
-        processor_.setStatus (error, true);
+        processor_.setStatus (plugin::StatusCause::teaching, error, plugin::StatusKind::error);
 }
 
 void TeachPanel::chooseFiles (int classIndex)
@@ -522,11 +522,12 @@ void TeachPanel::chooseExport()
                                if (file == juce::File())
                                    return;
                                if (const auto error = processor_.teaching().exportModel (file); error.isNotEmpty())
-                                   processor_.setStatus (error, true);
+                                   processor_.setStatus (plugin::StatusCause::exports, error, plugin::StatusKind::error);
                                else
-                                   processor_.setStatus ("Exported the taught classes to " + file.getFileName()
+                                   processor_.setStatus (plugin::StatusCause::exports,
+                                                         "Exported the taught classes to " + file.getFileName()
                                                              + ": run it with sonotype classify --model, or import it in another instance",
-                                                         false);
+                                                         plugin::StatusKind::info);
                            });
 }
 

@@ -218,7 +218,7 @@ TEST_CASE ("with no audio device Record is off and says why, files still teach, 
     CHECK (state.classes[1].examples.size() == 1);
     CHECK (panel.statusText().startsWith ("Learned 2 classes from 3 examples"));
     CHECK (panel.statusText().endsWith (gui::TeachPanel::kNoInputReason));
-    processor.clearStatus(); // (the banner from the refused call above)
+    processor.clearStatus(); // (the message from the refused call above)
     view.refresh();
     saveScreenshot (view, "teach-no-device.png");
 

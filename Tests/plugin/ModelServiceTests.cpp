@@ -59,7 +59,7 @@ namespace
                          installs.push_back (std::move (model));
                          threads.insert (std::this_thread::get_id());
                      },
-                     [this] (juce::String message, bool) {
+                     [this] (plugin::StatusCause, juce::String message, plugin::StatusKind) {
                          const std::lock_guard<std::mutex> lock (mutex);
                          statuses.push_back (message);
                      } };
