@@ -158,63 +158,92 @@ void closeThroughWindowManager (const juce::String& window)
 }
 } // namespace
 
+/** The built app on an X display of its own, fresh (the app is its first client, as on a desktop
+    whose window manager starts after it), in a fresh home; everything it started ends with it. */
+class AppOnOwnDisplay
+{
+public:
+    AppOnOwnDisplay()
+    {
+        for (const auto* tool : { "xdotool", "wmctrl", "openbox", "Xvfb" })
+            REQUIRE (runTool ({ "sh", "-c", juce::String ("command -v ") + tool }).isNotEmpty()); // scripts/install-deps.sh installs them
+        int number = 90 + ::getpid() % 100;
+        while (juce::File ("/tmp/.X11-unix/X" + juce::String (number)).exists())
+            ++number;
+        REQUIRE (display_.start (juce::StringArray { "Xvfb", ":" + juce::String (number), "-screen", "0", "1600x1000x24", "-nolisten", "tcp" }, 0));
+        for (int attempt = 0; attempt < 100 && ! juce::File ("/tmp/.X11-unix/X" + juce::String (number)).exists(); ++attempt)
+            std::this_thread::sleep_for (std::chrono::milliseconds (50));
+        home.deleteRecursively();
+        home.createDirectory();
+        onDisplay = { "env", "DISPLAY=:" + juce::String (number), "HOME=" + home.getFullPathName() };
+        auto command = onDisplay;
+        command.add (SONOTYPE_STANDALONE_PATH);
+        REQUIRE (app.start (command, 0));
+        mainWindow = findWindow ("^Sonotype$", 30.0);
+        REQUIRE (mainWindow.isNotEmpty());
+        std::this_thread::sleep_for (std::chrono::seconds (1));
+    }
+
+    ~AppOnOwnDisplay()
+    {
+        for (auto* process : { &app, &windowManager, &display_ })
+            if (process->isRunning())
+                process->kill();
+        onDisplay.clear();
+        home.deleteRecursively();
+    }
+
+    void startWindowManager()
+    {
+        auto openbox = onDisplay;
+        openbox.add ("openbox");
+        REQUIRE (windowManager.start (openbox, 0));
+        std::this_thread::sleep_for (std::chrono::seconds (2));
+    }
+
+    const juce::File home = juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-settings-home-" + juce::String (::getpid()));
+    const juce::File settingsFile = home.getChildFile (".config/Sonotype.settings");
+    juce::ChildProcess app, windowManager;
+    juce::String mainWindow;
+
+private:
+    juce::ChildProcess display_;
+};
+
 TEST_CASE ("the standalone app survives its Audio/MIDI Settings window closed again and again, a window manager started while it is open",
            "[gui][app]")
 {
-    for (const auto* tool : { "xdotool", "wmctrl", "openbox", "Xvfb" })
-        REQUIRE (runTool ({ "sh", "-c", juce::String ("command -v ") + tool }).isNotEmpty()); // scripts/install-deps.sh installs them
-    // A display of its own, fresh: the app is its first client, as on a desktop whose window
-    // manager starts after it.
-    int number = 90 + ::getpid() % 100;
-    while (juce::File ("/tmp/.X11-unix/X" + juce::String (number)).exists())
-        ++number;
-    juce::ChildProcess display, app, windowManager;
-    REQUIRE (display.start (juce::StringArray { "Xvfb", ":" + juce::String (number), "-screen", "0", "1600x1000x24", "-nolisten", "tcp" }, 0));
-    for (int attempt = 0; attempt < 100 && ! juce::File ("/tmp/.X11-unix/X" + juce::String (number)).exists(); ++attempt)
-        std::this_thread::sleep_for (std::chrono::milliseconds (50));
-    const auto home = juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-settings-home-" + juce::String (::getpid()));
-    home.deleteRecursively();
-    home.createDirectory();
-    onDisplay = { "env", "DISPLAY=:" + juce::String (number), "HOME=" + home.getFullPathName() };
-    auto command = onDisplay;
-    command.add (SONOTYPE_STANDALONE_PATH);
-    REQUIRE (app.start (command, 0));
-    const auto mainWindow = findWindow ("^Sonotype$", 30.0);
-    REQUIRE (mainWindow.isNotEmpty());
-    std::this_thread::sleep_for (std::chrono::seconds (1));
-
+    AppOnOwnDisplay session;
     for (int round = 0; round < 4; ++round)
     {
         INFO ("round " << round);
-        const auto settings = openAudioSettings (mainWindow);
+        const auto settings = openAudioSettings (session.mainWindow);
         REQUIRE (settings.isNotEmpty());
         if (round == 0)
-        {
-            auto openbox = onDisplay;
-            openbox.add ("openbox");
-            REQUIRE (windowManager.start (openbox, 0)); // started while the settings are open
-            std::this_thread::sleep_for (std::chrono::seconds (2));
-        }
+            session.startWindowManager(); // started while the settings are open
         if (round % 2 == 0)
             closeThroughWindowManager (settings); // its close button: the window manager asks the app to close it
         else
             runTool ({ "xdotool", "windowactivate", "--sync", settings, "key", "--clearmodifiers", "Escape" });
         CHECK (waitUntilGone ("^Audio/MIDI Settings$"));
         std::this_thread::sleep_for (std::chrono::milliseconds (500));
-        REQUIRE (app.isRunning()); // (it used to be killed by the window manager: exit code 1, the state lost)
+        REQUIRE (session.app.isRunning()); // (it used to be killed by the window manager: exit code 1, the state lost)
     }
 
     // Closed through the window manager, the app quits as its close button says, saving its state.
-    const auto settingsFile = home.getChildFile (".config/Sonotype.settings");
-    settingsFile.deleteFile();
-    closeThroughWindowManager (mainWindow);
-    CHECK (app.waitForProcessToFinish (20000));
-    CHECK (app.getExitCode() == 0);
-    CHECK (settingsFile.loadFileAsString().contains ("filterState"));
-    if (app.isRunning())
-        app.kill();
-    windowManager.kill();
-    display.kill();
-    onDisplay.clear();
-    home.deleteRecursively();
+    session.settingsFile.deleteFile();
+    closeThroughWindowManager (session.mainWindow);
+    CHECK (session.app.waitForProcessToFinish (20000));
+    CHECK (session.app.getExitCode() == 0);
+    CHECK (session.settingsFile.loadFileAsString().contains ("filterState"));
+}
+
+TEST_CASE ("the standalone app whose X connection is cut saves its state before Xlib ends it", "[gui][app]")
+{
+    AppOnOwnDisplay session;
+    session.settingsFile.deleteFile();
+    runTool ({ "xdotool", "windowkill", session.mainWindow }); // XKillClient: what a window manager's kill does
+    CHECK (session.app.waitForProcessToFinish (20000));
+    CHECK (session.app.getExitCode() == 1); // Xlib's own exit: nothing can go on without the display
+    CHECK (session.settingsFile.loadFileAsString().contains ("filterState"));
 }
