@@ -2,6 +2,8 @@
 
 #include "gui/Theme.h"
 
+#include <algorithm>
+
 namespace sonotype::gui
 {
 
