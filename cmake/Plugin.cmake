@@ -46,9 +46,14 @@ target_link_libraries(Sonotype PUBLIC sonotype_gui)
 # The standalone app is ours (Source/app/StandaloneApp.cpp): files from the command line, a plain
 # word when there is no audio device, no input muting bar.
 if(TARGET Sonotype_Standalone)
-    target_sources(Sonotype_Standalone PRIVATE Source/app/StandaloneApp.cpp)
+    target_sources(Sonotype_Standalone PRIVATE Source/app/StandaloneApp.cpp Source/app/X11Connection.cpp)
     target_compile_definitions(Sonotype_Standalone PRIVATE JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP=1)
-    set_source_files_properties(Source/app/StandaloneApp.cpp PROPERTIES COMPILE_OPTIONS "${sonotype_warning_flags}")
+    set_source_files_properties(Source/app/StandaloneApp.cpp Source/app/X11Connection.cpp PROPERTIES COMPILE_OPTIONS "${sonotype_warning_flags}")
+    if(UNIX AND NOT APPLE)
+        # Xlib itself (JUCE loads it at run time): the atoms a window manager's close needs (X11Connection.h).
+        pkg_check_modules(X11 REQUIRED IMPORTED_TARGET x11)
+        target_link_libraries(Sonotype_Standalone PRIVATE PkgConfig::X11)
+    endif()
 endif()
 
 # The plugin binaries export their entry points only: everything else (our layers, JUCE, Eigen,

@@ -133,6 +133,7 @@ add_executable(sonotype_plugin_tests
     Tests/gui/EditorTests.cpp
     Tests/gui/FileChooserTests.cpp
     Tests/gui/FileTimelineTests.cpp
+    Tests/gui/MessageStripTests.cpp
     Tests/gui/StandaloneMidiTests.cpp
     Tests/gui/TeachPanelTests.cpp
     Tests/plugin/FileWritingTests.cpp
@@ -146,6 +147,7 @@ add_executable(sonotype_plugin_tests
     Tests/plugin/ProcessorTests.cpp
     Tests/plugin/SavedStateTextTests.cpp
     Tests/plugin/StateRestoreTests.cpp
+    Tests/plugin/StatusMessagesTests.cpp
     Tests/plugin/TeachingTests.cpp
     Tests/plugin/WaveformModelTests.cpp)
 if(NOT SONOTYPE_SANITIZE)

@@ -43,8 +43,9 @@ packages=(
     lmms-common sound-icons espeak
     # Sources never used for training, kept aside to evaluate the built-in model
     timgm6mb-soundfont flite
-    # Plugin tests: GUI under a virtual display, a real LV2 host on a dummy JACK server
-    xvfb xauth jalv lilv-utils jackd2
+    # Plugin tests: GUI under a virtual display, a real LV2 host on a dummy JACK server; the
+    # standalone app under a window manager started while it runs, driven as a user would
+    xvfb xauth jalv lilv-utils jackd2 openbox xdotool wmctrl
 )
 
 mapfile -t missing < <(apt_missing "${packages[@]}")

@@ -6,7 +6,10 @@
 // - the input is not muted by JUCE (no yellow "Audio input is muted" bar): the processor never
 //   sends the standalone's input to the speakers, and analyses it only when the user asks
 //   (SonotypeProcessor::setListeningToInput), so there is no feedback loop to guard against.
+// - it works with a window manager that starts after it (X11Connection.h), and saves its state on
+//   every way out: quit, the window's close, a signal, a lost display.
 // Built into the Standalone target only (JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP, cmake/Plugin.cmake).
+#include "app/X11Connection.h"
 #include "gui/SonotypeEditor.h"
 #include "plugin/SonotypeProcessor.h"
 
@@ -52,6 +55,8 @@ public:
         window_ = std::make_unique<juce::StandaloneFilterWindow> (
             getApplicationName(), juce::LookAndFeel::getDefaultLookAndFeel().findColour (juce::ResizableWindow::backgroundColourId), settings, false);
         window_->setVisible (true);
+        atoms_.release(); // JUCE's connection is open now (the window is on it)
+        onConnectionLost ([this] { saveState(); });
         window_->getDeviceManager().addChangeListener (this);
         deviceChanged();
         openFiles (getCommandLineParameterArray());
@@ -59,6 +64,7 @@ public:
 
     void shutdown() override
     {
+        saveState(); // (a quit from a signal comes here without the window's close)
         if (window_ != nullptr)
             window_->getDeviceManager().removeChangeListener (this);
         window_ = nullptr;
@@ -67,8 +73,7 @@ public:
 
     void systemRequestedQuit() override
     {
-        if (window_ != nullptr)
-            window_->pluginHolder->savePluginState();
+        saveState();
         if (juce::ModalComponentManager::getInstance()->cancelAllModalComponents())
             juce::Timer::callAfterDelay (100, [] {
                 if (auto* app = juce::JUCEApplicationBase::getInstance())
@@ -79,6 +84,14 @@ public:
     }
 
 private:
+    /** The plugin's state into the settings, and the settings to their file. */
+    void saveState()
+    {
+        if (window_ != nullptr)
+            window_->pluginHolder->savePluginState();
+        properties_.saveIfNeeded();
+    }
+
     plugin::SonotypeProcessor* processor() const
     {
         return window_ != nullptr ? dynamic_cast<plugin::SonotypeProcessor*> (window_->getAudioProcessor()) : nullptr;
@@ -92,14 +105,17 @@ private:
         if (sonotype == nullptr)
             return;
         const bool available = window_->getDeviceManager().getCurrentAudioDevice() != nullptr;
+        const bool wasAvailable = sonotype->isAudioDeviceAvailable();
         sonotype->setAudioDeviceAvailable (available);
-        if (! available && ! toldNoDevice_)
-        {
-            toldNoDevice_ = true;
-            sonotype->setStatus ("No audio device: files are analyzed, not played. To play them or hear the input, choose a device "
+        // A lasting notice, said once per loss of the device (a dismissed one stays dismissed
+        // while nothing changes), and taken down when a device opens.
+        if (available)
+            sonotype->clearStatus (plugin::StatusCause::device);
+        else if (wasAvailable) // (the processor starts out assuming a device)
+            sonotype->setStatus (plugin::StatusCause::device,
+                                 "No audio device: files are analyzed, not played. To play them or hear the input, choose a device "
                                  "in Options > Audio/MIDI Settings.",
-                                 false);
-        }
+                                 plugin::StatusKind::notice);
     }
 
     /** The files named on a command line, analysed; a name that is no file is said in the status. */
@@ -109,6 +125,7 @@ private:
         if (sonotype == nullptr)
             return;
         juce::Array<juce::File> files;
+        juce::StringArray refused;
         for (const auto& argument : arguments)
         {
             if (argument.startsWith ("-")) // JUCE's and the system's own options (e.g. -NSDocumentRevisionsDebugMode)
@@ -117,9 +134,11 @@ private:
             if (file.existsAsFile())
                 files.add (file);
             else
-                sonotype->setStatus ("Cannot open " + argument.unquoted() + ": " + (file.isDirectory() ? "a folder, not a file" : "no such file"),
-                                     true);
+                refused.add ("Cannot open " + argument.unquoted() + ": " + (file.isDirectory() ? "a folder, not a file" : "no such file"));
         }
+        // This command line's names replace what an earlier one said (nothing: all were opened).
+        if (! refused.isEmpty() || ! files.isEmpty())
+            sonotype->setStatus (plugin::StatusCause::commandLine, refused.joinIntoString ("; "), plugin::StatusKind::error);
         if (files.isEmpty())
             return;
         if (auto* editor = dynamic_cast<gui::SonotypeEditor*> (sonotype->getActiveEditor()))
@@ -128,9 +147,9 @@ private:
             sonotype->analyzeFiles (files);
     }
 
+    WindowManagerAtoms atoms_; // before JUCE connects: made with the app, released once its window is up
     juce::ApplicationProperties properties_;
     std::unique_ptr<juce::StandaloneFilterWindow> window_;
-    bool toldNoDevice_ = false;
 };
 
 } // namespace sonotype::app

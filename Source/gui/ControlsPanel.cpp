@@ -71,8 +71,8 @@ void ControlsPanel::applyOsc()
     if (current.enabled == target.enabled && current.host == target.host && current.port == target.port)
         return;
     const auto error = processor_.osc().setTarget (target);
-    if (error.isNotEmpty() && onOscError)
-        onOscError (error);
+    if (onOscResult)
+        onOscResult (error);
 }
 
 void ControlsPanel::paint (juce::Graphics& g)

@@ -15,8 +15,9 @@ public:
     void paint (juce::Graphics&) override;
     void resized() override;
 
-    /** Reports problems with the OSC target (shown in the status banner). */
-    std::function<void (const juce::String& error)> onOscError;
+    /** Reports each change of the OSC target: the problem with it, or empty when it is set (an
+        earlier problem is out of date). */
+    std::function<void (const juce::String& error)> onOscResult;
 
 private:
     struct LabelledSlider

@@ -58,7 +58,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     addChildComponent (timeline_);
     addChildComponent (teach_);
     addChildComponent (fileList_);
-    addChildComponent (banner_);
+    addAndMakeVisible (messages_);
 
     for (auto* button : { &liveButton_, &filesButton_, &teachButton_ })
     {
@@ -103,11 +103,11 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
         processor_.setClassEnabled (label, enabled);
         refresh();
     };
-    banner_.onDismiss = [this] {
-        processor_.clearStatus();
+    messages_.onDismiss = [this] (plugin::StatusCause cause, uint64_t serial) {
+        processor_.dismissStatus (cause, serial);
         refresh();
     };
-    controls_.onOscError = [this] (const juce::String& error) { processor_.setStatus (error, true); };
+    controls_.onOscResult = [this] (const juce::String& error) { processor_.setStatus (plugin::StatusCause::osc, error, plugin::StatusKind::error); };
     loadButton_.onClick = [this] { chooseModelFile(); };
     loadButton_.setTooltip ("Load a .safetensors model exported with sonotype.export (or drop one here)");
     builtinButton_.onClick = [this] {
@@ -172,12 +172,8 @@ void SonotypeEditor::refresh()
     const auto& shown = timeline_.status();
     exportButton_.setEnabled (! showingTeach_ && (! showingFiles_ || shown.state == plugin::FileState::done));
     exportButton_.setVisible (! showingTeach_);
-    const auto status = processor_.statusMessage();
-    if (status != banner_.message())
-    {
-        banner_.show (status, processor_.statusIsError());
-        resized();
-    }
+    if (messages_.show (processor_.messages().current()))
+        resized(); // the strip takes another number of lines
 }
 
 DisplayState SonotypeEditor::fileState (const DisplayState& live) const
@@ -261,14 +257,11 @@ void SonotypeEditor::resized()
     builtinButton_.setBounds (header.removeFromRight (s (130)).reduced (0, s (9)));
     header.removeFromRight (s (8));
     loadButton_.setBounds (header.removeFromRight (s (130)).reduced (0, s (9)));
-    if (banner_.isVisible())
-    {
-        // Over the views below (the layout does not move), as tall as the wrapped message needs.
-        const auto bannerWidth = area.getWidth();
-        banner_.setFontHeight (15.0f * scale);
-        banner_.setBounds (area.getX(), area.getY(), bannerWidth, std::min (banner_.heightForWidth (bannerWidth, 15.0f * scale), area.getHeight() / 2));
-        banner_.toFront (false);
-    }
+    // The messages' own lines, above the views: one kept even when there is none (the layout
+    // does not jump at the first message), up to three.
+    messages_.setFontHeight (14.0f * scale);
+    messages_.setBounds (area.removeFromTop (s (24) * messages_.rows()));
+    area.removeFromTop (s (6));
     area.removeFromBottom (s (12));
     auto bottom = area.removeFromBottom (s (144)); // five rows of controls (the per-hit mode's two)
     if (transport_ != nullptr)
@@ -338,8 +331,7 @@ void SonotypeEditor::openAudioFiles (const juce::Array<juce::File>& files)
     listedFiles_.clear(); // the list is rebuilt from the analyzer's
     showFiles (true);
     if (transport_ != nullptr)
-        if (const auto error = transport_->load (files[0]); error.isNotEmpty())
-            processor_.setStatus (error, true); // (the analysis' message, if it fails too, follows)
+        loadIntoPlayer (files[0]);
     refresh();
 }
 
@@ -351,6 +343,14 @@ void SonotypeEditor::addAudioFiles (const juce::Array<juce::File>& files)
     updateFileList();
     showFiles (true);
     selectFile (static_cast<std::size_t> (std::max (0, listedFiles_.indexOf (files[0]))));
+}
+
+void SonotypeEditor::loadIntoPlayer (const juce::File& file)
+{
+    // A file that plays takes down the message of one that could not (the analysis' own message,
+    // if it fails too, is another cause's).
+    const auto error = transport_->load (file);
+    processor_.setStatus (plugin::StatusCause::playback, error, plugin::StatusKind::error);
 }
 
 void SonotypeEditor::showFiles (bool shouldShowFiles)
@@ -406,7 +406,7 @@ juce::PopupMenu SonotypeEditor::teachMenu (double seconds)
     const auto file = status.file;
     const auto addTo = [this, file] (int classIndex, double start, double end) {
         if (const auto error = processor_.teaching().addFiles (classIndex, { file }, start, end); error.isNotEmpty())
-            processor_.setStatus (error, true);
+            processor_.setStatus (plugin::StatusCause::teaching, error, plugin::StatusKind::error);
     };
     int id = 1;
     if (segment != nullptr)
@@ -431,8 +431,7 @@ void SonotypeEditor::selectFile (std::size_t index)
     shownFile_ = index;
     fileList_.setSelectedItemIndex (static_cast<int> (index), juce::dontSendNotification);
     if (transport_ != nullptr && processor_.filePlayer().file() != listedFiles_[static_cast<int> (index)])
-        if (const auto error = transport_->load (listedFiles_[static_cast<int> (index)]); error.isNotEmpty())
-            processor_.setStatus (error, true);
+        loadIntoPlayer (listedFiles_[static_cast<int> (index)]);
     refresh();
 }
 
@@ -492,7 +491,7 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
         if (status.state != plugin::FileState::done)
         {
             const juce::String error = "Nothing to export yet: " + status.file.getFileName() + " is not analyzed";
-            processor_.setStatus (error, true);
+            processor_.setStatus (plugin::StatusCause::exports, error, plugin::StatusKind::error);
             return error;
         }
         labels = status.labels;
@@ -507,7 +506,7 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
         if (history.segments.empty())
         {
             const juce::String error = "Nothing to export yet: the live analysis has detected nothing this session";
-            processor_.setStatus (error, true);
+            processor_.setStatus (plugin::StatusCause::exports, error, plugin::StatusKind::error);
             return error;
         }
         labels = history.labels;
@@ -523,16 +522,16 @@ juce::String SonotypeEditor::exportTimeline (timeline::ExportFormat format, cons
     catch (const std::exception& e)
     {
         const auto error = "Could not export: " + juce::String::fromUTF8 (e.what());
-        processor_.setStatus (error, true);
+        processor_.setStatus (plugin::StatusCause::exports, error, plugin::StatusKind::error);
         return error;
     }
     if (auto error = plugin::writeFile (destination, text.data(), text.size()); error.isNotEmpty())
     {
-        processor_.setStatus (error, true);
+        processor_.setStatus (plugin::StatusCause::exports, error, plugin::StatusKind::error);
         return error;
     }
     const auto count = hits.has_value() ? juce::String (static_cast<int> (hits->size())) + " hits" : juce::String (static_cast<int> (segments.size())) + " segments";
-    processor_.setStatus ("Exported " + count + " to " + destination.getFileName(), false);
+    processor_.setStatus (plugin::StatusCause::exports, "Exported " + count + " to " + destination.getFileName(), plugin::StatusKind::info);
     return {};
 }
 

@@ -2,7 +2,7 @@
 // the timelines of whole audio files ("Files": opened or dropped, analysed in the background, no
 // audio device needed) or the user's own classes ("Teach": TeachPanel), export of either as Audacity labels, REAPER regions, a MIDI file or CSV, an
 // input meter, model info and live stats, the parameters, model loading (button or drag-and-drop)
-// and an inline status panel. Repaints from a 30 Hz timer reading the processor's lock-free
+// and a message strip under the header (never over the views). Repaints from a 30 Hz timer reading the processor's lock-free
 // snapshots; it never touches audio-thread state, so it can be closed and reopened while audio runs.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include "gui/HistoryView.h"
 #include "gui/InfoPanel.h"
 #include "gui/LevelMeter.h"
-#include "gui/StatusBanner.h"
+#include "gui/MessageStrip.h"
 #include "gui/TeachPanel.h"
 #include "gui/Theme.h"
 #include "gui/TimelineView.h"
@@ -79,7 +79,7 @@ public:
         timeline's time (TimelineView::focusSeconds). */
     const DisplayState& displayState() const noexcept { return state_; }
     const HistoryView& history() const noexcept { return history_; }
-    const StatusBanner& banner() const noexcept { return banner_; }
+    const MessageStrip& messageStrip() const noexcept { return messages_; }
     TransportBar* transport() noexcept { return transport_.get(); }
     const TimelineView& timeline() const noexcept { return timeline_; }
     TimelineView& timeline() noexcept { return timeline_; }
@@ -92,6 +92,7 @@ private:
     DisplayState fileState (const DisplayState& live) const;
     void chooseExport();
     void updateFileList();
+    void loadIntoPlayer (const juce::File& file);
 
     plugin::SonotypeProcessor& processor_;
     SonotypeLookAndFeel lookAndFeel_;
@@ -109,7 +110,7 @@ private:
     LevelMeter meter_;
     InfoPanel info_;
     ControlsPanel controls_;
-    StatusBanner banner_;
+    MessageStrip messages_;
     juce::TextButton loadButton_ { "Load model..." }, builtinButton_ { "Built-in model" };
     std::unique_ptr<TransportBar> transport_;
     std::unique_ptr<PurposeChooser> chooser_;

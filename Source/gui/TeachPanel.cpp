@@ -481,7 +481,7 @@ void TeachPanel::stopRecording()
     const int classIndex = std::exchange (recordingClass_, -1);
     auto samples = processor_.recorder().stop();
     if (samples.empty())
-        processor_.setStatus ("Recording stopped: no audio arrived, so nothing was taught", false);
+        processor_.setStatus (plugin::StatusCause::teaching, "Recording stopped: no audio arrived, so nothing was taught", plugin::StatusKind::notice);
     else
         report (processor_.teaching().addSound (classIndex, samples, processor_.recorder().sampleRate(), "input " + juce::String (++recordings_)));
     list_->updateRecordButtons (recordingClass_, canRecord());
@@ -499,7 +499,7 @@ void TeachPanel::addClassFromField()
 void TeachPanel::report (const juce::String& error)
 {
     if (error.isNotEmpty())
-        processor_.setStatus (error, true);
+        processor_.setStatus (plugin::StatusCause::teaching, error, plugin::StatusKind::error);
 }
 
 void TeachPanel::chooseFiles (int classIndex)
@@ -520,10 +520,11 @@ void TeachPanel::chooseExport()
         const auto file = files.getFirst();
         const auto error = processor_.teaching().exportModel (file);
         if (error.isNotEmpty())
-            processor_.setStatus (error, true);
+            processor_.setStatus (plugin::StatusCause::exports, error, plugin::StatusKind::error);
         else
-            processor_.setStatus ("Exported the taught classes to " + file.getFileName() + ": run it with sonotype classify --model, or import it in another instance",
-                                  false);
+            processor_.setStatus (plugin::StatusCause::exports,
+                                  "Exported the taught classes to " + file.getFileName() + ": run it with sonotype classify --model, or import it in another instance",
+                                  plugin::StatusKind::info);
         return error.isEmpty();
     });
 }

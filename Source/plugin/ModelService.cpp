@@ -66,7 +66,7 @@ void ModelService::requestLoad (const juce::File& file, LoadKind kind)
     command.request = newRequest ({ file.getFileName(), file, false });
     command.file = file;
     command.load = kind;
-    callbacks_.setStatus ("Loading " + file.getFileName() + " ...", false);
+    callbacks_.setStatus (StatusCause::model, "Loading " + file.getFileName() + " ...", StatusKind::notice);
     push (std::move (command));
 }
 
@@ -339,7 +339,7 @@ void ModelService::finishRequest (std::uint64_t request, std::optional<juce::Str
     {
         requested_ = model_;
         if (status.has_value())
-            callbacks_.setStatus (std::move (*status), isError);
+            callbacks_.setStatus (StatusCause::model, std::move (*status), isError ? StatusKind::error : StatusKind::info);
     }
     finishedRequest_ = std::max (finishedRequest_, request);
 }
@@ -405,7 +405,7 @@ void ModelService::learnLesson()
         if (classes != classes_)
             return; // edited meanwhile: learned again next (the base cannot have changed: only this thread swaps it)
     }
-    bool runsTaught = wasRunningTaught;
+    bool runsTaught = wasRunningTaught, runFailed = false;
     if (taught.model != nullptr || wasRunningTaught)
         try
         {
@@ -414,21 +414,20 @@ void ModelService::learnLesson()
         }
         catch (const std::exception& e)
         {
-            callbacks_.setStatus ("Could not run the taught classes: " + text (e.what()), true);
+            runFailed = true;
+            callbacks_.setStatus (StatusCause::learning, "Could not run the taught classes: " + text (e.what()), StatusKind::error);
         }
     // Said before the outcome is published, so that whoever waits for it finds it said.
     if (tell)
-        callbacks_.setStatus (outcome->error, true);
+        callbacks_.setStatus (StatusCause::learning, outcome->error, StatusKind::error);
     else if (taught.model != nullptr && ! classes->learnedOn.empty() && classes->learnedOn != outcome->learnedOn)
     {
         const auto old = text (classes->learnedOn.substr (0, classes->learnedOn.rfind ('#')));
-        callbacks_.setStatus ("The taught classes (" + taught.names.joinIntoString (", ") + ") were learned again from their "
-                                  + juce::String (taught.examples) + " examples on " + base.description.name
-                                  + (old == base.description.name ? juce::String (", a model of that name that differs from the one they were taught on")
-                                                                  : " (they were taught on " + old + ")")
-                                  + ". Check them in the Teach view.",
-                              false);
+        callbacks_.setStatus (StatusCause::learning, "The taught classes (" + taught.names.joinIntoString (", ") + ") were learned again from their " + juce::String (taught.examples) + " examples on " + base.description.name + (old == base.description.name ? juce::String (", a model of that name that differs from the one they were taught on") : " (they were taught on " + old + ")") + ". Check them in the Teach view.",
+                              StatusKind::notice);
     }
+    else if (! runFailed && (taught.model != nullptr || ! anything))
+        callbacks_.setStatus (StatusCause::learning, {}, StatusKind::info); // learned (or nothing left to learn): an earlier failure is out of date
     const std::lock_guard<std::mutex> lock (mutex_);
     runningTaught_ = runsTaught;
     outcome->serial = ++outcomes_;

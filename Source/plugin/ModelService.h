@@ -29,6 +29,7 @@
 #pragma once
 
 #include "engine/Model.h"
+#include "plugin/StatusMessages.h"
 #include "teach/ExampleSet.h"
 #include "teach/Lesson.h"
 
@@ -103,8 +104,8 @@ public:
         std::function<std::shared_ptr<const engine::Model> (const juce::File&)> read;
         /** Service thread: swaps a model into the runtime; throws before changing anything. */
         std::function<void (std::shared_ptr<const engine::Model>)> install;
-        /** Message or service thread: the status message the GUI shows (empty: none). */
-        std::function<void (juce::String message, bool isError)> setStatus;
+        /** Message or service thread: a message the GUI shows, replacing its cause's (empty: clears it). */
+        std::function<void (StatusCause cause, juce::String message, StatusKind kind)> setStatus;
     };
 
     /** The built-in model is the one running; the thread starts with the first command. */

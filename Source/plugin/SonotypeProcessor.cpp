@@ -78,8 +78,10 @@ SonotypeProcessor::SonotypeProcessor()
                       const std::lock_guard<std::mutex> lock (parameterMutex_);
                       runtime_->reconfigure (std::move (model), appliedHop_, appliedSmoothing_); // throws before changing anything
                   },
-                  [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); } }),
-      teach_ (service_, [this] (juce::String message, bool isError) { setStatus (std::move (message), isError); })
+                  [this] (StatusCause cause, juce::String message, StatusKind kind) { setStatus (cause, std::move (message), kind); } }),
+      teach_ (service_, [this] (juce::String message, bool isError) {
+          setStatus (StatusCause::teaching, std::move (message), isError ? StatusKind::error : StatusKind::info);
+      })
 {
     hop_ = parameters.getRawParameterValue (ParameterIds::hop);
     smoothing_ = parameters.getRawParameterValue (ParameterIds::smoothing);
@@ -123,16 +125,17 @@ void SonotypeProcessor::prepareToPlay (double sampleRate, int)
     {
         runtime_->prepare (sampleRate); // stops the worker, rebuilds for the new rate, restarts
         if (std::exchange (analysisRateRefused_, false))
-            clearStatus();
+            clearStatus (StatusCause::sampleRate);
     }
     catch (const std::exception& e)
     {
         // A rate the front end cannot work at (a validator tries 1.2 MHz): the runtime stays
         // stopped, the audio still passes through untouched, and the GUI says why.
         analysisRateRefused_ = true;
-        setStatus ("No analysis at " + juce::String (sampleRate, 1) + " Hz (" + juce::String::fromUTF8 (e.what())
+        setStatus (StatusCause::sampleRate,
+                   "No analysis at " + juce::String (sampleRate, 1) + " Hz (" + juce::String::fromUTF8 (e.what())
                        + "); the audio passes through untouched.",
-                   true);
+                   StatusKind::error);
     }
     player_.prepare (sampleRate);
     midi_.reset(); // stale MIDI from the old stream goes; a sounding note is closed in the next block
@@ -297,11 +300,17 @@ void SonotypeProcessor::analyzeFiles (const juce::Array<juce::File>& files)
 {
     reportedFailures_.clear();
     reportedVersion_ = 0;
+    fileErrorIsOld_ = true; // what the status says of files is of those opened before
+    newFilesFrom_ = 0;
     files_.analyze (files, fileAnalysisSettings());
 }
 
 void SonotypeProcessor::addFilesToAnalyze (const juce::Array<juce::File>& files)
 {
+    // Only a file added now takes an earlier file's error down (the ones analysed before are done
+    // already and say nothing new).
+    fileErrorIsOld_ = true;
+    newFilesFrom_ = files_.numFiles();
     files_.add (files, fileAnalysisSettings());
 }
 
@@ -313,7 +322,9 @@ void SonotypeProcessor::updateFileAnalysis()
     const auto current = files_.settings();
     if (settings.analyzesDifferently (current))
         files_.reanalyze (std::move (settings)); // a new model or other classes in play: another timeline
-    // A file that cannot be analysed is said once, in the message channel (the editor's banner).
+    // A file that cannot be analysed is said once, in the message channel (the editor's message
+    // strip); the first file of a later open that is analysed takes the message down. Files opened
+    // together keep it: the user has not yet moved on from them.
     const auto version = files_.version();
     if (version == reportedVersion_)
         return;
@@ -325,8 +336,14 @@ void SonotypeProcessor::updateFileAnalysis()
         if (status.state == FileState::failed && ! reportedFailures_.contains (key))
         {
             reportedFailures_.add (key);
-            setStatus ("Cannot analyze " + status.file.getFileName() + ": " + status.error, true);
+            fileErrorIsOld_ = false;
+            // The player reads files as the analysis does: its "Cannot play" of the file just opened
+            // says the same as this message, which stays until the next file.
+            clearStatus (StatusCause::playback);
+            setStatus (StatusCause::fileAnalysis, "Cannot analyze " + status.file.getFileName() + ": " + status.error, StatusKind::error);
         }
+        else if (status.state == FileState::done && i >= newFilesFrom_ && std::exchange (fileErrorIsOld_, false))
+            clearStatus (StatusCause::fileAnalysis);
     }
 }
 
@@ -342,12 +359,13 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
         {
             liveClassifier_ = runtime::liveHitClassifierFor (*model);
             modelHasKit_.store (liveClassifier_ != nullptr, std::memory_order_relaxed);
+            clearStatus (StatusCause::hitKit); // (a model without a kit is no error: the exact path runs)
         }
         catch (const std::exception& e)
         {
             liveClassifier_ = nullptr;
             modelHasKit_.store (false, std::memory_order_relaxed);
-            setStatus ("This model's live hit kit cannot be used: " + juce::String::fromUTF8 (e.what()), true);
+            setStatus (StatusCause::hitKit, "This model's live hit kit cannot be used: " + juce::String::fromUTF8 (e.what()), StatusKind::error);
         }
     }
     const auto classifier = hits_.isOn() && hits_.response() == HitResponse::live ? liveClassifier_ : nullptr;
@@ -361,10 +379,11 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
         try
         {
             runtime_->setHitAnalysis (exact);
+            clearStatus (StatusCause::hitSettings);
         }
         catch (const std::exception& e)
         {
-            setStatus ("Could not apply the onset settings: " + juce::String::fromUTF8 (e.what()), true);
+            setStatus (StatusCause::hitSettings, "Could not apply the onset settings: " + juce::String::fromUTF8 (e.what()), StatusKind::error);
         }
     }
     const LiveKey liveKey { classifier, wanted.value_or (dsp::OnsetSettings {}), sampleRate };
@@ -379,7 +398,7 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
             }
             catch (const std::exception& e)
             {
-                setStatus ("Could not start the live hits: " + juce::String::fromUTF8 (e.what()), true);
+                setStatus (StatusCause::hitSettings, "Could not start the live hits: " + juce::String::fromUTF8 (e.what()), StatusKind::error);
             }
         hits_.setLive (std::move (live), model);
     }
@@ -403,12 +422,13 @@ void SonotypeProcessor::applyHitParameters (double sampleRate, bool force)
     setLatencySamples (hits_.setLatency (latency));
     const auto shortfall = hits_.latencyShortfall();
     if (std::exchange (hitShortfallShown_, shortfall > 0) && shortfall == 0)
-        clearStatus(); // the message below is out of date
+        clearStatus (StatusCause::hitLatency); // the message below is out of date
     if (shortfall > 0)
-        setStatus ("Per-hit MIDI: this model's hits are known " + juce::String (static_cast<double> (latency) / sampleRate, 2)
+        setStatus (StatusCause::hitLatency,
+                   "Per-hit MIDI: this model's hits are known " + juce::String (static_cast<double> (latency) / sampleRate, 2)
                        + " s after their onset, more than the plugin delays its audio (" + juce::String (HitNotes::kMaxLatencySeconds, 1)
                        + " s): their notes land " + juce::String (static_cast<double> (shortfall) / sampleRate * 1000.0, 0) + " ms late in a bounce.",
-                   true);
+                   StatusKind::error);
 }
 
 void SonotypeProcessor::applyAnalysisParameters()
@@ -423,10 +443,11 @@ void SonotypeProcessor::applyAnalysisParameters()
         runtime_->reconfigure (nullptr, hop, smoothing);
         appliedHop_ = hop;
         appliedSmoothing_ = smoothing;
+        clearStatus (StatusCause::analysisSettings);
     }
     catch (const std::exception& e)
     {
-        setStatus ("Could not apply the analysis settings: " + juce::String::fromUTF8 (e.what()), true);
+        setStatus (StatusCause::analysisSettings, "Could not apply the analysis settings: " + juce::String::fromUTF8 (e.what()), StatusKind::error);
         appliedHop_ = hop;
         appliedSmoothing_ = smoothing;
     }
@@ -467,22 +488,7 @@ std::shared_ptr<const engine::Model> SonotypeProcessor::readModelFile (const juc
 
 void SonotypeProcessor::setStatus (juce::String message, bool isError)
 {
-    status_.set (std::move (message), isError);
-}
-
-juce::String SonotypeProcessor::statusMessage() const
-{
-    return status_.message();
-}
-
-bool SonotypeProcessor::statusIsError() const
-{
-    return status_.isError();
-}
-
-void SonotypeProcessor::clearStatus()
-{
-    setStatus ({}, false);
+    status_.post (StatusCause::general, std::move (message), isError ? StatusKind::error : StatusKind::info);
 }
 
 // ----- state ------------------------------------------------------------------------------------
@@ -513,9 +519,10 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     const auto xml = xmlFromState (data, sizeInBytes);
     if (xml == nullptr || ! xml->hasTagName (parameters.state.getType()))
     {
-        setStatus ("The saved state could not be read; using defaults", true);
+        setStatus (StatusCause::savedState, "The saved state could not be read; using defaults", StatusKind::error);
         return;
     }
+    clearStatus (StatusCause::savedState);
     const auto state = juce::ValueTree::fromXml (*xml);
     parameters.replaceState (state);
     classes_.setDisabledLabels (juce::StringArray::fromLines (state.getProperty (kDisabledClasses).toString()));
@@ -549,17 +556,15 @@ void SonotypeProcessor::setStateInformation (const void* data, int sizeInBytes)
     {
         if (! wanted.builtin || isLoadingModel())
             service_.restore ({}); // the built-in model, silently
-        clearStatus();
+        clearStatus (StatusCause::model);
     }
     else if (wanted.builtin || wanted.file != juce::File (path))
         service_.restore (juce::File (path)); // off the message thread, as a user's load
     else
-        clearStatus();
+        clearStatus (StatusCause::model);
     teach_.restore (std::move (taught), taughtEnabled);
-    if (oscError.isNotEmpty())
-        setStatus (oscError, true);
-    if (taughtError.isNotEmpty())
-        setStatus (taughtError, true);
+    setStatus (StatusCause::osc, oscError, StatusKind::error); // (none: an earlier OSC error is out of date)
+    setStatus (StatusCause::learning, taughtError, StatusKind::error);
     applyAnalysisParameters();
 }
 

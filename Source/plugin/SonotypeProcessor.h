@@ -38,7 +38,7 @@
 // - Model service thread: readModelFile() and the service's install callback (the runtime's
 //   reconfigure with a new model: nothing else swaps the model; the message thread's timer only
 //   changes the hop and smoothing, keeping the model).
-// Shared here: the status message (StatusLine, behind its own mutex: message thread, model
+// Shared here: the status messages (StatusMessages, behind their own mutex: message thread, model
 // service, prepareToPlay; never the audio thread); the applied hop and smoothing behind parameterMutex_ (the timer and
 // prepareToPlay); the input peak (an atomic, audio thread -> GUI); the parameters (the host's
 // atomics). What may block: the destructor waits for the model service's command under way and
@@ -55,7 +55,7 @@
 #include "plugin/MidiScheduler.h"
 #include "plugin/ModelService.h"
 #include "plugin/OscOutput.h"
-#include "plugin/StatusLine.h"
+#include "plugin/StatusMessages.h"
 #include "plugin/Teaching.h"
 #include "runtime/Detector.h"
 #include "runtime/StreamingRuntime.h"
@@ -133,14 +133,22 @@ public:
     /** Whether a model command (a file, the built-in model, a session's model) has not ended. */
     bool isLoadingModel() const { return service_.isLoading(); }
 
-    /** The message the GUI shows inline (empty: none); errors are marked as such. */
-    juce::String statusMessage() const;
-    bool statusIsError() const;
-    void clearStatus();
-    /** Sets the message the GUI shows: the one channel for model loads, the analysis rate, the
-        file transport and OSC, so that no message hides another a frame later. Any thread but the
-        audio thread. */
+    /** The messages the GUI shows in its message strip, one per cause (StatusMessages): model
+        loads, file analysis, exports, teaching, OSC, the device, ... */
+    const StatusMessages& messages() const noexcept { return status_; }
+    /** Says `message` for `cause`, replacing that cause's message (empty: clears it, as its cause
+        is gone). Any thread but the audio thread. */
+    void setStatus (StatusCause cause, juce::String message, StatusKind kind) { status_.post (cause, std::move (message), kind); }
+    void clearStatus (StatusCause cause) { status_.clear (cause); }
+    /** The user closed message `serial` of `cause` (a newer one of that cause stays). */
+    void dismissStatus (StatusCause cause, uint64_t serial) { status_.dismiss (cause, serial); }
+    /** Shorthand for a message of no more specific cause: an error, or an info that fades. */
     void setStatus (juce::String message, bool isError);
+    /** Every message goes. */
+    void clearStatus() { status_.clearAll(); }
+    /** The newest message up (empty: none), and whether it is an error. */
+    juce::String statusMessage() const { return status_.newest().text; }
+    bool statusIsError() const { return status_.newest().isError(); }
 
     /** The class filter, by label (so it survives a model swap): disabled classes are excluded
         from the top class, MIDI and OSC. */
@@ -238,8 +246,10 @@ private:
     std::atomic<bool> deviceAvailable_ { true }; // standalone app; set on the message thread
     juce::StringArray reportedFailures_;         // message thread: the files whose failure the status told (since they were opened)
     uint64_t reportedVersion_ = 0;               // message thread: the file analyzer's version the failures were looked for in
+    bool fileErrorIsOld_ = false;                // message thread: the file error up (if any) is of files opened before these
+    std::size_t newFilesFrom_ = 0;               // message thread: the first file of the last open or add
 
-    StatusLine status_; // message thread, model service and prepareToPlay, never the audio thread
+    StatusMessages status_; // message thread, model service and prepareToPlay, never the audio thread
 
     ClassFilter classes_;
     MidiScheduler midi_;

@@ -20,6 +20,15 @@ juce::String topLabel (const gui::DisplayState& state)
 {
     return state.topClass >= 0 ? state.labels[static_cast<std::size_t> (state.topClass)] : juce::String();
 }
+
+/** The messages the editor's strip shows, one a line. */
+juce::String shownMessages (const gui::SonotypeEditor& view)
+{
+    juce::StringArray lines;
+    for (const auto& message : view.messageStrip().messages())
+        lines.add (message.text);
+    return lines.joinIntoString ("\n");
+}
 } // namespace
 
 TEST_CASE ("the editor shows the processor's live prediction and saves a screenshot", "[gui]")
@@ -43,7 +52,7 @@ TEST_CASE ("the editor shows the processor's live prediction and saves a screens
     CHECK (topLabel (view.displayState()) == "drums");
     CHECK (view.displayState().probabilities == snapshot.result.probabilities);
     CHECK (view.history().numColumns() >= 30); // 20 s of windows every 0.25 s
-    CHECK_FALSE (view.banner().isVisible());
+    CHECK (view.messageStrip().messages().empty());
 
     const auto image = view.createComponentSnapshot (view.getLocalBounds());
     CHECK (image.getWidth() == gui::SonotypeEditor::kBaseWidth);
@@ -90,8 +99,7 @@ TEST_CASE ("dropping a model file loads it, a bad one shows an inline error and 
     view.filesDropped ({ bad.getFullPathName() }, 10, 10);
     REQUIRE (waitForModelLoad (processor));
     view.refresh();
-    CHECK (view.banner().isVisible());
-    CHECK (view.banner().message().contains (bad.getFileName()));
+    CHECK (shownMessages (view).contains (bad.getFileName()));
     CHECK (processor.modelDescription().name == "tiny_classifier.safetensors");
     bad.deleteFile();
 }
@@ -105,17 +113,16 @@ TEST_CASE ("a model file that takes long to read: the editor shows it loading, s
     auto& view = dynamic_cast<gui::SonotypeEditor&> (*editor);
     view.filesDropped ({ slow.file().getFullPathName() }, 10, 10); // returns at once: the message thread is free
     CHECK_FALSE (slow.isReleased());
-    CHECK (view.banner().isVisible());
-    CHECK (view.banner().message().contains ("Loading"));
-    CHECK (view.banner().message().contains (slow.file().getFileName()));
+    CHECK (shownMessages (view).contains ("Loading"));
+    CHECK (shownMessages (view).contains (slow.file().getFileName()));
     pumpMessages (50); // the editor's timer keeps running while the file loads
     CHECK (processor.isLoadingModel());
     slow.release();
     REQUIRE (waitForModelLoad (processor));
     pumpMessages (50);
-    CHECK (view.banner().isVisible());
-    CHECK (view.banner().message().contains (slow.file().getFullPathName()));
-    CHECK (view.banner().message().contains ("keeps running"));
+    CHECK (shownMessages (view).contains (slow.file().getFullPathName()));
+    CHECK (shownMessages (view).contains ("keeps running"));
+    CHECK_FALSE (shownMessages (view).contains ("Loading")); // the load's outcome replaced its notice
     CHECK (processor.modelDescription().builtin);
 }
 
@@ -201,11 +208,17 @@ TEST_CASE ("legibility: five classes at 100%, an uncertain top class, a long mod
     view.filesDropped ({ bad.getFullPathName() }, 10, 10);
     REQUIRE (waitForModelLoad (processor));
     view.refresh();
-    CHECK (view.banner().isVisible());
-    // The whole message, wrapped, over the views: the layout stays where it was.
-    CHECK (view.banner().getHeight() >= view.banner().heightForWidth (view.banner().getWidth(), 15.0f));
-    CHECK (view.banner().getHeight() > 40);
+    // One line of its own, ended in "..." where it is too long, the whole message in its tooltip;
+    // the layout stays where it was (the strip's first line is kept when empty).
+    const auto& strip = view.messageStrip();
+    REQUIRE (strip.messages().size() == 1);
+    CHECK (strip.rows() == 1);
+    auto* row = dynamic_cast<juce::SettableTooltipClient*> (strip.row (0));
+    REQUIRE (row != nullptr);
+    CHECK (row->getTooltip() == strip.messages()[0].text);
+    CHECK (row->getTooltip().contains (bad.getFileName()));
     CHECK (view.history().getBounds() == historyBounds);
+    CHECK_FALSE (strip.getBounds().intersects (view.history().getBounds()));
     saveScreenshot (view.createComponentSnapshot (view.getLocalBounds()), "editor-error.png");
     bad.deleteFile();
 }

@@ -2,7 +2,7 @@
 // shows their timelines, and exports them; the exports are what `sonotype classify --segments`
 // writes for the same files, byte for byte (the built CLI is run). With per-hit MIDI on and a kit
 // taught, a drum loop's hits, and their exports byte for byte what `classify --onsets` writes. A
-// corrupt file is an error in the banner and on the timeline. The live session exports too. The
+// corrupt file is an error in the message strip and on the timeline. The live session exports too. The
 // Files view reads: the top panel and bars show the file at the playhead or the pointer, a read-out
 // beside the pointer; the timeline zooms about the pointer, scrolls and fits; its ruler never
 // overlaps; Add files keeps the files analysed. Writes the screenshots README shows
@@ -177,9 +177,10 @@ TEST_CASE ("with no audio device the app analyzes a WAV and an MP3: timeline and
     processor.parameters.getParameter (plugin::ParameterIds::threshold)->setValueNotifyingHost (0.5f);
     smoothing->setValueNotifyingHost (liveSmoothing);
     pumpMessages (300);
-    processor.setStatus ("No audio device: files are analyzed, not played. To play them or hear the input, choose a device in Options > Audio/MIDI "
+    processor.setStatus (plugin::StatusCause::device,
+                         "No audio device: files are analyzed, not played. To play them or hear the input, choose a device in Options > Audio/MIDI "
                          "Settings.",
-                         false);
+                         plugin::StatusKind::notice);
     view.selectFile (0);
     view.refresh();
     REQUIRE (view.transport() != nullptr);
@@ -379,7 +380,7 @@ TEST_CASE ("the app takes the audio files the CLI's folder scan takes, .wave too
     wave.deleteFile();
 }
 
-TEST_CASE ("a corrupt audio file: the banner and the timeline say why, and nothing else changes", "[gui][timeline]")
+TEST_CASE ("a corrupt audio file: the message strip and the timeline say why, and nothing else changes", "[gui][timeline]")
 {
     TestProcessor processor;
     processor.setAudioDeviceAvailable (false);
@@ -389,12 +390,12 @@ TEST_CASE ("a corrupt audio file: the banner and the timeline say why, and nothi
     corrupt.replaceWithText ("RIFF, but not a WAV file at all");
     view.openAudioFiles ({ corrupt });
     REQUIRE (waitForFiles (processor));
-    for (int frame = 0; frame < 10; ++frame) // the banner stays, frame after frame
+    for (int frame = 0; frame < 10; ++frame) // the message stays, frame after frame
         view.refresh();
     CHECK (view.timeline().status().state == plugin::FileState::failed);
     CHECK (view.timeline().status().error.contains ("not a readable audio file"));
-    CHECK (view.banner().isVisible());
-    CHECK (view.banner().message() == "Cannot analyze " + corrupt.getFileName() + ": " + view.timeline().status().error);
+    REQUIRE (view.messageStrip().messages().size() == 1);
+    CHECK (view.messageStrip().messages()[0].text == "Cannot analyze " + corrupt.getFileName() + ": " + view.timeline().status().error);
     CHECK (view.exportTimeline (timeline::ExportFormat::csv, scratch ("none.csv")).contains ("not analyzed"));
     CHECK_FALSE (scratch ("none.csv").exists());
     saveScreenshot (view, "file-error.png");

@@ -208,7 +208,8 @@ TEST_CASE ("with no audio device Record is off and says why, files still teach, 
     // Files, a dropped file and a file's region still teach.
     REQUIRE (processor.teaching().addFiles (0, { juce::File (fixturePath ("kit/kick/kick.wav")) }).isEmpty());
     const auto snare = juce::File (fixturePath ("kit/snare/snare.wav"));
-    panel.filesDropped ({ snare.getFullPathName() }, 10, panel.getHeight() - 5);                                       // below the list: the last class
+    const auto onSnare = panel.getLocalPoint (panel.recordButton (1), juce::Point<int> (2, 2)); // on the last class's rows
+    panel.filesDropped ({ snare.getFullPathName() }, onSnare.x, onSnare.y);
     REQUIRE (processor.teaching().addFiles (0, { juce::File (fixturePath ("kit/pattern.wav")) }, 0.0, 1.0).isEmpty()); // a region
     REQUIRE (processor.teaching().waitUntilIdle (20000));
     view.refresh();
@@ -218,7 +219,7 @@ TEST_CASE ("with no audio device Record is off and says why, files still teach, 
     CHECK (state.classes[1].examples.size() == 1);
     CHECK (panel.statusText().startsWith ("Learned 2 classes from 3 examples"));
     CHECK (panel.statusText().endsWith (gui::TeachPanel::kNoInputReason));
-    processor.clearStatus(); // (the banner from the refused call above)
+    processor.clearStatus(); // (the message from the refused call above)
     view.refresh();
     saveScreenshot (view, "teach-no-device.png");
 

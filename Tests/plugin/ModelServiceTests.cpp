@@ -35,7 +35,7 @@ namespace
         std::condition_variable changed;
         std::vector<std::string> reads; // file names
         std::vector<std::shared_ptr<const engine::Model>> installs;
-        std::vector<juce::String> statuses;
+        std::vector<juce::String> statuses; // the model's messages
         std::set<std::thread::id> threads;
         juce::File gated; // read only once released
         bool reading = false, released = false;
@@ -59,7 +59,9 @@ namespace
                          installs.push_back (std::move (model));
                          threads.insert (std::this_thread::get_id());
                      },
-                     [this] (juce::String message, bool) {
+                     [this] (plugin::StatusCause cause, juce::String message, plugin::StatusKind) {
+                         if (cause != plugin::StatusCause::model)
+                             return; // (the taught classes' messages, e.g. the clearing of an old error)
                          const std::lock_guard<std::mutex> lock (mutex);
                          statuses.push_back (message);
                      } };
