@@ -73,7 +73,7 @@ void TransportBar::refresh()
     time_.setText (has ? clock (player_.positionSeconds()) + " / " + clock (player_.lengthSeconds()) : juce::String(), juce::dontSendNotification);
     juce::String name;
     if (has)
-        name = player_.fileName() + (device ? "" : " (no audio device)");
+        name = player_.fileName(); // (no device: the message strip says so, the tooltip how to choose one; the name keeps its room)
     else
         name = device ? "No file: drop audio files here" : "No audio device";
     name_.setText (name, juce::dontSendNotification);
