@@ -64,21 +64,25 @@ void TopClassView::paint (juce::Graphics& g)
     const juce::Font font (h * 0.2f);
     g.setFont (font);
     const auto detail = detailText();
-    const float detailWidth = font.getStringWidthFloat (detail);
+    float detailWidth = font.getStringWidthFloat (detail);
     if (sourceFile_.isNotEmpty())
     {
-        // Right of the confidence: the file and the time, the file's name shortened (never the time)
-        // where both do not fit.
-        const float room = line.getWidth() - detailWidth - font.getHeight();
-        auto name = sourceFile_;
+        // Right of the confidence: the file and the time. Where both do not fit, the file's name is
+        // shortened first (never the time), down to a few letters; then the detail (an error's
+        // reason, which the timeline and the message strip also give in full) ends in "...".
         const auto when = (sourceWhen_.startsWithChar (':') ? "" : " ") + sourceWhen_;
+        const float gap = font.getHeight();
+        const float shortest = font.getStringWidthFloat (sourceFile_.substring (0, 6) + "..." + when);
+        detailWidth = std::min (detailWidth, std::max (0.0f, line.getWidth() - std::min (shortest, font.getStringWidthFloat (sourceFile_ + when)) - gap));
+        const float room = line.getWidth() - detailWidth - gap;
+        auto name = sourceFile_;
         while (name.length() > 4 && font.getStringWidthFloat (name + when) > room)
             name = name.dropLastCharacters (4) + "...";
         g.setColour (Colours::accent);
         g.drawText (name + when, line, juce::Justification::centredRight, true);
     }
     g.setColour (Colours::text);
-    g.drawText (detail, line, juce::Justification::centredLeft);
+    g.drawText (detail, line.withWidth (detailWidth + 1.0f), juce::Justification::centredLeft, true);
     if (stale_)
     {
         g.setColour (Colours::warning);

@@ -7,6 +7,7 @@
 // Writes the screenshot README shows (build/screenshots/chooser-last-folder.png).
 #include "gui/FileChoosers.h"
 #include "plugin/ProcessorDriver.h"
+#include "support/AppFiles.h"
 #include "support/ExampleClips.h"
 #include "support/MessageLoop.h"
 #include "support/Screenshots.h"
@@ -75,15 +76,9 @@ bool waitFor (const std::function<bool()>& done, int milliseconds = 10000)
 /** Half a second of an example clip as a 16-bit WAV (an audio file to open or to teach). */
 juce::File writeWav (const juce::File& file, const char* clip)
 {
-    REQUIRE (file.getParentDirectory().createDirectory().wasOk());
     auto samples = exampleClip (clip, 44100.0);
     samples.resize (22050);
-    juce::WavAudioFormat wav;
-    std::unique_ptr<juce::AudioFormatWriter> writer (wav.createWriterFor (file.createOutputStream().release(), 44100.0, 1, 16, {}, 0));
-    REQUIRE (writer != nullptr);
-    const float* channels[] = { samples.data() };
-    REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
-    return file;
+    return writeMonoWav (file, samples);
 }
 
 /** The chooser open now, as the test expects it: JUCE's dialog, on screen. */

@@ -10,6 +10,7 @@
 #include "formats/AudioFormats.h"
 #include "plugin/PluginParameters.h"
 #include "plugin/ProcessorDriver.h"
+#include "support/AppFiles.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
 #include "support/KitPattern.h"
@@ -26,16 +27,6 @@ using namespace sonotype::testing;
 
 namespace
 {
-/** Runs the message loop until the file analysis is done (at most 120 s); whether it finished. */
-bool waitForFiles (const plugin::SonotypeProcessor& processor)
-{
-    const auto deadline = juce::Time::getMillisecondCounter() + 120000u;
-    while (processor.fileTimelines().isBusy() && juce::Time::getMillisecondCounter() < deadline)
-        pumpMessages (20);
-    pumpMessages (150); // the processor's 10 Hz timer and the editor's frame see the end
-    return ! processor.fileTimelines().isBusy();
-}
-
 /** `name` in this test process's own folder under /tmp (names as a user's: the screenshots show them). */
 juce::File scratch (const juce::String& name)
 {
@@ -47,15 +38,7 @@ juce::File scratch (const juce::String& name)
 /** Example clips end to end, as a 16-bit 44.1 kHz WAV: speech, drums, piano, guitar. */
 juce::File writeExampleWav (const juce::String& name)
 {
-    const auto samples = exampleSequence ({ "speech", "drums", "piano", "guitar" }, 44100.0, 1);
-    const auto file = scratch (name);
-    file.deleteFile();
-    juce::WavAudioFormat wav;
-    std::unique_ptr<juce::AudioFormatWriter> writer (wav.createWriterFor (file.createOutputStream().release(), 44100.0, 1, 16, {}, 0));
-    REQUIRE (writer != nullptr);
-    const float* channels[] = { samples.data() };
-    REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
-    return file;
+    return writeMonoWav (scratch (name), exampleSequence ({ "speech", "drums", "piano", "guitar" }, 44100.0, 1));
 }
 
 /** Runs the built `sonotype` with these arguments; its stdout (the test fails if it fails). */
@@ -843,14 +826,7 @@ TEST_CASE ("Add files keeps the files analyzed, analyzes only the new ones, none
 TEST_CASE ("screenshot: a file's timeline zoomed in, the read-out at the pointer, the top class and bars following it", "[gui][timeline][files-view]")
 {
     const auto samples = exampleSequence ({ "speech", "drums", "piano", "guitar" }, 44100.0, 3);
-    const auto wav = scratch ("band rehearsal.wav");
-    {
-        juce::WavAudioFormat format;
-        std::unique_ptr<juce::AudioFormatWriter> writer (format.createWriterFor (wav.createOutputStream().release(), 44100.0, 1, 16, {}, 0));
-        REQUIRE (writer != nullptr);
-        const float* channels[] = { samples.data() };
-        REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
-    }
+    const auto wav = writeMonoWav (scratch ("band rehearsal.wav"), samples);
     TestProcessor processor;
     processor.setAudioDeviceAvailable (false);
     gui::SonotypeEditor view (processor, true);

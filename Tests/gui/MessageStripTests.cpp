@@ -5,6 +5,7 @@
 #include "gui/ClassBars.h"
 #include "gui/TopClassView.h"
 #include "plugin/ProcessorDriver.h"
+#include "support/AppFiles.h"
 #include "support/ExampleClips.h"
 #include "support/MessageLoop.h"
 #include "support/Screenshots.h"
@@ -28,15 +29,6 @@ void sayNoDevice (plugin::SonotypeProcessor& processor)
     processor.setStatus (plugin::StatusCause::device, kNoDevice, plugin::StatusKind::notice);
 }
 
-bool waitForFiles (const plugin::SonotypeProcessor& processor)
-{
-    const auto deadline = juce::Time::getMillisecondCounter() + 120000u;
-    while (processor.fileTimelines().isBusy() && juce::Time::getMillisecondCounter() < deadline)
-        pumpMessages (20);
-    pumpMessages (300); // the processor's 10 Hz timer and the editor's frame see the end
-    return ! processor.fileTimelines().isBusy();
-}
-
 juce::File scratch (const juce::String& name)
 {
     const auto folder = juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-strip-test-" + juce::String (::getpid()));
@@ -46,15 +38,7 @@ juce::File scratch (const juce::String& name)
 
 juce::File writeWav (const juce::String& name, const std::vector<std::string>& clips)
 {
-    const auto samples = exampleSequence (clips, 44100.0, 1);
-    const auto file = scratch (name);
-    file.deleteFile();
-    juce::WavAudioFormat wav;
-    std::unique_ptr<juce::AudioFormatWriter> writer (wav.createWriterFor (file.createOutputStream().release(), 44100.0, 1, 16, {}, 0));
-    REQUIRE (writer != nullptr);
-    const float* channels[] = { samples.data() };
-    REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
-    return file;
+    return writeMonoWav (scratch (name), exampleSequence (clips, 44100.0, 1));
 }
 
 juce::StringArray shownMessages (const gui::SonotypeEditor& view)
@@ -88,7 +72,7 @@ TEST_CASE ("a corrupt file's error is taken down by the next good file's analysi
     const auto corrupt = scratch ("bad.wav");
     corrupt.replaceWithText ("RIFF, but not a WAV file at all");
     view.openAudioFiles ({ corrupt });
-    REQUIRE (waitForFiles (processor));
+    REQUIRE (waitForFiles (processor, 300));
     view.refresh();
     const auto error = "Cannot analyze bad.wav: " + processor.fileTimelines().status (0).error;
     CHECK (shownMessages (view) == juce::StringArray { error, kNoDevice }); // both, the error first
@@ -99,7 +83,7 @@ TEST_CASE ("a corrupt file's error is taken down by the next good file's analysi
 
     const auto good = writeWav ("speech then drums.wav", { "speech", "drums" });
     view.openAudioFiles ({ good });
-    REQUIRE (waitForFiles (processor));
+    REQUIRE (waitForFiles (processor, 300));
     view.refresh();
     CHECK (processor.fileTimelines().status (0).state == plugin::FileState::done);
     CHECK (shownMessages (view) == juce::StringArray { kNoDevice }); // the next file analysed took the error down
@@ -108,7 +92,7 @@ TEST_CASE ("a corrupt file's error is taken down by the next good file's analysi
 
     // Files opened together keep a failure's message: the user has not moved on from them.
     view.openAudioFiles ({ corrupt, good });
-    REQUIRE (waitForFiles (processor));
+    REQUIRE (waitForFiles (processor, 300));
     view.refresh();
     CHECK (shownMessages (view) == juce::StringArray { error, kNoDevice });
     corrupt.deleteFile();

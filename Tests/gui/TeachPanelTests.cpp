@@ -5,6 +5,7 @@
 // recording that no audio reaches ends with a click on Stop. Writes the screenshots README shows
 // (build/screenshots/teach.png, teach-no-device.png).
 #include "plugin/ProcessorDriver.h"
+#include "support/AppFiles.h"
 #include "support/ExampleClips.h"
 #include "support/Fixtures.h"
 #include "support/MessageLoop.h"
@@ -65,15 +66,7 @@ TEST_CASE ("teach three classes in the Teach view from the input and a file's se
     // A segment of an analysed file, from the Files view's right-click menu.
     const auto folder = juce::File::getSpecialLocation (juce::File::tempDirectory).getChildFile ("sonotype-teach-test-" + juce::String (::getpid()));
     folder.createDirectory();
-    const auto wav = folder.getChildFile ("my kit.wav");
-    {
-        const auto samples = exampleSequence ({ "speech", "drums", "guitar" }, 44100.0, 1);
-        juce::WavAudioFormat format;
-        std::unique_ptr<juce::AudioFormatWriter> writer (format.createWriterFor (wav.createOutputStream().release(), 44100.0, 1, 16, {}, 0));
-        REQUIRE (writer != nullptr);
-        const float* channels[] = { samples.data() };
-        REQUIRE (writer->writeFromFloatArrays (channels, 1, static_cast<int> (samples.size())));
-    }
+    const auto wav = writeMonoWav (folder.getChildFile ("my kit.wav"), exampleSequence ({ "speech", "drums", "guitar" }, 44100.0, 1));
     view.openAudioFiles ({ wav });
     const auto deadline = juce::Time::getMillisecondCounter() + 60000u;
     while (processor.fileTimelines().isBusy() && juce::Time::getMillisecondCounter() < deadline)
