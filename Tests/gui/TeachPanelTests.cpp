@@ -271,3 +271,26 @@ TEST_CASE ("with no audio device Record is off and says why, files still teach, 
     CHECK (state.classes[1].examples[1].source == "input 1");
     CHECK (state.classes[1].examples[1].seconds == Approx (1.0).margin (0.05));
 }
+
+TEST_CASE ("one class taught from one example: the Teach view says 1 class, and that all else is unknown", "[gui][teach]")
+{
+    TestProcessor processor;
+    gui::SonotypeEditor view (processor, true);
+    view.setSize (gui::SonotypeEditor::kBaseWidth, gui::SonotypeEditor::kBaseHeight);
+    view.showTeach (true);
+    auto& panel = view.teachPanel();
+    REQUIRE (processor.teaching().addClass ("kick").isEmpty());
+    REQUIRE (processor.teaching().addFiles (0, { juce::File (fixturePath ("kit/kick/kick.wav")) }).isEmpty());
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    view.refresh();
+    INFO (panel.statusText());
+    CHECK (panel.statusText().startsWith ("Learned 1 class from 1 example"));
+    CHECK (panel.statusText().contains ("one class: all else is unknown"));
+    // A second class: a choice between them, and the plural.
+    REQUIRE (processor.teaching().addClass ("snare").isEmpty());
+    REQUIRE (processor.teaching().addFiles (1, { juce::File (fixturePath ("kit/snare/snare.wav")) }).isEmpty());
+    REQUIRE (processor.teaching().waitUntilIdle (20000));
+    view.refresh();
+    CHECK (panel.statusText().startsWith ("Learned 2 classes from 2 examples"));
+    CHECK_FALSE (panel.statusText().contains ("one class"));
+}
