@@ -285,7 +285,7 @@ TEST_CASE ("exports start in the file's folder, then the last export's; they mak
     editor.teachPanel().chooseExport();
     CHECK (openChooser().startingFile() == exported.getParentDirectory().getChildFile ("taught.safetensors"));
 
-    // Refused: a file stands where the folder should be. The banner says so.
+    // Refused: a file stands where the folder should be. The message strip says so.
     const auto notes = loops.getChildFile ("notes.txt");
     REQUIRE (notes.replaceWithText ("not a folder"));
     editor.chooseExportFile (timeline::ExportFormat::audacity);
