@@ -221,6 +221,11 @@ int reportParseError (const CLI::App& app, const CLI::ParseError& error, std::os
         out << app.help();
         return 0;
     }
+    if (dynamic_cast<const CLI::CallForVersion*> (&error) != nullptr)
+    {
+        out << error.what() << "\n";
+        return 0;
+    }
     // The command being parsed: the one selected on the command line, else the app itself.
     const CLI::App* command = &app;
     for (const auto* sub : app.get_subcommands())

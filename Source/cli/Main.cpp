@@ -5,6 +5,7 @@
 #include "engine/file/ModelError.h"
 
 #include <iostream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,8 @@ int main (int argc, char** argv)
     using namespace sonotype::cli;
     auto app = makeApp();
     app->footer ("Run `sonotype COMMAND --help` for a command's options.");
+    // The project's version (CMake's, the plugin's too): one source of truth.
+    app->set_version_flag ("--version", std::string ("sonotype ") + SONOTYPE_VERSION, "print the version")->group ("options");
     std::vector<std::pair<CLI::App*, CommandRun>> runs;
     for (auto add : { addClassifyCommand, addLearnCommand, addRunModelCommand, addInspectCommand, addFeaturesCommand })
     {

@@ -31,6 +31,19 @@ def test_help(command):
     assert result.stdout.startswith("usage: sonotype")
 
 
+def test_version_is_the_project_s():
+    """`sonotype --version` prints the version CMake's project() gives (the plugin's too)."""
+    import re
+    from pathlib import Path
+
+    cmake = (Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
+    version = re.search(r"project\(Sonotype VERSION ([0-9.]+)", cmake).group(1)
+    result = sonotype("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"sonotype {version}\n"
+    assert "--version" in sonotype("--help").stdout
+
+
 def test_no_arguments_prints_usage_and_fails():
     result = sonotype()
     assert result.returncode == 2 and "usage:" in result.stderr
