@@ -6,6 +6,7 @@
 #include "gui/Theme.h"
 #include "runtime/Detector.h"
 #include "timeline/MidiNotes.h"
+#include "timeline/TimelineSegments.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,44 +16,13 @@ namespace sonotype::gui
 
 void TimelineView::buildMoments()
 {
-    // Every stretch between two consecutive window edges, with the mean of the windows that cover
-    // it: the segments' first step (timeline/TimelineSegments), once per new windows. The windows'
-    // starts and their ends both go up in time, so the covering ones are a run of them, found by two
-    // cursors in one sweep.
+    // Every stretch between two consecutive window edges that a window covers, with the mean of
+    // those windows: the segments' own first step (timeline::windowPieces), once per new windows.
     moments_.clear();
-    std::vector<double> edges;
-    edges.reserve (2 * windows_.size());
-    for (const auto& window : windows_)
-        edges.insert (edges.end(), { window.startSeconds, window.endSeconds });
-    std::sort (edges.begin(), edges.end());
-    edges.erase (std::unique (edges.begin(), edges.end()), edges.end());
-    const auto finite = [] (const plugin::TimelineWindow& w) { return std::all_of (w.probabilities.begin(), w.probabilities.end(), [] (float p) { return std::isfinite (p); }); };
     const std::size_t numClasses = windows_.empty() ? 0 : windows_.front().probabilities.size();
-    std::size_t from = 0, to = 0; // the windows [from, to) cover the stretch
-    std::vector<double> sum (numClasses);
-    for (std::size_t e = 0; e + 1 < edges.size(); ++e)
-    {
-        const double start = edges[e];
-        while (to < windows_.size() && windows_[to].startSeconds <= start)
-            ++to;
-        while (from < to && windows_[from].endSeconds <= start)
-            ++from;
-        std::fill (sum.begin(), sum.end(), 0.0);
-        int count = 0;
-        for (auto w = from; w < to; ++w)
-            if (windows_[w].probabilities.size() == numClasses && finite (windows_[w]))
-            {
-                for (std::size_t c = 0; c < numClasses; ++c)
-                    sum[c] += static_cast<double> (windows_[w].probabilities[c]);
-                ++count;
-            }
-        if (count == 0)
-            continue; // no window covers it (or only broken ones)
-        plugin::TimelineWindow moment { start, edges[e + 1], std::vector<float> (numClasses) };
-        for (std::size_t c = 0; c < numClasses; ++c)
-            moment.probabilities[c] = static_cast<float> (sum[c] / count);
-        moments_.push_back (std::move (moment));
-    }
+    for (const auto& piece : timeline::windowPieces (windows_, numClasses))
+        if (piece.covered)
+            moments_.push_back ({ piece.startSeconds, piece.endSeconds, std::vector<float> (piece.mean.begin(), piece.mean.end()) });
 }
 
 std::optional<FileMoment> TimelineView::momentAt (double seconds) const

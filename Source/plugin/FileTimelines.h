@@ -35,11 +35,7 @@ namespace sonotype::plugin
 {
 
 /** One analysis window of a file's timeline. */
-struct TimelineWindow
-{
-    double startSeconds = 0.0, endSeconds = 0.0;
-    std::vector<float> probabilities; // per class, in label order
-};
+using TimelineWindow = timeline::ScoredWindow; // a window's span and probabilities, as segments are made from them
 
 enum class FileState
 {

@@ -36,47 +36,15 @@ namespace
         return std::all_of (window.probabilities.begin(), window.probabilities.end(), [] (float p) { return std::isfinite (p); });
     }
 
-    /** The pieces of the windows' timeline, by a sweep over their starts and ends. */
+    /** The pieces of the windows' timeline, each labelled with its top class where it reaches `threshold`. */
     std::vector<Piece> piecesOf (const std::vector<ScoredWindow>& windows, std::size_t numClasses, double threshold)
     {
-        struct Event
-        {
-            double time;
-            const ScoredWindow* window;
-            int sign;
-        };
-        std::vector<Event> events;
-        for (const auto& window : windows)
-            if (finite (window) && window.probabilities.size() == numClasses && window.endSeconds > window.startSeconds)
-            {
-                events.push_back ({ window.startSeconds, &window, +1 });
-                events.push_back ({ window.endSeconds, &window, -1 });
-            }
-        std::sort (events.begin(), events.end(), [] (const Event& a, const Event& b) { return a.time < b.time || (a.time == b.time && a.sign < b.sign); });
         std::vector<Piece> pieces;
-        std::vector<double> sum (numClasses, 0.0);
-        int covering = 0;
-        for (std::size_t e = 0; e < events.size();)
+        for (auto& stretch : windowPieces (windows, numClasses))
         {
-            const double time = events[e].time;
-            for (; e < events.size() && events[e].time <= time + kSameTime; ++e)
+            Piece piece { stretch.startSeconds, stretch.endSeconds, std::move (stretch.mean), -1 };
+            if (stretch.covered)
             {
-                covering += events[e].sign;
-                for (std::size_t c = 0; c < numClasses; ++c)
-                    sum[c] += events[e].sign * static_cast<double> (events[e].window->probabilities[c]);
-            }
-            if (e == events.size())
-                break;
-            Piece piece { time, events[e].time, std::vector<double> (numClasses, 0.0), -1 };
-            if (covering <= 0)
-            {
-                covering = 0;
-                std::fill (sum.begin(), sum.end(), 0.0); // no window covers this: no drift carried on
-            }
-            else
-            {
-                for (std::size_t c = 0; c < numClasses; ++c)
-                    piece.mean[c] = sum[c] / covering;
                 const auto best = std::max_element (piece.mean.begin(), piece.mean.end());
                 if (*best >= threshold)
                     piece.label = static_cast<int> (best - piece.mean.begin());
@@ -214,6 +182,50 @@ namespace
         return static_cast<int> (std::max<std::ptrdiff_t> (began - ended, 0));
     }
 } // namespace
+
+std::vector<WindowPiece> windowPieces (const std::vector<ScoredWindow>& windows, std::size_t numClasses)
+{
+    struct Event
+    {
+        double time;
+        const ScoredWindow* window;
+        int sign;
+    };
+    std::vector<Event> events;
+    for (const auto& window : windows)
+        if (finite (window) && window.probabilities.size() == numClasses && window.endSeconds > window.startSeconds)
+        {
+            events.push_back ({ window.startSeconds, &window, +1 });
+            events.push_back ({ window.endSeconds, &window, -1 });
+        }
+    std::sort (events.begin(), events.end(), [] (const Event& a, const Event& b) { return a.time < b.time || (a.time == b.time && a.sign < b.sign); });
+    std::vector<WindowPiece> pieces;
+    std::vector<double> sum (numClasses, 0.0);
+    int covering = 0;
+    for (std::size_t e = 0; e < events.size();)
+    {
+        const double time = events[e].time;
+        for (; e < events.size() && events[e].time <= time + kSameTime; ++e)
+        {
+            covering += events[e].sign;
+            for (std::size_t c = 0; c < numClasses; ++c)
+                sum[c] += events[e].sign * static_cast<double> (events[e].window->probabilities[c]);
+        }
+        if (e == events.size())
+            break;
+        WindowPiece piece { time, events[e].time, std::vector<double> (numClasses, 0.0), covering > 0 };
+        if (covering <= 0)
+        {
+            covering = 0;
+            std::fill (sum.begin(), sum.end(), 0.0); // no window covers this: no drift carried on
+        }
+        else
+            for (std::size_t c = 0; c < numClasses; ++c)
+                piece.mean[c] = sum[c] / covering;
+        pieces.push_back (std::move (piece));
+    }
+    return pieces;
+}
 
 std::vector<runtime::Segment> timelineSegments (const std::vector<ScoredWindow>& windows, std::span<const float> novelty,
                                                 const SegmentSettings& settings)

@@ -37,6 +37,20 @@ struct ScoredWindow
     std::vector<float> probabilities;
 };
 
+/** A stretch between two consecutive window edges, with the mean of the windows that cover it all
+    (`covered` false, the mean all zeros, where none does). */
+struct WindowPiece
+{
+    double startSeconds = 0.0, endSeconds = 0.0;
+    std::vector<double> mean;
+    bool covered = false;
+};
+
+/** The stretches of the windows' timeline, in time order, by a sweep over the windows' starts and
+    ends: the first step of timelineSegments, and what the app's Files view shows at a time. Windows
+    whose probabilities are not all finite, or not `numClasses` of them, are left out. */
+std::vector<WindowPiece> windowPieces (const std::vector<ScoredWindow>& windows, std::size_t numClasses);
+
 /** The segments of a file's windows (in time order). `novelty` is the file's sound-change curve, one
     value per dsp::SoundChange::kFrameSeconds from the file's start (empty: edges stay where the windows
     put them). Windows whose probabilities are not all finite are left out. */
