@@ -8,17 +8,20 @@ elseif(WIN32)
 else()
     set(SONOTYPE_PLUGIN_FORMATS VST3 LV2 Standalone)
 endif()
-set(SONOTYPE_LV2_URI "https://github.com/sonotype/sonotype")
+set(SONOTYPE_LV2_URI "${SONOTYPE_WEBSITE}")
 
 juce_add_plugin(Sonotype
     PRODUCT_NAME "Sonotype"
     VERSION ${PROJECT_VERSION}
     COMPANY_NAME "Sonotype"
-    COMPANY_WEBSITE "https://github.com/sonotype/sonotype"
+    COMPANY_WEBSITE "${SONOTYPE_WEBSITE}"
     COMPANY_EMAIL "sonotype@users.noreply.github.com"
     COMPANY_COPYRIGHT "GPL-3.0-or-later"
     DESCRIPTION "Live audio classification with PyTorch-exact transformer inference"
     BUNDLE_ID "org.sonotype.Sonotype"
+    # The app's icon on macOS and Windows (JUCE makes their icon files from it); on Linux the app
+    # sets its window's icon itself (gui::appIcon) and the desktop gets it from cmake/Install.cmake.
+    ICON_BIG "${CMAKE_SOURCE_DIR}/Resources/desktop/sonotype.svg"
     PLUGIN_MANUFACTURER_CODE Sntp
     PLUGIN_CODE Snt1
     FORMATS ${SONOTYPE_PLUGIN_FORMATS}
@@ -44,10 +47,12 @@ target_compile_definitions(Sonotype PUBLIC
     JUCE_VST3_CAN_REPLACE_VST2=0)
 target_link_libraries(Sonotype PUBLIC sonotype_gui)
 # The standalone app is ours (Source/app/StandaloneApp.cpp): files from the command line, a plain
-# word when there is no audio device, no input muting bar.
+# word when there is no audio device, no input muting bar, --help and --version answered before
+# JUCE starts (its own main), "About Sonotype" in the Options menu.
 if(TARGET Sonotype_Standalone)
     target_sources(Sonotype_Standalone PRIVATE Source/app/StandaloneApp.cpp Source/app/X11Connection.cpp)
-    target_compile_definitions(Sonotype_Standalone PRIVATE JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP=1)
+    target_compile_definitions(Sonotype_Standalone PRIVATE JUCE_USE_CUSTOM_PLUGIN_STANDALONE_APP=1 JUCE_USE_CUSTOM_PLUGIN_STANDALONE_ENTRYPOINT=1)
+    target_link_libraries(Sonotype_Standalone PRIVATE sonotype_version)
     set_source_files_properties(Source/app/StandaloneApp.cpp Source/app/X11Connection.cpp PROPERTIES COMPILE_OPTIONS "${sonotype_warning_flags}")
     if(UNIX AND NOT APPLE)
         # Xlib itself (JUCE loads it at run time): the atoms a window manager's close needs (X11Connection.h).

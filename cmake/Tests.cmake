@@ -129,6 +129,7 @@ endif()
 # JUCE's message manager.
 add_executable(sonotype_plugin_tests
     Tests/JuceTestMain.cpp
+    Tests/gui/AboutTests.cpp
     Tests/gui/EditorLookTests.cpp
     Tests/gui/EditorTests.cpp
     Tests/gui/FileChooserTests.cpp
@@ -155,7 +156,7 @@ if(NOT SONOTYPE_SANITIZE)
     target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_allocation_counter)
 endif()
 pkg_check_modules(X11 REQUIRED IMPORTED_TARGET x11)
-target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui sonotype_teach Catch2::Catch2 PkgConfig::X11 sonotype_warnings ${CMAKE_DL_LIBS})
+target_link_libraries(sonotype_plugin_tests PRIVATE sonotype_gui sonotype_teach sonotype_version Catch2::Catch2 PkgConfig::X11 sonotype_warnings ${CMAKE_DL_LIBS})
 target_include_directories(sonotype_plugin_tests PRIVATE Tests)
 target_compile_definitions(sonotype_plugin_tests PRIVATE
     SONOTYPE_DEFAULT_FIXTURES="${SONOTYPE_FIXTURES_DIR}"

@@ -46,6 +46,10 @@ packages=(
     # Plugin tests: GUI under a virtual display, a real LV2 host on a dummy JACK server; the
     # standalone app under a window manager started while it runs, driven as a user would
     xvfb xauth jalv lilv-utils jackd2 openbox xdotool wmctrl
+    # Installing and the Debian package (cmake/Install.cmake, scripts/package.sh): man pages made
+    # from the programs' own --help, the icon's PNG sizes, dpkg-shlibdeps for the Depends, the
+    # package's checks (lintian, the desktop entry's validator), and the install test's tools
+    help2man librsvg2-bin dpkg-dev lintian desktop-file-utils file man-db
 )
 
 mapfile -t missing < <(apt_missing "${packages[@]}")

@@ -53,7 +53,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     }
     setLookAndFeel (&lookAndFeel_);
     for (auto* component : std::initializer_list<juce::Component*> { &topClass_, &bars_, &history_, &meter_, &info_, &controls_, &loadButton_,
-                                                                     &builtinButton_, &liveButton_, &filesButton_, &teachButton_, &exportButton_ })
+                                                                     &builtinButton_, &liveButton_, &filesButton_, &teachButton_, &exportButton_, &version_ })
         addAndMakeVisible (component);
     addChildComponent (timeline_);
     addChildComponent (teach_);
@@ -110,6 +110,7 @@ SonotypeEditor::SonotypeEditor (plugin::SonotypeProcessor& owner, std::optional<
     controls_.onOscResult = [this] (const juce::String& error) { processor_.setStatus (plugin::StatusCause::osc, error, plugin::StatusKind::error); };
     loadButton_.onClick = [this] { chooseModelFile(); };
     loadButton_.setTooltip ("Load a .safetensors model exported with sonotype.export (or drop one here)");
+    version_.onClick = [this] { showAbout (true); };
     builtinButton_.onClick = [this] {
         processor_.useBuiltinModel();
         refresh();
@@ -254,6 +255,9 @@ void SonotypeEditor::resized()
     auto s = [scale] (float v) { return juce::roundToInt (v * scale); };
     auto area = getLocalBounds().reduced (s (12), 0);
     auto header = area.removeFromTop (s (48));
+    version_.setBounds (header.getX() + s (285), header.getCentreY() - s (8), s (70), s (16));
+    if (about_ != nullptr)
+        about_->setBounds (getLocalBounds().withSizeKeepingCentre (s (480), s (264)));
     builtinButton_.setBounds (header.removeFromRight (s (130)).reduced (0, s (9)));
     header.removeFromRight (s (8));
     loadButton_.setBounds (header.removeFromRight (s (130)).reduced (0, s (9)));
@@ -293,6 +297,27 @@ void SonotypeEditor::resized()
     history_.setBounds (area);
     timeline_.setBounds (area);
     teach_.setBounds (area);
+}
+
+void SonotypeEditor::showAbout (bool shouldShow)
+{
+    if (! shouldShow)
+    {
+        about_ = nullptr;
+        return;
+    }
+    if (about_ == nullptr)
+    {
+        about_ = std::make_unique<AboutBox>();
+        // Taken down after the click that asked for it has been handled (not inside it).
+        about_->onDismiss = [this] { juce::MessageManager::callAsync ([safe = juce::Component::SafePointer<SonotypeEditor> (this)] {
+                                         if (safe != nullptr)
+                                             safe->showAbout (false);
+                                     }); };
+        addAndMakeVisible (*about_);
+        resized();
+    }
+    about_->toFront (true);
 }
 
 bool SonotypeEditor::isInterestedInFileDrag (const juce::StringArray& files)

@@ -2,10 +2,12 @@
 // the timelines of whole audio files ("Files": opened or dropped, analysed in the background, no
 // audio device needed) or the user's own classes ("Teach": TeachPanel), export of either as Audacity labels, REAPER regions, a MIDI file or CSV, an
 // input meter, model info and live stats, the parameters, model loading (button or drag-and-drop)
-// and a message strip under the header (never over the views). Repaints from a 30 Hz timer reading the processor's lock-free
+// a message strip under the header (never over the views), and the version in the header, which
+// opens the about box (AboutBox.h). Repaints from a 30 Hz timer reading the processor's lock-free
 // snapshots; it never touches audio-thread state, so it can be closed and reopened while audio runs.
 #pragma once
 
+#include "gui/AboutBox.h"
 #include "gui/ClassBars.h"
 #include "gui/ControlsPanel.h"
 #include "gui/FileChoosers.h"
@@ -85,6 +87,11 @@ public:
     TimelineView& timeline() noexcept { return timeline_; }
     const TopClassView& topClass() const noexcept { return topClass_; }
     const ClassBars& bars() const noexcept { return bars_; }
+    /** Shows the about box over the editor (true) or takes it down (the standalone's Options menu
+        and the header's version tag open it). */
+    void showAbout (bool shouldShow);
+    AboutBox* aboutBox() noexcept { return about_.get(); }
+    VersionTag& versionTag() noexcept { return version_; }
 
 private:
     void timerCallback() override { refresh(); }
@@ -114,6 +121,8 @@ private:
     juce::TextButton loadButton_ { "Load model..." }, builtinButton_ { "Built-in model" };
     std::unique_ptr<TransportBar> transport_;
     std::unique_ptr<PurposeChooser> chooser_;
+    VersionTag version_;
+    std::unique_ptr<AboutBox> about_;
     juce::TooltipWindow tooltips_ { this, 700 }; // the controls' tooltips, inside the editor (a plugin owns no desktop window)
     bool dragging_ = false;
 };
