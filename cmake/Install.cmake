@@ -26,26 +26,29 @@ if(TARGET Sonotype_Standalone)
 endif()
 
 # ----- the plugin bundles, whole -------------------------------------------------------------------
-if(TARGET Sonotype_VST3)
-    install(DIRECTORY "$<GENEX_EVAL:$<TARGET_PROPERTY:Sonotype_VST3,JUCE_PLUGIN_ARTEFACT_FILE>>" DESTINATION lib/vst3 USE_SOURCE_PERMISSIONS)
-endif()
-if(TARGET Sonotype_LV2)
-    # The turtle files are data: 644 whatever the build left them; the plugin's library keeps its mode.
-    install(DIRECTORY "$<GENEX_EVAL:$<TARGET_PROPERTY:Sonotype_LV2,JUCE_PLUGIN_ARTEFACT_FILE>>" DESTINATION lib/lv2
-        FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
-        PATTERN "*.so" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
-endif()
+# Files of 644 in both, the plugins' libraries too: a shared library is not executable (Debian's
+# policy; dh_fixperms does the same), and hosts dlopen() it.
+foreach(format IN ITEMS VST3 LV2)
+    if(TARGET Sonotype_${format})
+        string(TOLOWER ${format} folder)
+        install(DIRECTORY "$<GENEX_EVAL:$<TARGET_PROPERTY:Sonotype_${format},JUCE_PLUGIN_ARTEFACT_FILE>>" DESTINATION lib/${folder}
+            FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+    endif()
+endforeach()
 
 # install(PROGRAMS) and install(DIRECTORY) are not stripped by `cmake --install --strip` (only
-# install(TARGETS) is): strip them here the way Debian's dh_strip does, when a strip was asked for.
-# The symbols go (the plugins export only their entry points anyway, cmake/Plugin.cmake).
+# install(TARGETS) is, and with the compiler's notes left): strip them all here the way Debian's
+# dh_strip does, when a strip was asked for. The symbols go (the plugins export only their entry
+# points anyway, cmake/Plugin.cmake).
 install(CODE "
 if(CMAKE_INSTALL_DO_STRIP)
     set(root \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
     file(GLOB_RECURSE binaries \"\${root}/lib/vst3/Sonotype.vst3/*.so\" \"\${root}/lib/lv2/Sonotype.lv2/*.so\")
-    if(EXISTS \"\${root}/${CMAKE_INSTALL_BINDIR}/sonotype-app\")
-        list(APPEND binaries \"\${root}/${CMAKE_INSTALL_BINDIR}/sonotype-app\")
-    endif()
+    foreach(program IN ITEMS sonotype sonotype-app)
+        if(EXISTS \"\${root}/${CMAKE_INSTALL_BINDIR}/\${program}\")
+            list(APPEND binaries \"\${root}/${CMAKE_INSTALL_BINDIR}/\${program}\")
+        endif()
+    endforeach()
     foreach(binary IN LISTS binaries)
         execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-unneeded --remove-section=.comment --remove-section=.note \"\${binary}\"
             COMMAND_ERROR_IS_FATAL ANY)

@@ -9,17 +9,18 @@ set(CPACK_PACKAGE_VENDOR "Sonotype")
 set(CPACK_PACKAGE_CONTACT "Sonotype maintainers <sonotype@users.noreply.github.com>")
 set(CPACK_PACKAGE_HOMEPAGE_URL "${SONOTYPE_WEBSITE}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "live audio classifier: plugin, app and command-line tool")
-# The extended description, as `apt show sonotype` prints it.
+# The extended description, as `apt show sonotype` prints it (lines under 80 columns).
 set(CPACK_PACKAGE_DESCRIPTION
-    "Sonotype names what it hears, live or in whole audio files, with neural network models
-exported from PyTorch and run by its own engine, with the same numbers as PyTorch. A producer
-teaches it classes of their own from a few seconds of examples (a drum kit's sounds, say),
-and it turns each hit into a MIDI note.
+    "Sonotype names what it hears, live or in whole audio files, with neural
+network models exported from PyTorch and run by its own engine, with the same
+numbers as PyTorch. A producer teaches it classes of their own from a few
+seconds of examples (a drum kit's sounds, say), and it turns each hit into a
+MIDI note.
 
-This package holds the VST3 and LV2 plugin (in /usr/lib/vst3 and /usr/lib/lv2, where hosts
-look), the standalone app (sonotype-app, in the desktop's menu) and the command-line tool
-sonotype, which classifies files and folders, learns classes, and runs and inspects model
-files.")
+This package holds the VST3 and LV2 plugin (in /usr/lib/vst3 and /usr/lib/lv2,
+where hosts look), the standalone app (sonotype-app, in the desktop's menu) and
+the command-line tool sonotype, which classifies files and folders, learns
+classes, and runs and inspects model files.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES TRUE)
 set(CPACK_OUTPUT_FILE_PREFIX "${CMAKE_BINARY_DIR}/dist")
