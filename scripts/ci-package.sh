@@ -49,7 +49,10 @@ echo "== the plugins, where hosts look"
 [ -f /usr/lib/lv2/Sonotype.lv2/manifest.ttl ] || fail "no /usr/lib/lv2/Sonotype.lv2/manifest.ttl"
 if command -v lv2info > /dev/null; then
     # LV2_PATH unset: the host's default search path, /usr/lib/lv2 among them.
-    env -u LV2_PATH lv2info https://github.com/sonotype/sonotype | grep -q "Name:.*Sonotype" || fail "lv2info does not find the installed LV2"
+    # (Captured first: grep -q stopping early would fail the pipe under pipefail. Its stderr may hold
+    # other packages' complaints about their own bundles.)
+    info=$(env -u LV2_PATH lv2info https://github.com/sonotype/sonotype 2> "$work/lv2info.err" || true)
+    grep -q "Name:.*Sonotype" <<< "$info" || fail "lv2info does not find the installed LV2: $(cat "$work/lv2info.err")"
     echo "lv2info finds https://github.com/sonotype/sonotype in /usr/lib/lv2"
 fi
 
