@@ -69,6 +69,7 @@ class FolderResult:
     csv: str
     files: list[str]
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def frame(self):
@@ -79,7 +80,7 @@ class FolderResult:
 
     @property
     def failed(self) -> list[str]:
-        """The files that could not be classified (their rows carry the error)."""
+        """The files and paths that could not be classified (their rows carry the error)."""
         frame = self.frame
         return sorted(set(frame.loc[frame["error"] != "", "file"])) if "error" in frame else []
 
@@ -99,8 +100,11 @@ def classify_folder(client, paths: Iterable[str], model: str | None = None, *, o
 
     paths = [os.fspath(p) for p in paths]
     model_path = None if model is None else os.fspath(model)
-    header = engine.Model(model_path).csv_header(**options)
-    files, skipped = engine.audio_files(paths)
+    checked = engine.Model(model_path)
+    header = checked.csv_header(**options)
+    files, skipped, unreadable = engine.audio_files(paths)
+    # A named path that cannot be read is an error row before the files' rows, as classify writes it.
+    header += "".join(checked.csv_error_row(path, why) for path, why in unreadable)
     futures = client.map(_classify_one, files, model_path=model_path, options=options, pure=False)
     index_of = {future.key: i for i, future in enumerate(futures)}
     texts: list[str | None] = [None] * len(files)
@@ -119,7 +123,7 @@ def classify_folder(client, paths: Iterable[str], model: str | None = None, *, o
     finally:
         if close_sink:
             sink.close()
-    return FolderResult(csv=header + "".join(texts), files=files, skipped=skipped)
+    return FolderResult(csv=header + "".join(texts), files=files, skipped=skipped, unreadable=unreadable)
 
 
 def _open_output(output):
@@ -163,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     for path, reason in result.skipped:
         print(f"skipped: {path}: {reason}", file=sys.stderr)
     failed = result.failed
-    print(f"total: {len(result.files) - len(failed)} classified, {len(failed)} failed, {len(result.skipped)} skipped", file=sys.stderr)
+    print(f"total: {len(result.files) + len(result.unreadable) - len(failed)} classified, {len(failed)} failed, {len(result.skipped)} skipped", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -134,3 +134,17 @@ def test_command_line_local_cluster(library, tmp_path):
     assert done.returncode == 1, done.stderr  # the damaged file failed, as classify's exit status says
     assert out.read_text() == run_cli(str(library)).stdout
     assert "total: 7 classified, 1 failed, 1 skipped" in done.stderr
+
+
+def test_a_missing_path_is_an_error_row_as_in_classify(client, library):
+    missing = str(library / "no such take.wav")
+    expected = run_cli(missing, str(library / "keys"))
+    result = sonotype_dask.classify_folder(client, [missing, str(library / "keys")])
+    assert result.csv == expected.stdout
+    assert result.csv.splitlines()[1].startswith(missing + ",")
+    assert missing in result.failed
+
+
+def test_the_comparison_sees_a_different_option(client, library):
+    """The equality above is not vacuous: another hop gives other rows."""
+    assert sonotype_dask.classify_folder(client, [str(library)], hop=0.5).csv != run_cli(str(library)).stdout
