@@ -51,9 +51,10 @@ def _worker_model(model_path: str | None):
     return model
 
 
-def _classify_one(path: str, model_path: str | None, options: dict) -> str:
-    """A task: one file's CSV rows (or its error row), on a worker."""
-    return _worker_model(model_path).classify_csv(path, **options)
+def _classify_files(paths: list[str], model_path: str | None, options: dict) -> str:
+    """A task: a run of consecutive files' CSV rows (or their error rows), on a worker."""
+    model = _worker_model(model_path)
+    return "".join(model.classify_csv(path, **options) for path in paths)
 
 
 def models_loaded() -> int:
@@ -85,14 +86,23 @@ class FolderResult:
         return sorted(set(frame.loc[frame["error"] != "", "file"])) if "error" in frame else []
 
 
-def classify_folder(client, paths: Iterable[str], model: str | None = None, *, output=None, **options) -> FolderResult:
+def _files_per_task(num_files: int, num_workers: int) -> int:
+    # About 16 tasks per worker: enough for the scheduler to balance long and short files, few enough
+    # that a library of many short files does not pay the scheduler's cost per task once per file.
+    return max(1, min(64, -(-num_files // (16 * max(num_workers, 1)))))
+
+
+def classify_folder(
+    client, paths: Iterable[str], model: str | None = None, *, output=None, files_per_task: int | None = None, **options
+) -> FolderResult:
     """Classifies the audio files under ``paths`` (files and folders, searched as ``classify``
     searches them) across the cluster ``client`` is connected to.
 
     ``model``: a model file (None: the built-in model). ``output``: a path or a text stream the CSV is
     also written to, in file order as files finish (a big library's rows need not wait for the last
-    file). The model is checked here first, so a bad file fails at once with the engine's message
-    instead of once per worker.
+    file). ``files_per_task``: how many consecutive files one task classifies (default: about 16
+    tasks per worker, at most 64 files each). The model is checked here first, so a bad file fails at
+    once with the engine's message instead of once per worker.
     """
     from distributed import as_completed
 
@@ -105,9 +115,14 @@ def classify_folder(client, paths: Iterable[str], model: str | None = None, *, o
     files, skipped, unreadable = engine.audio_files(paths)
     # A named path that cannot be read is an error row before the files' rows, as classify writes it.
     header += "".join(checked.csv_error_row(path, why) for path, why in unreadable)
-    futures = client.map(_classify_one, files, model_path=model_path, options=options, pure=False)
+    if files_per_task is None:
+        files_per_task = _files_per_task(len(files), len(client.scheduler_info()["workers"]))
+    if files_per_task < 1:
+        raise ValueError(f"files_per_task must be at least 1, not {files_per_task}")
+    runs = [files[i : i + files_per_task] for i in range(0, len(files), files_per_task)]
+    futures = client.map(_classify_files, runs, model_path=model_path, options=options, pure=False)
     index_of = {future.key: i for i, future in enumerate(futures)}
-    texts: list[str | None] = [None] * len(files)
+    texts: list[str | None] = [None] * len(runs)
     sink, close_sink = _open_output(output)
     try:
         if sink is not None:

@@ -85,6 +85,12 @@ def test_cluster_csv_equals_classify_jobs(client, library, cli_options, options)
         assert f"skipped: {path}: {reason}" in expected.stderr
 
 
+@pytest.mark.parametrize("files_per_task", [1, 3, 100])
+def test_any_split_into_tasks_gives_the_same_csv(client, library, files_per_task):
+    result = sonotype_dask.classify_folder(client, [str(library)], files_per_task=files_per_task)
+    assert result.csv == run_cli(str(library)).stdout
+
+
 def test_dataframe_and_output_file(client, library, tmp_path):
     model = REPO / "Resources" / "models" / "default.safetensors"
     expected = run_cli("--model", str(model), str(library))
