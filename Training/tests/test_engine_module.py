@@ -103,9 +103,13 @@ def test_a_bad_model_file_raises_model_error_with_the_engine_message(tmp_path):
     with pytest.raises(engine.ModelError) as caught:
         engine.Model(missing)
     assert str(caught.value) == cli_error("run-model", str(missing), "--input", str(npy))
+    large, _ = fixture("large_transformer")
     with pytest.raises(engine.ModelError) as caught:
-        engine.Model(path, max_memory=1)
-    assert str(caught.value) == cli_error("run-model", path, "--input", str(npy), "--max-memory", "1")
+        engine.Model(large, max_memory=1)
+    assert str(caught.value) == cli_error("run-model", large, "--input", str(npy), "--max-memory", "1")
+    with pytest.raises(engine.ModelError) as caught:
+        engine.Model(path, max_ops=1000)
+    assert str(caught.value) == cli_error("run-model", path, "--input", str(npy), "--max-ops", "1000")
     with pytest.raises(engine.OptionError) as caught:
         engine.Model(path, max_ops=0)
     assert str(caught.value) == cli_error("run-model", path, "--input", str(npy), "--max-ops", "0")
