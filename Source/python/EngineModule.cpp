@@ -36,7 +36,10 @@ the built-in model). max_memory (MiB) and max_ops are the command line's --max-m
 Threads: every method may be called from several threads at once, and the engine works with the GIL
 released. Each call takes a session (and, to classify, a file analyzer) of the model's that no other
 call is using, or makes one, and keeps it for the next call: calls on one Model from several
-threads run at once, each in a session of its own.)";
+threads run at once, each in a session of its own.
+
+Pickling a Model pickles its path and budgets: unpickled (in another process, say a Dask worker),
+it loads the file again there.)";
 
 constexpr const char* kRunDoc = R"(run(x, ...) -> numpy.ndarray or tuple
 
@@ -120,6 +123,22 @@ PYBIND11_MODULE (engine, m)
                   return std::make_unique<LoadedModel> (file, limits);
               }),
               py::arg ("path") = py::none(), py::kw_only(), py::arg ("max_memory") = py::none(), py::arg ("max_ops") = py::none())
+        .def (py::pickle (
+            [] (const LoadedModel& model) {
+                // Its file and budgets: unpickled (in another process, a Dask worker's), the file is loaded again there.
+                return py::make_tuple (model.path().empty() ? py::object (py::none()) : python::pathObject (model.path()),
+                                       model.limits().maxMemoryMib, model.limits().maxOpsPerRun);
+            },
+            [] (const py::tuple& state) {
+                if (state.size() != 3)
+                    throw std::runtime_error ("not a pickled sonotype.engine.Model");
+                cli::ModelLimitOptions limits;
+                limits.maxMemoryMib = state[1].cast<double>();
+                limits.maxOpsPerRun = state[2].cast<double>();
+                const auto file = state[0].is_none() ? std::string() : python::pathBytes (state[0]);
+                const py::gil_scoped_release release;
+                return std::make_unique<LoadedModel> (file, limits);
+            }))
         .def ("run", &python::runModel, kRunDoc)
         .def ("classify_file", &python::classifyFileRows, py::arg ("path"), (std::string (kClassifyFileDoc) + python::kClassifyKeywordsDoc).c_str())
         .def ("classify_csv", &python::classifyFileCsv, py::arg ("path"), kClassifyCsvDoc)

@@ -216,3 +216,15 @@ def test_importing_sonotype_imports_neither_torch_nor_the_engine():
     code = "import sys, sonotype; print('torch' in sys.modules, 'sonotype.engine' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_a_pickled_model_loads_its_file_again():
+    import pickle
+
+    path, x = fixture("seed000")
+    model = engine.Model(path, max_memory=512)
+    again = pickle.loads(pickle.dumps(model))
+    assert again.path == path and again.outputs == model.outputs
+    assert same_bits(again.run(x), model.run(x))
+    builtin = pickle.loads(pickle.dumps(engine.Model()))
+    assert builtin.path is None and len(builtin.labels) == 12
