@@ -39,10 +39,11 @@ class CMakeBuild(build_ext):
         folder = build_dir()
         if not os.path.isfile(os.path.join(folder, "CMakeCache.txt")):
             # A new build folder, for the Python that runs this build (whose headers and extension
-            # suffix the module needs).
+            # suffix the module needs): the interpreter itself, not a venv's link to it, which the
+            # build folder would outlive.
             self.announce(f"configuring {folder}", level=2)
             subprocess.run(["cmake", "-S", ROOT, "-B", folder, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                            f"-DSONOTYPE_PYTHON={sys.executable}"], check=True)
+                            f"-DSONOTYPE_PYTHON={os.path.realpath(sys.executable)}"], check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
         subprocess.run(["cmake", "--build", folder, "--target", "sonotype_python", "--parallel", jobs], check=True)
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
