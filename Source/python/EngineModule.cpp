@@ -69,14 +69,13 @@ byte: its rows with the empty error column, or, for a file that cannot be classi
 (the rows before it, if any, stay). csv_header(**options) followed by each file's classify_csv() in
 the order of audio_files() (after csv_error_row() for each path audio_files() could not read) is
 what `sonotype classify --jobs N` writes. Same options as classify_file().)";
-} // namespace
 
-PYBIND11_MODULE (engine, m)
+using namespace sonotype;
+
+/** ModelError, OptionError, ClassifyError and ClassifyWarning, and the engine's exceptions
+    translated into them. */
+void addExceptions (py::module_& m)
 {
-    using namespace sonotype;
-    m.doc() = kModuleDoc;
-    m.attr ("__version__") = SONOTYPE_VERSION;
-
     static const py::exception<engine::ModelError> modelError (m, "ModelError", PyExc_ValueError);
     static const py::exception<cli::UsageError> optionError (m, "OptionError", PyExc_ValueError);
     static const py::exception<python::ClassifyFailure> classifyError (m, "ClassifyError", PyExc_RuntimeError);
@@ -111,7 +110,10 @@ PYBIND11_MODULE (engine, m)
             PyErr_SetString (classifyError.ptr(), e.what());
         }
     });
+}
 
+void addModel (py::module_& m)
+{
     // labels and embedding_output are named as the model file names them (engine/file/ModelFileKeys.h).
     py::class_<LoadedModel> (m, "Model", kModelDoc)
         .def (py::init ([] (const py::object& path, const py::object& maxMemory, const py::object& maxOps) {
@@ -186,7 +188,15 @@ PYBIND11_MODULE (engine, m)
             text += ", " + std::to_string (info.labels.size()) + " labels>";
             return engine::printable (text);
         });
+}
+} // namespace
 
+PYBIND11_MODULE (engine, m)
+{
+    m.doc() = kModuleDoc;
+    m.attr ("__version__") = SONOTYPE_VERSION;
+    addExceptions (m);
+    addModel (m);
     m.def ("audio_files", &python::audioFiles, py::arg ("paths"),
            R"(audio_files(paths) -> (files, skipped, errors)
 
