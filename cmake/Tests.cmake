@@ -67,7 +67,7 @@ target_include_directories(sonotype_tests PRIVATE Tests)
 
 set(SONOTYPE_FIXTURES_DIR "${CMAKE_BINARY_DIR}/fixtures")
 set(SONOTYPE_TEST_ENV
-    "PYTHONPATH=${CMAKE_SOURCE_DIR}/Training"
+    "PYTHONPATH=${CMAKE_SOURCE_DIR}/Training:${CMAKE_BINARY_DIR}/python"
     "SONOTYPE_CLI=$<TARGET_FILE:sonotype>"
     "SONOTYPE_FIXTURES=${SONOTYPE_FIXTURES_DIR}"
     "PYTHONDONTWRITEBYTECODE=1")
@@ -93,10 +93,17 @@ if(SONOTYPE_SANITIZE)
 endif()
 foreach(test_file IN LISTS SONOTYPE_PYTHON_TESTS)
     get_filename_component(test_name "${test_file}" NAME_WE)
+    # sonotype.engine's tests need the module, which the sanitizer and fuzzing builds do not make.
+    if(test_name MATCHES "^test_engine_module" AND NOT TARGET sonotype_python)
+        continue()
+    endif()
     add_test(NAME python_${test_name}
         COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${test_file}"
         WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
     set_tests_properties(python_${test_name} PROPERTIES ENVIRONMENT "${SONOTYPE_TEST_ENV}")
+    if(test_name MATCHES "^test_engine_module")
+        set_tests_properties(python_${test_name} PROPERTIES FIXTURES_REQUIRED exported_models)
+    endif()
 endforeach()
 # The parity suite and the real-time test once more on each lower kernel path the CPU runs
 # (engine/CpuDispatch.h; the default run above takes the best one). The parity suite skips itself
@@ -116,6 +123,14 @@ foreach(kernel_path IN ITEMS baseline avx2)
             WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
         set_tests_properties(python_${test_name}_${kernel_path} PROPERTIES ENVIRONMENT "${SONOTYPE_TEST_ENV};SONOTYPE_KERNELS=${kernel_path}")
     endforeach()
+    # sonotype.engine's run() against run-model on this kernel path too: the same kernels in both.
+    if(TARGET sonotype_python)
+        add_test(NAME python_test_engine_module_${kernel_path}
+            COMMAND ${SONOTYPE_PYTHON} -m pytest -q -p no:cacheprovider "${CMAKE_SOURCE_DIR}/Training/tests/test_engine_module.py"
+            WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+        set_tests_properties(python_test_engine_module_${kernel_path} PROPERTIES
+            ENVIRONMENT "${SONOTYPE_TEST_ENV};SONOTYPE_KERNELS=${kernel_path}" FIXTURES_REQUIRED exported_models)
+    endif()
 endforeach()
 
 # The work budget's estimates against measured time (Tests/engine/WorkEstimateTests.cpp): alone

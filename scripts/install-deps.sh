@@ -24,6 +24,11 @@ packages=(
     python3 python3-numpy python3-torch python3-torchaudio python3-pytest python3-tqdm libopenblas0-openmp
     # ONNX files in (sonotype.export.from_onnx): parsing and checking only
     python3-onnx
+    # sonotype.engine, the engine as a Python module (pybind11, Python's headers), and the package
+    # installed offline into a venv: pip install --no-index --no-build-isolation (docs/PYTHON.md)
+    pybind11-dev python3-pybind11 python3-dev python3-venv python3-pip python3-setuptools python3-wheel
+    # A library classified across a Dask cluster (sonotype.dask), its rows as a DataFrame
+    python3-distributed python3-pandas
     # JUCE 7 and the system libraries Debian's JUCE links
     juce-modules-source juce-tools
     libasound2-dev libjack-jackd2-dev libfreetype-dev libfontconfig1-dev

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 namespace sonotype::cli
 {
@@ -212,6 +213,27 @@ void parseCommandLine (CLI::App& app, std::vector<std::string> args)
     for (const auto& value : rest)
         positionals.back()->add_result (value);
     positionals.back()->run_callback();
+}
+
+void parseCommandArguments (CLI::App& app, const std::string& command, const std::vector<std::string>& arguments)
+{
+    std::vector<std::string> commandLine { command };
+    commandLine.insert (commandLine.end(), arguments.begin(), arguments.end());
+    try
+    {
+        parseCommandLine (app, commandLine);
+    }
+    catch (const CLI::ParseError& e)
+    {
+        std::ostringstream out, err;
+        reportParseError (app, e, out, err);
+        auto message = err.str();
+        if (message.rfind ("error: ", 0) == 0)
+            message.erase (0, 7);
+        while (! message.empty() && message.back() == '\n')
+            message.pop_back();
+        throw UsageError (message);
+    }
 }
 
 int reportParseError (const CLI::App& app, const CLI::ParseError& error, std::ostream& out, std::ostream& err)

@@ -48,6 +48,11 @@ CLI::Option* addNumberOption (CLI::App& command, const std::string& name, double
     value). Throws CLI::ParseError. */
 void parseCommandLine (CLI::App& app, std::vector<std::string> args);
 
+/** Parses `command`'s options from `arguments` (what follows the command's name on a command line)
+    as parseCommandLine does, for callers other than the command line (Python's sonotype.engine):
+    a bad one throws UsageError with the message the command line prints after "error: ". */
+void parseCommandArguments (CLI::App& app, const std::string& command, const std::vector<std::string>& arguments);
+
 /** The message and exit code for a failed parse (2, or 0 for --help), written to `out` / `err`. */
 int reportParseError (const CLI::App& app, const CLI::ParseError& error, std::ostream& out, std::ostream& err);
 

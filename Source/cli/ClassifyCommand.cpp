@@ -1,19 +1,14 @@
 // `sonotype classify`: classifies audio files and folders, window by window, with the same analyzer
 // the live runtime runs. Results go to stdout (CSV or JSON); messages and progress to stderr. The
-// options are ClassifyOptions', the rows ClassifyOutput's; here each file's analysis and the jobs
-// that run them in parallel.
+// options are ClassifyOptions', each file's analysis and rows FileClassification's; here the jobs
+// that run them in parallel and the output in file order.
 #include "cli/AudioPaths.h"
 #include "cli/ClassifyOptions.h"
 #include "cli/ClassifyOutput.h"
 #include "cli/Commands.h"
-#include "engine/file/ModelFileKeys.h"
+#include "cli/FileClassification.h"
 #include "engine/file/Text.h"
-#include "resources/BuiltinModel.h"
-#include "runtime/LiveHitClassifier.h"
 #include "runtime/WindowAnalyzer.h"
-#include "timeline/AnalysisWarnings.h"
-#include "timeline/FileAnalysis.h"
-#include "timeline/HitAnalysis.h"
 
 #include <algorithm>
 #include <atomic>
@@ -97,106 +92,6 @@ file classified as far as it goes, are on stderr and leave the exit code 0); 1 a
 could not be classified (its error row is written and the other files are still classified; the
 model's output not finite counts as not classified); 2 bad usage.)";
 
-    struct FileOutcome
-    {
-        std::vector<std::string> rows;          // formatted rows (CSV lines, or JSON objects)
-        std::vector<std::string> messages;      // for stderr
-        std::vector<runtime::Segment> segments; // --segments
-        std::vector<timeline::Hit> hits;        // --onsets
-        std::string error;                      // why the file was not classified (its error row's)
-        bool failed = false, warned = false;
-    };
-
-    void addWarnings (FileOutcome& outcome, const std::string& path, const std::vector<std::string>& warnings)
-    {
-        for (const auto& warning : warnings)
-            outcome.messages.push_back ("warning: " + path + ": " + warning);
-        outcome.warned = outcome.warned || ! warnings.empty();
-    }
-
-    /** The file counts as not classified: its rows stand, and its error row says why. */
-    void fail (FileOutcome& outcome, const std::string& error)
-    {
-        outcome.error = error;
-        outcome.failed = true;
-    }
-
-    void addError (FileOutcome& outcome, const std::string& path, const std::exception& e)
-    {
-        outcome.messages.push_back ("error: " + path + ": " + e.what());
-        fail (outcome, e.what());
-    }
-
-    FileOutcome classifyHits (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options)
-    {
-        FileOutcome outcome;
-        try
-        {
-            auto settings = options.hits;
-            settings.classes = options.classes;
-            auto analysis = timeline::analyzeHits (path, model, settings);
-            addWarnings (outcome, path, timeline::warningsOf (analysis));
-            if (analysis.numNonFiniteHits > 0)
-                fail (outcome, "the model's output was not finite (NaN or infinite) for " + std::to_string (analysis.numNonFiniteHits) + " hits");
-            if (! options.exporting())
-                for (const auto& hit : analysis.hits)
-                    outcome.rows.push_back (hitRow (options, path, analysis.labels, hit));
-            outcome.hits = std::move (analysis.hits);
-        }
-        catch (const std::exception& e)
-        {
-            addError (outcome, path, e);
-        }
-        return outcome;
-    }
-
-    FileOutcome classifyFile (const std::string& path, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options,
-                              timeline::ReusedAnalyzer& analyzers)
-    {
-        if (options.onsets)
-            return classifyHits (path, model, options);
-        FileOutcome outcome;
-        std::string truncationWarning; // said even if the analysis then fails
-        try
-        {
-            auto settings = options.analysis;
-            settings.classes = options.classes;
-            const auto labels = runtime::classLabels (*model);
-            std::vector<std::string> rows;
-            timeline::FileAnalysisCallbacks callbacks;
-            callbacks.onOpen = [&] (double, const std::string& warning) { truncationWarning = warning; };
-            if (! options.segments && ! options.summary)
-                callbacks.onWindow = [&] (const runtime::WindowResult& result, timeline::WindowFlags flags) {
-                    rows.push_back (windowRow (options, path, labels, result.startSeconds, result.endSeconds, result.probabilities,
-                                               { flags.padded, flags.tail, flags.embedding }));
-                };
-            const auto analysis = timeline::analyzeFile (path, model, settings, callbacks, analyzers);
-            truncationWarning.clear(); // said now, with the others
-            addWarnings (outcome, path, timeline::warningsOf (analysis));
-            if (analysis.numNonFiniteWindows > 0)
-                fail (outcome, "the model's output was not finite (NaN or infinite) in " + std::to_string (analysis.numNonFiniteWindows) + " windows");
-            if (options.summary && analysis.numWindows > 0)
-                rows.push_back (summaryRow (options, path, labels,
-                                            timeline::fileShares (analysis.segments, labels, analysis.durationSeconds),
-                                            analysis.numWindows, analysis.meanProbabilities));
-            if (options.segments)
-            {
-                outcome.segments = analysis.segments;
-                if (! options.exporting())
-                    for (const auto& segment : outcome.segments)
-                        rows.push_back (segmentRow (options, path, labels, segment));
-            }
-            outcome.rows = std::move (rows);
-        }
-        catch (const std::exception& e)
-        {
-            if (! truncationWarning.empty())
-                addWarnings (outcome, path, { truncationWarning });
-            addError (outcome, path, e);
-        }
-        return outcome;
-    }
-
     void drawProgress (std::size_t done, std::size_t total)
     {
         constexpr int kWidth = 30;
@@ -207,6 +102,13 @@ model's output not finite counts as not classified); 2 bad usage.)";
             std::fprintf (stderr, "\n");
         std::fflush (stderr);
     }
+
+    /** A file's outcome and its rows, formatted by the job that classified it. */
+    struct ClassifiedFile
+    {
+        FileOutcome outcome;
+        std::vector<std::string> rows;
+    };
 
     /** The files classified by `numWorkers` threads at once (each with its own analyzer, a
         session of the model and a front end), each outcome taken by the calling thread in file
@@ -222,16 +124,18 @@ model's output not finite counts as not classified); 2 bad usage.)";
     public:
         ClassifyJobs (const std::vector<std::string>& files, const std::shared_ptr<const engine::Model>& model, const ClassifyOptions& options,
                       std::size_t numWorkers)
-            : files_ (files), outcomes_ (files.size())
+            : files_ (files), labels_ (runtime::classLabels (*model)), outcomes_ (files.size())
         {
             for (std::size_t w = 0; w < numWorkers; ++w)
                 workers_.emplace_back ([this, &model, &options] {
                     timeline::ReusedAnalyzer analyzers; // a job's files reuse one analyzer
                     for (auto i = nextFile_++; i < files_.size(); i = nextFile_++)
                     {
-                        auto outcome = classifyFile (files_[i], model, options, analyzers);
+                        ClassifiedFile file { classifyFile (files_[i], model, options, analyzers), {} };
+                        file.rows = rowsOf (file.outcome, options, files_[i], labels_);
+                        file.outcome.windows = {}; // in the rows now
                         const std::lock_guard<std::mutex> lock (mutex_);
-                        outcomes_[i] = std::move (outcome);
+                        outcomes_[i] = std::move (file);
                         ready_.notify_all();
                     }
                 });
@@ -244,7 +148,7 @@ model's output not finite counts as not classified); 2 bad usage.)";
         }
 
         /** Waits for file i's outcome (files in order: each once) and hands it over. */
-        FileOutcome take (std::size_t i)
+        ClassifiedFile take (std::size_t i)
         {
             std::unique_lock<std::mutex> lock (mutex_);
             ready_.wait (lock, [&] { return outcomes_[i].has_value(); });
@@ -255,7 +159,8 @@ model's output not finite counts as not classified); 2 bad usage.)";
 
     private:
         const std::vector<std::string>& files_;
-        std::vector<std::optional<FileOutcome>> outcomes_;
+        const std::vector<std::string> labels_;
+        std::vector<std::optional<ClassifiedFile>> outcomes_;
         std::mutex mutex_;
         std::condition_variable ready_;
         std::atomic<std::size_t> nextFile_ { 0 };
@@ -274,60 +179,13 @@ model's output not finite counts as not classified); 2 bad usage.)";
     }
 
     /** The model, checked against the options that depend on it (UsageError if they do not fit);
-        the onset window a model taught from hits learned them from, unless one was given. */
-    std::shared_ptr<const engine::Model> loadClassifyModel (ClassifyOptions& options)
+        what classify says about them goes to stderr. */
+    std::shared_ptr<const engine::Model> loadFittedModel (ClassifyOptions& options)
     {
-        const auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
-        runtime::frontendOf (*model); // a model without a front end is refused now, before any file is read
-        if (options.embeddings && ! model->info().embeddingOutput.has_value())
-            throw UsageError ("--embeddings: " + (options.model.empty() ? std::string ("the built-in model") : engine::printable (options.model))
-                              + " has no embedding output (export it with export_model(..., embedding=...))");
-        if (options.onsets && options.hits.live && runtime::liveHitClassifierFor (*model) == nullptr)
-            throw UsageError ("--response live: " + (options.model.empty() ? std::string ("the built-in model") : engine::printable (options.model))
-                              + " has no live hit kit: teach one from hits (sonotype learn --hits) or use --response exact");
-        if (options.onsets && options.onsetWindow->count() == 0)
-            options.hits.clipSeconds = runtime::hitClipSeconds (*model, options.hits.clipSeconds); // a model taught from hits: the clip it learned them from
-        // A model taught from whole files names hits from embeddings of whole windows, which a hit's
-        // clip is not: on one-shots it named 74% of a kit's hits right where taught as hits it named 91%.
-        if (options.onsets && model->info().metadata.count (engine::keys::taught) != 0 && runtime::hitClipSeconds (*model, 0.0) == 0.0)
-            std::cerr << "warning: " << (options.model.empty() ? std::string ("the model") : engine::printable (options.model))
-                      << " was taught from whole files, not from hits: it may name hits wrongly (teach it with sonotype learn --hits)\n";
-        try
-        {
-            runtime::classesInPlay (runtime::classLabels (*model), options.classes);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw UsageError (std::string ("--classes: ") + e.what());
-        }
-        try
-        {
-            options.chosenNotes = timeline::withChosenNotes (model->info().classNotes, options.noteMap, runtime::classLabels (*model));
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw UsageError (std::string ("--note-map: ") + e.what());
-        }
-        if (options.format == timeline::ExportFormat::midi)
-        {
-            // Which note is which class, as the file's text events say too.
-            const auto labels = runtime::classLabels (*model);
-            const char* separator = "notes: ";
-            for (const auto& line : timeline::describeNoteMap (labels, timeline::noteMap (labels, options.chosenNotes, options.baseNote)))
-            {
-                std::cerr << separator << engine::printable (line);
-                separator = "; ";
-            }
-            std::cerr << "\n";
-        }
-        runtime::WindowAnalyzer::checkSettings (options.analysis.hopSeconds, options.analysis.smoothingSeconds);
+        const auto model = loadClassifyModel (options);
+        for (const auto& message : fitOptionsToModel (options, *model))
+            std::cerr << message << "\n";
         return model;
-    }
-
-    int64_t embeddingSizeOf (const engine::Model& model)
-    {
-        const auto& embeddingOutput = model.info().embeddingOutput;
-        return embeddingOutput.has_value() ? model.info().outputShapes[static_cast<std::size_t> (*embeddingOutput)].numElements() : int64_t { 0 };
     }
 
     /** How the files went, for the exit status and the totals. */
@@ -346,7 +204,8 @@ model's output not finite counts as not classified); 2 bad usage.)";
         const bool progress = isatty (STDERR_FILENO) != 0 && ! files.empty();
         for (std::size_t i = 0; i < files.size(); ++i)
         {
-            auto outcome = jobs.take (i);
+            auto file = jobs.take (i);
+            const auto& outcome = file.outcome;
             if (progress)
                 std::fprintf (stderr, "\r\033[K");
             for (const auto& message : outcome.messages)
@@ -354,12 +213,7 @@ model's output not finite counts as not classified); 2 bad usage.)";
             tally.failed = tally.failed || outcome.failed;
             ++(outcome.failed ? tally.numFailed : tally.numClassified);
             tally.numWarned += outcome.warned && ! outcome.failed ? 1 : 0;
-            for (auto& row : outcome.rows)
-                output.row (std::move (row));
-            if (! outcome.error.empty())
-                output.errorRow (files[i], outcome.error);
-            if (options.exporting() && ! outcome.failed)
-                output.fileExport (files[i], outcome.segments, outcome.hits);
+            writeOutcome (output, files[i], std::move (file.rows), outcome);
             out.flush();
             if (progress)
                 drawProgress (i + 1, files.size());
@@ -369,7 +223,7 @@ model's output not finite counts as not classified); 2 bad usage.)";
     int classify (ClassifyOptions options)
     {
         checkClassifyUsage (options);
-        const auto model = loadClassifyModel (options);
+        const auto model = loadFittedModel (options);
         std::vector<PathProblem> errors, skipped;
         const auto files = collectFiles (options.paths, errors, skipped);
         if (options.exporting() && files.size() > 1)

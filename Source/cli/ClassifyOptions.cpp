@@ -89,9 +89,10 @@ void addClassifyOptions (CLI::App& command, ClassifyOptions& options)
             "within 10 ms)")
         ->type_name ("exact|live")
         ->check (CLI::IsMember ({ "exact", "live" }));
-    options.onsetWindow = addNumberOption (command, "--onset-window", options.hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
-                                           "--onsets: the seconds after an onset a hit is classified from (default 0.25, or the window a "
-                                           "model taught from hits was taught with)");
+    addNumberOption (command, "--onset-window", options.hits.clipSeconds, 0.01, 60.0, false, "a number of seconds", "SECONDS",
+                     "--onsets: the seconds after an onset a hit is classified from (default 0.25, or the window a model taught from hits "
+                     "was taught with)")
+        ->each ([&options] (const std::string&) { options.onsetWindowGiven = true; });
     command.add_flag ("--summary", options.summary,
                       "one row per file: the class that holds most of the file's time in its segments (silence only when no "
                       "other class holds any; none when no class does), each class's share of the time, the duration, the "
@@ -174,6 +175,17 @@ void checkClassifyUsage (const ClassifyOptions& options)
         throw UsageError ("--note-map sets the notes of a MIDI file: give --format midi");
     if (options.format == timeline::ExportFormat::midi && options.output.empty() && isatty (STDOUT_FILENO) != 0)
         throw UsageError ("--format midi writes a binary file: give --output FILE or redirect stdout");
+}
+
+ClassifyOptions parseClassifyOptions (const std::vector<std::string>& arguments)
+{
+    ClassifyOptions options;
+    const auto app = makeApp();
+    addClassifyOptions (*addCommand (*app, "classify", "", ""), options);
+    parseCommandArguments (*app, "classify", arguments);
+    completeClassifyOptions (options);
+    checkClassifyUsage (options);
+    return options;
 }
 
 } // namespace sonotype::cli

@@ -39,7 +39,7 @@ struct ClassifyOptions
     std::vector<std::string> classes; // --classes: in play (empty: all)
     bool onsets = false;              // --onsets: one classification per hit
     timeline::HitAnalysisSettings hits;
-    CLI::Option* onsetWindow = nullptr; // given or not: a taught model's own window is the default
+    bool onsetWindowGiven = false; // --onset-window given: else a taught model's own window is the default
     ModelLimitOptions limits;
 
     /** Audacity, REAPER and MIDI: one file's segments (or hits) as one file, not rows. */
@@ -54,5 +54,11 @@ void completeClassifyOptions (ClassifyOptions& options);
 
 /** Throws UsageError for options that do not go together, or a MIDI file for a terminal. */
 void checkClassifyUsage (const ClassifyOptions& options);
+
+/** The options of `sonotype classify ARGUMENTS...` (what follows the command's name), parsed,
+    completed and checked as the command line's are, for callers other than the command line
+    (Python's sonotype.engine). Throws UsageError with the message the command line prints after
+    "error: " when they are refused. */
+ClassifyOptions parseClassifyOptions (const std::vector<std::string>& arguments);
 
 } // namespace sonotype::cli

@@ -54,7 +54,7 @@ namespace
         return text + "}";
     }
 
-    std::string csvHeader (const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize, bool errorRows)
+    std::string csvHeaderLine (const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize, bool errorRows)
     {
         std::string header = options.summary  ? "file,label,share"
                              : options.onsets ? timeline::kHitColumns
@@ -79,10 +79,15 @@ namespace
     }
 } // namespace
 
+std::size_t topClass (const std::vector<float>& probabilities)
+{
+    return static_cast<std::size_t> (std::max_element (probabilities.begin(), probabilities.end()) - probabilities.begin());
+}
+
 std::string windowRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, double startSeconds,
                        double endSeconds, const std::vector<float>& probabilities, const WindowExtras& extras)
 {
-    const auto top = static_cast<std::size_t> (std::max_element (probabilities.begin(), probabilities.end()) - probabilities.begin());
+    const auto top = topClass (probabilities);
     if (options.json)
         return jsonWindowRow (options, file, labels, startSeconds, endSeconds, probabilities, top, extras);
     std::string row = timeline::csvField (file) + "," + number (startSeconds, 3) + "," + number (endSeconds, 3);
@@ -132,16 +137,23 @@ std::string hitRow (const ClassifyOptions& options, const std::string& file, con
     return options.json ? timeline::hitJsonRow (file, hit, labels) : timeline::hitCsvRow (file, hit, labels);
 }
 
-ClassifyOutput::ClassifyOutput (std::ostream& out, const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize)
+std::string csvHeader (const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize)
+{
+    return csvHeaderLine (options, labels, embeddingSize, options.errorRows && ! options.exporting());
+}
+
+ClassifyOutput::ClassifyOutput (std::ostream& out, const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize,
+                                bool withHeader)
     : out_ (out), options_ (options), labels_ (labels), errorRows_ (options.errorRows && ! options.exporting())
 {
     if (options.json)
         out_ << "[";
     else if (! options.exporting())
     {
-        const auto header = csvHeader (options, labels, embeddingSize, errorRows_);
+        const auto header = csvHeaderLine (options, labels, embeddingSize, errorRows_);
         numColumns_ = static_cast<std::size_t> (std::count (header.begin(), header.end(), ',')) + 1;
-        out_ << header << "\n";
+        if (withHeader)
+            out_ << header << "\n";
     }
 }
 

@@ -24,6 +24,9 @@ struct WindowExtras
     std::span<const float> embedding {}; // --embeddings: the window's
 };
 
+/** A window's label: its most probable class (the first on a tie). */
+std::size_t topClass (const std::vector<float>& probabilities);
+
 /** A window's row: its start and end, the top class, the probabilities; CSV (a line) or JSON (an
     object), as the options say. */
 std::string windowRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, double startSeconds,
@@ -39,13 +42,22 @@ std::string segmentRow (const ClassifyOptions& options, const std::string& file,
                         const runtime::Segment& segment);
 std::string hitRow (const ClassifyOptions& options, const std::string& file, const std::vector<std::string>& labels, const timeline::Hit& hit);
 
+/** The CSV header line classify writes for these options (no line break). */
+std::string csvHeader (const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize);
+
 /** The output stream as classify fills it: the CSV header (or JSON's opening bracket) when made,
     then rows and error rows in order, then finish(). An export format (Audacity, REAPER, MIDI) has
     no header and no rows: each file's export goes out whole. */
 class ClassifyOutput
 {
 public:
-    ClassifyOutput (std::ostream& out, const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize);
+    /** withHeader false: no CSV header, the rows of a part of an output gathered elsewhere (the
+        header then comes from csvHeader()). */
+    ClassifyOutput (std::ostream& out, const ClassifyOptions& options, const std::vector<std::string>& labels, int64_t embeddingSize,
+                    bool withHeader = true);
+
+    /** Audacity, REAPER or MIDI: one file's export instead of rows. */
+    bool exporting() const noexcept { return options_.exporting(); }
 
     /** One formatted row (CSV: a line; JSON: an object). */
     void row (std::string text);

@@ -8,7 +8,6 @@
 #include "engine/file/ModelError.h"
 #include "engine/file/ModelFileKeys.h"
 #include "engine/file/Text.h"
-#include "resources/BuiltinModel.h"
 #include "runtime/WindowAnalyzer.h"
 #include "timeline/NoteMap.h"
 
@@ -170,7 +169,7 @@ namespace
         if (options.models.size() > 1)
             throw UsageError ("inspect takes at most one MODEL file (see sonotype inspect --help)");
 
-        const auto model = options.models.empty() ? resources::builtinModel() : loadModel (options.models[0], options.limits);
+        const auto model = loadModelOrBuiltin (options.models.empty() ? std::string() : options.models[0], options.limits);
         const auto& info = model->info();
         std::cout << "model:       " << engine::printable (info.name) << "\n";
         std::cout << "format:      sonotype " << metadataOr (info, engine::keys::formatVersion, "?") << " (exporter "

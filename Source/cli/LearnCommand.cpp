@@ -234,7 +234,7 @@ examples. The result is one model file, the base model plus what was learned: gi
             throw UsageError ("learn needs at least one --class NAME PATH... (see sonotype learn --help)");
         if (options.output.empty())
             throw UsageError ("learn needs -o FILE: where to write the taught model");
-        auto model = options.model.empty() ? resources::builtinModel() : loadModel (options.model, options.limits);
+        auto model = loadModelOrBuiltin (options.model, options.limits);
         std::vector<std::uint8_t> base; // the file the taught model extends
         if (options.model.empty())
         {

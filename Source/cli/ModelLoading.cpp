@@ -1,5 +1,7 @@
 #include "cli/ModelLoading.h"
 
+#include "resources/BuiltinModel.h"
+
 namespace sonotype::cli
 {
 
@@ -26,6 +28,11 @@ void addModelLimitOptions (CLI::App& command, ModelLimitOptions& options)
 std::shared_ptr<const engine::Model> loadModel (const std::string& path, const ModelLimitOptions& options)
 {
     return engine::Model::load (path, options.limits());
+}
+
+std::shared_ptr<const engine::Model> loadModelOrBuiltin (const std::string& path, const ModelLimitOptions& options)
+{
+    return path.empty() ? resources::builtinModel() : loadModel (path, options);
 }
 
 } // namespace sonotype::cli

@@ -24,4 +24,8 @@ void addModelLimitOptions (CLI::App& command, ModelLimitOptions& options);
 /** Model::load (path, options.limits()). */
 std::shared_ptr<const engine::Model> loadModel (const std::string& path, const ModelLimitOptions& options);
 
+/** loadModel (path, options), or the built-in model for an empty path (what every command does
+    without --model). */
+std::shared_ptr<const engine::Model> loadModelOrBuiltin (const std::string& path, const ModelLimitOptions& options);
+
 } // namespace sonotype::cli

@@ -1,4 +1,5 @@
 #include "cli/Arguments.h"
+#include "cli/ClassifyOptions.h"
 #include "cli/Commands.h"
 
 #include <catch2/catch.hpp>
@@ -144,4 +145,34 @@ TEST_CASE ("The command line: help, `--`, unknown options and commands", "[cli]"
         CHECK (parse (*app, { "test", "--\x1b[31m" }, out, err) == 2);
         CHECK (err.find ('\x1b') == std::string::npos);
     }
+}
+
+TEST_CASE ("classify's options parsed for a caller other than the command line, with its checks and messages", "[cli]")
+{
+    const auto options = parseClassifyOptions ({ "--hop", "0.5", "--onsets", "--onset-window", "0.1", "--classes", "a, b", "--", "-x.wav" });
+    CHECK (options.analysis.hopSeconds == 0.5);
+    CHECK (options.onsets);
+    CHECK (options.onsetWindowGiven);
+    CHECK (options.hits.clipSeconds == 0.1);
+    CHECK (options.classes == std::vector<std::string> { "a", "b" });
+    CHECK (options.paths == std::vector<std::string> { "-x.wav" });
+    CHECK (options.analysis.toEnd);              // completed: to the true end unless --grid
+    CHECK_FALSE (options.analysis.findSegments); // window rows need no segments
+    CHECK_FALSE (parseClassifyOptions ({ "x.wav" }).onsetWindowGiven);
+
+    const auto refused = [] (std::vector<std::string> arguments) {
+        try
+        {
+            parseClassifyOptions (arguments);
+        }
+        catch (const UsageError& e)
+        {
+            return std::string (e.what());
+        }
+        return std::string ("accepted");
+    };
+    CHECK (refused ({ "--hop", "0", "x.wav" }) == "--hop: must be a number of seconds greater than 0, at most 3600, not '0'");
+    CHECK (refused ({ "--bogus", "x.wav" }) == "unknown option --bogus");
+    CHECK (refused ({ "--summary", "--segments", "x.wav" }) == "--summary and segments (--segments, --format audacity|reaper|midi) do not go together");
+    CHECK (refused ({}) == "classify needs at least one file or folder (see sonotype classify --help)");
 }
