@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds Sonotype and its Debian package: scripts/build.sh, then `cpack -G DEB` into build/dist/
-# (cmake/Packaging.cmake), then lintian on the package. Prints lintian's findings (info ones too)
-# and fails on an error or warning; docs/INSTALL.md explains each finding left.
+# Builds Sonotype and its Debian package: scripts/install-deps.sh (what is missing), scripts/build.sh,
+# then `cpack -G DEB` into build/dist/ (cmake/Packaging.cmake), then lintian on the package. Prints
+# lintian's findings (info ones too) and fails on an error or warning; docs/INSTALL.md explains each
+# finding left.
 # Usage: scripts/package.sh [extra cmake -D options for scripts/build.sh...]
 #        (the package's path is the last line printed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh
 scripts/build.sh "$@"
 rm -rf build/dist
 (cd build && cpack -G DEB)
