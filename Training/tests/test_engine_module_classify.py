@@ -77,6 +77,10 @@ def classify(*args):
 
 
 def usable(model, name):
+    """The option set `name` as keywords and as classify's arguments, fitted to the model (skipped
+    where the model cannot take it)."""
+    if name == "embeddings" and model.embedding_output is None:
+        pytest.skip("this model has no embedding output")
     keywords, _ = OPTIONS[name]
     if "classes" in keywords and not set(keywords["classes"]) <= set(model.labels):
         keywords = {**keywords, "classes": model.labels[:3]}
@@ -99,8 +103,6 @@ def cli_options(keywords):
 @pytest.mark.parametrize("name", sorted(OPTIONS))
 def test_header_error_rows_and_each_files_csv_equal_classify_jobs_byte_for_byte(model, audio, name):
     m, model_args = model
-    if name == "embeddings" and m.embedding_output is None:
-        pytest.skip("this model has no embedding output")
     keywords, args = usable(m, name)
     missing = str(audio / "missing.wav")
     expected = classify(*model_args, *args, "--jobs", "2", str(audio), missing)
@@ -154,8 +156,6 @@ def formatted(row, labels):
 @pytest.mark.parametrize("name", sorted(OPTIONS))
 def test_classify_file_values_formatted_as_the_cli_does_give_its_rows(model, audio, name):
     m, model_args = model
-    if name == "embeddings" and m.embedding_output is None:
-        pytest.skip("this model has no embedding output")
     keywords, args = usable(m, name)
     for file in ("drums.wav", "short.wav", "tail.wav"):
         path = str(audio / file)
