@@ -93,8 +93,9 @@ if(SONOTYPE_SANITIZE)
 endif()
 foreach(test_file IN LISTS SONOTYPE_PYTHON_TESTS)
     get_filename_component(test_name "${test_file}" NAME_WE)
-    # sonotype.engine's tests need the module, which the sanitizer and fuzzing builds do not make.
-    if(test_name MATCHES "^test_engine_module" AND NOT TARGET sonotype_python)
+    # sonotype.engine's tests (and the Dask layer's, which runs it) need the module, which the
+    # sanitizer and fuzzing builds do not make.
+    if(test_name MATCHES "^test_(engine_module|dask)" AND NOT TARGET sonotype_python)
         continue()
     endif()
     add_test(NAME python_${test_name}
